@@ -1,0 +1,104 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { ApiKeysService, MerchantsService } from '@app/auth';
+import { PayAddressPool } from '@app/checkout';
+import { CHAIN_FAMILIES, ChainFamily } from '@app/chains';
+
+export type Options = Record<string, string | boolean | undefined>;
+export type Command = (app: INestApplicationContext, options: Options) => Promise<unknown>;
+
+export class UsageError extends Error {}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required.`);
+  return value.trim();
+}
+
+function httpUrl(value: string, name: string): string {
+  if (!/^https?:\/\/\S+$/.test(value)) throw new UsageError(`--${name} must be an http(s) URL.`);
+  return value;
+}
+
+function merchantView(merchant: { id: string; kind: string; name: string; logoUrl: string | null; createdAt: Date }) {
+  return {
+    merchant_id: merchant.id,
+    kind: merchant.kind,
+    name: merchant.name,
+    logo_url: merchant.logoUrl,
+    created_at: merchant.createdAt.toISOString(),
+  };
+}
+
+/** Each command prints exactly one JSON value on stdout, so scripts can parse it. */
+export const COMMANDS: Record<string, Command> = {
+  'merchants:create': async (app, options) => {
+    const name = required(options, 'name');
+    if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
+    const logoUrl = typeof options['logo-url'] === 'string' ? httpUrl(options['logo-url'], 'logo-url') : null;
+    const merchant = await app.get(MerchantsService).create({
+      name,
+      kind: options.psp ? 'psp' : 'direct',
+      logoUrl,
+    });
+    const key = await app.get(ApiKeysService).create(merchant.id);
+    return { ...merchantView(merchant), api_key_id: key.id, api_key: key.api_key };
+  },
+
+  'merchants:list': async (app) => (await app.get(MerchantsService).list()).map(merchantView),
+
+  'keys:create': async (app, options) => {
+    const merchantId = required(options, 'merchant');
+    if (!(await app.get(MerchantsService).findById(merchantId))) {
+      throw new UsageError(`No merchant ${merchantId}.`);
+    }
+    const key = await app.get(ApiKeysService).create(merchantId);
+    return { merchant_id: merchantId, api_key_id: key.id, api_key: key.api_key, livemode: key.livemode };
+  },
+
+  'keys:list': async (app, options) => {
+    const keys = await app.get(ApiKeysService).listForMerchant(required(options, 'merchant'));
+    return keys.map((key) => ({
+      api_key_id: key.id,
+      hint: key.keyHint,
+      livemode: key.livemode,
+      created_at: key.createdAt.toISOString(),
+      revoked_at: key.revokedAt?.toISOString() ?? null,
+    }));
+  },
+
+  'keys:revoke': async (app, options) => {
+    const keyId = required(options, 'key');
+    if (!(await app.get(ApiKeysService).revoke(keyId))) {
+      throw new UsageError(`No active API key ${keyId}.`);
+    }
+    return { api_key_id: keyId, revoked: true };
+  },
+
+  'pool:fill': async (app, options) => {
+    const count = Number(options.count ?? 2000);
+    if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
+      throw new UsageError('--count must be a whole number from 1 to 1000000.');
+    }
+    const families = options.family ? [String(options.family)] : [...CHAIN_FAMILIES];
+    const pool = app.get(PayAddressPool);
+    const added: Record<string, number> = {};
+    for (const family of families) {
+      if (!CHAIN_FAMILIES.includes(family as ChainFamily)) {
+        throw new UsageError(`--family must be one of ${CHAIN_FAMILIES.join(', ')}.`);
+      }
+      added[family] = await pool.refill(family as ChainFamily, count, count);
+    }
+    return { added };
+  },
+};
+
+export const USAGE = `Usage: npm run cli -- <command> [options]
+
+  db:migrate                                   create the database if needed and apply migrations
+  merchants:create --name NAME [--psp] [--logo-url URL]
+                                               create a merchant and its first API key (shown once)
+  merchants:list
+  keys:create --merchant MERCHANT_ID           issue another API key (shown once)
+  keys:list --merchant MERCHANT_ID
+  keys:revoke --key API_KEY_ID
+  pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed`;

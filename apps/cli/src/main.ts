@@ -1,0 +1,43 @@
+import { NestFactory } from '@nestjs/core';
+import { parseArgs } from 'node:util';
+import { exitOnConfigurationError, loadAppConfig } from '@app/common';
+import { migrateDatabase } from '@app/database';
+import { CliModule } from './cli.module';
+import { COMMANDS, UsageError, USAGE } from './commands';
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      psp: { type: 'boolean' },
+      'logo-url': { type: 'string' },
+      merchant: { type: 'string' },
+      key: { type: 'string' },
+      count: { type: 'string' },
+      family: { type: 'string' },
+    },
+    strict: true,
+  });
+  const config = exitOnConfigurationError(loadAppConfig);
+  if (command === 'db:migrate') {
+    const applied = await migrateDatabase(config.databaseUrl);
+    console.log(JSON.stringify({ applied }));
+    return;
+  }
+  const run = COMMANDS[command];
+  if (!run) throw new UsageError(command ? `Unknown command ${command}.` : 'No command given.');
+  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  try {
+    console.log(JSON.stringify(await run(app, values)));
+  } finally {
+    await app.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  console.error(usage ? `${(error as Error).message}\n\n${USAGE}` : error);
+  process.exit(usage ? 2 : 1);
+});

@@ -1,0 +1,27 @@
+import { Process, Processor } from '@nestjs/bull';
+import { Logger } from '@nestjs/common';
+import { PayAddressPool } from '@app/checkout';
+import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { IdempotencyService } from '@app/idempotency';
+
+/** Housekeeping that keeps the API's hot path cheap. Each job is safe to run on many workers. */
+@Processor(QUEUES.maintenance)
+export class MaintenanceProcessor {
+  private readonly logger = new Logger(MaintenanceProcessor.name);
+
+  constructor(
+    private readonly pool: PayAddressPool,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  @Process(MAINTENANCE_JOBS.refillPayAddresses)
+  async refillPayAddresses(): Promise<void> {
+    await this.pool.refillAll();
+  }
+
+  @Process(MAINTENANCE_JOBS.purgeIdempotencyKeys)
+  async purgeIdempotencyKeys(): Promise<void> {
+    const deleted = await this.idempotency.purgeExpired();
+    if (deleted) this.logger.log({ deleted }, 'Expired idempotency keys purged');
+  }
+}

@@ -1,0 +1,27 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
+
+const EVERY_10_SECONDS = 10_000;
+const EVERY_HOUR = 3_600_000;
+
+/** Registers the repeatable jobs; Bull keys them by name and interval, so many workers add one. */
+@Injectable()
+export class MaintenanceScheduler implements OnApplicationBootstrap {
+  constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const options = { removeOnComplete: true, removeOnFail: 100 };
+    await this.queue.add(MAINTENANCE_JOBS.refillPayAddresses, {}, {
+      ...options,
+      repeat: { every: EVERY_10_SECONDS },
+    });
+    await this.queue.add(MAINTENANCE_JOBS.purgeIdempotencyKeys, {}, {
+      ...options,
+      repeat: { every: EVERY_HOUR },
+    });
+    // Fill the pool right away instead of waiting for the first tick.
+    await this.queue.add(MAINTENANCE_JOBS.refillPayAddresses, {}, options);
+  }
+}

@@ -1,0 +1,33 @@
+// Unit specs live beside the code; end-to-end suites in test/ run against real PostgreSQL and Redis.
+const moduleNameMapper = {
+  '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+};
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', isolatedModules: true }],
+};
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+      testEnvironment: 'node',
+      moduleNameMapper,
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testEnvironment: 'node',
+      moduleNameMapper,
+      transform,
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      testTimeout: 30000,
+    },
+  ],
+  maxWorkers: 1,
+};

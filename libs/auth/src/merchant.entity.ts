@@ -1,0 +1,25 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const MERCHANT_KINDS = ['direct', 'psp'] as const;
+export type MerchantKind = (typeof MERCHANT_KINDS)[number];
+
+@Entity('merchants')
+export class MerchantEntity {
+  @PrimaryColumn('text')
+  id: string;
+
+  @Column('text')
+  kind: MerchantKind;
+
+  @Column('text')
+  name: string;
+
+  @Column('text', { name: 'logo_url', nullable: true })
+  logoUrl: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

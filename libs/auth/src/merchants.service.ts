@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { ID_PREFIX, newId } from '@app/common';
+import { MerchantEntity, MerchantKind } from './merchant.entity';
+
+export interface NewMerchant {
+  name: string;
+  kind: MerchantKind;
+  logoUrl?: string | null;
+}
+
+@Injectable()
+export class MerchantsService {
+  constructor(
+    @InjectRepository(MerchantEntity) private readonly merchants: Repository<MerchantEntity>,
+  ) {}
+
+  async create(input: NewMerchant): Promise<MerchantEntity> {
+    const merchant = this.merchants.create({
+      id: newId(ID_PREFIX.merchant),
+      kind: input.kind,
+      name: input.name,
+      logoUrl: input.logoUrl ?? null,
+    });
+    await this.merchants.insert(merchant);
+    return merchant;
+  }
+
+  async findById(id: string): Promise<MerchantEntity | null> {
+    return this.merchants.findOneBy({ id });
+  }
+
+  async list(): Promise<MerchantEntity[]> {
+    return this.merchants.find({ order: { createdAt: 'ASC' } });
+  }
+}

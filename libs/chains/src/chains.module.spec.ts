@@ -1,0 +1,42 @@
+import { Global, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { ChainsModule } from './chains.module';
+import { accountKeysFromMnemonic } from './hd/development-keys';
+import { HdWallet } from './hd/hd-wallet';
+import { NetworkRegistry } from './networks/network-registry';
+
+const keys = accountKeysFromMnemonic('test test test test test test test test test test test junk');
+
+const config: AppConfig = {
+  env: 'production',
+  livemode: true,
+  port: 3000,
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/payments',
+  databasePoolSize: 20,
+  redisUrl: 'redis://127.0.0.1:6379',
+  publicUrl: 'https://pay.example.com',
+  hdEvmXpub: keys.evmXpub,
+  hdTronXpub: keys.tronXpub,
+  devSecretsDir: '.secrets',
+  sessionLifetimeMinutes: 60,
+  logLevel: 'info',
+};
+
+// Stands in for the global AppConfigModule, which reads process.env.
+@Global()
+@Module({ providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] })
+class TestConfigModule {}
+
+describe('ChainsModule', () => {
+  it('provides the network registry and the HD wallet from APP_CONFIG', async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [TestConfigModule, ChainsModule],
+    }).compile();
+    expect(moduleRef.get(NetworkRegistry).get('ETHEREUM').chainId).toBe(1);
+    expect(moduleRef.get(HdWallet).derive('EVM', 0)).toBe(
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
+    await moduleRef.close();
+  });
+});

@@ -1,0 +1,15 @@
+export * from './networks/network.types';
+export * from './networks/default-networks';
+export * from './networks/network-registry';
+export { NetworksFileError } from './networks/networks-file';
+export * from './hd/addresses';
+export {
+  EVM_ACCOUNT_PATH,
+  TRON_ACCOUNT_PATH,
+  deriveAddress,
+  deriveEvmAddress,
+  deriveTronAddress,
+  keyFingerprint,
+} from './hd/derivation';
+export * from './hd/hd-wallet';
+export * from './chains.module';

@@ -1,0 +1,41 @@
+/** Network names are the same in sandbox and production; the environment picks mainnet or testnet. */
+export const NETWORK_NAMES = [
+  'TRON',
+  'BSC',
+  'ETHEREUM',
+  'POLYGON',
+  'ARBITRUM',
+  'BASE',
+  'OPTIMISM',
+] as const;
+export type NetworkName = (typeof NETWORK_NAMES)[number];
+
+export const CURRENCIES = ['USDT', 'USDC'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+export const CHAIN_FAMILIES = ['EVM', 'TRON'] as const;
+export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
+
+export interface TokenConfig {
+  /** EVM: checksummed 0x address. TRON: base58 T... address. */
+  contract: string;
+  /** The token's own decimals (18 for USDT/USDC on BSC, 6 on TRON and Ethereum). */
+  decimals: number;
+}
+
+export interface NetworkConfig {
+  name: NetworkName;
+  /** Human name of the concrete chain, e.g. "Ethereum Sepolia" or "TRON Nile". */
+  displayName: string;
+  chainFamily: ChainFamily;
+  /** EVM chain id; for TRON the conventional id of the chain (informational). */
+  chainId: number;
+  /** RPC endpoints the worker uses, in failover order. May carry secrets: never shown to clients. */
+  rpcUrls: string[];
+  /** The RPC URL shown to clients as `detection_rpc_url`. Must never carry a secret. */
+  publicRpcUrl: string;
+  /** Confirmations before a transfer counts. */
+  confirmations: number;
+  /** Tokens that exist on this network; a currency missing here is an unsupported pair. */
+  tokens: Partial<Record<Currency, TokenConfig>>;
+}

@@ -1,0 +1,204 @@
+import { isValidAddress, normalizeAddress } from '../hd/addresses';
+import {
+  CURRENCIES,
+  Currency,
+  NETWORK_NAMES,
+  NetworkConfig,
+  NetworkName,
+  TokenConfig,
+} from './network.types';
+
+/**
+ * A NETWORKS_FILE: `{ "networks": { "ETHEREUM": { ...fields of NetworkConfig } } }`.
+ * Fields given replace the built-in defaults of that network; `tokens` replaces per currency,
+ * and a currency set to null removes the token (the pair becomes unsupported).
+ */
+export class NetworksFileError extends Error {
+  override name = 'NetworksFileError';
+}
+
+type Networks = Record<NetworkName, NetworkConfig>;
+type Problems = string[];
+
+const NETWORK_FIELDS = [
+  'name',
+  'displayName',
+  'chainFamily',
+  'chainId',
+  'rpcUrls',
+  'publicRpcUrl',
+  'confirmations',
+  'tokens',
+] as const;
+const MAX_CONFIRMATIONS = 100_000;
+const MAX_DECIMALS = 36;
+
+/** Returns the defaults with the file applied, or throws one error listing every problem. */
+export function applyNetworksFile(defaults: Networks, file: unknown, source: string): Networks {
+  const problems: Problems = [];
+  const result = { ...defaults };
+  const networks = readNetworks(file, problems);
+  for (const [key, entry] of Object.entries(networks)) {
+    const at = `networks.${key}`;
+    if (!isNetworkName(key)) {
+      problems.push(`${at}: unknown network; expected one of ${NETWORK_NAMES.join(', ')}.`);
+    } else if (!isRecord(entry)) {
+      problems.push(`${at} must be an object.`);
+    } else {
+      result[key] = applyEntry(defaults[key], entry, at, problems);
+    }
+  }
+  if (problems.length > 0) {
+    throw new NetworksFileError(`${source} is invalid:\n  - ${problems.join('\n  - ')}`);
+  }
+  return result;
+}
+
+function readNetworks(file: unknown, problems: Problems): Record<string, unknown> {
+  if (!isRecord(file)) {
+    problems.push('the file must hold a JSON object like {"networks": {...}}.');
+    return {};
+  }
+  for (const key of Object.keys(file)) {
+    if (key !== 'networks') problems.push(`${key}: unknown field; expected only "networks".`);
+  }
+  if (!isRecord(file.networks)) {
+    problems.push('networks must be an object keyed by network name.');
+    return {};
+  }
+  return file.networks;
+}
+
+function applyEntry(
+  base: NetworkConfig,
+  entry: Record<string, unknown>,
+  at: string,
+  problems: Problems,
+): NetworkConfig {
+  const config: NetworkConfig = { ...base, tokens: { ...base.tokens } };
+  for (const [field, value] of Object.entries(entry)) {
+    const fieldAt = `${at}.${field}`;
+    switch (field) {
+      // Accepted so a file can be read on its own; changing them would change what it is.
+      case 'name':
+        if (value !== base.name) problems.push(`${fieldAt} cannot differ from "${base.name}".`);
+        break;
+      case 'chainFamily':
+        if (value !== base.chainFamily) {
+          problems.push(`${fieldAt} cannot be changed from "${base.chainFamily}".`);
+        }
+        break;
+      case 'displayName':
+        if (typeof value === 'string' && value.trim() !== '') config.displayName = value;
+        else problems.push(`${fieldAt} must be a non-empty string.`);
+        break;
+      case 'chainId':
+        if (isWholeNumber(value, 1, Number.MAX_SAFE_INTEGER)) config.chainId = value;
+        else problems.push(`${fieldAt} must be a positive whole number.`);
+        break;
+      case 'confirmations':
+        if (isWholeNumber(value, 1, MAX_CONFIRMATIONS)) config.confirmations = value;
+        else problems.push(`${fieldAt} must be a whole number from 1 to ${MAX_CONFIRMATIONS}.`);
+        break;
+      case 'rpcUrls':
+        // The value is never echoed: private RPC URLs usually carry an API key.
+        if (Array.isArray(value) && value.length > 0 && value.every(isHttpUrl)) {
+          config.rpcUrls = [...value];
+        } else problems.push(`${fieldAt} must be a non-empty list of http(s) URLs.`);
+        break;
+      case 'publicRpcUrl':
+        if (isHttpUrl(value) && !looksSecret(value)) config.publicRpcUrl = value;
+        else {
+          problems.push(`${fieldAt} must be an http(s) URL without credentials or query string.`);
+        }
+        break;
+      case 'tokens':
+        applyTokens(config, value, fieldAt, problems);
+        break;
+      default:
+        problems.push(`${fieldAt}: unknown field; expected one of ${NETWORK_FIELDS.join(', ')}.`);
+    }
+  }
+  return config;
+}
+
+function applyTokens(config: NetworkConfig, value: unknown, at: string, problems: Problems): void {
+  if (!isRecord(value)) {
+    problems.push(`${at} must be an object keyed by currency.`);
+    return;
+  }
+  for (const [currency, token] of Object.entries(value)) {
+    const tokenAt = `${at}.${currency}`;
+    if (!isCurrency(currency)) {
+      problems.push(`${tokenAt}: unknown currency; expected one of ${CURRENCIES.join(', ')}.`);
+    } else if (token === null) {
+      delete config.tokens[currency];
+    } else {
+      const parsed = parseToken(config, token, tokenAt, problems);
+      if (parsed) config.tokens[currency] = parsed;
+    }
+  }
+}
+
+function parseToken(
+  config: NetworkConfig,
+  token: unknown,
+  at: string,
+  problems: Problems,
+): TokenConfig | undefined {
+  if (!isRecord(token)) {
+    problems.push(`${at} must be an object {"contract", "decimals"} or null.`);
+    return undefined;
+  }
+  const before = problems.length;
+  for (const key of Object.keys(token)) {
+    if (key !== 'contract' && key !== 'decimals') {
+      problems.push(`${at}.${key}: unknown field; expected contract and decimals.`);
+    }
+  }
+  const { contract, decimals } = token;
+  if (!isValidAddress(config.chainFamily, contract)) {
+    const form = config.chainFamily === 'TRON' ? 'a base58 TRON address (T...)' : 'an EVM address';
+    problems.push(`${at}.contract must be ${form}, got ${JSON.stringify(contract)}.`);
+  }
+  if (!isWholeNumber(decimals, 0, MAX_DECIMALS)) {
+    problems.push(`${at}.decimals must be a whole number from 0 to ${MAX_DECIMALS}.`);
+  }
+  if (problems.length > before) return undefined;
+  return {
+    contract: normalizeAddress(config.chainFamily, contract as string),
+    decimals: decimals as number,
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isNetworkName(value: string): value is NetworkName {
+  return (NETWORK_NAMES as readonly string[]).includes(value);
+}
+
+function isCurrency(value: string): value is Currency {
+  return (CURRENCIES as readonly string[]).includes(value);
+}
+
+function isWholeNumber(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// detection_rpc_url is shown to payers: credentials or an API key in the query must not leak.
+function looksSecret(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '' || url.search !== '';
+}

@@ -1,0 +1,107 @@
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@app/idempotency';
+import { CheckoutSessionsService } from './checkout-sessions.service';
+import { CheckoutSessionDto } from './dto/checkout-session.dto';
+import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
+import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
+
+@ApiTags('Checkout sessions')
+@ApiBearerAuth()
+@Controller('v1/checkout/sessions')
+export class CheckoutSessionsController {
+  constructor(private readonly sessions: CheckoutSessionsService) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'createCheckoutSession',
+    summary: 'Create a checkout session',
+    description:
+      'Prices the order, reserves a fresh pay address and returns the hosted-page `url` to redirect ' +
+      'the customer to. Send an `Idempotency-Key` to retry safely: the same key and body return the ' +
+      'stored response with `Idempotent-Replayed: true`; the same key with another body is a 409.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours.',
+    example: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  })
+  @ApiCreatedResponse({
+    type: CheckoutSessionDto,
+    description: 'The session was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
+    headers: {
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: '"true" when this is the stored response of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  })
+  @ApiErrorResponses(400, 401, 409, 413, 422, 429)
+  async create(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateCheckoutSessionDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CheckoutSessionDto> {
+    const result = await this.sessions.create(merchant, body, idempotencyKey);
+    if (result.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    response.status(result.response.status);
+    return result.response.body;
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listCheckoutSessions',
+    summary: 'List checkout sessions',
+    description:
+      'Your sessions, newest first, as a bare JSON array. `X-Total-Count` carries the number of ' +
+      'matching sessions and `Link` the first/prev/next/last pages (RFC 8288).',
+  })
+  @ApiOkResponse({
+    type: [CheckoutSessionDto],
+    headers: {
+      'X-Total-Count': { description: 'Sessions matching the filters.', schema: { type: 'integer' } },
+      Link: { description: 'RFC 8288 links to the first, prev, next and last pages.', schema: { type: 'string' } },
+    },
+  })
+  @ApiErrorResponses(400, 401, 429)
+  async list(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Query() query: ListCheckoutSessionsQueryDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CheckoutSessionDto[]> {
+    const page = toPageRequest(query);
+    const { items, total } = await this.sessions.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, total);
+    return items;
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'getCheckoutSession',
+    summary: 'Get a checkout session',
+    description: 'The session with its detected on-chain transactions.',
+  })
+  @ApiParam({ name: 'id', description: 'Session id.', example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa' })
+  @ApiOkResponse({ type: CheckoutSessionDto })
+  @ApiErrorResponses(401, 404, 429)
+  async get(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+  ): Promise<CheckoutSessionDto> {
+    return this.sessions.get(merchant, id);
+  }
+}

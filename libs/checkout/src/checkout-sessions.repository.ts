@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChainFamily } from '@app/chains';
+import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
+
+export interface NewSessionRow {
+  id: string;
+  merchantId: string;
+  livemode: boolean;
+  amount: string;
+  currency: string;
+  network: string;
+  chainFamily: ChainFamily;
+  currencyContract: string;
+  keyFingerprint: string;
+  pricingAmount: string;
+  pricingCurrency: string;
+  exchangeRate: string;
+  clientReferenceId: string | null;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  lifetimeMinutes: number;
+}
+
+export interface SessionListFilter {
+  merchantId: string;
+  statuses?: SessionStatus[];
+  network?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  searchText?: string;
+  limit: number;
+  offset: number;
+}
+
+// Transactions travel with their session in one round trip, oldest first (chain order).
+const SESSION_PROJECTION = `
+  s.*,
+  COALESCE((
+    SELECT json_agg(json_build_object(
+             'amount', t.amount::text, 'created_at', t.created_at, 'network', t.network,
+             'status', t.status, 'tx_hash', t.tx_hash)
+           ORDER BY t.block_number, t.log_index)
+      FROM session_transactions t WHERE t.session_id = s.id), '[]'::json) AS transactions`;
+
+const INSERT_COLUMNS = `id, merchant_id, livemode, status, amount, currency, network, chain_family,
+  currency_contract, pricing_amount, pricing_currency, exchange_rate, client_reference_id,
+  success_url, cancel_url, expires_at, key_fingerprint`;
+
+function insertValues(row: NewSessionRow): unknown[] {
+  return [
+    row.id,
+    row.merchantId,
+    row.livemode,
+    row.amount,
+    row.currency,
+    row.network,
+    row.chainFamily,
+    row.currencyContract,
+    row.pricingAmount,
+    row.pricingCurrency,
+    row.exchangeRate,
+    row.clientReferenceId,
+    row.successUrl,
+    row.cancelUrl,
+    row.lifetimeMinutes,
+    row.keyFingerprint,
+  ];
+}
+const INSERT_PLACEHOLDERS = `$1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+  now() + make_interval(mins => $15), $16`;
+
+@Injectable()
+export class CheckoutSessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts the session with an address claimed from the pool, in one statement.
+   * Returns null when the pool has no free address of this key (the caller derives one instead).
+   */
+  async insertWithPooledAddress(
+    manager: EntityManager,
+    row: NewSessionRow,
+  ): Promise<CheckoutSessionRecord | null> {
+    const rows: CheckoutSessionRecord[] = await manager.query(
+      `WITH claimed AS (
+         UPDATE pay_addresses SET claimed_at = now()
+          WHERE (chain_family, key_fingerprint, derivation_index) = (
+            SELECT chain_family, key_fingerprint, derivation_index FROM pay_addresses
+             WHERE chain_family = $7 AND key_fingerprint = $16 AND claimed_at IS NULL
+             ORDER BY derivation_index LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING address, derivation_index)
+       INSERT INTO checkout_sessions (${INSERT_COLUMNS}, pay_address, derivation_index)
+       SELECT ${INSERT_PLACEHOLDERS}, claimed.address, claimed.derivation_index FROM claimed
+       RETURNING *, '[]'::json AS transactions`,
+      insertValues(row),
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertWithAddress(
+    manager: EntityManager,
+    row: NewSessionRow,
+    payAddress: string,
+    derivationIndex: number,
+  ): Promise<CheckoutSessionRecord> {
+    const rows: CheckoutSessionRecord[] = await manager.query(
+      `INSERT INTO checkout_sessions (${INSERT_COLUMNS}, pay_address, derivation_index)
+       VALUES (${INSERT_PLACEHOLDERS}, $17, $18)
+       RETURNING *, '[]'::json AS transactions`,
+      [...insertValues(row), payAddress, derivationIndex],
+    );
+    return rows[0];
+  }
+
+  /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
+  async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {
+    const rows: CheckoutSessionRecord[] = await this.dataSource.query(
+      `SELECT ${SESSION_PROJECTION} FROM checkout_sessions s WHERE s.id = $1 AND s.merchant_id = $2`,
+      [id, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** One page, newest first, with the total count of the filtered set. */
+  async list(filter: SessionListFilter): Promise<{ rows: CheckoutSessionRecord[]; total: number }> {
+    const params: unknown[] = [filter.merchantId];
+    const where = ['s.merchant_id = $1'];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    if (filter.statuses?.length) where.push(`s.status = ANY(${bind(filter.statuses)}::text[])`);
+    if (filter.network) where.push(`s.network = ${bind(filter.network)}`);
+    if (filter.createdAfter) where.push(`s.created_at > ${bind(filter.createdAfter)}`);
+    if (filter.createdBefore) where.push(`s.created_at < ${bind(filter.createdBefore)}`);
+    if (filter.searchText) {
+      const text = bind(filter.searchText);
+      where.push(`(s.id = ${text} OR lower(s.pay_address) = lower(${text}) OR s.id IN (
+        SELECT session_id FROM session_transactions WHERE lower(tx_hash) = lower(${text})))`);
+    }
+    const condition = where.join(' AND ');
+    const filterParams = [...params];
+    const pageQuery = `SELECT ${SESSION_PROJECTION} FROM checkout_sessions s WHERE ${condition}
+      ORDER BY s.created_at DESC, s.id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
+    const [rows, counted]: [CheckoutSessionRecord[], Array<{ total: string }>] = await Promise.all([
+      this.dataSource.query(pageQuery, params),
+      this.dataSource.query(
+        `SELECT count(*) AS total FROM checkout_sessions s WHERE ${condition}`,
+        filterParams,
+      ),
+    ]);
+    return { rows, total: Number(counted[0].total) };
+  }
+}

@@ -1,0 +1,125 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import {
+  APP_CONFIG,
+  AppConfig,
+  ApiException,
+  ErrorCode,
+  ID_PREFIX,
+  newId,
+  PageRequest,
+} from '@app/common';
+import { NetworkRegistry } from '@app/chains';
+import { AuthenticatedMerchant } from '@app/auth';
+import { IdempotencyService, IdempotentResult } from '@app/idempotency';
+import { CheckoutSessionRecord } from './checkout-session.entity';
+import { CheckoutSessionMapper, SessionPresenter } from './checkout-session.mapper';
+import { CheckoutSessionsRepository, NewSessionRow } from './checkout-sessions.repository';
+import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
+import { CheckoutSessionDto } from './dto/checkout-session.dto';
+import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
+import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
+import { PricingService } from './pricing/pricing.service';
+
+export const CREATE_SESSION_ENDPOINT = 'POST /v1/checkout/sessions';
+
+@Injectable()
+export class CheckoutSessionsService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly networks: NetworkRegistry,
+    private readonly pricing: PricingService,
+    private readonly pool: PayAddressPool,
+    private readonly sessions: CheckoutSessionsRepository,
+    private readonly idempotency: IdempotencyService,
+    private readonly mapper: CheckoutSessionMapper,
+  ) {}
+
+  async create(
+    merchant: AuthenticatedMerchant,
+    input: CreateCheckoutSessionDto,
+    idempotencyKey: string | undefined,
+  ): Promise<IdempotentResult<CheckoutSessionDto>> {
+    const network = this.networks.get(input.network);
+    const token = this.networks.token(input.network, input.currency);
+    if (!token) {
+      throw new ApiException(
+        ErrorCode.UnsupportedNetworkCurrency,
+        `${input.currency} is not available on ${input.network} (${network.displayName}).`,
+        'currency',
+      );
+    }
+    const quote = this.pricing.quote(input.pricing_amount, input.pricing_currency);
+    const row: NewSessionRow = {
+      id: newId(ID_PREFIX.checkoutSession),
+      merchantId: merchant.merchantId,
+      livemode: this.config.livemode,
+      amount: quote.amount.toFixed(),
+      currency: input.currency,
+      network: input.network,
+      chainFamily: network.chainFamily,
+      currencyContract: token.contract,
+      keyFingerprint: this.pool.fingerprintOf(network.chainFamily),
+      pricingAmount: input.pricing_amount,
+      pricingCurrency: input.pricing_currency,
+      exchangeRate: quote.exchangeRate.toFixed(),
+      clientReferenceId: input.client_reference_id ?? null,
+      successUrl: input.success_url ?? null,
+      cancelUrl: input.cancel_url ?? null,
+      lifetimeMinutes: this.config.sessionLifetimeMinutes,
+    };
+    const presenter = this.presenterFor(merchant);
+    return this.idempotency.execute(
+      {
+        merchantId: merchant.merchantId,
+        key: idempotencyKey,
+        endpoint: CREATE_SESSION_ENDPOINT,
+        fingerprint: { body: input },
+      },
+      async (manager) => {
+        const created = await this.insertWithFreshAddress(manager, row);
+        return { status: 201, body: this.mapper.toDto(created, presenter) };
+      },
+    );
+  }
+
+  /** A pooled address when one is free; otherwise one derived on the spot (slower, same result). */
+  private async insertWithFreshAddress(
+    manager: EntityManager,
+    row: NewSessionRow,
+  ): Promise<CheckoutSessionRecord> {
+    const pooled = await this.sessions.insertWithPooledAddress(manager, row);
+    if (pooled) return pooled;
+    const derived = await this.pool.deriveClaimed(manager, row.chainFamily);
+    return this.sessions.insertWithAddress(manager, row, derived.address, derived.derivationIndex);
+  }
+
+  async get(merchant: AuthenticatedMerchant, id: string): Promise<CheckoutSessionDto> {
+    const row = await this.sessions.findForMerchant(merchant.merchantId, id);
+    if (!row) throw ApiException.notFound('checkout session', id);
+    return this.mapper.toDto(row, this.presenterFor(merchant));
+  }
+
+  async list(
+    merchant: AuthenticatedMerchant,
+    query: ListCheckoutSessionsQueryDto,
+    page: PageRequest,
+  ): Promise<{ items: CheckoutSessionDto[]; total: number }> {
+    const { rows, total } = await this.sessions.list({
+      merchantId: merchant.merchantId,
+      statuses: query.status,
+      network: query.network,
+      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
+      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      searchText: query.search_text,
+      limit: page.pageSize,
+      offset: page.offset,
+    });
+    const presenter = this.presenterFor(merchant);
+    return { items: rows.map((row) => this.mapper.toDto(row, presenter)), total };
+  }
+
+  private presenterFor(merchant: AuthenticatedMerchant): SessionPresenter {
+    return { name: merchant.name, logoUrl: merchant.logoUrl, subMerchantCode: null };
+  }
+}

@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { ChainsModule } from '@app/chains';
+import { IdempotencyModule } from '@app/idempotency';
+import { CheckoutSessionEntity } from './checkout-session.entity';
+import { CheckoutSessionMapper } from './checkout-session.mapper';
+import { CheckoutSessionsController } from './checkout-sessions.controller';
+import { CheckoutSessionsRepository } from './checkout-sessions.repository';
+import { CheckoutSessionsService } from './checkout-sessions.service';
+import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
+import { PayAddressesRepository } from './pay-addresses/pay-addresses.repository';
+import { EXCHANGE_RATE_PROVIDER } from './pricing/exchange-rate.provider';
+import { PricingService } from './pricing/pricing.service';
+import { StaticExchangeRates } from './pricing/static-exchange-rates';
+import { SessionTransactionEntity } from './session-transaction.entity';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([CheckoutSessionEntity, SessionTransactionEntity]),
+    ChainsModule,
+    IdempotencyModule,
+  ],
+  controllers: [CheckoutSessionsController],
+  providers: [
+    {
+      provide: EXCHANGE_RATE_PROVIDER,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => StaticExchangeRates.fromFile(config.fxRatesFile),
+    },
+    PricingService,
+    PayAddressesRepository,
+    PayAddressPool,
+    CheckoutSessionsRepository,
+    CheckoutSessionMapper,
+    CheckoutSessionsService,
+  ],
+  exports: [CheckoutSessionsService, PayAddressPool],
+})
+export class CheckoutModule {}

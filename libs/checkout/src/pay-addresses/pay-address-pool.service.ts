@@ -1,0 +1,69 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CHAIN_FAMILIES, ChainFamily, HdWallet } from '@app/chains';
+import { EntityManager } from 'typeorm';
+import { DerivedAddress, PayAddressesRepository } from './pay-addresses.repository';
+
+// Derivation costs 1-3 ms of CPU, so the worker keeps addresses ready and the API only claims one.
+export const POOL_LOW_WATERMARK = 500;
+export const POOL_TARGET_SIZE = 2000;
+const REFILL_BATCH_SIZE = 500;
+
+@Injectable()
+export class PayAddressPool {
+  private readonly logger = new Logger(PayAddressPool.name);
+
+  constructor(
+    private readonly hdWallet: HdWallet,
+    private readonly addresses: PayAddressesRepository,
+  ) {}
+
+  /** The HD key addresses are derived from now; claims only take addresses of this key. */
+  fingerprintOf(family: ChainFamily): string {
+    return this.hdWallet.accountFor(family).fingerprint;
+  }
+
+  /**
+   * Fallback when the pool is empty: reserve an index, derive on the spot and record the address
+   * as claimed in the caller's transaction. Correct, just slower than a pooled claim.
+   */
+  async deriveClaimed(manager: EntityManager, family: ChainFamily): Promise<DerivedAddress> {
+    const fingerprint = this.fingerprintOf(family);
+    const derivationIndex = await this.addresses.reserveIndexes(family, fingerprint, 1);
+    const derived = { derivationIndex, address: this.hdWallet.derive(family, derivationIndex) };
+    await this.addresses.insertClaimed(manager, family, fingerprint, derived);
+    return derived;
+  }
+
+  /** Tops every chain family up to `targetSize` unclaimed addresses when below the watermark. */
+  async refillAll(
+    targetSize = POOL_TARGET_SIZE,
+    lowWatermark = Math.min(POOL_LOW_WATERMARK, targetSize),
+  ): Promise<Record<ChainFamily, number>> {
+    const added = {} as Record<ChainFamily, number>;
+    for (const family of CHAIN_FAMILIES) {
+      added[family] = await this.refill(family, targetSize, lowWatermark);
+    }
+    return added;
+  }
+
+  async refill(family: ChainFamily, targetSize: number, lowWatermark: number): Promise<number> {
+    const fingerprint = this.fingerprintOf(family);
+    const unclaimed = await this.addresses.countUnclaimed(family, fingerprint);
+    if (unclaimed >= lowWatermark) return 0;
+    let missing = targetSize - unclaimed;
+    let added = 0;
+    while (missing > 0) {
+      const count = Math.min(missing, REFILL_BATCH_SIZE);
+      const first = await this.addresses.reserveIndexes(family, fingerprint, count);
+      const batch: DerivedAddress[] = [];
+      for (let index = first; index < first + count; index++) {
+        batch.push({ derivationIndex: index, address: this.hdWallet.derive(family, index) });
+      }
+      await this.addresses.insertUnclaimed(family, fingerprint, batch);
+      missing -= count;
+      added += count;
+    }
+    this.logger.log({ family, added, unclaimed: unclaimed + added }, 'Pay-address pool refilled');
+    return added;
+  }
+}

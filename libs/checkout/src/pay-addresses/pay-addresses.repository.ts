@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChainFamily } from '@app/chains';
+
+export interface DerivedAddress {
+  derivationIndex: number;
+  address: string;
+}
+
+@Injectable()
+export class PayAddressesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Reserves `count` consecutive derivation indexes and returns the first. It commits on its own
+   * (not in the caller's transaction) so concurrent reservations never wait on each other; an index
+   * reserved by a request that later fails is simply never used.
+   */
+  async reserveIndexes(family: ChainFamily, fingerprint: string, count: number): Promise<number> {
+    const rows: Array<{ first_index: number }> = await this.dataSource.query(
+      `INSERT INTO hd_index_counters (chain_family, key_fingerprint, next_index) VALUES ($1, $2, $3)
+       ON CONFLICT (chain_family, key_fingerprint)
+         DO UPDATE SET next_index = hd_index_counters.next_index + EXCLUDED.next_index
+       RETURNING next_index - $3 AS first_index`,
+      [family, fingerprint, count],
+    );
+    return rows[0].first_index;
+  }
+
+  async insertUnclaimed(
+    family: ChainFamily,
+    fingerprint: string,
+    addresses: DerivedAddress[],
+  ): Promise<void> {
+    if (!addresses.length) return;
+    await this.dataSource.query(
+      `INSERT INTO pay_addresses (chain_family, key_fingerprint, derivation_index, address)
+       SELECT $1, $2, unnest($3::int[]), unnest($4::text[])`,
+      [
+        family,
+        fingerprint,
+        addresses.map((item) => item.derivationIndex),
+        addresses.map((item) => item.address),
+      ],
+    );
+  }
+
+  /** Records an address derived on the request path as claimed, in the caller's transaction. */
+  async insertClaimed(
+    manager: EntityManager,
+    family: ChainFamily,
+    fingerprint: string,
+    derived: DerivedAddress,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO pay_addresses (chain_family, key_fingerprint, derivation_index, address, claimed_at)
+       VALUES ($1, $2, $3, $4, now())`,
+      [family, fingerprint, derived.derivationIndex, derived.address],
+    );
+  }
+
+  async countUnclaimed(family: ChainFamily, fingerprint: string): Promise<number> {
+    const rows: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM pay_addresses
+        WHERE chain_family = $1 AND key_fingerprint = $2 AND claimed_at IS NULL`,
+      [family, fingerprint],
+    );
+    return Number(rows[0].count);
+  }
+}

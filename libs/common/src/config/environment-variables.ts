@@ -1,0 +1,106 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+export const APP_ENVS = ['sandbox', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+
+/** Every variable the processes read. Each message names its variable so a bad start is obvious. */
+export class EnvironmentVariables {
+  @IsIn(APP_ENVS, { message: 'APP_ENV must be "sandbox" or "production".' })
+  APP_ENV: AppEnv = 'sandbox';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'PORT must be a whole number from 1 to 65535.' })
+  @Min(1, { message: 'PORT must be a whole number from 1 to 65535.' })
+  @Max(65535, { message: 'PORT must be a whole number from 1 to 65535.' })
+  PORT = 3000;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL.' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// URL.' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, {
+    message: 'PUBLIC_URL must be an http(s) URL such as https://pay.example.com.',
+  })
+  PUBLIC_URL?: string;
+
+  @IsOptional()
+  @Matches(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, {
+    message: "HD_EVM_XPUB must be a BIP-32 extended public key (xpub...) of m/44'/60'/0'.",
+  })
+  HD_EVM_XPUB?: string;
+
+  @IsOptional()
+  @Matches(/^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$/, {
+    message: "HD_TRON_XPUB must be a BIP-32 extended public key (xpub...) of m/44'/195'/0'.",
+  })
+  HD_TRON_XPUB?: string;
+
+  @IsOptional()
+  @IsString({ message: 'NETWORKS_FILE must be a path to a JSON network registry.' })
+  NETWORKS_FILE?: string;
+
+  @IsOptional()
+  @IsString({ message: 'FX_RATES_FILE must be a path to a JSON table of USD rates.' })
+  FX_RATES_FILE?: string;
+
+  @IsString({ message: 'DEV_SECRETS_DIR must be a folder path.' })
+  DEV_SECRETS_DIR = '.secrets';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
+  @Min(5, { message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
+  @Max(10080, { message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
+  SESSION_LIFETIME_MINUTES = 60;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.',
+  })
+  LOG_LEVEL = 'info';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
+  @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
+  @Max(200, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
+  DATABASE_POOL_SIZE = 20;
+}
+
+// Production must be told where everything is; the sandbox may fall back to local defaults.
+const REQUIRED_IN_PRODUCTION = ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'HD_EVM_XPUB', 'HD_TRON_XPUB'] as const;
+
+export class ConfigurationError extends Error {}
+
+/** Parses and checks the environment, or throws one error listing every bad variable. */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
+  const env = plainToInstance(EnvironmentVariables, present);
+  const problems = validateSync(env, { skipMissingProperties: false }).flatMap((error) =>
+    Object.values(error.constraints ?? {}),
+  );
+  if (env.APP_ENV === 'production') {
+    for (const name of REQUIRED_IN_PRODUCTION) {
+      if (!env[name]) problems.push(`${name} is required when APP_ENV=production.`);
+    }
+  }
+  if (problems.length) {
+    throw new ConfigurationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return env;
+}

@@ -1,0 +1,75 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiException } from './api.exception';
+import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
+import { requestIdOf } from '../http/request-id';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/**
+ * Turns every error into the one envelope `{ error: { type, code, message, param?, request_id } }`.
+ * Nothing unexpected leaks: unknown errors become a 500 `api_error` and are logged with their stack.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const apiException = this.toApiException(exception, request);
+    if (apiException.code === ErrorCode.ApiError) {
+      this.logger.error({ err: exception, path: request.path }, 'Unhandled error');
+    }
+    const spec = ERROR_CODE_SPECS[apiException.code];
+    for (const [name, value] of Object.entries(apiException.headers)) response.setHeader(name, value);
+    response.status(spec.status).json({
+      error: {
+        type: spec.type,
+        code: apiException.code,
+        message: apiException.message,
+        ...(apiException.param ? { param: apiException.param } : {}),
+        request_id: requestIdOf(request),
+      },
+    });
+  }
+
+  private toApiException(exception: unknown, request: Request): ApiException {
+    if (exception instanceof ApiException) return exception;
+    const bodyParserType = (exception as BodyParserError)?.type;
+    if (bodyParserType === 'entity.parse.failed') {
+      return new ApiException(ErrorCode.ParameterInvalid, 'The request body is not valid JSON.');
+    }
+    if (bodyParserType === 'entity.too.large') {
+      return new ApiException(ErrorCode.RequestTooLarge, 'The request body is larger than 64 kB.');
+    }
+    if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
+      return new ApiException(ErrorCode.UnsupportedMediaType, 'Send the body as UTF-8 JSON.');
+    }
+    if (exception instanceof HttpException) return this.fromHttpException(exception, request);
+    return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
+  }
+
+  private fromHttpException(exception: HttpException, request: Request): ApiException {
+    switch (exception.getStatus()) {
+      case 404:
+        return new ApiException(
+          ErrorCode.RouteNotFound,
+          `No route ${request.method} ${request.path}. See /docs for the API reference.`,
+        );
+      case 429:
+        return new ApiException(ErrorCode.RateLimited, 'Too many requests. Retry later.');
+      case 413:
+        return new ApiException(ErrorCode.RequestTooLarge, 'The request body is too large.');
+      default:
+        if (exception.getStatus() < 500) {
+          return new ApiException(ErrorCode.ParameterInvalid, exception.message);
+        }
+        return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
+    }
+  }
+}

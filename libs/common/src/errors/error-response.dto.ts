@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorCode, ErrorType } from './error-code';
+
+export class ErrorBodyDto {
+  @ApiProperty({ enum: ErrorType, example: ErrorType.InvalidRequest })
+  type: ErrorType;
+
+  @ApiProperty({ enum: ErrorCode, example: ErrorCode.ParameterInvalid })
+  code: ErrorCode;
+
+  @ApiProperty({
+    description: 'Human-readable explanation. Do not parse it; branch on `code`.',
+    example: 'pricing_amount must be a positive decimal string with at most 6 fractional digits.',
+  })
+  message: string;
+
+  @ApiPropertyOptional({
+    description: 'The request parameter, header or body field the error is about, when there is one.',
+    example: 'pricing_amount',
+  })
+  param?: string;
+
+  @ApiProperty({
+    description: 'Identifier of the request, also sent in the `Request-Id` header. Quote it to support.',
+    example: 'req_5kJ2bQ9x0aZ1cD3eF4gH6i',
+  })
+  request_id: string;
+}
+
+export class ErrorResponseDto {
+  @ApiProperty({ type: ErrorBodyDto })
+  error: ErrorBodyDto;
+}

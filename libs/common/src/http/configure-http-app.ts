@@ -1,0 +1,22 @@
+import type { INestApplication } from '@nestjs/common';
+import express from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+
+export const JSON_BODY_LIMIT = '64kb';
+
+/**
+ * Express-level setup shared by main.ts and the tests, so both serve exactly the same app.
+ * The request id is assigned first, so even a malformed body gets a Request-Id in its error.
+ */
+export function configureHttpApp(app: INestApplication): void {
+  const http = app.getHttpAdapter().getInstance() as express.Express;
+  http.disable('x-powered-by');
+  app.use((request: Request & { id?: string }, response: Response, next: NextFunction) => {
+    request.id = newRequestId();
+    response.setHeader(REQUEST_ID_HEADER, request.id);
+    next();
+  });
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  app.enableShutdownHooks();
+}

@@ -1,0 +1,40 @@
+import Decimal from 'decimal.js';
+
+// Amounts are exact decimals end to end: strings on the wire, NUMERIC in PostgreSQL,
+// decimal.js in between. A JS number never holds money.
+Decimal.set({ precision: 80, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -80, toExpPos: 80 });
+
+/** A plain positive-or-zero decimal: no sign, no exponent, no leading zeros, no bare dot. */
+const PLAIN_DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+export interface DecimalShape {
+  maxIntegerDigits: number;
+  maxFractionDigits: number;
+}
+
+/** Why a string is not an acceptable amount, or null when it is. */
+export function describeAmountProblem(value: unknown, shape: DecimalShape): string | null {
+  if (typeof value !== 'string') return 'must be a decimal string such as "10.50", not a JSON number';
+  if (!PLAIN_DECIMAL.test(value)) return 'must be a plain decimal string such as "10.50"';
+  const [integer, fraction = ''] = value.split('.');
+  if (integer.length > shape.maxIntegerDigits) {
+    return `must have at most ${shape.maxIntegerDigits} integer digits`;
+  }
+  if (fraction.length > shape.maxFractionDigits) {
+    return `must have at most ${shape.maxFractionDigits} fractional digits`;
+  }
+  if (new Decimal(value).isZero()) return 'must be greater than zero';
+  return null;
+}
+
+/** Canonical wire form: no exponent, no trailing zeros ("10.500000" -> "10.5"). */
+export function formatAmount(value: Decimal.Value): string {
+  return new Decimal(value).toFixed();
+}
+
+/** Fixed number of fractional digits, for rates ("1.08" -> "1.08000000"). */
+export function formatFixed(value: Decimal.Value, fractionDigits: number): string {
+  return new Decimal(value).toFixed(fractionDigits);
+}
+
+export { Decimal };

@@ -1,0 +1,4 @@
+import { Foundation1763800000000 } from './1763800000000-foundation';
+
+/** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
+export const MIGRATIONS = [Foundation1763800000000];

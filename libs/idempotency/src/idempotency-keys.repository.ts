@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { IDEMPOTENCY_RETENTION_HOURS, StoredResponse } from './idempotency.types';
+
+export interface StoredIdempotencyRecord {
+  request_hash: string;
+  response_status: number;
+  response_body: unknown;
+}
+
+interface Scope {
+  merchantId: string;
+  key: string;
+  endpoint: string;
+}
+
+@Injectable()
+export class IdempotencyKeysRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims the key for this transaction without waiting: false means another request with the same
+   * key is running right now. The lock is released when the transaction ends.
+   */
+  async tryLock(manager: EntityManager, scope: Scope): Promise<boolean> {
+    const rows: Array<{ locked: boolean }> = await manager.query(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+      [`${scope.merchantId}\u0000${scope.endpoint}\u0000${scope.key}`],
+    );
+    return rows[0].locked;
+  }
+
+  async findLive(manager: EntityManager, scope: Scope): Promise<StoredIdempotencyRecord | null> {
+    const rows: StoredIdempotencyRecord[] = await manager.query(
+      `SELECT request_hash, response_status, response_body FROM idempotency_keys
+        WHERE merchant_id = $1 AND idempotency_key = $2 AND endpoint = $3 AND expires_at > now()`,
+      [scope.merchantId, scope.key, scope.endpoint],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Stores the response in the caller's transaction. The primary key is the final guard: a live row
+   * for the same scope makes this return false and the caller roll back. An expired row (not yet
+   * purged) is replaced.
+   */
+  async insert(
+    manager: EntityManager,
+    scope: Scope,
+    requestHash: string,
+    response: StoredResponse<unknown>,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `INSERT INTO idempotency_keys
+         (merchant_id, idempotency_key, endpoint, request_hash, response_status, response_body, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))
+       ON CONFLICT (merchant_id, idempotency_key, endpoint) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, response_status = EXCLUDED.response_status,
+             response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= now()
+       RETURNING 1`,
+      [
+        scope.merchantId,
+        scope.key,
+        scope.endpoint,
+        requestHash,
+        response.status,
+        JSON.stringify(response.body),
+        IDEMPOTENCY_RETENTION_HOURS,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** Deletes up to `limit` expired keys; returns how many went. */
+  async deleteExpired(limit: number): Promise<number> {
+    const rows: unknown[] = await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE ctid IN (
+         SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)
+       RETURNING 1`,
+      [limit],
+    );
+    return rows.length;
+  }
+}

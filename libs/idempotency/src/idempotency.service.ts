@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiException, ErrorCode } from '@app/common';
+import { canonicalJson } from './canonical-json';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IdempotentRequest,
+  IdempotentResult,
+  StoredResponse,
+} from './idempotency.types';
+
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * Runs a creating request at most once per (merchant, Idempotency-Key, endpoint).
+ *
+ * The work and the stored response commit in one transaction, so either both exist or neither does.
+ * A concurrent request with the same key fails fast with 409 `idempotency_in_progress` (retryable);
+ * a later one gets the stored response, or 409 `idempotency_key_reused` if its body differs.
+ * Errors are not stored: nothing was created, so a retry simply runs again.
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyKeysRepository,
+  ) {}
+
+  async execute<T>(
+    request: IdempotentRequest,
+    work: (manager: EntityManager) => Promise<StoredResponse<T>>,
+  ): Promise<IdempotentResult<T>> {
+    if (request.key === undefined) {
+      const response = await this.dataSource.transaction(work);
+      return { response, replayed: false };
+    }
+    assertValidKey(request.key);
+    const scope = { merchantId: request.merchantId, key: request.key, endpoint: request.endpoint };
+    const requestHash = createHash('sha256').update(canonicalJson(request.fingerprint)).digest('hex');
+
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.keys.tryLock(manager, scope))) throw inProgress();
+      const stored = await this.keys.findLive(manager, scope);
+      if (stored) {
+        if (stored.request_hash !== requestHash) {
+          throw new ApiException(
+            ErrorCode.IdempotencyKeyReused,
+            'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+            IDEMPOTENCY_KEY_HEADER,
+          );
+        }
+        return {
+          response: { status: stored.response_status, body: stored.response_body as T },
+          replayed: true,
+        };
+      }
+      const response = await work(manager);
+      if (!(await this.keys.insert(manager, scope, requestHash, response))) throw inProgress();
+      return { response, replayed: false };
+    });
+  }
+
+  async purgeExpired(batchSize = 1000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.keys.deleteExpired(batchSize);
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+}
+
+function assertValidKey(key: string): void {
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !PRINTABLE_ASCII.test(key)) {
+    throw ApiException.invalid(
+      IDEMPOTENCY_KEY_HEADER,
+      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters; a UUID v4 is recommended.`,
+    );
+  }
+}
+
+function inProgress(): ApiException {
+  return new ApiException(
+    ErrorCode.IdempotencyInProgress,
+    'A request with this Idempotency-Key is still being processed. Retry in a moment.',
+    IDEMPOTENCY_KEY_HEADER,
+    { 'Retry-After': '1' },
+  );
+}

@@ -1,0 +1,3 @@
+export * from './idempotency.module';
+export * from './idempotency.service';
+export * from './idempotency.types';

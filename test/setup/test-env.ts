@@ -1,0 +1,13 @@
+import { TEST_DATABASE_URL, TEST_HD_EVM_XPUB, TEST_HD_TRON_XPUB } from './test-database';
+
+// Every suite runs against the sandbox configuration on the test database.
+Object.assign(process.env, {
+  APP_ENV: 'sandbox',
+  DATABASE_URL: TEST_DATABASE_URL,
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  PUBLIC_URL: 'https://pay.test.example',
+  HD_EVM_XPUB: TEST_HD_EVM_XPUB,
+  HD_TRON_XPUB: TEST_HD_TRON_XPUB,
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  DATABASE_POOL_SIZE: '30',
+});

@@ -25,7 +25,8 @@ export class FailedAuthLimiter {
     await this.storage.increment(
       this.key(clientAddress),
       WINDOW_MS,
-      MAX_FAILURES_PER_WINDOW,
+      // The storage blocks once hits exceed the limit; block right at the maximum instead.
+      MAX_FAILURES_PER_WINDOW - 1,
       BLOCK_MS,
       THROTTLER_NAME,
     );

@@ -25,7 +25,7 @@ export class IdempotencyKeysRepository {
   async tryLock(manager: EntityManager, scope: Scope): Promise<boolean> {
     const rows: Array<{ locked: boolean }> = await manager.query(
       'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-      [`${scope.merchantId}\u0000${scope.endpoint}\u0000${scope.key}`],
+      [`${scope.merchantId}\n${scope.endpoint}\n${scope.key}`],
     );
     return rows[0].locked;
   }

@@ -4,11 +4,6 @@ import { ApiException } from './api.exception';
 import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
 import { requestIdOf } from '../http/request-id';
 
-interface BodyParserError {
-  type?: string;
-  status?: number;
-}
-
 /**
  * Turns every error into the one envelope `{ error: { type, code, message, param?, request_id } }`.
  * Nothing unexpected leaks: unknown errors become a 500 `api_error` and are logged with their stack.
@@ -40,16 +35,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   private toApiException(exception: unknown, request: Request): ApiException {
     if (exception instanceof ApiException) return exception;
-    const bodyParserType = (exception as BodyParserError)?.type;
-    if (bodyParserType === 'entity.parse.failed') {
-      return new ApiException(ErrorCode.ParameterInvalid, 'The request body is not valid JSON.');
-    }
-    if (bodyParserType === 'entity.too.large') {
-      return new ApiException(ErrorCode.RequestTooLarge, 'The request body is larger than 64 kB.');
-    }
-    if (bodyParserType === 'encoding.unsupported' || bodyParserType === 'charset.unsupported') {
-      return new ApiException(ErrorCode.UnsupportedMediaType, 'Send the body as UTF-8 JSON.');
-    }
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
     return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
   }

@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import { ApiException } from '../errors/api.exception';
+import { ErrorCode } from '../errors/error-code';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 export const JSON_BODY_LIMIT = '64kb';
@@ -18,5 +20,26 @@ export function configureHttpApp(app: INestApplication): void {
     next();
   });
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  app.use(translateBodyParserErrors);
   app.enableShutdownHooks();
+}
+
+/** body-parser errors become API errors here, while their `type` still says what went wrong. */
+function translateBodyParserErrors(
+  error: { type?: string } | undefined,
+  _request: Request,
+  _response: Response,
+  next: NextFunction,
+): void {
+  switch (error?.type) {
+    case 'entity.parse.failed':
+      return next(new ApiException(ErrorCode.ParameterInvalid, 'The request body is not valid JSON.'));
+    case 'entity.too.large':
+      return next(new ApiException(ErrorCode.RequestTooLarge, 'The request body is larger than 64 kB.'));
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return next(new ApiException(ErrorCode.UnsupportedMediaType, 'Send the body as UTF-8 JSON.'));
+    default:
+      return next(error);
+  }
 }

@@ -2,9 +2,6 @@ import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiException } from '../errors/api.exception';
 import { ErrorCode } from '../errors/error-code';
 
-// Constraints that mean "the field is not there", as opposed to "the field is wrong".
-const MISSING_CONSTRAINTS = new Set(['isDefined', 'isNotEmpty']);
-
 function firstLeaf(error: ValidationError, path: string[] = []): { error: ValidationError; path: string[] } {
   const here = [...path, error.property];
   if (error.constraints || !error.children?.length) return { error, path: here };
@@ -19,9 +16,8 @@ export function toValidationException(errors: ValidationError[]): ApiException {
   if (constraints.whitelistValidation) {
     return new ApiException(ErrorCode.ParameterInvalid, `Unknown parameter: ${param}.`, param);
   }
-  const missing =
-    error.value === undefined && Object.keys(constraints).some((name) => MISSING_CONSTRAINTS.has(name));
-  if (missing) return ApiException.missing(param);
+  // Optional fields skip validation when absent, so an absent value here is a required one.
+  if (error.value === undefined) return ApiException.missing(param);
   const message = Object.values(constraints)[0] ?? `${param} is invalid.`;
   return new ApiException(ErrorCode.ParameterInvalid, message, param);
 }

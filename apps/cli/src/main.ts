@@ -4,6 +4,7 @@ import { exitOnConfigurationError, loadAppConfig } from '@app/common';
 import { migrateDatabase } from '@app/database';
 import { CliModule } from './cli.module';
 import { COMMANDS, UsageError, USAGE } from './commands';
+import { StderrLogger } from './stderr-logger';
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(command ? `Unknown command ${command}.` : 'No command given.');
-  const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(CliModule, {
+    logger: new StderrLogger('cli', { logLevels: ['error', 'warn'] }),
+  });
   try {
     console.log(JSON.stringify(await run(app, values)));
   } finally {

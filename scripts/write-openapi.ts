@@ -13,7 +13,10 @@ async function main(): Promise<void> {
   const app = await createApiApp();
   await app.init();
   const document = buildOpenApiDocument(app);
-  writeFileSync(join(__dirname, '..', 'docs', 'openapi.json'), JSON.stringify(document, null, 2) + '\n');
+  writeFileSync(
+    join(__dirname, '..', 'docs', 'openapi.json'),
+    JSON.stringify(document, null, 2) + '\n',
+  );
   await app.close();
   console.log('docs/openapi.json written');
 }

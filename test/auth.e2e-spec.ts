@@ -25,7 +25,10 @@ describe('Authentication', () => {
   });
 
   it('stores only a SHA-256 hash of the key', async () => {
-    const rows = await api.dataSource.query(`SELECT key_hash, key_hint FROM api_keys WHERE id = $1`, [merchant.apiKeyId]);
+    const rows = await api.dataSource.query(
+      `SELECT key_hash, key_hint FROM api_keys WHERE id = $1`,
+      [merchant.apiKeyId],
+    );
     expect(rows[0].key_hash).toHaveLength(32);
     expect(JSON.stringify(rows)).not.toContain(merchant.apiKey.slice(8));
     expect(rows[0].key_hint).toBe(`${merchant.apiKey.slice(0, 8)}…${merchant.apiKey.slice(-4)}`);

@@ -19,7 +19,10 @@ describe('Checkout sessions: create and get', () => {
 
   beforeAll(async () => {
     api = await TestApi.start();
-    merchant = await api.createMerchant({ name: 'Acme Shop', logoUrl: 'https://acme.example/logo.png' });
+    merchant = await api.createMerchant({
+      name: 'Acme Shop',
+      logoUrl: 'https://acme.example/logo.png',
+    });
   });
 
   afterAll(() => api.close());
@@ -73,7 +76,9 @@ describe('Checkout sessions: create and get', () => {
   it('gives every session a fresh pay address', async () => {
     const addresses = new Set<string>();
     for (let i = 0; i < 5; i++) {
-      const { body } = await api.post(SESSIONS, merchant, { ...validBody, network: 'BSC' }).expect(201);
+      const { body } = await api
+        .post(SESSIONS, merchant, { ...validBody, network: 'BSC' })
+        .expect(201);
       addresses.add(body.pay_address);
     }
     expect(addresses.size).toBe(5);
@@ -120,22 +125,72 @@ describe('Checkout sessions: create and get', () => {
       ['zero amount', { pricing_amount: '0' }, 'pricing_amount', 'parameter_invalid'],
       ['exponent', { pricing_amount: '1e3' }, 'pricing_amount', 'parameter_invalid'],
       ['too many decimals', { pricing_amount: '1.0000001' }, 'pricing_amount', 'parameter_invalid'],
-      ['huge amount', { pricing_amount: '99999999999999999999' }, 'pricing_amount', 'parameter_invalid'],
-      ['amount above the session maximum', { pricing_amount: '10000000.01' }, 'pricing_amount', 'parameter_invalid'],
-      ['amount below the session minimum', { pricing_amount: '0.001' }, 'pricing_amount', 'parameter_invalid'],
-      ['number instead of string', { pricing_amount: 49.99 }, 'pricing_amount', 'parameter_invalid'],
+      [
+        'huge amount',
+        { pricing_amount: '99999999999999999999' },
+        'pricing_amount',
+        'parameter_invalid',
+      ],
+      [
+        'amount above the session maximum',
+        { pricing_amount: '10000000.01' },
+        'pricing_amount',
+        'parameter_invalid',
+      ],
+      [
+        'amount below the session minimum',
+        { pricing_amount: '0.001' },
+        'pricing_amount',
+        'parameter_invalid',
+      ],
+      [
+        'number instead of string',
+        { pricing_amount: 49.99 },
+        'pricing_amount',
+        'parameter_invalid',
+      ],
       ['missing amount', { pricing_amount: undefined }, 'pricing_amount', 'parameter_missing'],
       ['unknown settlement currency', { currency: 'DAI' }, 'currency', 'parameter_invalid'],
       ['lower-case currency', { currency: 'usdt' }, 'currency', 'parameter_invalid'],
       ['unknown network', { network: 'SOLANA' }, 'network', 'parameter_invalid'],
       ['missing network', { network: undefined }, 'network', 'parameter_missing'],
-      ['unknown pricing currency', { pricing_currency: 'XYZ' }, 'pricing_currency', 'parameter_invalid'],
-      ['pricing currency of wrong type', { pricing_currency: 5 }, 'pricing_currency', 'parameter_invalid'],
-      ['javascript: success_url', { success_url: 'javascript:alert(1)' }, 'success_url', 'parameter_invalid'],
-      ['ftp cancel_url', { cancel_url: 'ftp://shop.example.com' }, 'cancel_url', 'parameter_invalid'],
+      [
+        'unknown pricing currency',
+        { pricing_currency: 'XYZ' },
+        'pricing_currency',
+        'parameter_invalid',
+      ],
+      [
+        'pricing currency of wrong type',
+        { pricing_currency: 5 },
+        'pricing_currency',
+        'parameter_invalid',
+      ],
+      [
+        'javascript: success_url',
+        { success_url: 'javascript:alert(1)' },
+        'success_url',
+        'parameter_invalid',
+      ],
+      [
+        'ftp cancel_url',
+        { cancel_url: 'ftp://shop.example.com' },
+        'cancel_url',
+        'parameter_invalid',
+      ],
       ['relative success_url', { success_url: '/thanks' }, 'success_url', 'parameter_invalid'],
-      ['client_reference_id too long', { client_reference_id: 'x'.repeat(256) }, 'client_reference_id', 'parameter_invalid'],
-      ['client_reference_id as object', { client_reference_id: { a: 1 } }, 'client_reference_id', 'parameter_invalid'],
+      [
+        'client_reference_id too long',
+        { client_reference_id: 'x'.repeat(256) },
+        'client_reference_id',
+        'parameter_invalid',
+      ],
+      [
+        'client_reference_id as object',
+        { client_reference_id: { a: 1 } },
+        'client_reference_id',
+        'parameter_invalid',
+      ],
       ['unknown field', { amount: '10' }, 'amount', 'parameter_invalid'],
     ];
 
@@ -176,12 +231,24 @@ describe('Checkout sessions: create and get', () => {
     );
     const { body } = await api.get(`${SESSIONS}/${session.id}`, merchant).expect(200);
     expect(body.transactions).toEqual([
-      { amount: '49.989999', created_at: expect.stringMatching(ISO_UTC), network: 'TRON', status: 'Confirmed', tx_hash: 'aaaa' },
-      { amount: '0.000001', created_at: expect.stringMatching(ISO_UTC), network: 'TRON', status: 'Pending', tx_hash: 'bbbb' },
+      {
+        amount: '49.989999',
+        created_at: expect.stringMatching(ISO_UTC),
+        network: 'TRON',
+        status: 'Confirmed',
+        tx_hash: 'aaaa',
+      },
+      {
+        amount: '0.000001',
+        created_at: expect.stringMatching(ISO_UTC),
+        network: 'TRON',
+        status: 'Pending',
+        tx_hash: 'bbbb',
+      },
     ]);
   });
 
-  it('answers 404 for an unknown id and for another merchant\'s session alike', async () => {
+  it("answers 404 for an unknown id and for another merchant's session alike", async () => {
     const other = await api.createMerchant({ name: 'Other Shop' });
     const { body: theirs } = await api.post(SESSIONS, other, validBody).expect(201);
     const foreign = await api.get(`${SESSIONS}/${theirs.id}`, merchant).expect(404);

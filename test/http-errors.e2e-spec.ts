@@ -38,7 +38,10 @@ describe('HTTP-level errors share the envelope and carry a Request-Id', () => {
     const before = await api.count('checkout_sessions');
     const big = JSON.stringify({ client_reference_id: 'x'.repeat(70 * 1024) });
     const response = await post(big).expect(413);
-    expect(response.body.error).toMatchObject({ code: 'request_too_large', type: 'invalid_request_error' });
+    expect(response.body.error).toMatchObject({
+      code: 'request_too_large',
+      type: 'invalid_request_error',
+    });
     expect(await api.count('checkout_sessions')).toBe(before);
   });
 
@@ -69,12 +72,17 @@ describe('HTTP-level errors share the envelope and carry a Request-Id', () => {
         },
       });
     } finally {
-      await api.dataSource.query('ALTER TABLE checkout_sessions_hidden RENAME TO checkout_sessions');
+      await api.dataSource.query(
+        'ALTER TABLE checkout_sessions_hidden RENAME TO checkout_sessions',
+      );
     }
   });
 
   it('sends no CORS headers on the API and no x-powered-by', async () => {
-    const response = await api.get(SESSIONS, merchant).set('Origin', 'https://evil.example').expect(200);
+    const response = await api
+      .get(SESSIONS, merchant)
+      .set('Origin', 'https://evil.example')
+      .expect(200);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
     expect(response.headers['x-powered-by']).toBeUndefined();
   });

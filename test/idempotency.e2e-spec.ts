@@ -14,7 +14,8 @@ describe('Idempotency on session creation', () => {
 
   afterAll(() => api.close());
 
-  const sessionsOf = (who: TestMerchant) => api.count('checkout_sessions', 'merchant_id = $1', [who.id]);
+  const sessionsOf = (who: TestMerchant) =>
+    api.count('checkout_sessions', 'merchant_id = $1', [who.id]);
 
   it('replays the stored response for the same key and body', async () => {
     const key = 'replay-' + Date.now();
@@ -25,7 +26,9 @@ describe('Idempotency on session creation', () => {
     expect(again.body).toEqual(first.body);
     // Key order in the body does not make it a different request.
     const reordered = Object.fromEntries(Object.entries(body).reverse());
-    const third = await api.post(SESSIONS, merchant, reordered, { 'Idempotency-Key': key }).expect(201);
+    const third = await api
+      .post(SESSIONS, merchant, reordered, { 'Idempotency-Key': key })
+      .expect(201);
     expect(third.body.id).toBe(first.body.id);
     expect(await api.count('checkout_sessions', 'id = $1', [first.body.id])).toBe(1);
   });
@@ -49,7 +52,9 @@ describe('Idempotency on session creation', () => {
     const key = 'concurrent-' + Date.now();
     const before = await sessionsOf(merchant);
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => api.post(SESSIONS, merchant, body, { 'Idempotency-Key': key })),
+      Array.from({ length: 20 }, () =>
+        api.post(SESSIONS, merchant, body, { 'Idempotency-Key': key }),
+      ),
     );
     expect(await sessionsOf(merchant)).toBe(before + 1);
     const created = responses.filter((response) => response.status === 201);
@@ -81,14 +86,21 @@ describe('Idempotency on session creation', () => {
       .post(SESSIONS, merchant, { ...body, network: 'BASE' }, { 'Idempotency-Key': key })
       .expect(422);
     const fixed = await api
-      .post(SESSIONS, merchant, { ...body, network: 'BASE', currency: 'USDC' }, { 'Idempotency-Key': key })
+      .post(
+        SESSIONS,
+        merchant,
+        { ...body, network: 'BASE', currency: 'USDC' },
+        { 'Idempotency-Key': key },
+      )
       .expect(201);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('stores the key in the same transaction as the session', async () => {
     const key = 'atomic-' + Date.now();
-    const { body: session } = await api.post(SESSIONS, merchant, body, { 'Idempotency-Key': key }).expect(201);
+    const { body: session } = await api
+      .post(SESSIONS, merchant, body, { 'Idempotency-Key': key })
+      .expect(201);
     const rows = await api.dataSource.query(
       `SELECT response_status, response_body->>'id' AS id, extract(epoch FROM expires_at - created_at)::int AS retention_seconds
          FROM idempotency_keys WHERE merchant_id = $1 AND idempotency_key = $2`,

@@ -25,13 +25,19 @@ describe('Checkout sessions: list', () => {
     // 25 sessions, alternating networks; created in order so the newest is last.
     for (let i = 0; i < 25; i++) {
       const network = i % 2 === 0 ? 'TRON' : 'ETHEREUM';
-      const { body: created } = await api.post(SESSIONS, merchant, body(network, 'USDT', `r${i}`)).expect(201);
+      const { body: created } = await api
+        .post(SESSIONS, merchant, body(network, 'USDT', `r${i}`))
+        .expect(201);
       ids.push(created.id);
     }
     await api.post(SESSIONS, other, body('TRON')).expect(201);
     // Give sessions distinct statuses and creation times to filter on.
-    await api.dataSource.query(`UPDATE checkout_sessions SET status = 'Paid' WHERE id = ANY($1)`, [ids.slice(0, 3)]);
-    await api.dataSource.query(`UPDATE checkout_sessions SET status = 'Expired' WHERE id = $1`, [ids[3]]);
+    await api.dataSource.query(`UPDATE checkout_sessions SET status = 'Paid' WHERE id = ANY($1)`, [
+      ids.slice(0, 3),
+    ]);
+    await api.dataSource.query(`UPDATE checkout_sessions SET status = 'Expired' WHERE id = $1`, [
+      ids[3],
+    ]);
     await api.dataSource.query(
       `UPDATE checkout_sessions SET created_at = '2026-01-01T00:00:00Z' WHERE id = ANY($1)`,
       [ids.slice(0, 2)],
@@ -45,9 +51,7 @@ describe('Checkout sessions: list', () => {
   it('returns a bare array, newest first, 20 by default, with X-Total-Count and Link', async () => {
     const response = await api.get(SESSIONS, merchant).expect(200);
     expect(Array.isArray(response.body)).toBe(true);
-    expect(response.body.map((s: { id: string }) => s.id)).toEqual(
-      newestFirst().slice(0, 20),
-    );
+    expect(response.body.map((s: { id: string }) => s.id)).toEqual(newestFirst().slice(0, 20));
     expect(response.headers['x-total-count']).toBe('25');
     expect(response.headers.link).toBe(
       [
@@ -59,7 +63,7 @@ describe('Checkout sessions: list', () => {
     expect(response.body[0]).toHaveProperty('transactions', []);
   });
 
-  it('never lists another merchant\'s sessions', async () => {
+  it("never lists another merchant's sessions", async () => {
     const { body: theirs } = await api.get(SESSIONS, other).expect(200);
     expect(theirs).toHaveLength(1);
     const { body: all } = await api.get(`${SESSIONS}?page_size=100`, merchant).expect(200);
@@ -83,9 +87,13 @@ describe('Checkout sessions: list', () => {
   });
 
   it('links prev and next from a middle page', async () => {
-    const response = await api.get(`${SESSIONS}?page=2&page_size=10&network=TRON`, merchant).expect(200);
+    const response = await api
+      .get(`${SESSIONS}?page=2&page_size=10&network=TRON`, merchant)
+      .expect(200);
     expect(response.headers['x-total-count']).toBe('13');
-    expect(response.headers.link).toContain('<\/v1/checkout/sessions?network=TRON&page=1&page_size=10>; rel="prev"');
+    expect(response.headers.link).toContain(
+      '</v1/checkout/sessions?network=TRON&page=1&page_size=10>; rel="prev"',
+    );
     expect(response.headers.link).toContain('rel="last"');
     expect(response.headers.link).not.toContain('rel="next"');
   });
@@ -127,20 +135,27 @@ describe('Checkout sessions: list', () => {
   });
 
   it('filters by network', async () => {
-    const { body: items } = await api.get(`${SESSIONS}?network=ETHEREUM&page_size=100`, merchant).expect(200);
+    const { body: items } = await api
+      .get(`${SESSIONS}?network=ETHEREUM&page_size=100`, merchant)
+      .expect(200);
     expect(items).toHaveLength(12);
     expect(items.every((s: { network: string }) => s.network === 'ETHEREUM')).toBe(true);
   });
 
   it('filters by creation time, both bounds exclusive', async () => {
-    const after = await api.get(`${SESSIONS}?created_after=2026-01-01T00:00:00Z&page_size=100`, merchant).expect(200);
+    const after = await api
+      .get(`${SESSIONS}?created_after=2026-01-01T00:00:00Z&page_size=100`, merchant)
+      .expect(200);
     expect(after.body).toHaveLength(23);
     const before = await api
       .get(`${SESSIONS}?created_before=2026-01-01T00:00:01%2B00:00`, merchant)
       .expect(200);
     expect(before.body.map((s: { id: string }) => s.id).sort()).toEqual(ids.slice(0, 2).sort());
     const window = await api
-      .get(`${SESSIONS}?created_after=2025-12-31T23:59:59Z&created_before=2026-01-01T00:00:00Z`, merchant)
+      .get(
+        `${SESSIONS}?created_after=2025-12-31T23:59:59Z&created_before=2026-01-01T00:00:00Z`,
+        merchant,
+      )
       .expect(200);
     expect(window.body).toHaveLength(0);
   });
@@ -165,11 +180,15 @@ describe('Checkout sessions: list', () => {
     expect(byHash.body.map((s: { id: string }) => s.id)).toEqual([ids[5]]);
   });
 
-  it('search never reaches another merchant\'s sessions', async () => {
+  it("search never reaches another merchant's sessions", async () => {
     const { body: theirs } = await api.get(SESSIONS, other).expect(200);
-    const { body: found } = await api.get(`${SESSIONS}?search_text=${theirs[0].id}`, merchant).expect(200);
+    const { body: found } = await api
+      .get(`${SESSIONS}?search_text=${theirs[0].id}`, merchant)
+      .expect(200);
     expect(found).toEqual([]);
-    const byAddress = await api.get(`${SESSIONS}?search_text=${theirs[0].pay_address}`, merchant).expect(200);
+    const byAddress = await api
+      .get(`${SESSIONS}?search_text=${theirs[0].pay_address}`, merchant)
+      .expect(200);
     expect(byAddress.body).toEqual([]);
   });
 

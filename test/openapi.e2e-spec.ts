@@ -14,7 +14,9 @@ describe('OpenAPI document', () => {
   afterAll(() => api.close());
 
   it('matches the committed docs/openapi.json (run `npm run openapi` after changing the API)', () => {
-    const committed = JSON.parse(readFileSync(join(__dirname, '..', 'docs', 'openapi.json'), 'utf8'));
+    const committed = JSON.parse(
+      readFileSync(join(__dirname, '..', 'docs', 'openapi.json'), 'utf8'),
+    );
     expect(JSON.parse(JSON.stringify(buildOpenApiDocument(api.app)))).toEqual(committed);
   });
 
@@ -30,11 +32,23 @@ describe('OpenAPI document', () => {
 
   it('documents auth, every operation id and the error envelope', () => {
     const document = buildOpenApiDocument(api.app);
-    expect(document.components?.securitySchemes?.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components?.securitySchemes?.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
     const operations = Object.values(document.paths).flatMap((path) => Object.values(path));
     const ids = operations.map((operation) => (operation as { operationId: string }).operationId);
-    expect(ids).toEqual(expect.arrayContaining(['createCheckoutSession', 'listCheckoutSessions', 'getCheckoutSession']));
-    for (const operation of operations as Array<{ responses: Record<string, unknown>; security?: unknown }>) {
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'createCheckoutSession',
+        'listCheckoutSessions',
+        'getCheckoutSession',
+      ]),
+    );
+    for (const operation of operations as Array<{
+      responses: Record<string, unknown>;
+      security?: unknown;
+    }>) {
       expect(operation.security).toEqual([{ bearer: [] }]);
       expect(operation.responses['401']).toBeDefined();
     }

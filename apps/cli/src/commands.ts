@@ -10,7 +10,8 @@ export class UsageError extends Error {}
 
 function required(options: Options, name: string): string {
   const value = options[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required.`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required.`);
   return value.trim();
 }
 
@@ -19,7 +20,13 @@ function httpUrl(value: string, name: string): string {
   return value;
 }
 
-function merchantView(merchant: { id: string; kind: string; name: string; logoUrl: string | null; createdAt: Date }) {
+function merchantView(merchant: {
+  id: string;
+  kind: string;
+  name: string;
+  logoUrl: string | null;
+  createdAt: Date;
+}) {
   return {
     merchant_id: merchant.id,
     kind: merchant.kind,
@@ -34,7 +41,8 @@ export const COMMANDS: Record<string, Command> = {
   'merchants:create': async (app, options) => {
     const name = required(options, 'name');
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
-    const logoUrl = typeof options['logo-url'] === 'string' ? httpUrl(options['logo-url'], 'logo-url') : null;
+    const logoUrl =
+      typeof options['logo-url'] === 'string' ? httpUrl(options['logo-url'], 'logo-url') : null;
     const merchant = await app.get(MerchantsService).create({
       name,
       kind: options.psp ? 'psp' : 'direct',
@@ -52,7 +60,12 @@ export const COMMANDS: Record<string, Command> = {
       throw new UsageError(`No merchant ${merchantId}.`);
     }
     const key = await app.get(ApiKeysService).create(merchantId);
-    return { merchant_id: merchantId, api_key_id: key.id, api_key: key.api_key, livemode: key.livemode };
+    return {
+      merchant_id: merchantId,
+      api_key_id: key.id,
+      api_key: key.api_key,
+      livemode: key.livemode,
+    };
   },
 
   'keys:list': async (app, options) => {

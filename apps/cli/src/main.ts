@@ -40,7 +40,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  const usage =
+    error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   console.error(usage ? `${(error as Error).message}\n\n${USAGE}` : error);
   process.exit(usage ? 2 : 1);
 });

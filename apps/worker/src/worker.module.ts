@@ -15,7 +15,10 @@ import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
     DatabaseModule,
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ url: config.redisUrl, prefix: `payments:${config.env}` }),
+      useFactory: (config: AppConfig) => ({
+        url: config.redisUrl,
+        prefix: `payments:${config.env}`,
+      }),
     }),
     BullModule.registerQueue({ name: QUEUES.maintenance }),
     CheckoutModule,

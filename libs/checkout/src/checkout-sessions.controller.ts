@@ -40,10 +40,12 @@ export class CheckoutSessionsController {
   })
   @ApiCreatedResponse({
     type: CheckoutSessionDto,
-    description: 'The session was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
+    description:
+      'The session was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
     headers: {
       [IDEMPOTENT_REPLAYED_HEADER]: {
-        description: '"true" when this is the stored response of an earlier request with the same key.',
+        description:
+          '"true" when this is the stored response of an earlier request with the same key.',
         schema: { type: 'string', enum: ['true'] },
       },
     },
@@ -72,8 +74,14 @@ export class CheckoutSessionsController {
   @ApiOkResponse({
     type: [CheckoutSessionDto],
     headers: {
-      'X-Total-Count': { description: 'Sessions matching the filters.', schema: { type: 'integer' } },
-      Link: { description: 'RFC 8288 links to the first, prev, next and last pages.', schema: { type: 'string' } },
+      'X-Total-Count': {
+        description: 'Sessions matching the filters.',
+        schema: { type: 'integer' },
+      },
+      Link: {
+        description: 'RFC 8288 links to the first, prev, next and last pages.',
+        schema: { type: 'string' },
+      },
     },
   })
   @ApiErrorResponses(400, 401, 429)

@@ -30,10 +30,12 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
-        // Another process created it between our check and our CREATE.
-        if (error.code !== '42P04' && error.code !== '23505') throw error;
-      });
+      await client
+        .query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`)
+        .catch((error: { code?: string }) => {
+          // Another process created it between our check and our CREATE.
+          if (error.code !== '42P04' && error.code !== '23505') throw error;
+        });
     }
   } finally {
     await client.end();

@@ -39,7 +39,9 @@ export class IdempotencyService {
     }
     assertValidKey(request.key);
     const scope = { merchantId: request.merchantId, key: request.key, endpoint: request.endpoint };
-    const requestHash = createHash('sha256').update(canonicalJson(request.fingerprint)).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(canonicalJson(request.fingerprint))
+      .digest('hex');
 
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.keys.tryLock(manager, scope))) throw inProgress();

@@ -13,14 +13,22 @@ export class MaintenanceScheduler implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const options = { removeOnComplete: true, removeOnFail: 100 };
-    await this.queue.add(MAINTENANCE_JOBS.refillPayAddresses, {}, {
-      ...options,
-      repeat: { every: EVERY_10_SECONDS },
-    });
-    await this.queue.add(MAINTENANCE_JOBS.purgeIdempotencyKeys, {}, {
-      ...options,
-      repeat: { every: EVERY_HOUR },
-    });
+    await this.queue.add(
+      MAINTENANCE_JOBS.refillPayAddresses,
+      {},
+      {
+        ...options,
+        repeat: { every: EVERY_10_SECONDS },
+      },
+    );
+    await this.queue.add(
+      MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      {},
+      {
+        ...options,
+        repeat: { every: EVERY_HOUR },
+      },
+    );
     // Fill the pool right away instead of waiting for the first tick.
     await this.queue.add(MAINTENANCE_JOBS.refillPayAddresses, {}, options);
   }

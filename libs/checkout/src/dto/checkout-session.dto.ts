@@ -7,7 +7,10 @@ export class SessionTransactionDto {
   @ApiProperty({ description: 'Amount transferred, decimal string.', example: '49.99' })
   amount: string;
 
-  @ApiProperty({ description: 'When the transfer was first seen (ISO 8601, UTC).', example: '2026-11-22T10:15:03.000Z' })
+  @ApiProperty({
+    description: 'When the transfer was first seen (ISO 8601, UTC).',
+    example: '2026-11-22T10:15:03.000Z',
+  })
   created_at: string;
 
   @ApiProperty({ enum: NETWORK_NAMES, example: 'TRON' })
@@ -15,7 +18,8 @@ export class SessionTransactionDto {
 
   @ApiProperty({
     enum: SESSION_TRANSACTION_STATUSES,
-    description: '`Pending`: seen, not yet enough confirmations. `Confirmed`: counted. `Reverted`: dropped by a reorg.',
+    description:
+      '`Pending`: seen, not yet enough confirmations. `Confirmed`: counted. `Reverted`: dropped by a reorg.',
     example: 'Confirmed',
   })
   status: string;
@@ -35,14 +39,18 @@ export class SessionPricingDto {
   currency: string;
 
   @ApiProperty({
-    description: 'Settlement-currency units per one unit of the pricing currency, 8 fractional digits.',
+    description:
+      'Settlement-currency units per one unit of the pricing currency, 8 fractional digits.',
     example: '1.00000000',
   })
   exchange_rate: string;
 }
 
 export class CheckoutSessionDto {
-  @ApiProperty({ description: 'Session id, `cs_` + 22 characters.', example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa' })
+  @ApiProperty({
+    description: 'Session id, `cs_` + 22 characters.',
+    example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa',
+  })
   id: string;
 
   @ApiProperty({
@@ -67,13 +75,22 @@ export class CheckoutSessionDto {
   @ApiProperty({ description: 'Amount to pay in `currency`, decimal string.', example: '49.99' })
   amount: string;
 
-  @ApiProperty({ description: 'Confirmed amount received so far (may exceed `amount`).', example: '0' })
+  @ApiProperty({
+    description: 'Confirmed amount received so far (may exceed `amount`).',
+    example: '0',
+  })
   amount_received: string;
 
-  @ApiProperty({ description: 'Service fee on the amount received; "0" until a payment is confirmed.', example: '0' })
+  @ApiProperty({
+    description: 'Service fee on the amount received; "0" until a payment is confirmed.',
+    example: '0',
+  })
   fee_amount: string;
 
-  @ApiProperty({ description: 'amount_received - fee_amount: what your balance is credited.', example: '0' })
+  @ApiProperty({
+    description: 'amount_received - fee_amount: what your balance is credited.',
+    example: '0',
+  })
   net_amount: string;
 
   @ApiProperty({ enum: CURRENCIES, example: 'USDT' })
@@ -82,7 +99,11 @@ export class CheckoutSessionDto {
   @ApiProperty({ enum: NETWORK_NAMES, example: 'TRON' })
   network: string;
 
-  @ApiProperty({ enum: CHAIN_FAMILIES, description: 'Address and transaction format: `EVM` or `TRON`.', example: 'TRON' })
+  @ApiProperty({
+    enum: CHAIN_FAMILIES,
+    description: 'Address and transaction format: `EVM` or `TRON`.',
+    example: 'TRON',
+  })
   chain_family: string;
 
   @ApiProperty({
@@ -98,7 +119,8 @@ export class CheckoutSessionDto {
   pay_address: string;
 
   @ApiProperty({
-    description: 'A public RPC endpoint of the network, for wallets that watch the payment themselves.',
+    description:
+      'A public RPC endpoint of the network, for wallets that watch the payment themselves.',
     example: 'https://nile.trongrid.io',
     format: 'uri',
   })
@@ -107,13 +129,28 @@ export class CheckoutSessionDto {
   @ApiProperty({ type: SessionPricingDto })
   pricing: SessionPricingDto;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Your reference, or null.', example: 'order_1042' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Your reference, or null.',
+    example: 'order_1042',
+  })
   client_reference_id: string | null;
 
-  @ApiProperty({ type: String, nullable: true, format: 'uri', example: 'https://shop.example.com/orders/1042/thanks' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'uri',
+    example: 'https://shop.example.com/orders/1042/thanks',
+  })
   success_url: string | null;
 
-  @ApiProperty({ type: String, nullable: true, format: 'uri', example: 'https://shop.example.com/cart' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'uri',
+    example: 'https://shop.example.com/cart',
+  })
   cancel_url: string | null;
 
   @ApiProperty({ description: 'Name shown on the hosted page.', example: 'Acme Shop' })
@@ -139,9 +176,15 @@ export class CheckoutSessionDto {
   @ApiProperty({ description: 'ISO 8601, UTC.', example: '2026-11-22T10:00:00.000Z' })
   created_at: string;
 
-  @ApiProperty({ description: 'ISO 8601, UTC. Payments after this are still recorded and credited.', example: '2026-11-22T11:00:00.000Z' })
+  @ApiProperty({
+    description: 'ISO 8601, UTC. Payments after this are still recorded and credited.',
+    example: '2026-11-22T11:00:00.000Z',
+  })
   expires_at: string;
 
-  @ApiProperty({ type: [SessionTransactionDto], description: 'Transfers detected for this session, in chain order.' })
+  @ApiProperty({
+    type: [SessionTransactionDto],
+    description: 'Transfers detected for this session, in chain order.',
+  })
   transactions: SessionTransactionDto[];
 }

@@ -23,17 +23,23 @@ export class CreateCheckoutSessionDto {
     example: 'USD',
   })
   @IsString({ message: 'pricing_currency must be a currency code such as "USD".' })
-  @Matches(/^[A-Z]{3,5}$/, { message: 'pricing_currency must be an upper-case code such as "USD".' })
+  @Matches(/^[A-Z]{3,5}$/, {
+    message: 'pricing_currency must be an upper-case code such as "USD".',
+  })
   pricing_currency: string;
 
-  @ApiProperty({ enum: CURRENCIES, description: 'Stablecoin the customer pays in.', example: 'USDT' })
+  @ApiProperty({
+    enum: CURRENCIES,
+    description: 'Stablecoin the customer pays in.',
+    example: 'USDT',
+  })
   @IsIn(CURRENCIES, { message: `currency must be one of ${CURRENCIES.join(', ')}.` })
   currency: Currency;
 
   @ApiProperty({
     enum: NETWORK_NAMES,
     description:
-      'Network the customer pays on. The sandbox uses each network\'s testnet, production its mainnet. ' +
+      "Network the customer pays on. The sandbox uses each network's testnet, production its mainnet. " +
       'Not every currency exists on every network: an unsupported pair is a 422 `unsupported_network_currency`.',
     example: 'TRON',
   })
@@ -41,7 +47,8 @@ export class CreateCheckoutSessionDto {
   network: NetworkName;
 
   @ApiPropertyOptional({
-    description: 'Your own reference (order id), echoed back and shown to support. Up to 255 characters.',
+    description:
+      'Your own reference (order id), echoed back and shown to support. Up to 255 characters.',
     example: 'order_1042',
     maxLength: 255,
   })
@@ -51,7 +58,8 @@ export class CreateCheckoutSessionDto {
   client_reference_id?: string;
 
   @ApiPropertyOptional({
-    description: 'Where the hosted page sends the customer after payment. http(s) only, up to 2048 characters.',
+    description:
+      'Where the hosted page sends the customer after payment. http(s) only, up to 2048 characters.',
     example: 'https://shop.example.com/orders/1042/thanks',
     format: 'uri',
     maxLength: 2048,
@@ -63,7 +71,8 @@ export class CreateCheckoutSessionDto {
   success_url?: string;
 
   @ApiPropertyOptional({
-    description: 'Where the hosted page sends the customer who leaves without paying. http(s) only.',
+    description:
+      'Where the hosted page sends the customer who leaves without paying. http(s) only.',
     example: 'https://shop.example.com/cart',
     format: 'uri',
     maxLength: 2048,

@@ -21,7 +21,8 @@ export class ListCheckoutSessionsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({
     enum: SESSION_STATUSES,
     isArray: true,
-    description: 'Only these statuses; repeat the parameter for several (`status=Paid&status=Underpaid`).',
+    description:
+      'Only these statuses; repeat the parameter for several (`status=Paid&status=Underpaid`).',
     example: ['Paid'],
   })
   @IsOptional()

@@ -34,7 +34,9 @@ export class StaticExchangeRates implements ExchangeRateProvider {
     this.rates = new Map();
     for (const [currency, rate] of Object.entries(table)) {
       if (!/^[A-Z]{3,5}$/.test(currency) || !RATE_SHAPE.test(rate) || new Decimal(rate).isZero()) {
-        throw new Error(`FX_RATES_FILE: bad rate ${JSON.stringify(currency)}: ${JSON.stringify(rate)}`);
+        throw new Error(
+          `FX_RATES_FILE: bad rate ${JSON.stringify(currency)}: ${JSON.stringify(rate)}`,
+        );
       }
       this.rates.set(currency, new Decimal(rate));
     }

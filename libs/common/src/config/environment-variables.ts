@@ -83,7 +83,13 @@ export class EnvironmentVariables {
 }
 
 // Production must be told where everything is; the sandbox may fall back to local defaults.
-const REQUIRED_IN_PRODUCTION = ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'HD_EVM_XPUB', 'HD_TRON_XPUB'] as const;
+const REQUIRED_IN_PRODUCTION = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'PUBLIC_URL',
+  'HD_EVM_XPUB',
+  'HD_TRON_XPUB',
+] as const;
 
 export class ConfigurationError extends Error {}
 

@@ -5,7 +5,10 @@ export function exitOnConfigurationError<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (!(error instanceof ConfigurationError) && !/^(NETWORKS_FILE|FX_RATES_FILE|HD_)/.test((error as Error).message)) {
+    if (
+      !(error instanceof ConfigurationError) &&
+      !/^(NETWORKS_FILE|FX_RATES_FILE|HD_)/.test((error as Error).message)
+    ) {
       throw error;
     }
     console.error((error as Error).message);

@@ -33,13 +33,19 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, { message: string; param?: str
     param: 'pricing_amount',
   },
   [ErrorCode.ParameterMissing]: { message: 'network is required.', param: 'network' },
-  [ErrorCode.AuthenticationFailed]: { message: 'Invalid API key: unknown or revoked.', param: 'Authorization' },
+  [ErrorCode.AuthenticationFailed]: {
+    message: 'Invalid API key: unknown or revoked.',
+    param: 'Authorization',
+  },
   [ErrorCode.EnvironmentMismatch]: {
     message: 'A production key (sk_live_) was sent to the sandbox. Use an sk_test_ key.',
     param: 'Authorization',
   },
   [ErrorCode.PermissionDenied]: { message: 'Only PSP accounts may use X-Sub-Merchant-Code.' },
-  [ErrorCode.ResourceMissing]: { message: "No such checkout session: 'cs_3kTMd9Q2xLp8RvB1nY7cZa'.", param: 'id' },
+  [ErrorCode.ResourceMissing]: {
+    message: "No such checkout session: 'cs_3kTMd9Q2xLp8RvB1nY7cZa'.",
+    param: 'id',
+  },
   [ErrorCode.IdempotencyKeyReused]: {
     message: 'This Idempotency-Key was already used with a different request.',
     param: 'Idempotency-Key',

@@ -21,7 +21,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception, path: request.path }, 'Unhandled error');
     }
     const spec = ERROR_CODE_SPECS[apiException.code];
-    for (const [name, value] of Object.entries(apiException.headers)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(apiException.headers))
+      response.setHeader(name, value);
     response.status(spec.status).json({
       error: {
         type: spec.type,

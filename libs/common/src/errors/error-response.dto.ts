@@ -15,13 +15,15 @@ export class ErrorBodyDto {
   message: string;
 
   @ApiPropertyOptional({
-    description: 'The request parameter, header or body field the error is about, when there is one.',
+    description:
+      'The request parameter, header or body field the error is about, when there is one.',
     example: 'pricing_amount',
   })
   param?: string;
 
   @ApiProperty({
-    description: 'Identifier of the request, also sent in the `Request-Id` header. Quote it to support.',
+    description:
+      'Identifier of the request, also sent in the `Request-Id` header. Quote it to support.',
     example: 'req_5kJ2bQ9x0aZ1cD3eF4gH6i',
   })
   request_id: string;

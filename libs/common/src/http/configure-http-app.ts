@@ -33,9 +33,13 @@ function translateBodyParserErrors(
 ): void {
   switch (error?.type) {
     case 'entity.parse.failed':
-      return next(new ApiException(ErrorCode.ParameterInvalid, 'The request body is not valid JSON.'));
+      return next(
+        new ApiException(ErrorCode.ParameterInvalid, 'The request body is not valid JSON.'),
+      );
     case 'entity.too.large':
-      return next(new ApiException(ErrorCode.RequestTooLarge, 'The request body is larger than 64 kB.'));
+      return next(
+        new ApiException(ErrorCode.RequestTooLarge, 'The request body is larger than 64 kB.'),
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return next(new ApiException(ErrorCode.UnsupportedMediaType, 'Send the body as UTF-8 JSON.'));

@@ -2,7 +2,10 @@ import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { ApiException } from '../errors/api.exception';
 import { ErrorCode } from '../errors/error-code';
 
-function firstLeaf(error: ValidationError, path: string[] = []): { error: ValidationError; path: string[] } {
+function firstLeaf(
+  error: ValidationError,
+  path: string[] = [],
+): { error: ValidationError; path: string[] } {
   const here = [...path, error.property];
   if (error.constraints || !error.children?.length) return { error, path: here };
   return firstLeaf(error.children[0], here);

@@ -40,7 +40,12 @@ describe('describeAmountProblem', () => {
           const text = scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
           const formatted = formatAmount(text);
           expect(formatted).not.toMatch(/e|E/);
-          expect(BigInt(formatted.replace('.', '') + '0'.repeat(scale - (formatted.split('.')[1] ?? '').length))).toBe(units);
+          expect(
+            BigInt(
+              formatted.replace('.', '') +
+                '0'.repeat(scale - (formatted.split('.')[1] ?? '').length),
+            ),
+          ).toBe(units);
         },
       ),
     );

@@ -14,7 +14,8 @@ export interface DecimalShape {
 
 /** Why a string is not an acceptable amount, or null when it is. */
 export function describeAmountProblem(value: unknown, shape: DecimalShape): string | null {
-  if (typeof value !== 'string') return 'must be a decimal string such as "10.50", not a JSON number';
+  if (typeof value !== 'string')
+    return 'must be a decimal string such as "10.50", not a JSON number';
   if (!PLAIN_DECIMAL.test(value)) return 'must be a plain decimal string such as "10.50"';
   const [integer, fraction = ''] = value.split('.');
   if (integer.length > shape.maxIntegerDigits) {

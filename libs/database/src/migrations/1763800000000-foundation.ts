@@ -130,7 +130,9 @@ export class Foundation1763800000000 implements MigrationInterface {
         expires_at       timestamptz NOT NULL,
         PRIMARY KEY (merchant_id, idempotency_key, endpoint)
       )`);
-    await queryRunner.query(`CREATE INDEX idempotency_keys_expires_idx ON idempotency_keys (expires_at)`);
+    await queryRunner.query(
+      `CREATE INDEX idempotency_keys_expires_idx ON idempotency_keys (expires_at)`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

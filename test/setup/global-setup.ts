@@ -1,8 +1,9 @@
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../libs/database/src/migrate';
-import { TEST_DATABASE_URL } from './test-database';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-database';
 
-/** Drops and recreates the test database, then applies every migration, once per test run. */
+/** Recreates the test database from migrations and empties the test Redis, once per test run. */
 export default async function globalSetup(): Promise<void> {
   const target = new URL(TEST_DATABASE_URL);
   const name = target.pathname.slice(1);
@@ -16,4 +17,7 @@ export default async function globalSetup(): Promise<void> {
     await client.end();
   }
   await migrateDatabase(TEST_DATABASE_URL);
+  const redis = new Redis(TEST_REDIS_URL);
+  await redis.flushdb();
+  redis.disconnect();
 }

@@ -1,10 +1,15 @@
-import { TEST_DATABASE_URL, TEST_HD_EVM_XPUB, TEST_HD_TRON_XPUB } from './test-database';
+import {
+  TEST_DATABASE_URL,
+  TEST_HD_EVM_XPUB,
+  TEST_HD_TRON_XPUB,
+  TEST_REDIS_URL,
+} from './test-database';
 
 // Every suite runs against the sandbox configuration on the test database.
 Object.assign(process.env, {
   APP_ENV: 'sandbox',
   DATABASE_URL: TEST_DATABASE_URL,
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
   PUBLIC_URL: 'https://pay.test.example',
   HD_EVM_XPUB: TEST_HD_EVM_XPUB,
   HD_TRON_XPUB: TEST_HD_TRON_XPUB,

@@ -1,0 +1,73 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Queue } from 'bull';
+import { DataSource } from 'typeorm';
+import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { POOL_TARGET_SIZE } from '@app/checkout';
+import { WorkerModule } from '../apps/worker/src/worker.module';
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('Worker (real Redis and Bull)', () => {
+  let worker: INestApplicationContext;
+  let dataSource: DataSource;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+    dataSource = worker.get(DataSource);
+    queue = worker.get<Queue>(getQueueToken(QUEUES.maintenance));
+  });
+
+  afterAll(() => worker.close());
+
+  const unclaimed = async (family: string) => {
+    const rows: Array<{ count: string }> = await dataSource.query(
+      `SELECT count(*) AS count FROM pay_addresses WHERE chain_family = $1 AND claimed_at IS NULL`,
+      [family],
+    );
+    return Number(rows[0].count);
+  };
+
+  it('schedules its repeatable jobs once', async () => {
+    const repeatable = await queue.getRepeatableJobs();
+    expect(repeatable.map((job) => job.name).sort()).toEqual([
+      MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      MAINTENANCE_JOBS.refillPayAddresses,
+    ]);
+  });
+
+  it('fills the pay-address pool of every chain family on start', async () => {
+    await waitFor(
+      async () =>
+        (await unclaimed('EVM')) >= POOL_TARGET_SIZE &&
+        (await unclaimed('TRON')) >= POOL_TARGET_SIZE,
+      20_000,
+    );
+  });
+
+  it('purges expired idempotency keys and keeps live ones', async () => {
+    await dataSource.query(
+      `INSERT INTO merchants (id, kind, name) VALUES ('mer_worker_test', 'direct', 'W') ON CONFLICT DO NOTHING`,
+    );
+    await dataSource.query(
+      `INSERT INTO idempotency_keys (merchant_id, idempotency_key, endpoint, request_hash, response_status, response_body, expires_at)
+       VALUES ('mer_worker_test', 'old', 'POST /x', 'h', 201, '{}', now() - interval '1 minute'),
+              ('mer_worker_test', 'live', 'POST /x', 'h', 201, '{}', now() + interval '1 hour')`,
+    );
+    const job = await queue.add(MAINTENANCE_JOBS.purgeIdempotencyKeys, {});
+    await job.finished();
+    const keys: Array<{ idempotency_key: string }> = await dataSource.query(
+      `SELECT idempotency_key FROM idempotency_keys WHERE merchant_id = 'mer_worker_test'`,
+    );
+    expect(keys.map((row) => row.idempotency_key)).toEqual(['live']);
+  });
+});

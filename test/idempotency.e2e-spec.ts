@@ -1,3 +1,4 @@
+import { IdempotencyService } from '@app/idempotency';
 import { TestApi, TestMerchant } from './support/test-app';
 
 const SESSIONS = '/v1/checkout/sessions';
@@ -118,6 +119,19 @@ describe('Idempotency on session creation', () => {
     );
     const second = await api.post(SESSIONS, merchant, body, { 'Idempotency-Key': key }).expect(201);
     expect(second.body.id).not.toBe(first.body.id);
+  });
+
+  it('purges exactly the expired keys, in batches', async () => {
+    await api.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`);
+    await api.dataSource.query(
+      `INSERT INTO idempotency_keys (merchant_id, idempotency_key, endpoint, request_hash, response_status, response_body, expires_at)
+       SELECT $1, 'purge-' || n, 'POST /x', 'h', 201, '{}', now() - interval '1 second' FROM generate_series(1, 5) n`,
+      [merchant.id],
+    );
+    const live = await api.count('idempotency_keys', 'expires_at > now()');
+    expect(await api.app.get(IdempotencyService).purgeExpired(2)).toBe(5);
+    expect(await api.count('idempotency_keys', 'expires_at <= now()')).toBe(0);
+    expect(await api.count('idempotency_keys', 'expires_at > now()')).toBe(live);
   });
 
   it.each([

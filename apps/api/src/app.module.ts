@@ -9,6 +9,7 @@ import {
   createValidationPipe,
 } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { SubMerchantsModule } from '@app/sub-merchants';
 import { HealthModule } from './health/health.module';
 
 /** The HTTP API: domain modules plus the global guard, pipe and filter every route goes through. */
@@ -19,6 +20,7 @@ import { HealthModule } from './health/health.module';
     DatabaseModule,
     AuthModule,
     CheckoutModule,
+    SubMerchantsModule,
     HealthModule,
   ],
   providers: [

@@ -8,6 +8,7 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export class CheckoutSessionEntity {
   @PrimaryColumn('text') id: string;
   @Column('text', { name: 'merchant_id' }) merchantId: string;
+  @Column('text', { name: 'sub_merchant_id', nullable: true }) subMerchantId: string | null;
   @Column('boolean') livemode: boolean;
   @Column('text') status: SessionStatus;
   @Column('numeric', { precision: 38, scale: 18 }) amount: string;
@@ -56,6 +57,10 @@ export interface CheckoutSessionRecord {
   created_at: Date;
   expires_at: Date;
   transactions: SessionTransactionRecord[];
+  /** Joined from sub_merchants on reads; absent on freshly inserted rows. */
+  sub_merchant_code?: string | null;
+  sub_merchant_name?: string | null;
+  sub_merchant_logo_url?: string | null;
 }
 
 export interface SessionTransactionRecord {

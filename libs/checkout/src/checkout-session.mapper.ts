@@ -7,11 +7,10 @@ import { RATE_FRACTION_DIGITS } from './pricing/pricing.service';
 
 export const HOSTED_PAGE_PATH = '/checkout';
 
-/** Who the hosted page names: the merchant, or later its sub-merchant. */
-export interface SessionPresenter {
+/** The merchant that owns the session, as the hosted page presents it. */
+export interface SessionOwner {
   name: string;
   logoUrl: string | null;
-  subMerchantCode: string | null;
 }
 
 /** The one place a session row becomes the public object of spec section 2.1. */
@@ -26,7 +25,12 @@ export class CheckoutSessionMapper {
     return `${this.config.publicUrl}${HOSTED_PAGE_PATH}/${sessionId}`;
   }
 
-  toDto(row: CheckoutSessionRecord, presenter: SessionPresenter): CheckoutSessionDto {
+  /**
+   * A sub-merchant's session shows the sub-merchant's name, and its logo when it has one
+   * (else the PSP's), because the customer is paying the sub-merchant.
+   */
+  toDto(row: CheckoutSessionRecord, owner: SessionOwner): CheckoutSessionDto {
+    const subMerchantCode = row.sub_merchant_code ?? null;
     return {
       id: row.id,
       url: this.hostedPageUrl(row.id),
@@ -50,9 +54,9 @@ export class CheckoutSessionMapper {
       client_reference_id: row.client_reference_id,
       success_url: row.success_url,
       cancel_url: row.cancel_url,
-      merchant_name: presenter.name,
-      merchant_logo_url: presenter.logoUrl,
-      sub_merchant_code: presenter.subMerchantCode,
+      merchant_name: subMerchantCode ? (row.sub_merchant_name ?? owner.name) : owner.name,
+      merchant_logo_url: (subMerchantCode && row.sub_merchant_logo_url) || owner.logoUrl,
+      sub_merchant_code: subMerchantCode,
       created_at: new Date(row.created_at).toISOString(),
       expires_at: new Date(row.expires_at).toISOString(),
       transactions: row.transactions.map((transaction) => ({

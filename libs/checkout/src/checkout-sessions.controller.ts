@@ -12,6 +12,7 @@ import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
 import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@app/idempotency';
+import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
 import { CheckoutSessionsService } from './checkout-sessions.service';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
@@ -38,6 +39,15 @@ export class CheckoutSessionsController {
     description: 'Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours.',
     example: '0f8fad5b-d9cb-469f-a165-70867728950e',
   })
+  @ApiHeader({
+    name: SUB_MERCHANT_CODE_HEADER,
+    required: false,
+    description:
+      'PSP accounts only: create the session for this sub-merchant (it must be `active`). ' +
+      'A direct account sending it gets 403; an unknown code 400 `invalid_sub_merchant_code`; ' +
+      'a disabled one 422 `sub_merchant_disabled`.',
+    example: 'shop-042',
+  })
   @ApiCreatedResponse({
     type: CheckoutSessionDto,
     description:
@@ -50,14 +60,15 @@ export class CheckoutSessionsController {
       },
     },
   })
-  @ApiErrorResponses(400, 401, 409, 413, 422, 429)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateCheckoutSessionDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CheckoutSessionDto> {
-    const result = await this.sessions.create(merchant, body, idempotencyKey);
+    const result = await this.sessions.create(merchant, body, idempotencyKey, subMerchantCode);
     if (result.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
     response.status(result.response.status);
     return result.response.body;
@@ -69,7 +80,10 @@ export class CheckoutSessionsController {
     summary: 'List checkout sessions',
     description:
       'Your sessions, newest first, as a bare JSON array. `X-Total-Count` carries the number of ' +
-      'matching sessions and `Link` the first/prev/next/last pages (RFC 8288).',
+      'matching sessions and `Link` the first/prev/next/last pages (RFC 8288).\n\n' +
+      'PSP accounts: without `include_sub_merchants` or `sub_merchant_code` only your own sessions ' +
+      '(created without `X-Sub-Merchant-Code`) are listed; `include_sub_merchants=true` adds every ' +
+      "sub-merchant's; `sub_merchant_code=X` lists only X's (and wins over `include_sub_merchants`).",
   })
   @ApiOkResponse({
     type: [CheckoutSessionDto],
@@ -84,7 +98,7 @@ export class CheckoutSessionsController {
       },
     },
   })
-  @ApiErrorResponses(400, 401, 429)
+  @ApiErrorResponses(400, 401, 403, 429)
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListCheckoutSessionsQueryDto,

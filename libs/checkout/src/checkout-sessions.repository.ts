@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChainFamily } from '@app/chains';
+import { SubMerchantScope } from '@app/sub-merchants';
 import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
 
 export interface NewSessionRow {
   id: string;
   merchantId: string;
+  subMerchantId: string | null;
   livemode: boolean;
   amount: string;
   currency: string;
@@ -24,6 +26,7 @@ export interface NewSessionRow {
 
 export interface SessionListFilter {
   merchantId: string;
+  scope: SubMerchantScope;
   statuses?: SessionStatus[];
   network?: string;
   createdAfter?: Date;
@@ -36,16 +39,18 @@ export interface SessionListFilter {
 // Transactions travel with their session in one round trip, oldest first (chain order).
 const SESSION_PROJECTION = `
   s.*,
+  sm.code AS sub_merchant_code, sm.name AS sub_merchant_name, sm.logo_url AS sub_merchant_logo_url,
   COALESCE((
     SELECT json_agg(json_build_object(
              'amount', t.amount::text, 'created_at', t.created_at, 'network', t.network,
              'status', t.status, 'tx_hash', t.tx_hash)
            ORDER BY t.block_number, t.log_index)
       FROM session_transactions t WHERE t.session_id = s.id), '[]'::json) AS transactions`;
+const SESSION_SOURCE = `checkout_sessions s LEFT JOIN sub_merchants sm ON sm.id = s.sub_merchant_id`;
 
 const INSERT_COLUMNS = `id, merchant_id, livemode, status, amount, currency, network, chain_family,
   currency_contract, pricing_amount, pricing_currency, exchange_rate, client_reference_id,
-  success_url, cancel_url, expires_at, key_fingerprint`;
+  success_url, cancel_url, expires_at, key_fingerprint, sub_merchant_id`;
 
 function insertValues(row: NewSessionRow): unknown[] {
   return [
@@ -65,10 +70,11 @@ function insertValues(row: NewSessionRow): unknown[] {
     row.cancelUrl,
     row.lifetimeMinutes,
     row.keyFingerprint,
+    row.subMerchantId,
   ];
 }
 const INSERT_PLACEHOLDERS = `$1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-  now() + make_interval(mins => $15), $16`;
+  now() + make_interval(mins => $15), $16, $17`;
 
 @Injectable()
 export class CheckoutSessionsRepository {
@@ -106,7 +112,7 @@ export class CheckoutSessionsRepository {
   ): Promise<CheckoutSessionRecord> {
     const rows: CheckoutSessionRecord[] = await manager.query(
       `INSERT INTO checkout_sessions (${INSERT_COLUMNS}, pay_address, derivation_index)
-       VALUES (${INSERT_PLACEHOLDERS}, $17, $18)
+       VALUES (${INSERT_PLACEHOLDERS}, $18, $19)
        RETURNING *, '[]'::json AS transactions`,
       [...insertValues(row), payAddress, derivationIndex],
     );
@@ -116,7 +122,7 @@ export class CheckoutSessionsRepository {
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
   async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {
     const rows: CheckoutSessionRecord[] = await this.dataSource.query(
-      `SELECT ${SESSION_PROJECTION} FROM checkout_sessions s WHERE s.id = $1 AND s.merchant_id = $2`,
+      `SELECT ${SESSION_PROJECTION} FROM ${SESSION_SOURCE} WHERE s.id = $1 AND s.merchant_id = $2`,
       [id, merchantId],
     );
     return rows[0] ?? null;
@@ -127,6 +133,9 @@ export class CheckoutSessionsRepository {
     const params: unknown[] = [filter.merchantId];
     const where = ['s.merchant_id = $1'];
     const bind = (value: unknown) => `$${params.push(value)}`;
+    if (filter.scope.kind === 'own') where.push('s.sub_merchant_id IS NULL');
+    if (filter.scope.kind === 'one')
+      where.push(`s.sub_merchant_id = ${bind(filter.scope.subMerchantId)}`);
     if (filter.statuses?.length) where.push(`s.status = ANY(${bind(filter.statuses)}::text[])`);
     if (filter.network) where.push(`s.network = ${bind(filter.network)}`);
     if (filter.createdAfter) where.push(`s.created_at > ${bind(filter.createdAfter)}`);
@@ -138,7 +147,7 @@ export class CheckoutSessionsRepository {
     }
     const condition = where.join(' AND ');
     const filterParams = [...params];
-    const pageQuery = `SELECT ${SESSION_PROJECTION} FROM checkout_sessions s WHERE ${condition}
+    const pageQuery = `SELECT ${SESSION_PROJECTION} FROM ${SESSION_SOURCE} WHERE ${condition}
       ORDER BY s.created_at DESC, s.id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
     const [rows, counted]: [CheckoutSessionRecord[], Array<{ total: string }>] = await Promise.all([
       this.dataSource.query(pageQuery, params),

@@ -12,8 +12,9 @@ import {
 import { NetworkRegistry } from '@app/chains';
 import { AuthenticatedMerchant } from '@app/auth';
 import { IdempotencyService, IdempotentResult } from '@app/idempotency';
+import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { CheckoutSessionRecord } from './checkout-session.entity';
-import { CheckoutSessionMapper, SessionPresenter } from './checkout-session.mapper';
+import { CheckoutSessionMapper } from './checkout-session.mapper';
 import { CheckoutSessionsRepository, NewSessionRow } from './checkout-sessions.repository';
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
@@ -33,13 +34,16 @@ export class CheckoutSessionsService {
     private readonly sessions: CheckoutSessionsRepository,
     private readonly idempotency: IdempotencyService,
     private readonly mapper: CheckoutSessionMapper,
+    private readonly subMerchants: SubMerchantsService,
   ) {}
 
   async create(
     merchant: AuthenticatedMerchant,
     input: CreateCheckoutSessionDto,
     idempotencyKey: string | undefined,
+    subMerchantCode: string | undefined,
   ): Promise<IdempotentResult<CheckoutSessionDto>> {
+    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
     const network = this.networks.get(input.network);
     const token = this.networks.token(input.network, input.currency);
     if (!token) {
@@ -53,6 +57,7 @@ export class CheckoutSessionsService {
     const row: NewSessionRow = {
       id: newId(ID_PREFIX.checkoutSession),
       merchantId: merchant.merchantId,
+      subMerchantId: subMerchant?.id ?? null,
       livemode: this.config.livemode,
       amount: quote.amount.toFixed(),
       currency: input.currency,
@@ -68,17 +73,20 @@ export class CheckoutSessionsService {
       cancelUrl: input.cancel_url ?? null,
       lifetimeMinutes: this.config.sessionLifetimeMinutes,
     };
-    const presenter = this.presenterFor(merchant);
     return this.idempotency.execute(
       {
         merchantId: merchant.merchantId,
         key: idempotencyKey,
         endpoint: CREATE_SESSION_ENDPOINT,
-        fingerprint: { body: input },
+        // The header changes what is created, so a different sub-merchant is a different request.
+        fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
       },
       async (manager) => {
-        const created = await this.insertWithFreshAddress(manager, row);
-        return { status: 201, body: this.mapper.toDto(created, presenter) };
+        const created = withSubMerchant(
+          await this.insertWithFreshAddress(manager, row),
+          subMerchant,
+        );
+        return { status: 201, body: this.mapper.toDto(created, merchant) };
       },
     );
   }
@@ -97,7 +105,7 @@ export class CheckoutSessionsService {
   async get(merchant: AuthenticatedMerchant, id: string): Promise<CheckoutSessionDto> {
     const row = await this.sessions.findForMerchant(merchant.merchantId, id);
     if (!row) throw ApiException.notFound('checkout session', id);
-    return this.mapper.toDto(row, this.presenterFor(merchant));
+    return this.mapper.toDto(row, merchant);
   }
 
   async list(
@@ -105,8 +113,14 @@ export class CheckoutSessionsService {
     query: ListCheckoutSessionsQueryDto,
     page: PageRequest,
   ): Promise<{ items: CheckoutSessionDto[]; total: number }> {
+    const scope = await this.subMerchants.resolveListScope(
+      merchant,
+      query.include_sub_merchants,
+      query.sub_merchant_code,
+    );
     const { rows, total } = await this.sessions.list({
       merchantId: merchant.merchantId,
+      scope,
       statuses: query.status,
       network: query.network,
       createdAfter: query.created_after ? new Date(query.created_after) : undefined,
@@ -115,11 +129,20 @@ export class CheckoutSessionsService {
       limit: page.pageSize,
       offset: page.offset,
     });
-    const presenter = this.presenterFor(merchant);
-    return { items: rows.map((row) => this.mapper.toDto(row, presenter)), total };
+    return { items: rows.map((row) => this.mapper.toDto(row, merchant)), total };
   }
+}
 
-  private presenterFor(merchant: AuthenticatedMerchant): SessionPresenter {
-    return { name: merchant.name, logoUrl: merchant.logoUrl, subMerchantCode: null };
-  }
+/** A freshly inserted row has no joined sub-merchant columns; fill them from what we resolved. */
+function withSubMerchant(
+  row: CheckoutSessionRecord,
+  subMerchant: SubMerchantRef | null,
+): CheckoutSessionRecord {
+  if (!subMerchant) return row;
+  return {
+    ...row,
+    sub_merchant_code: subMerchant.code,
+    sub_merchant_name: subMerchant.name,
+    sub_merchant_logo_url: subMerchant.logoUrl,
+  };
 }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { ChainsModule } from '@app/chains';
 import { IdempotencyModule } from '@app/idempotency';
+import { SubMerchantsModule } from '@app/sub-merchants';
 import { CheckoutSessionEntity } from './checkout-session.entity';
 import { CheckoutSessionMapper } from './checkout-session.mapper';
 import { CheckoutSessionsController } from './checkout-sessions.controller';
@@ -20,6 +21,7 @@ import { SessionTransactionEntity } from './session-transaction.entity';
     TypeOrmModule.forFeature([CheckoutSessionEntity, SessionTransactionEntity]),
     ChainsModule,
     IdempotencyModule,
+    SubMerchantsModule,
   ],
   controllers: [CheckoutSessionsController],
   providers: [

@@ -18,3 +18,4 @@ export * from './logging/logger.module';
 export * from './http/configure-http-app';
 export * from './config/exit-on-configuration-error';
 export * from './queues';
+export * from './http/is-string-map.validator';

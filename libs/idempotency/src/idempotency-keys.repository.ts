@@ -74,12 +74,15 @@ export class IdempotencyKeysRepository {
 
   /** Deletes up to `limit` expired keys; returns how many went. */
   async deleteExpired(limit: number): Promise<number> {
-    const rows: unknown[] = await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE ctid IN (
-         SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)
-       RETURNING 1`,
+    // Counted in a CTE: TypeORM returns [rows, count] for a bare DELETE ... RETURNING.
+    const rows: Array<{ deleted: string }> = await this.dataSource.query(
+      `WITH deleted AS (
+         DELETE FROM idempotency_keys WHERE ctid IN (
+           SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)
+         RETURNING 1)
+       SELECT count(*) AS deleted FROM deleted`,
       [limit],
     );
-    return rows.length;
+    return Number(rows[0].deleted);
   }
 }

@@ -1,0 +1,740 @@
+// npm run bench:api [-- options]: the built API against a bare express + pg baseline, on loopback,
+// in one run. See bench/README.md for what is measured and how to read the ratios.
+'use strict';
+
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const autocannon = require('autocannon');
+const { Client } = require('pg');
+
+const ROOT = path.resolve(__dirname, '../..');
+const RESULTS_DIR = path.join(ROOT, 'bench/results');
+const DATABASE = 'payments_bench';
+const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+const ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE_POOL_SIZE = 20;
+const LOG_LEVEL = 'warn';
+const CLI_MAIN = 'dist/apps/cli/apps/cli/src/main.js';
+const API_MAIN = 'dist/apps/api/apps/api/src/main.js';
+const BARE_MAIN = path.join(__dirname, 'bare-server.js');
+// Public test account keys: no development wallet is generated, no real funds are involved.
+const HD_EVM_XPUB =
+  'xpub6Ce9NcJvTk36xtLSrJLZqE7wtgA5deCeYs7rSQtreh4cj6ByPtrg9sD7V2FNFLPnf8heNP3FGkeV9qwfzvZNSd54JoNXVsXFYSYwHsnJxqP';
+const HD_TRON_XPUB =
+  'xpub6BuRy7ZmkGfP2RWhoor1kWB1w9DvrtmJbFBvnC1bQ4SB5NbCHTyQYCJSXZtxDbFyHTmC7wkU2he3nYYdpZ3Vf6qUAkXSnL6RPif4BDtDEKr';
+const CREATE_BODY = JSON.stringify({
+  pricing_amount: '10.00',
+  pricing_currency: 'USD',
+  currency: 'USDT',
+  network: 'TRON',
+});
+// The pool must never run dry during a creation phase (the API would then derive on the request
+// path and the figure would measure something else). The warm-up is covered for this rate; the
+// measured phase is sized from the warm-up's rate times this margin, and checked afterwards.
+const MAX_EXPECTED_CREATE_RATE = 4000;
+const POOL_MARGIN = 1.5;
+
+const USAGE = `Usage: npm run bench:api [-- options]
+  --no-build            use dist/ as it is (default: npm run build first)
+  --duration S          measured seconds per scenario (default 8)
+  --warmup S            discarded warm-up seconds per scenario (default 2)
+  --connections N       autocannon connections (default 32)
+  --seed N              sessions of the merchant before the read scenarios (default 5000)
+  --only A,B            run only these scenarios (names as in the table)
+  --cpu-prof            run the API under node --cpu-prof; the profile lands in bench/results/`;
+
+const { values: args } = parseArgs({
+  options: {
+    'no-build': { type: 'boolean', default: false },
+    duration: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    seed: { type: 'string', default: '5000' },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const settings = {
+  connections: positiveInteger(args.connections, 'connections'),
+  warmup_s: positiveInteger(args.warmup, 'warmup'),
+  duration_s: positiveInteger(args.duration, 'duration'),
+  seed_sessions: positiveInteger(args.seed, 'seed'),
+  database_pool_size: DATABASE_POOL_SIZE,
+  log_level: LOG_LEVEL,
+  node_env: 'production',
+  pipelining: 1,
+};
+
+function positiveInteger(value, name) {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    console.error(`--${name} must be a whole number >= 1.\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return number;
+}
+
+// Every scenario: one route, one request shape. Both servers get identical requests (the bare one
+// ignores the Authorization and Idempotency-Key headers), so the client side costs the same.
+const SCENARIOS = [
+  {
+    name: 'api-get',
+    label: 'GET /v1/checkout/sessions/{id}',
+    server: 'api',
+    method: 'GET',
+    path: (context) => `/v1/checkout/sessions/${context.sessionId}`,
+    baseline: 'bare-get',
+  },
+  {
+    name: 'bare-get',
+    label: 'bare GET by primary key',
+    server: 'bare',
+    method: 'GET',
+    path: (context) => `/v1/checkout/sessions/${context.sessionId}`,
+  },
+  {
+    name: 'api-list',
+    label: 'GET /v1/checkout/sessions?page_size=20',
+    server: 'api',
+    method: 'GET',
+    path: () => '/v1/checkout/sessions?page_size=20',
+  },
+  {
+    name: 'api-create',
+    label: 'POST /v1/checkout/sessions + Idempotency-Key',
+    server: 'api',
+    method: 'POST',
+    path: () => '/v1/checkout/sessions',
+    uniqueKey: true,
+    creates: true,
+    baseline: 'bare-insert',
+    headline: true,
+  },
+  {
+    name: 'api-create-nokey',
+    label: 'POST /v1/checkout/sessions, no key',
+    server: 'api',
+    method: 'POST',
+    path: () => '/v1/checkout/sessions',
+    uniqueKey: false,
+    creates: true,
+    baseline: 'bare-insert',
+  },
+  {
+    name: 'bare-insert',
+    label: 'bare INSERT (express 5 + pg)',
+    server: 'bare',
+    method: 'POST',
+    path: () => '/v1/checkout/sessions',
+    uniqueKey: true,
+    creates: true,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every one is tracked and stopped on exit, error or Ctrl-C.
+
+const children = new Set();
+let stopping = false;
+
+function startNode(name, nodeArgs, env, logFile) {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  child.benchName = name;
+  child.logFile = logFile;
+  children.add(child);
+  child.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      if (!stopping) console.error(`[bench] ${name} exited unexpectedly (${signal ?? code})`);
+      resolve({ code, signal });
+    });
+  });
+  return child;
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+async function stopAll() {
+  stopping = true;
+  await Promise.all([...children].map(stopChild));
+}
+
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    console.error(`\n[bench] ${signal}: stopping child processes`);
+    stopAll().finally(() => process.exit(1));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const startedAt = Date.now();
+function step(message) {
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
+  console.log(`[bench ${seconds}s] ${message}`);
+}
+
+function appEnv(extra = {}) {
+  return {
+    ...process.env,
+    APP_ENV: 'sandbox',
+    NODE_ENV: 'production',
+    LOG_LEVEL,
+    DATABASE_URL,
+    DATABASE_POOL_SIZE: String(DATABASE_POOL_SIZE),
+    HD_EVM_XPUB,
+    HD_TRON_XPUB,
+    ...extra,
+  };
+}
+
+function runCli(cliArgs) {
+  const result = spawnSync(process.execPath, [CLI_MAIN, ...cliArgs], {
+    cwd: ROOT,
+    env: appEnv(),
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    throw new Error(`cli ${cliArgs.join(' ')} failed (exit ${result.status}):\n${result.stderr}`);
+  }
+  return JSON.parse(result.stdout.trim().split('\n').pop());
+}
+
+function build() {
+  if (args['no-build']) {
+    for (const main of [API_MAIN, CLI_MAIN]) {
+      if (!fs.existsSync(path.join(ROOT, main)))
+        throw new Error(`--no-build, but ${main} is missing.`);
+    }
+    step('--no-build: using dist/ as it is');
+    return;
+  }
+  step('npm run build');
+  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status}).`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(child, url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${child.benchName} exited during start-up; see ${child.logFile}`);
+    }
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${child.benchName} not healthy after ${timeoutMs} ms; see ${child.logFile}`);
+}
+
+function gitDescription() {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  const status = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' });
+  if (head.status !== 0) return null;
+  return `${head.stdout.trim()}${status.stdout.trim() ? ' (uncommitted changes)' : ''}`;
+}
+
+async function resetDatabase() {
+  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  runCli(['db:migrate']);
+}
+
+/** Same starting conditions for every phase: no dead tuples, fresh statistics, no checkpoint due. */
+async function settle(db) {
+  await db.query('VACUUM ANALYZE');
+  await db.query('CHECKPOINT');
+}
+
+async function count(db, sql) {
+  const { rows } = await db.query(sql);
+  return Number(rows[0].n);
+}
+
+const unclaimedAddresses = (db) =>
+  count(db, `SELECT count(*) AS n FROM pay_addresses WHERE claimed_at IS NULL`);
+
+async function ensurePool(db, wanted) {
+  const before = await unclaimedAddresses(db);
+  if (before >= wanted) return;
+  const started = Date.now();
+  runCli(['pool:fill', '--count', String(wanted), '--family', 'TRON']);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  step(
+    `  pool topped up ${before} -> ${await unclaimedAddresses(db)} TRON addresses (${seconds} s)`,
+  );
+}
+
+async function seedSessions(db, templateId, total) {
+  // Copies of the API-created session with their own ids, addresses and creation times, so the
+  // merchant's list has `total` rows whatever the creation throughput turns out to be.
+  await db.query(
+    `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
+       chain_family, currency_contract, pay_address, key_fingerprint, derivation_index,
+       pricing_amount, pricing_currency, exchange_rate, created_at, expires_at)
+     SELECT 'cs_seed' || lpad(g::text, 18, '0'), t.merchant_id, t.livemode, t.status, t.amount,
+            t.currency, t.network, t.chain_family, t.currency_contract, 'Tseed' || g,
+            t.key_fingerprint, 1000000000 + g, t.pricing_amount, t.pricing_currency,
+            t.exchange_rate, t.created_at - make_interval(secs => g),
+            t.expires_at - make_interval(secs => g)
+       FROM checkout_sessions t, generate_series(1, $2::int) g
+      WHERE t.id = $1`,
+    [templateId, total - 1],
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+let idempotencyCounter = 0;
+const idempotencyPrefix = `bench-${process.pid}-${Date.now().toString(36)}`;
+function withUniqueKey(request) {
+  request.headers['idempotency-key'] = `${idempotencyPrefix}-${++idempotencyCounter}`;
+  return request;
+}
+
+function load(scenario, context, seconds) {
+  const options = {
+    url: context.urls[scenario.server],
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    duration: seconds,
+    method: scenario.method,
+    headers: {
+      authorization: `Bearer ${context.apiKey}`,
+      ...(scenario.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    },
+    body: scenario.method === 'POST' ? CREATE_BODY : undefined,
+    requests: [
+      {
+        path: scenario.path(context),
+        ...(scenario.uniqueKey ? { setupRequest: withUniqueKey } : {}),
+      },
+    ],
+  };
+  return new Promise((resolve, reject) => {
+    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+function summarize(result) {
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    requests: result.requests.total,
+    duration_s: result.duration,
+    latency_ms: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
+    status_2xx: result['2xx'],
+    non_2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    status_codes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count]),
+    ),
+  };
+}
+
+// CPU time per component (Linux /proc; null elsewhere): with everything on one small machine,
+// CPU per request says where the time goes better than latency does.
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function processCpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of every running postgres process, by pid (backends come and go with the pools). */
+function postgresCpuMs() {
+  const byPid = {};
+  for (const entry of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const ms = processCpuMs(entry);
+    if (ms !== null) byPid[entry] = ms;
+  }
+  return Object.keys(byPid).length ? byPid : null;
+}
+
+function cpuSnapshot(serverPid) {
+  const client = process.cpuUsage();
+  return {
+    server: processCpuMs(serverPid),
+    postgres: postgresCpuMs(),
+    client: (client.user + client.system) / 1000,
+  };
+}
+
+function cpuDelta(before, after, requests, seconds) {
+  const delta = {};
+  for (const part of ['server', 'client']) {
+    delta[part] =
+      before[part] === null || after[part] === null ? null : Math.round(after[part] - before[part]);
+  }
+  // Processes that exited during the phase are lost (idle pool connections closing: ~0 ms).
+  delta.postgres =
+    before.postgres === null || after.postgres === null
+      ? null
+      : Math.round(
+          Object.entries(after.postgres).reduce(
+            (sum, [pid, ms]) => sum + ms - (before.postgres[pid] ?? 0),
+            0,
+          ),
+        );
+  const known = Object.values(delta).filter((value) => value !== null);
+  const perRequest = (ms) => (ms === null || !requests ? null : Math.round((ms * 1000) / requests));
+  return {
+    ms: delta,
+    us_per_request: {
+      server: perRequest(delta.server),
+      postgres: perRequest(delta.postgres),
+      client: perRequest(delta.client),
+    },
+    cores_busy: Math.round((known.reduce((sum, ms) => sum + ms, 0) / (seconds * 1000)) * 100) / 100,
+  };
+}
+
+/** Both counts from one snapshot, once requests still in flight at the stop have finished. */
+async function countRows(db) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const { rows } = await db.query(`SELECT (SELECT count(*) FROM checkout_sessions) AS sessions,
+    (SELECT count(*) FROM idempotency_keys) AS keys`);
+  return { sessions: Number(rows[0].sessions), keys: Number(rows[0].keys) };
+}
+
+async function runScenario(scenario, context, failures) {
+  const { db } = context;
+  await settle(db);
+  const before = scenario.creates ? await countRows(db) : null;
+  const apiCreates = scenario.creates && scenario.server === 'api';
+  if (apiCreates) {
+    await ensurePool(db, Math.ceil(MAX_EXPECTED_CREATE_RATE * settings.warmup_s * POOL_MARGIN));
+  }
+
+  step(`${scenario.name}: warm-up ${settings.warmup_s} s (discarded)`);
+  const warmup = summarize(await load(scenario, context, settings.warmup_s));
+  if (apiCreates) {
+    const warmupRate = warmup.requests / Math.max(warmup.duration_s, 0.1);
+    await ensurePool(db, Math.ceil(Math.max(warmupRate, 500) * settings.duration_s * POOL_MARGIN));
+  }
+  step(`${scenario.name}: measuring ${settings.duration_s} s`);
+  const serverPid = context.pids[scenario.server];
+  const cpuBefore = cpuSnapshot(serverPid);
+  const measured = summarize(await load(scenario, context, settings.duration_s));
+  measured.cpu = cpuDelta(
+    cpuBefore,
+    cpuSnapshot(serverPid),
+    measured.requests,
+    measured.duration_s,
+  );
+  step(
+    `${scenario.name}: ${measured.requests_per_second} req/s, p50 ${measured.latency_ms.p50} ms, ` +
+      `p99 ${measured.latency_ms.p99} ms, non-2xx ${measured.non_2xx}, errors ${measured.errors}`,
+  );
+
+  const problems = [];
+  if (warmup.non_2xx || warmup.errors) {
+    problems.push(
+      `warm-up: ${warmup.non_2xx} non-2xx (${JSON.stringify(warmup.status_codes)}), ` +
+        `${warmup.errors} errors`,
+    );
+  }
+  if (measured.non_2xx || measured.errors || measured.timeouts) {
+    problems.push(
+      `measured: ${measured.non_2xx} non-2xx (${JSON.stringify(measured.status_codes)}), ` +
+        `${measured.errors} errors, ${measured.timeouts} timeouts`,
+    );
+  }
+  const checks = {};
+  if (scenario.creates) {
+    // Requests still in flight when autocannon stops may be committed without being counted.
+    const answered = warmup.status_2xx + measured.status_2xx;
+    const after = await countRows(db);
+    const inserted = after.sessions - before.sessions;
+    const keys = after.keys - before.keys;
+    checks.sessions_inserted = inserted;
+    checks.idempotency_keys_stored = keys;
+    const slack = 2 * settings.connections;
+    if (inserted < answered || inserted > answered + slack) {
+      problems.push(`${answered} answered 201 but ${inserted} sessions were inserted`);
+    }
+    if (scenario.server === 'api') {
+      const expectedKeys = scenario.uniqueKey ? inserted : 0;
+      if (keys !== expectedKeys) {
+        problems.push(`${keys} idempotency keys stored for ${inserted} sessions`);
+      }
+      checks.pool_unclaimed_after = await unclaimedAddresses(db);
+      if (checks.pool_unclaimed_after === 0) {
+        problems.push('the pay-address pool ran dry: some requests derived on the request path');
+      }
+    }
+  }
+  for (const problem of problems) failures.push(`${scenario.name}: ${problem}`);
+  return { label: scenario.label, server: scenario.server, warmup, measured, checks };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function formatNumber(value) {
+  return typeof value === 'number' ? value.toLocaleString('en-US') : String(value);
+}
+
+function printTable(results, ratios) {
+  const rows = [
+    [
+      'scenario',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+      'errors',
+      'vs bare',
+      'CPU µs/req: server',
+      'postgres',
+      'client',
+      'cores busy',
+    ],
+  ];
+  for (const [name, result] of Object.entries(results)) {
+    const m = result.measured;
+    const ratio = ratios[name];
+    rows.push([
+      name,
+      formatNumber(m.requests_per_second),
+      formatNumber(m.latency_ms.p50),
+      formatNumber(m.latency_ms.p99),
+      formatNumber(m.non_2xx),
+      `${m.errors}${m.timeouts ? ` (${m.timeouts} timeouts)` : ''}`,
+      ratio ? `${ratio.ratio.toFixed(2)} of ${ratio.baseline}` : '',
+      formatNumber(m.cpu.us_per_request.server ?? '?'),
+      formatNumber(m.cpu.us_per_request.postgres ?? '?'),
+      formatNumber(m.cpu.us_per_request.client ?? '?'),
+      m.cpu.cores_busy.toFixed(2),
+    ]);
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  const line = (row) =>
+    row.map((cell, column) =>
+      column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column]),
+    );
+  console.log('');
+  console.log(line(rows[0]).join('  '));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const row of rows.slice(1)) console.log(line(row).join('  '));
+  console.log('');
+  for (const [name, result] of Object.entries(results)) {
+    console.log(`  ${name.padEnd(widths[0])}  ${result.label}`);
+  }
+  console.log('');
+}
+
+function machineLine(machine) {
+  return (
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gb} GB, ${machine.os}; ` +
+    `Node ${machine.node}; PostgreSQL ${machine.postgres}`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  const only = args.only ? new Set(args.only.split(',').map((name) => name.trim())) : null;
+  const unknown = only ? [...only].filter((name) => !SCENARIOS.some((s) => s.name === name)) : [];
+  if (unknown.length) throw new Error(`Unknown scenario(s): ${unknown.join(', ')}`);
+  const scenarios = SCENARIOS.filter((scenario) => !only || only.has(scenario.name));
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const logs = { api: path.join(RESULTS_DIR, `api-${stamp}.api.log`) };
+  logs.bare = path.join(RESULTS_DIR, `api-${stamp}.bare.log`);
+
+  build();
+  step(`database ${DATABASE}: drop, create, migrate`);
+  await resetDatabase();
+  const db = new Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const cpus = os.cpus();
+  const machine = {
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    postgres: (await db.query('SHOW server_version')).rows[0].server_version,
+  };
+  console.log(machineLine(machine));
+
+  const merchant = runCli(['merchants:create', '--name', 'Bench']);
+  step(`merchant ${merchant.merchant_id} created`);
+  await ensurePool(db, 100);
+
+  const [apiPort, barePort] = [await freePort(), await freePort()];
+  const apiNodeArgs = [];
+  let profileDir = null;
+  if (args['cpu-prof']) {
+    profileDir = path.join(RESULTS_DIR, `api-${stamp}-profile`);
+    apiNodeArgs.push(
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      '--require',
+      './bench/api/exit-on-sigterm.js',
+    );
+  }
+  step(`starting the API on :${apiPort} (LOG_LEVEL=${LOG_LEVEL}: request logging at warn)`);
+  const api = startNode(
+    'api',
+    [...apiNodeArgs, API_MAIN],
+    appEnv({ PORT: String(apiPort) }),
+    logs.api,
+  );
+  const urls = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}` };
+  await waitForHealth(api, urls.api);
+
+  const created = await fetch(`${urls.api}/v1/checkout/sessions`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${merchant.api_key}`,
+      'content-type': 'application/json',
+      'idempotency-key': `${idempotencyPrefix}-template`,
+    },
+    body: CREATE_BODY,
+  });
+  const session = await created.json();
+  if (created.status !== 201) {
+    throw new Error(`Creating the first session: ${created.status} ${JSON.stringify(session)}`);
+  }
+  await seedSessions(db, session.id, settings.seed_sessions);
+  step(`session ${session.id} created; merchant seeded to ${settings.seed_sessions} sessions`);
+
+  step(`starting the bare express 5 + pg server on :${barePort}`);
+  const bare = startNode(
+    'bare',
+    [BARE_MAIN],
+    appEnv({ PORT: String(barePort), BENCH_TEMPLATE_ID: session.id }),
+    logs.bare,
+  );
+  await waitForHealth(bare, urls.bare);
+
+  const pids = { api: api.pid, bare: bare.pid };
+  const context = { db, urls, pids, apiKey: merchant.api_key, sessionId: session.id };
+  const failures = [];
+  const results = {};
+  for (const scenario of scenarios) {
+    results[scenario.name] = await runScenario(scenario, context, failures);
+  }
+  await db.end();
+  await stopAll();
+
+  const ratios = {};
+  for (const scenario of scenarios) {
+    const baseline = results[scenario.baseline];
+    if (!baseline) continue;
+    ratios[scenario.name] = {
+      baseline: scenario.baseline,
+      ratio:
+        results[scenario.name].measured.requests_per_second / baseline.measured.requests_per_second,
+    };
+  }
+
+  console.log(
+    `\nc=${settings.connections}, warm-up ${settings.warmup_s} s discarded, ` +
+      `measured ${settings.duration_s} s per scenario; LOG_LEVEL=${LOG_LEVEL} (request logging ` +
+      `at warn), NODE_ENV=production, DB pool ${DATABASE_POOL_SIZE} in both servers; ` +
+      `${settings.seed_sessions} sessions before the reads.`,
+  );
+  printTable(results, ratios);
+  console.log(machineLine(machine));
+  const headline = ratios['api-create'];
+  if (headline) {
+    console.log(
+      `Headline: session creation with Idempotency-Key = ${headline.ratio.toFixed(2)} of the bare ` +
+        `INSERT (target >= 0.6)${headline.ratio >= 0.6 ? '' : '  << BELOW TARGET'}`,
+    );
+  }
+
+  const file = path.join(RESULTS_DIR, `api-${stamp}.json`);
+  const report = {
+    started_at: new Date(startedAt).toISOString(),
+    git: gitDescription(),
+    machine,
+    settings,
+    scenarios: results,
+    ratios,
+    failures,
+    logs,
+    cpu_profile_dir: profileDir,
+  };
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`Results: ${path.relative(ROOT, file)}`);
+  if (profileDir) console.log(`CPU profile of the API: ${path.relative(ROOT, profileDir)}/`);
+
+  if (failures.length) {
+    console.error('\nFAILED: the figures above are not meaningful:');
+    for (const failure of failures) console.error(`  - ${failure}`);
+    console.error(
+      `Server logs: ${path.relative(ROOT, logs.api)}, ${path.relative(ROOT, logs.bare)}`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+main().catch(async (error) => {
+  console.error('\n[bench] FAILED:', error instanceof Error ? error.message : error);
+  await stopAll();
+  process.exit(1);
+});

@@ -1,0 +1,5 @@
+export * from './sub-merchants.module';
+export * from './sub-merchants.service';
+export * from './sub-merchant.entity';
+export * from './sub-merchant-context';
+export * from './dto/sub-merchant.dto';

@@ -1,0 +1,43 @@
+import { NetworkConfig } from '../networks/network.types';
+
+/** One ERC-20/TRC-20 Transfer event, as the chain reports it. */
+export interface TokenTransfer {
+  /** Token contract in registry format (checksummed 0x on EVM, base58 T... on TRON). */
+  tokenContract: string;
+  /** Normalized addresses: checksummed 0x on EVM, base58 T... on TRON. */
+  from: string;
+  to: string;
+  /** Raw amount in the token's base units; convert with the token's decimals. */
+  amountBaseUnits: bigint;
+  /** EVM: 0x + 64 lowercase hex. TRON: 64 lowercase hex, no prefix (as TRON explorers show it). */
+  txHash: string;
+  /** Position of the log in its block (EVM) or in its transaction (TRON); unique with txHash. */
+  logIndex: number;
+  blockNumber: number;
+  blockHash: string;
+}
+
+/**
+ * Everything the service asks of a chain. One implementation per chain family, one instance per
+ * network; every method may throw ChainError (transient ones are worth retrying later).
+ */
+export interface ChainAdapter {
+  readonly network: NetworkConfig;
+
+  isValidAddress(address: string): boolean;
+
+  /** Latest block number (not cached). */
+  getHeadBlockNumber(): Promise<number>;
+
+  /** Hash of the block at this height on the current canonical chain, or null beyond the head. */
+  getBlockHash(blockNumber: number): Promise<string | null>;
+
+  /**
+   * Transfer events of the given token contracts in blocks [fromBlock, toBlock], both inclusive,
+   * ordered by (blockNumber, logIndex). The caller keeps ranges small (see maxScanRange).
+   */
+  scanTransfers(fromBlock: number, toBlock: number, tokenContracts: string[]): Promise<TokenTransfer[]>;
+
+  /** Largest block range one scanTransfers call should cover on this network. */
+  readonly maxScanRange: number;
+}

@@ -1,3 +1,4 @@
+import { insertSessionTransaction } from './support/session-transactions';
 import { TestApi, TestMerchant } from './support/test-app';
 
 const SESSIONS = '/v1/checkout/sessions';
@@ -223,12 +224,22 @@ describe('Checkout sessions: create and get', () => {
 
   it('shows detected transactions in chain order with exact amounts', async () => {
     const { body: session } = await api.post(SESSIONS, merchant, validBody).expect(201);
-    await api.dataSource.query(
-      `INSERT INTO session_transactions (id, session_id, network, tx_hash, log_index, amount, status, block_number, block_hash)
-       VALUES ('ctx_b', $1, 'TRON', 'bbbb', 0, '0.000001', 'Pending', 11, 'h11'),
-              ('ctx_a', $1, 'TRON', 'aaaa', 3, '49.989999', 'Confirmed', 10, 'h10')`,
-      [session.id],
-    );
+    await insertSessionTransaction(api.dataSource, {
+      id: 'ctx_b',
+      sessionId: session.id,
+      txHash: 'bbbb',
+      amount: '0.000001',
+      status: 'Pending',
+      blockNumber: 11,
+    });
+    await insertSessionTransaction(api.dataSource, {
+      id: 'ctx_a',
+      sessionId: session.id,
+      txHash: 'aaaa',
+      logIndex: 3,
+      amount: '49.989999',
+      blockNumber: 10,
+    });
     const { body } = await api.get(`${SESSIONS}/${session.id}`, merchant).expect(200);
     expect(body.transactions).toEqual([
       {

@@ -1,3 +1,4 @@
+import { insertSessionTransaction } from './support/session-transactions';
 import { TestApi, TestMerchant } from './support/test-app';
 
 const SESSIONS = '/v1/checkout/sessions';
@@ -171,11 +172,12 @@ describe('Checkout sessions: list', () => {
       .expect(200);
     expect(byAddress.body.map((s: { id: string }) => s.id)).toEqual([ids[7]]);
 
-    await api.dataSource.query(
-      `INSERT INTO session_transactions (id, session_id, network, tx_hash, log_index, amount, status, block_number, block_hash)
-       VALUES ('ctx_search', $1, 'TRON', '0xABCDEF0123', 0, '1', 'Confirmed', 1, 'h')`,
-      [target.id],
-    );
+    await insertSessionTransaction(api.dataSource, {
+      id: 'ctx_search',
+      sessionId: target.id,
+      txHash: '0xABCDEF0123',
+      amount: '1',
+    });
     const byHash = await api.get(`${SESSIONS}?search_text=0xabcdef0123`, merchant).expect(200);
     expect(byHash.body.map((s: { id: string }) => s.id)).toEqual([ids[5]]);
   });

@@ -16,14 +16,17 @@ const pool = new Pool({
   max: Number(process.env.DATABASE_POOL_SIZE || 20),
 });
 
-// Same column list and placeholder shape as CheckoutSessionsRepository.insertWithAddress.
-const INSERT_SESSION = `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount,
-  currency, network, chain_family, currency_contract, pricing_amount, pricing_currency,
-  exchange_rate, client_reference_id, success_url, cancel_url, expires_at, key_fingerprint,
-  pay_address, derivation_index)
-  VALUES ($1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    now() + make_interval(mins => $15), $16, $17, $18)
-  RETURNING id, status, created_at, expires_at`;
+// Same column list and placeholder shape as CheckoutSessionsRepository.insertWithAddress (plus
+// sub_merchant_id, NULL here as in the API's run, once the schema has it).
+function insertStatement(withSubMerchant) {
+  return `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency,
+    network, chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
+    client_reference_id, success_url, cancel_url, expires_at, key_fingerprint, pay_address,
+    derivation_index${withSubMerchant ? ', sub_merchant_id' : ''})
+    VALUES ($1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+      now() + make_interval(mins => $15), $16, $17, $18${withSubMerchant ? ', $19' : ''})
+    RETURNING id, status, created_at, expires_at`;
+}
 
 // Far above any index the pool hands out, so the bare rows never collide with real ones.
 let nextDerivationIndex = 1_500_000_000;
@@ -34,6 +37,8 @@ async function main() {
   ]);
   const template = rows[0];
   if (!template) throw new Error(`No template session ${process.env.BENCH_TEMPLATE_ID}.`);
+  const withSubMerchant = 'sub_merchant_id' in template;
+  const insertSession = insertStatement(withSubMerchant);
 
   const app = express();
   app.disable('x-powered-by');
@@ -46,7 +51,7 @@ async function main() {
   app.post('/v1/checkout/sessions', async (request, response) => {
     const body = request.body;
     const payAddress = `Tbare${randomBytes(15).toString('hex')}`;
-    const inserted = await pool.query(INSERT_SESSION, [
+    const values = [
       `cs_${randomBytes(16).toString('base64url').slice(0, 22)}`,
       template.merchant_id,
       template.livemode,
@@ -65,7 +70,9 @@ async function main() {
       template.key_fingerprint,
       payAddress,
       nextDerivationIndex++,
-    ]);
+    ];
+    if (withSubMerchant) values.push(template.sub_merchant_id);
+    const inserted = await pool.query(insertSession, values);
     response.status(201).json({ ...inserted.rows[0], pay_address: payAddress });
   });
 

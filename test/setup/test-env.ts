@@ -15,4 +15,6 @@ Object.assign(process.env, {
   HD_TRON_XPUB: TEST_HD_TRON_XPUB,
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
   DATABASE_POOL_SIZE: '30',
+  // Suites that watch a chain point NETWORKS_FILE at their own devnet and name the network.
+  WATCH_NETWORKS: 'none',
 });

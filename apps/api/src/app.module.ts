@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard } from '@app/auth';
+import { BalancesModule } from '@app/balances';
 import { CheckoutModule } from '@app/checkout';
 import {
   ApiExceptionFilter,
@@ -21,6 +22,7 @@ import { HealthModule } from './health/health.module';
     AuthModule,
     CheckoutModule,
     SubMerchantsModule,
+    BalancesModule,
     HealthModule,
   ],
   providers: [

@@ -15,6 +15,16 @@ function required(options: Options, name: string): string {
   return value.trim();
 }
 
+/** A decimal option, or null when absent (null means "use the configured default"). */
+function optionalDecimal(options: Options, name: string, shape: RegExp): string | null {
+  const value = options[name];
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !shape.test(value)) {
+    throw new UsageError(`--${name} must be a decimal such as "1.5".`);
+  }
+  return value;
+}
+
 function httpUrl(value: string, name: string): string {
   if (!/^https?:\/\/\S+$/.test(value)) throw new UsageError(`--${name} must be an http(s) URL.`);
   return value;
@@ -87,6 +97,16 @@ export const COMMANDS: Record<string, Command> = {
     return { api_key_id: keyId, revoked: true };
   },
 
+  'merchants:set-fee': async (app, options) => {
+    const merchantId = required(options, 'merchant');
+    const percent = optionalDecimal(options, 'percent', /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/);
+    const fixed = optionalDecimal(options, 'fixed', /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/);
+    if (!(await app.get(MerchantsService).setFeeRule(merchantId, percent, fixed))) {
+      throw new UsageError(`No merchant ${merchantId}.`);
+    }
+    return { merchant_id: merchantId, fee_percent: percent, fee_fixed: fixed };
+  },
+
   'pool:fill': async (app, options) => {
     const count = Number(options.count ?? 2000);
     if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
@@ -111,6 +131,8 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   merchants:create --name NAME [--psp] [--logo-url URL]
                                                create a merchant and its first API key (shown once)
   merchants:list
+  merchants:set-fee --merchant MERCHANT_ID [--percent P] [--fixed AMOUNT]
+                                               fee rule; an omitted part uses the default
   keys:create --merchant MERCHANT_ID           issue another API key (shown once)
   keys:list --merchant MERCHANT_ID
   keys:revoke --key API_KEY_ID

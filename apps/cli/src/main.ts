@@ -18,6 +18,8 @@ async function main(): Promise<void> {
       key: { type: 'string' },
       count: { type: 'string' },
       family: { type: 'string' },
+      percent: { type: 'string' },
+      fixed: { type: 'string' },
     },
     strict: true,
   });

@@ -4,6 +4,8 @@ import { CheckoutModule } from '@app/checkout';
 import { APP_CONFIG, AppConfig, AppConfigModule, AppLoggerModule, QUEUES } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { IdempotencyModule } from '@app/idempotency';
+import { DepositsProcessor } from './deposits/deposits.processor';
+import { DepositsScheduler } from './deposits/deposits.scheduler';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 
@@ -20,10 +22,10 @@ import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
         prefix: `payments:${config.env}`,
       }),
     }),
-    BullModule.registerQueue({ name: QUEUES.maintenance }),
+    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.deposits }),
     CheckoutModule,
     IdempotencyModule,
   ],
-  providers: [MaintenanceProcessor, MaintenanceScheduler],
+  providers: [MaintenanceProcessor, MaintenanceScheduler, DepositsProcessor, DepositsScheduler],
 })
 export class WorkerModule {}

@@ -17,6 +17,14 @@ export class MerchantEntity {
   @Column('text', { name: 'logo_url', nullable: true })
   logoUrl: string | null;
 
+  /** Fee percent of received amounts; null means the configured default. */
+  @Column('numeric', { name: 'fee_percent', precision: 7, scale: 4, nullable: true })
+  feePercent: string | null;
+
+  /** Fixed fee per paid session; null means the configured default. */
+  @Column('numeric', { name: 'fee_fixed', precision: 38, scale: 18, nullable: true })
+  feeFixed: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -31,6 +31,17 @@ export class MerchantsService {
     return this.merchants.findOneBy({ id });
   }
 
+  /** Per-merchant fee rule; null falls back to the configured default (FEE_PERCENT, FEE_FIXED). */
+  async setFeeRule(id: string, percent: string | null, fixed: string | null): Promise<boolean> {
+    const result = await this.merchants
+      .createQueryBuilder()
+      .update()
+      .set({ feePercent: percent, feeFixed: fixed })
+      .where('id = :id', { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   async list(): Promise<MerchantEntity[]> {
     return this.merchants.find({ order: { createdAt: 'ASC' } });
   }

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig } from '@app/common';
+import { APP_CONFIG, AppConfig, loadAppConfig } from '@app/common';
 import { ChainsModule } from './chains.module';
 import { accountKeysFromMnemonic } from './hd/development-keys';
 import { HdWallet } from './hd/hd-wallet';
@@ -8,20 +8,14 @@ import { NetworkRegistry } from './networks/network-registry';
 
 const keys = accountKeysFromMnemonic('test test test test test test test test test test test junk');
 
-const config: AppConfig = {
-  env: 'production',
-  livemode: true,
-  port: 3000,
-  databaseUrl: 'postgres://postgres@127.0.0.1:5432/payments',
-  databasePoolSize: 20,
-  redisUrl: 'redis://127.0.0.1:6379',
-  publicUrl: 'https://pay.example.com',
-  hdEvmXpub: keys.evmXpub,
-  hdTronXpub: keys.tronXpub,
-  devSecretsDir: '.secrets',
-  sessionLifetimeMinutes: 60,
-  logLevel: 'info',
-};
+const config: AppConfig = loadAppConfig({
+  APP_ENV: 'production',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/payments',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  PUBLIC_URL: 'https://pay.example.com',
+  HD_EVM_XPUB: keys.evmXpub,
+  HD_TRON_XPUB: keys.tronXpub,
+});
 
 // Stands in for the global AppConfigModule, which reads process.env.
 @Global()

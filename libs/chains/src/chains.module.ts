@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/common';
+import { ChainAdapters } from './adapters/chain-adapters';
 import { HdWallet } from './hd/hd-wallet';
 import { loadNetworkRegistry, NetworkRegistry } from './networks/network-registry';
 
-/** Network registry and address derivation; needs APP_CONFIG from the global AppConfigModule. */
+/** Network registry, address derivation and chain adapters; needs APP_CONFIG from the global AppConfigModule. */
 @Module({
   providers: [
     {
@@ -12,7 +13,8 @@ import { loadNetworkRegistry, NetworkRegistry } from './networks/network-registr
       inject: [APP_CONFIG],
     },
     HdWallet,
+    ChainAdapters,
   ],
-  exports: [NetworkRegistry, HdWallet],
+  exports: [NetworkRegistry, HdWallet, ChainAdapters],
 })
 export class ChainsModule {}

@@ -13,3 +13,8 @@ export {
 } from './hd/derivation';
 export * from './hd/hd-wallet';
 export * from './chains.module';
+export * from './adapters/chain-adapter';
+export * from './adapters/chain-adapters';
+export * from './rpc/chain-error';
+export * from './rpc/retry';
+export * from './adapters/evm';

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { ChainsModule } from '@app/chains';
 import { IdempotencyModule } from '@app/idempotency';
+import { LedgerModule } from '@app/ledger';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { CheckoutSessionEntity } from './checkout-session.entity';
 import { CheckoutSessionMapper } from './checkout-session.mapper';
@@ -15,6 +16,11 @@ import { EXCHANGE_RATE_PROVIDER } from './pricing/exchange-rate.provider';
 import { PricingService } from './pricing/pricing.service';
 import { StaticExchangeRates } from './pricing/static-exchange-rates';
 import { SessionTransactionEntity } from './session-transaction.entity';
+import { ChainCursorsRepository } from './deposits/chain-cursors.repository';
+import { DepositWatcherService } from './deposits/deposit-watcher.service';
+import { DetectedTransfersRepository } from './deposits/detected-transfers.repository';
+import { SessionExpiryService } from './settlement/session-expiry.service';
+import { SessionSettlementService } from './settlement/session-settlement.service';
 
 @Module({
   imports: [
@@ -22,6 +28,7 @@ import { SessionTransactionEntity } from './session-transaction.entity';
     ChainsModule,
     IdempotencyModule,
     SubMerchantsModule,
+    LedgerModule,
   ],
   controllers: [CheckoutSessionsController],
   providers: [
@@ -36,7 +43,18 @@ import { SessionTransactionEntity } from './session-transaction.entity';
     CheckoutSessionsRepository,
     CheckoutSessionMapper,
     CheckoutSessionsService,
+    SessionSettlementService,
+    SessionExpiryService,
+    ChainCursorsRepository,
+    DetectedTransfersRepository,
+    DepositWatcherService,
   ],
-  exports: [CheckoutSessionsService, PayAddressPool],
+  exports: [
+    CheckoutSessionsService,
+    PayAddressPool,
+    SessionSettlementService,
+    SessionExpiryService,
+    DepositWatcherService,
+  ],
 })
 export class CheckoutModule {}

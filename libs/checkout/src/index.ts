@@ -6,3 +6,7 @@ export * from './checkout-session.mapper';
 export * from './pay-addresses/pay-address-pool.service';
 export * from './dto/checkout-session.dto';
 export * from './dto/create-checkout-session.dto';
+export * from './deposits/deposit-watcher.service';
+export * from './settlement/session-expiry.service';
+export * from './settlement/session-settlement.service';
+export * from './settlement/fee-rule';

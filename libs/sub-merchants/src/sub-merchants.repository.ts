@@ -78,6 +78,15 @@ export class SubMerchantsRepository {
     return rows[0] ?? null;
   }
 
+  async codesByIds(merchantId: string, ids: string[]): Promise<Map<string, string>> {
+    if (!ids.length) return new Map();
+    const rows: Array<{ id: string; code: string }> = await this.dataSource.query(
+      `SELECT id, code FROM sub_merchants WHERE merchant_id = $1 AND id = ANY($2::text[])`,
+      [merchantId, ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.code]));
+  }
+
   async update(
     merchantId: string,
     code: string,

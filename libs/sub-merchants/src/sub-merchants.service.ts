@@ -138,6 +138,11 @@ export class SubMerchantsService {
     return { id: row.id, code: row.code, name: row.name, logoUrl: row.logo_url };
   }
 
+  /** Codes of the merchant's sub-merchants with these internal ids (for presenting records). */
+  async codesByIds(merchant: AuthenticatedMerchant, ids: string[]): Promise<Map<string, string>> {
+    return this.subMerchants.codesByIds(merchant.merchantId, ids);
+  }
+
   /** What a list shows: own records by default, all with include_sub_merchants, or one sub-merchant's. */
   async resolveListScope(
     merchant: AuthenticatedMerchant,

@@ -1,6 +1,6 @@
 import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
-import { PayAddressPool } from '@app/checkout';
+import { PayAddressPool, SessionExpiryService } from '@app/checkout';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { IdempotencyService } from '@app/idempotency';
 
@@ -12,7 +12,14 @@ export class MaintenanceProcessor {
   constructor(
     private readonly pool: PayAddressPool,
     private readonly idempotency: IdempotencyService,
+    private readonly expiry: SessionExpiryService,
   ) {}
+
+  @Process(MAINTENANCE_JOBS.expireSessions)
+  async expireSessions(): Promise<void> {
+    const settled = await this.expiry.expireDue();
+    if (settled) this.logger.log({ settled }, 'Expired sessions settled');
+  }
 
   @Process(MAINTENANCE_JOBS.refillPayAddresses)
   async refillPayAddresses(): Promise<void> {

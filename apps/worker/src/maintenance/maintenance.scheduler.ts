@@ -3,6 +3,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 
+const EVERY_5_SECONDS = 5_000;
 const EVERY_10_SECONDS = 10_000;
 const EVERY_HOUR = 3_600_000;
 
@@ -27,6 +28,14 @@ export class MaintenanceScheduler implements OnApplicationBootstrap {
       {
         ...options,
         repeat: { every: EVERY_HOUR },
+      },
+    );
+    await this.queue.add(
+      MAINTENANCE_JOBS.expireSessions,
+      {},
+      {
+        ...options,
+        repeat: { every: EVERY_5_SECONDS },
       },
     );
     // Fill the pool right away instead of waiting for the first tick.

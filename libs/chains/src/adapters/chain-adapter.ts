@@ -36,8 +36,15 @@ export interface ChainAdapter {
    * Transfer events of the given token contracts in blocks [fromBlock, toBlock], both inclusive,
    * ordered by (blockNumber, logIndex). The caller keeps ranges small (see maxScanRange).
    */
-  scanTransfers(fromBlock: number, toBlock: number, tokenContracts: string[]): Promise<TokenTransfer[]>;
+  scanTransfers(
+    fromBlock: number,
+    toBlock: number,
+    tokenContracts: string[],
+  ): Promise<TokenTransfer[]>;
 
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;
+
+  /** Releases connections; the adapter is not used afterwards. */
+  close(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { HDNodeWallet, Mnemonic } from 'ethers';
-import { AppConfig } from '@app/common';
+import { AppConfig, loadAppConfig } from '@app/common';
 import {
   deriveEvmAddress,
   deriveTronAddress,
@@ -17,19 +17,7 @@ const HARDHAT_MNEMONIC = 'test test test test test test test test test test test
 const CONFIGURED = accountKeysFromMnemonic(HARDHAT_MNEMONIC);
 
 function configWith(overrides: Partial<AppConfig>): AppConfig {
-  return {
-    env: 'sandbox',
-    livemode: false,
-    port: 3000,
-    databaseUrl: 'postgres://postgres@127.0.0.1:5432/payments',
-    databasePoolSize: 20,
-    redisUrl: 'redis://127.0.0.1:6379',
-    publicUrl: 'http://localhost:3000',
-    devSecretsDir: '.secrets',
-    sessionLifetimeMinutes: 60,
-    logLevel: 'info',
-    ...overrides,
-  };
+  return { ...loadAppConfig({}), ...overrides };
 }
 
 interface WalletFile {

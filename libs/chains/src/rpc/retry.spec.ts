@@ -45,7 +45,11 @@ describe('withRetry', () => {
   it('abandons a hung attempt after the timeout', async () => {
     const started = Date.now();
     await expect(
-      withRetry(() => new Promise(() => undefined), normalize, { ...fast, attempts: 2, timeoutMs: 20 }),
+      withRetry(() => new Promise(() => undefined), normalize, {
+        ...fast,
+        attempts: 2,
+        timeoutMs: 20,
+      }),
     ).rejects.toMatchObject({ kind: 'transient' });
     expect(Date.now() - started).toBeLessThan(1000);
   });

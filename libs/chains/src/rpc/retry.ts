@@ -24,10 +24,17 @@ export function backoffDelay(attempt: number, options: RetryOptions, random = Ma
   return Math.floor(random() * Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt));
 }
 
-export async function withTimeout<T>(operation: Promise<T>, timeoutMs: number, label: string): Promise<T> {
+export async function withTimeout<T>(
+  operation: Promise<T>,
+  timeoutMs: number,
+  label: string,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${label} timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new TimeoutError(`${label} timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([operation, timeout]);

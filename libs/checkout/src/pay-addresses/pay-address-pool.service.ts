@@ -60,6 +60,8 @@ export class PayAddressPool {
         batch.push({ derivationIndex: index, address: this.hdWallet.derive(family, index) });
       }
       await this.addresses.insertUnclaimed(family, fingerprint, batch);
+      // Derivation is synchronous CPU work: let queue heartbeats and other jobs run between batches.
+      await new Promise((resolve) => setImmediate(resolve));
       missing -= count;
       added += count;
     }

@@ -15,6 +15,14 @@ export interface AppConfig {
   fxRatesFile?: string;
   sessionLifetimeMinutes: number;
   logLevel: string;
+  /** Default fee rule: percent of the amount received plus a fixed amount per paid session. */
+  feePercent: string;
+  feeFixed: string;
+  underpaymentTolerancePercent: string;
+  /** Networks the deposit watcher scans; 'all' expands to every network of the registry. */
+  watchNetworks: 'all' | string[];
+  depositScanIntervalMs: number;
+  trongridApiKey?: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -40,5 +48,16 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     fxRatesFile: env.FX_RATES_FILE,
     sessionLifetimeMinutes: env.SESSION_LIFETIME_MINUTES,
     logLevel: env.LOG_LEVEL,
+    feePercent: env.FEE_PERCENT,
+    feeFixed: env.FEE_FIXED,
+    underpaymentTolerancePercent: env.UNDERPAYMENT_TOLERANCE_PERCENT,
+    watchNetworks:
+      env.WATCH_NETWORKS === 'all'
+        ? 'all'
+        : env.WATCH_NETWORKS === 'none'
+          ? []
+          : env.WATCH_NETWORKS.split(','),
+    depositScanIntervalMs: env.DEPOSIT_SCAN_INTERVAL_MS,
+    trongridApiKey: env.TRONGRID_API_KEY,
   };
 }

@@ -75,6 +75,37 @@ export class EnvironmentVariables {
   })
   LOG_LEVEL = 'info';
 
+  @Matches(/^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/, {
+    message: 'FEE_PERCENT must be a decimal from 0 to 99.9999, e.g. "1" or "0.75".',
+  })
+  FEE_PERCENT = '1';
+
+  @Matches(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/, {
+    message: 'FEE_FIXED must be a decimal amount with at most 6 fractional digits, e.g. "0.1".',
+  })
+  FEE_FIXED = '0';
+
+  @Matches(/^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/, {
+    message: 'UNDERPAYMENT_TOLERANCE_PERCENT must be a decimal from 0 to 99.9999, e.g. "0.1".',
+  })
+  UNDERPAYMENT_TOLERANCE_PERCENT = '0.1';
+
+  @Matches(/^(all|none|[A-Z]+(,[A-Z]+)*)$/, {
+    message:
+      'WATCH_NETWORKS must be "all", "none" or a comma list of network names, e.g. "TRON,BSC".',
+  })
+  WATCH_NETWORKS = 'all';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @Min(100, { message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @Max(600000, { message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  DEPOSIT_SCAN_INTERVAL_MS = 3000;
+
+  @IsOptional()
+  @IsString({ message: 'TRONGRID_API_KEY must be a string.' })
+  TRONGRID_API_KEY?: string;
+
   @Transform(toInteger)
   @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })

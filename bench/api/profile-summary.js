@@ -1,0 +1,87 @@
+// node bench/api/profile-summary.js <file.cpuprofile> [top]
+// Self time of a V8 CPU profile (npm run bench:api -- --cpu-prof) grouped three ways: by package
+// (or by our own source folder), by function, and inclusive time of our own functions.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const [file, topArgument] = process.argv.slice(2);
+if (!file) {
+  console.error('Usage: node bench/api/profile-summary.js <file.cpuprofile> [top]');
+  process.exit(2);
+}
+const top = Number(topArgument || 25);
+const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+
+const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parents = new Map();
+for (const node of profile.nodes) {
+  for (const child of node.children ?? []) parents.set(child, node.id);
+}
+
+// Sample i lasted timeDeltas[i + 1] microseconds (the last one is unknown: count it as 0).
+const selfTime = new Map();
+let total = 0;
+profile.samples.forEach((id, index) => {
+  const delta = profile.timeDeltas[index + 1] ?? 0;
+  selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+  total += delta;
+});
+
+function area(url) {
+  if (!url) return '(native / V8)';
+  const packageMatch = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (packageMatch) return packageMatch[1];
+  if (url.startsWith('node:')) return 'node core';
+  const ownMatch = /dist\/apps\/[^/]+\/((?:apps|libs)\/[^/]+)/.exec(url);
+  if (ownMatch) return ownMatch[1];
+  return path.basename(url);
+}
+
+function label(node) {
+  const frame = node.callFrame;
+  const name = frame.functionName || '(anonymous)';
+  const where = frame.url
+    ? `${area(frame.url)}:${path.basename(frame.url)}:${frame.lineNumber + 1}`
+    : '';
+  return where ? `${name}  ${where}` : name;
+}
+
+function add(map, key, value) {
+  map.set(key, (map.get(key) ?? 0) + value);
+}
+
+const byArea = new Map();
+const byFunction = new Map();
+const inclusiveOwn = new Map();
+for (const [id, time] of selfTime) {
+  const node = nodes.get(id);
+  add(byArea, area(node.callFrame.url), time);
+  add(byFunction, label(node), time);
+  // Inclusive time of our own code: charge every distinct own frame on the stack once.
+  const seen = new Set();
+  for (let current = id; current !== undefined; current = parents.get(current)) {
+    const frame = nodes.get(current).callFrame;
+    if (!/dist\/apps\//.test(frame.url)) continue;
+    const key = label(nodes.get(current));
+    if (!seen.has(key)) {
+      seen.add(key);
+      add(inclusiveOwn, key, time);
+    }
+  }
+}
+
+function print(title, map) {
+  console.log(`\n${title}`);
+  const rows = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  for (const [key, time] of rows) {
+    const share = ((time / total) * 100).toFixed(1).padStart(5);
+    console.log(`${share}%  ${(time / 1000).toFixed(0).padStart(7)} ms  ${key}`);
+  }
+}
+
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
+print('Self time by package / source folder', byArea);
+print('Self time by function', byFunction);
+print('Inclusive time of our own functions', inclusiveOwn);

@@ -1,0 +1,186 @@
+import { isValidAddress } from '../../hd/addresses';
+import { NetworkConfig } from '../../networks/network.types';
+import { ChainError } from '../../rpc/chain-error';
+import { ChainAdapter, TokenTransfer } from '../chain-adapter';
+import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
+import { TronNodeClient, TronNodeClientOptions } from './tron-node-client';
+import { parseBlock, parseTransactionInfos, TronBlock } from './tron-responses';
+
+// TRON's HTTP API has no log filter over a block range: a scan costs one request per block, plus
+// one per block holding a watched transfer, plus the head. 20 blocks is a minute of chain (3 s
+// blocks); with at most SCAN_CONCURRENCY requests in flight the bursts stay small for TronGrid's
+// per-second rate limits, and a failed scan has little to redo.
+const MAX_SCAN_RANGE = 20;
+const SCAN_CONCURRENCY = 4;
+
+interface FoundTransfer extends DecodedTransfer {
+  transactionId: string;
+  logIndex: number;
+  tokenContract: string;
+}
+
+/** Deposit detection on TRON through a java-tron full node's HTTP API (TronGrid or our own). */
+export class TronChainAdapter implements ChainAdapter {
+  readonly maxScanRange = MAX_SCAN_RANGE;
+  private readonly node: TronNodeClient;
+
+  constructor(
+    readonly network: NetworkConfig,
+    options: TronNodeClientOptions = {},
+  ) {
+    this.node = new TronNodeClient(network, options);
+  }
+
+  /** Base58 T... only: tronweb's isAddress also takes 41-prefixed hex, which payers never use. */
+  isValidAddress(address: string): boolean {
+    return isValidAddress('TRON', address);
+  }
+
+  async getHeadBlockNumber(): Promise<number> {
+    const head = await this.node.request('wallet/getnowblock', {}, parseBlock);
+    if (!head) throw this.error('permanent', 'getnowblock returned no block');
+    return head.number;
+  }
+
+  async getBlockHash(blockNumber: number): Promise<string | null> {
+    this.checkBlockNumber(blockNumber);
+    return (await this.getBlock(blockNumber))?.blockId ?? null;
+  }
+
+  async scanTransfers(
+    fromBlock: number,
+    toBlock: number,
+    tokenContracts: string[],
+  ): Promise<TokenTransfer[]> {
+    this.checkBlockNumber(fromBlock);
+    this.checkBlockNumber(toBlock);
+    if (toBlock - fromBlock + 1 > this.maxScanRange) {
+      throw this.error(
+        'permanent',
+        `range ${fromBlock}-${toBlock} exceeds ${this.maxScanRange} blocks`,
+      );
+    }
+    if (fromBlock > toBlock || tokenContracts.length === 0) return [];
+    const contractsByLogAddress = new Map(
+      tokenContracts.map((contract) => [this.toLogAddress(contract), contract]),
+    );
+    // The node answers [] for blocks it does not have yet: without this check a cursor would
+    // move past blocks that were never read.
+    const head = await this.getHeadBlockNumber();
+    if (toBlock > head) {
+      throw this.error('transient', `block ${toBlock} is beyond the head (${head})`);
+    }
+    const blockNumbers = Array.from(
+      { length: toBlock - fromBlock + 1 },
+      (_, offset) => fromBlock + offset,
+    );
+    const perBlock = await mapWithConcurrency(blockNumbers, SCAN_CONCURRENCY, (blockNumber) =>
+      this.scanBlock(blockNumber, contractsByLogAddress),
+    );
+    return perBlock.flat();
+  }
+
+  async close(): Promise<void> {
+    // tronweb's providers hold no connections of their own (axios uses Node's global agent).
+  }
+
+  private async scanBlock(
+    blockNumber: number,
+    contractsByLogAddress: Map<string, string>,
+  ): Promise<TokenTransfer[]> {
+    const infos = await this.node.request(
+      'wallet/gettransactioninfobyblocknum',
+      { num: blockNumber },
+      (value) => parseTransactionInfos(value, blockNumber),
+    );
+    const found: FoundTransfer[] = [];
+    for (const info of infos.filter((transactionInfo) => transactionInfo.succeeded)) {
+      info.logs.forEach((log, logIndex) => {
+        const tokenContract = contractsByLogAddress.get(log.address);
+        const transfer = tokenContract ? decodeTransferLog(log) : null;
+        if (tokenContract && transfer) {
+          found.push({ ...transfer, transactionId: info.id, logIndex, tokenContract });
+        }
+      });
+    }
+    if (found.length === 0) return [];
+    return this.attachBlock(blockNumber, found);
+  }
+
+  /**
+   * Transaction infos carry no block hash, so the block is read separately. Its transaction list
+   * proves both reads saw the same block (a reorg in between fails the scan, to be retried) and
+   * gives the transactions' order.
+   */
+  private async attachBlock(blockNumber: number, found: FoundTransfer[]): Promise<TokenTransfer[]> {
+    const block = await this.getBlock(blockNumber);
+    const changed = this.error(
+      'transient',
+      `block ${blockNumber} changed while it was read (reorg?)`,
+    );
+    if (!block) throw changed;
+    const positions = new Map(block.transactionIds.map((id, position) => [id, position]));
+    const located = found.map((transfer) => {
+      const position = positions.get(transfer.transactionId);
+      if (position === undefined) throw changed;
+      return { transfer, position };
+    });
+    located.sort((a, b) => a.position - b.position || a.transfer.logIndex - b.transfer.logIndex);
+    return located.map(({ transfer }) => ({
+      tokenContract: transfer.tokenContract,
+      from: transfer.from,
+      to: transfer.to,
+      amountBaseUnits: transfer.amountBaseUnits,
+      txHash: transfer.transactionId,
+      logIndex: transfer.logIndex,
+      blockNumber,
+      blockHash: block.blockId,
+    }));
+  }
+
+  private getBlock(blockNumber: number): Promise<TronBlock | null> {
+    return this.node.request('wallet/getblockbynum', { num: blockNumber }, parseBlock);
+  }
+
+  private toLogAddress(contract: string): string {
+    if (!isValidAddress('TRON', contract)) {
+      throw this.error('permanent', `not a TRON token contract: ${JSON.stringify(contract)}`);
+    }
+    return toLogAddress(contract);
+  }
+
+  private checkBlockNumber(blockNumber: number): void {
+    if (!Number.isSafeInteger(blockNumber) || blockNumber < 0) {
+      throw this.error('permanent', `invalid block number ${blockNumber}`);
+    }
+  }
+
+  private error(kind: 'transient' | 'permanent', message: string): ChainError {
+    return new ChainError(kind, `TRON ${message}`, this.network.name);
+  }
+}
+
+/** Runs `operation` over `items` with at most `limit` in flight; results keep the items' order. */
+async function mapWithConcurrency<T, R>(
+  items: T[],
+  limit: number,
+  operation: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    // After a failure the scan is lost anyway: stop sending requests for it.
+    while (next < items.length && !failed) {
+      const index = next++;
+      try {
+        results[index] = await operation(items[index]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,78 @@
+import { providers } from 'tronweb';
+import { NetworkConfig } from '../../networks/network.types';
+import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
+import { normalizeTronError } from './tron-errors';
+
+type HttpProvider = InstanceType<typeof providers.HttpProvider>;
+
+export interface TronNodeClientOptions {
+  retry?: RetryOptions;
+  /** TronGrid API key, sent as TRON-PRO-API-KEY to TronGrid hosts only. */
+  apiKey?: string;
+}
+
+/** The key identifies our TronGrid account: another provider in the list must never receive it. */
+export function headersFor(url: string, apiKey: string | undefined): Record<string, string> {
+  if (!apiKey) return {};
+  const host = new URL(url).hostname;
+  const isTronGrid = host === 'trongrid.io' || host.endsWith('.trongrid.io');
+  return isTronGrid ? { 'TRON-PRO-API-KEY': apiKey } : {};
+}
+
+/**
+ * POSTs to a java-tron HTTP API through tronweb's HttpProvider, one provider per RPC URL, with
+ * retries and failover: attempt i goes to URL (start + i) % n, where start is the URL that last
+ * answered. A scan makes one request per block, so a dead first URL must not cost every request
+ * a failed attempt (a timeout, when the node hangs).
+ */
+export class TronNodeClient {
+  private readonly providers: HttpProvider[];
+  private readonly retry: RetryOptions;
+  private preferredIndex = 0;
+
+  constructor(
+    private readonly network: NetworkConfig,
+    options: TronNodeClientOptions = {},
+  ) {
+    if (network.rpcUrls.length === 0) throw new Error(`Network ${network.name} has no RPC URLs.`);
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    // The provider's own timeout ends the HTTP request itself; withRetry only stops waiting.
+    this.providers = network.rpcUrls.map(
+      (url) =>
+        new providers.HttpProvider(
+          url,
+          this.retry.timeoutMs,
+          '',
+          '',
+          headersFor(url, options.apiKey),
+        ),
+    );
+  }
+
+  /** `parse` runs inside the attempt, so a node-reported transient error fails over too. */
+  request<T>(
+    path: string,
+    body: Record<string, unknown>,
+    parse: (value: unknown) => T,
+  ): Promise<T> {
+    const firstIndex = this.preferredIndex;
+    const label = `TRON ${path}`;
+    return withRetry(
+      async (attempt) => {
+        const index = (firstIndex + attempt) % this.providers.length;
+        // URLs may carry secrets: errors name the URL by its position only.
+        const attemptLabel = `${label} (RPC URL #${index + 1})`;
+        try {
+          const result = parse(await this.providers[index].request<unknown>(path, body, 'post'));
+          this.preferredIndex = index;
+          return result;
+        } catch (error) {
+          throw normalizeTronError(error, this.network.name, attemptLabel);
+        }
+      },
+      (error) => normalizeTronError(error, this.network.name, label),
+      this.retry,
+      label,
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import { TronResponseError } from './tron-errors';
+import { parseBlock, parseTransactionInfos } from './tron-responses';
+
+const BLOCK_ID = '0000000003fe266bf6b6d392f654dc2e5011601546ed04623d9fcc4e9d439a25';
+const TX_ID = 'ff44a2823a870c12f12a4ca6e7647650356bc2bb5e02c5855312cf2db4c950c1';
+
+const block = (number: number | undefined, blockId = BLOCK_ID): unknown => ({
+  blockID: blockId,
+  block_header: { raw_data: { number, timestamp: 1 } },
+  transactions: [{ txID: TX_ID.toUpperCase() }],
+});
+
+describe('parseBlock', () => {
+  it('reads the number, the id and the transaction ids in lowercase', () => {
+    expect(parseBlock(block(66987627))).toEqual({
+      number: 66987627,
+      blockId: BLOCK_ID,
+      transactionIds: [TX_ID],
+    });
+  });
+
+  it('reads a missing number as 0 (protobuf JSON leaves zero out) and {} as no block', () => {
+    expect(parseBlock(block(undefined, '0'.repeat(64)))?.number).toBe(0);
+    expect(parseBlock({})).toBeNull();
+  });
+
+  it('rejects a block whose id does not start with its number', () => {
+    expect(() => parseBlock(block(66987628))).toThrow(TronResponseError);
+    expect(() => parseBlock({ blockID: 'xyz' })).toThrow('malformed response');
+  });
+
+  it("treats java-tron's rate limiter as transient and other node errors as permanent", () => {
+    const busy = { Error: 'class java.lang.IllegalAccessException : lack of computing resources' };
+    expect(() => parseBlock(busy)).toThrow(expect.objectContaining({ transient: true }));
+    const broken = { Error: 'class java.lang.NumberFormatException : For input string: "x"' };
+    expect(() => parseBlock(broken)).toThrow(expect.objectContaining({ transient: false }));
+  });
+});
+
+describe('parseTransactionInfos', () => {
+  const info = (extra: Record<string, unknown>): Record<string, unknown> => ({
+    id: TX_ID,
+    blockNumber: 7,
+    ...extra,
+  });
+
+  it('reads logs, and {} (the answer for block 0) as no transactions', () => {
+    const log = { address: 'A614F803B6FD780986A42C78EC9C7F77E6DED13C', topics: [TX_ID], data: '' };
+    expect(parseTransactionInfos([info({ log: [log] })], 7)).toEqual([
+      {
+        id: TX_ID,
+        succeeded: true,
+        logs: [{ address: 'a614f803b6fd780986a42c78ec9c7f77e6ded13c', topics: [TX_ID], data: '' }],
+      },
+    ]);
+    expect(parseTransactionInfos({}, 0)).toEqual([]);
+  });
+
+  it('marks failed and reverted transactions', () => {
+    const outcomes = parseTransactionInfos(
+      [
+        info({ result: 'FAILED', receipt: { result: 'REVERT' } }),
+        info({ receipt: { result: 'OUT_OF_ENERGY' } }),
+        info({ receipt: { net_fee: 267000 } }),
+      ],
+      7,
+    ).map((parsed) => parsed.succeeded);
+    expect(outcomes).toEqual([false, false, true]);
+  });
+
+  it('rejects infos of another block and malformed logs', () => {
+    expect(() => parseTransactionInfos([info({})], 8)).toThrow('in block 8');
+    expect(() => parseTransactionInfos([info({ log: [{ address: '41' }] })], 7)).toThrow(
+      'log address',
+    );
+    expect(() => parseTransactionInfos('<html>', 7)).toThrow('not an array');
+  });
+});

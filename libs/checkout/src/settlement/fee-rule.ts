@@ -1,0 +1,24 @@
+import Decimal from 'decimal.js';
+
+export interface FeeRule {
+  /** Percent of the amount received, e.g. 1 for 1 %. */
+  percent: Decimal;
+  /** Charged once per session that received anything. */
+  fixed: Decimal;
+}
+
+export const FEE_FRACTION_DIGITS = 6;
+
+/**
+ * The fee on a session's confirmed total: percent + fixed, rounded half-up to 6 digits, never more
+ * than what was received (a tiny payment cannot leave the merchant owing).
+ */
+export function computeFee(received: Decimal, rule: FeeRule): Decimal {
+  if (received.lessThanOrEqualTo(0)) return new Decimal(0);
+  const fee = received
+    .times(rule.percent)
+    .dividedBy(100)
+    .plus(rule.fixed)
+    .toDecimalPlaces(FEE_FRACTION_DIGITS, Decimal.ROUND_HALF_UP);
+  return Decimal.min(fee, received);
+}

@@ -1,0 +1,4 @@
+export * from './ledger.module';
+export * from './ledger.service';
+export * from './ledger.types';
+export * from './accounts';

@@ -1,0 +1,251 @@
+import { Wallet } from 'ethers';
+import { EvmChainAdapter } from '@app/chains/adapters/evm/evm-chain-adapter';
+import { ChainError } from '@app/chains/rpc/chain-error';
+import { RetryOptions } from '@app/chains/rpc/retry';
+import { Devnet, startDevnet } from './support/devnet';
+import { rpcErrorReply, rpcResultReply, RpcProxy } from './support/rpc-proxy';
+
+// A few milliseconds between attempts: the suite tests failure paths, not patience.
+const FAST_RETRY: RetryOptions = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2_000 };
+const HASH = /^0x[0-9a-f]{64}$/;
+
+describe('EvmChainAdapter against anvil', () => {
+  let devnet: Devnet;
+  let proxy: RpcProxy;
+  let adapter: EvmChainAdapter;
+  const adapters: EvmChainAdapter[] = [];
+
+  function createAdapter(rpcUrls: string[]): EvmChainAdapter {
+    const created = new EvmChainAdapter(devnet.networkConfig({ rpcUrls }), { retry: FAST_RETRY });
+    adapters.push(created);
+    return created;
+  }
+
+  async function expectChainError(promise: Promise<unknown>, kind: 'transient' | 'permanent') {
+    const error: unknown = await promise.then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toBeInstanceOf(ChainError);
+    expect((error as ChainError).kind).toBe(kind);
+    expect((error as ChainError).network).toBe('ETHEREUM');
+    return error as ChainError;
+  }
+
+  const newAddress = () => Wallet.createRandom().address;
+
+  beforeAll(async () => {
+    devnet = await startDevnet();
+    proxy = await RpcProxy.start(devnet.rpcUrl);
+    adapter = createAdapter([devnet.rpcUrl]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(adapters.map((created) => created.close()));
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  afterEach(async () => {
+    proxy.intercept(undefined);
+    await proxy.up();
+  });
+
+  it('reads the head and block hashes, null beyond the head', async () => {
+    await devnet.mine(2);
+    const head = await adapter.getHeadBlockNumber();
+    expect(head).toBe(await devnet.head());
+
+    const hash = await adapter.getBlockHash(head);
+    expect(hash).toMatch(HASH);
+    expect(hash).toBe((await devnet.provider.getBlock(head))?.hash);
+    expect(await adapter.getBlockHash(head - 1)).not.toBe(hash);
+    expect(await adapter.getBlockHash(head + 1)).toBeNull();
+  });
+
+  it('finds an exact transfer with its amount in base units', async () => {
+    const recipient = newAddress();
+    const sent = await devnet.transfer('USDT', recipient.toLowerCase(), '12.345678');
+
+    const transfers = await adapter.scanTransfers(sent.blockNumber, sent.blockNumber, [
+      devnet.tokens.USDT.contract,
+      devnet.tokens.USDC.contract,
+    ]);
+
+    expect(transfers).toEqual([
+      {
+        tokenContract: devnet.tokens.USDT.contract,
+        from: devnet.accounts.payer.address,
+        to: recipient,
+        amountBaseUnits: 12_345_678n,
+        txHash: sent.txHash,
+        logIndex: 0,
+        blockNumber: sent.blockNumber,
+        blockHash: await adapter.getBlockHash(sent.blockNumber),
+      },
+    ]);
+    expect(transfers[0].txHash).toMatch(HASH);
+  });
+
+  it('tells apart two transfers in one block by their log index, in order', async () => {
+    const [first, second] = [newAddress(), newAddress()];
+    const sent = await devnet.transferMany([
+      { currency: 'USDC', to: first, amount: '1' },
+      { currency: 'USDT', to: second, amount: '0.000001' },
+    ]);
+    expect(sent[1].blockNumber).toBe(sent[0].blockNumber);
+
+    const transfers = await adapter.scanTransfers(sent[0].blockNumber, sent[0].blockNumber, [
+      devnet.tokens.USDT.contract,
+      devnet.tokens.USDC.contract,
+    ]);
+
+    expect(transfers.map((transfer) => [transfer.to, transfer.amountBaseUnits])).toEqual([
+      [first, 1_000_000n],
+      [second, 1n],
+    ]);
+    expect(transfers[0].logIndex).toBeLessThan(transfers[1].logIndex);
+    expect(transfers[0].txHash).not.toBe(transfers[1].txHash);
+  });
+
+  it("ignores other contracts' transfers", async () => {
+    const recipient = newAddress();
+    const sent = await devnet.transferMany([
+      { currency: 'USDC', to: recipient, amount: '5' },
+      { currency: 'USDT', to: recipient, amount: '7' },
+    ]);
+
+    const transfers = await adapter.scanTransfers(sent[0].blockNumber, sent[0].blockNumber, [
+      devnet.tokens.USDT.contract,
+    ]);
+
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({
+      tokenContract: devnet.tokens.USDT.contract,
+      amountBaseUnits: 7_000_000n,
+    });
+  });
+
+  it('returns nothing for a range without transfers or without contracts', async () => {
+    const sent = await devnet.transfer('USDT', newAddress(), '1');
+    await devnet.mine(3);
+    const contracts = [devnet.tokens.USDT.contract];
+
+    expect(
+      await adapter.scanTransfers(sent.blockNumber + 1, sent.blockNumber + 3, contracts),
+    ).toEqual([]);
+    expect(await adapter.scanTransfers(sent.blockNumber, sent.blockNumber, [])).toEqual([]);
+  });
+
+  it('refuses a range reaching past the head as transient, never as a partial answer', async () => {
+    const head = await devnet.head();
+    const contracts = [devnet.tokens.USDT.contract];
+
+    const error = await expectChainError(
+      adapter.scanTransfers(head, head + 5, contracts),
+      'transient',
+    );
+    expect(error.message).toContain('beyond the head');
+    await expectChainError(adapter.scanTransfers(head + 3, head + 5, contracts), 'transient');
+  });
+
+  it('rejects bad arguments as permanent without asking the node', async () => {
+    const contracts = [devnet.tokens.USDT.contract];
+    await expectChainError(adapter.scanTransfers(5, 4, contracts), 'permanent');
+    await expectChainError(adapter.scanTransfers(-1, 4, contracts), 'permanent');
+    await expectChainError(adapter.scanTransfers(0, 1, ['0x1234']), 'permanent');
+    await expectChainError(adapter.getBlockHash(1.5), 'permanent');
+    expect(adapter.isValidAddress(devnet.accounts.payer.address)).toBe(true);
+    expect(adapter.isValidAddress(devnet.accounts.payer.address.toLowerCase())).toBe(true);
+    expect(adapter.isValidAddress('0x70997970c51812dc3A010C7d01b50e0d17dc79C8')).toBe(false);
+  });
+
+  it('splits a range the node refuses as too large', async () => {
+    const recipient = newAddress();
+    const first = await devnet.transfer('USDT', recipient, '1');
+    await devnet.mine(2);
+    const last = await devnet.transfer('USDC', recipient, '2');
+    // Like Infura: more than one block at a time is refused.
+    proxy.intercept((request) => {
+      const [filter] = (request.params ?? []) as Array<{ fromBlock?: string; toBlock?: string }>;
+      if (request.method !== 'eth_getLogs' || filter?.fromBlock === filter?.toBlock) return;
+      return rpcErrorReply(request, -32005, 'query returned more than 10000 results');
+    });
+    const viaProxy = createAdapter([proxy.url]);
+
+    const transfers = await viaProxy.scanTransfers(first.blockNumber, last.blockNumber, [
+      devnet.tokens.USDT.contract,
+      devnet.tokens.USDC.contract,
+    ]);
+
+    expect(transfers.map((transfer) => [transfer.blockNumber, transfer.amountBaseUnits])).toEqual([
+      [first.blockNumber, 1_000_000n],
+      [last.blockNumber, 2_000_000n],
+    ]);
+    expect(proxy.methods.filter((method) => method === 'eth_getLogs').length).toBeGreaterThan(4);
+  });
+
+  it('fails over to the next RPC URL when the first is dead', async () => {
+    await proxy.down('refuse');
+    const withDeadFirst = createAdapter([proxy.url, devnet.rpcUrl]);
+
+    expect(await withDeadFirst.getHeadBlockNumber()).toBe(await devnet.head());
+    const sent = await devnet.transfer('USDT', newAddress(), '3');
+    const transfers = await withDeadFirst.scanTransfers(sent.blockNumber, sent.blockNumber, [
+      devnet.tokens.USDT.contract,
+    ]);
+    expect(transfers).toHaveLength(1);
+  });
+
+  it('throws a transient error when every RPC is down, and recovers when it comes back', async () => {
+    const viaProxy = createAdapter([proxy.url]);
+    expect(await viaProxy.getHeadBlockNumber()).toBe(await devnet.head());
+
+    await proxy.down('refuse');
+    await expectChainError(viaProxy.getHeadBlockNumber(), 'transient');
+    await proxy.down('unavailable');
+    const error = await expectChainError(viaProxy.getBlockHash(1), 'transient');
+    expect(error.message).toContain('HTTP 503');
+    expect(error.message).not.toContain(proxy.url);
+
+    await proxy.up();
+    expect(await viaProxy.getHeadBlockNumber()).toBe(await devnet.head());
+  });
+
+  it('treats rate limits as transient and invalid answers as permanent, without retrying', async () => {
+    const viaProxy = createAdapter([proxy.url]);
+    proxy.intercept(() => ({ status: 429, body: 'slow down' }));
+    await expectChainError(viaProxy.getHeadBlockNumber(), 'transient');
+
+    proxy.intercept((request) => rpcErrorReply(request, -32005, 'rate limit exceeded'));
+    await expectChainError(viaProxy.getHeadBlockNumber(), 'transient');
+
+    proxy.intercept((request) => rpcResultReply(request, 'not a number'));
+    const callsBefore = proxy.methods.length;
+    await expectChainError(viaProxy.getHeadBlockNumber(), 'permanent');
+    expect(proxy.methods.length - callsBefore).toBe(1);
+
+    proxy.intercept(() => ({ status: 200, body: '<html>not json</html>' }));
+    await expectChainError(viaProxy.getHeadBlockNumber(), 'permanent');
+  });
+
+  it('sees a block replaced after a revert', async () => {
+    const snapshot = await devnet.snapshot();
+    const sent = await devnet.transfer('USDT', newAddress(), '4');
+    const original = await adapter.getBlockHash(sent.blockNumber);
+
+    await devnet.revert(snapshot);
+    expect(await adapter.getBlockHash(sent.blockNumber)).toBeNull();
+
+    const replacement = await devnet.transfer('USDT', newAddress(), '4');
+    expect(replacement.blockNumber).toBe(sent.blockNumber);
+    expect(await adapter.getBlockHash(sent.blockNumber)).not.toBe(original);
+    expect(await adapter.getBlockHash(sent.blockNumber)).toMatch(HASH);
+  });
+
+  it('fails permanently once closed', async () => {
+    const closing = createAdapter([devnet.rpcUrl]);
+    await closing.close();
+    await expectChainError(closing.getHeadBlockNumber(), 'permanent');
+  });
+});

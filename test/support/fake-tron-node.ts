@@ -1,0 +1,504 @@
+/**
+ * TEST DOUBLE: a fake TRON full node, NOT a TRON implementation.
+ *
+ * No TRON node runs here (java-tron needs Docker or JDK 8), so TRON tests talk to this small
+ * in-process HTTP server. It answers the few java-tron FullNode HTTP endpoints our code and
+ * tronweb call, in java-tron's response shapes (visible=false: hex addresses, protobuf JSON that
+ * leaves out zero values, errors as HTTP 200 with {"Error": ...}), over a chain it keeps in memory.
+ * Transaction ids and signature checks come from tronweb itself: an id is the SHA-256 of the
+ * raw_data protobuf tronweb encodes, and a broadcast is accepted only when the signer tronweb
+ * recovers from (txID, signature) is the transaction's owner.
+ *
+ * What it does not do: execute contracts, keep balances, check TAPOS or expiration, sign the
+ * transactions of the blocks it mines (block transactions carry no signature), or support
+ * visible=true. Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash
+ * is of our own header summary, not of a real protobuf header.
+ *
+ * Endpoints: /wallet/getnowblock, /wallet/getblockbynum, /wallet/gettransactioninfobyblocknum,
+ * /wallet/triggersmartcontract, /wallet/broadcasttransaction.
+ */
+import { createHash } from 'node:crypto';
+import {
+  createServer,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  Server,
+  ServerResponse,
+} from 'node:http';
+import { AddressInfo } from 'node:net';
+import { TronWeb, utils } from 'tronweb';
+
+export interface FakeTransfer {
+  /** base58 T... addresses. */
+  contract: string;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * unavailable: HTTP 503 (TronGrid or a gateway overloaded); refuse: nothing listens; hang: no
+ * answer ever; rate-limited: java-tron's own limiter ({"Error": ...} with HTTP 200).
+ */
+export type FakeOutage = 'unavailable' | 'refuse' | 'hang' | 'rate-limited';
+
+type Json = Record<string, unknown>;
+
+interface TriggerValue {
+  data: string;
+  owner_address: string;
+  contract_address: string;
+  call_value?: number;
+}
+
+interface RawData {
+  contract: Array<{
+    parameter: { value: TriggerValue; type_url: string };
+    type: 'TriggerSmartContract';
+  }>;
+  ref_block_bytes: string;
+  ref_block_hash: string;
+  expiration: number;
+  fee_limit?: number;
+  timestamp: number;
+}
+
+interface BlockTransaction {
+  ret: Array<{ contractRet: 'SUCCESS' }>;
+  txID: string;
+  raw_data: RawData;
+  raw_data_hex: string;
+}
+
+interface FakeBlock {
+  number: number;
+  blockId: string;
+  parentHash: string;
+  timestamp: number;
+  transactions: BlockTransaction[];
+  infos: Json[];
+}
+
+// tronweb's transaction and crypto helpers are untyped (`any`): these are the parts we use.
+interface TronWebTransactionCodec {
+  txJsonToPb(transaction: unknown): unknown;
+  txPbToTxID(protobuf: unknown): string;
+  txPbToRawDataHex(protobuf: unknown): string;
+}
+const codec: TronWebTransactionCodec = utils.transaction;
+const recoverSigner: (hash: string, signature: string) => string = utils.crypto.ecRecover;
+
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const TRANSFER_SELECTOR = 'a9059cbb';
+const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
+const BLOCK_INTERVAL_MS = 3_000;
+const EXPIRATION_MS = 60_000;
+const WITNESS = '41' + 'be'.repeat(20);
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const word = (hex: string): string => hex.padStart(64, '0');
+const hexAddress = (base58: string): string => TronWeb.address.toHex(base58).toLowerCase();
+const utf8Hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
+
+/** txID and raw_data_hex exactly as tronweb (and so a node) encodes this raw_data. */
+function encode(rawData: unknown): { txID: string; raw_data_hex: string } {
+  const protobuf = codec.txJsonToPb({ raw_data: rawData, visible: false });
+  return {
+    txID: codec.txPbToTxID(protobuf).replace(/^0x/, ''),
+    raw_data_hex: codec.txPbToRawDataHex(protobuf).toLowerCase(),
+  };
+}
+
+export class FakeTronNode {
+  /** Every request that reached the server, in order, outages included. */
+  readonly requests: FakeRequest[] = [];
+  /** Transactions accepted by /wallet/broadcasttransaction, as posted, with their ids. */
+  readonly broadcasts: Array<{ txid: string; transaction: Json }> = [];
+  private readonly blocks: FakeBlock[] = [];
+  private readonly server: Server;
+  private port = 0;
+  private outage: FakeOutage | null = null;
+  private forks = 0;
+  private readonly genesisTimestamp =
+    Math.floor(Date.now() / BLOCK_INTERVAL_MS) * BLOCK_INTERVAL_MS;
+
+  constructor() {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch(() => response.destroy());
+    });
+    this.blocks.push(this.makeBlock(0, '0'.repeat(64), []));
+  }
+
+  async start(): Promise<string> {
+    await this.listen(0);
+    return this.url;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    if (this.server.listening) await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private get head(): FakeBlock {
+    return this.blocks[this.blocks.length - 1];
+  }
+
+  get headBlockNumber(): number {
+    return this.blocks.length - 1;
+  }
+
+  blockId(blockNumber: number): string | undefined {
+    return this.blocks[blockNumber]?.blockId;
+  }
+
+  /** Mines one block; an inner array is one transaction emitting several Transfer logs. */
+  addTransferBlock(transfers: Array<FakeTransfer | FakeTransfer[]>): {
+    blockNumber: number;
+    txIds: string[];
+  } {
+    const number = this.blocks.length;
+    const timestamp = this.timestampOf(number);
+    const transactions = transfers.map((group, index) =>
+      this.transferTransaction(Array.isArray(group) ? group : [group], number, timestamp, index),
+    );
+    const block = this.makeBlock(number, this.blocks[number - 1].blockId, transactions);
+    this.blocks.push(block);
+    return {
+      blockNumber: number,
+      txIds: block.transactions.map((transaction) => transaction.txID),
+    };
+  }
+
+  /** Mines `count` blocks without transactions; returns the new head. */
+  mineEmpty(count = 1): number {
+    for (let mined = 0; mined < count; mined++) {
+      this.blocks.push(this.makeBlock(this.blocks.length, this.head.blockId, []));
+    }
+    return this.headBlockNumber;
+  }
+
+  /** Replaces blocks fromBlock..head with as many new, empty blocks with other ids. */
+  reorg(fromBlock: number): void {
+    if (fromBlock < 1 || fromBlock > this.headBlockNumber) {
+      throw new Error(`cannot reorg from block ${fromBlock}`);
+    }
+    const count = this.blocks.length - fromBlock;
+    this.blocks.length = fromBlock;
+    this.forks += 1;
+    this.mineEmpty(count);
+  }
+
+  async down(outage: FakeOutage = 'unavailable'): Promise<void> {
+    this.outage = outage;
+    if (outage === 'refuse') await this.stop();
+  }
+
+  async up(): Promise<void> {
+    const refused = this.outage === 'refuse';
+    this.outage = null;
+    if (refused) await this.listen(this.port);
+  }
+
+  private listen(port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        this.port = (this.server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  }
+
+  private timestampOf(blockNumber: number): number {
+    return this.genesisTimestamp + blockNumber * BLOCK_INTERVAL_MS;
+  }
+
+  private makeBlock(number: number, parentHash: string, entries: TransactionEntry[]): FakeBlock {
+    const transactions = entries.map((entry) => entry.transaction);
+    const timestamp = this.timestampOf(number);
+    const transactionIds = transactions.map((transaction) => transaction.txID);
+    const summary = [number, parentHash, timestamp, this.forks, ...transactionIds];
+    const blockId = number.toString(16).padStart(16, '0') + sha256(summary.join(':')).slice(16);
+    const infos = entries.map((entry) => entry.info);
+    return { number, blockId, parentHash, timestamp, transactions, infos };
+  }
+
+  /** A TRC-20 transfer() call and its execution result, one Transfer log per moved amount. */
+  private transferTransaction(
+    transfers: FakeTransfer[],
+    blockNumber: number,
+    blockTimestamp: number,
+    index: number,
+  ): TransactionEntry {
+    const [first] = transfers;
+    if (!first) throw new Error('a transaction needs at least one transfer');
+    const data =
+      TRANSFER_SELECTOR + word(hexAddress(first.to).slice(2)) + word(first.amount.toString(16));
+    const owner = hexAddress(first.from);
+    const contract = hexAddress(first.contract);
+    // Distinct timestamps keep identical transfers in one block distinct transactions.
+    const createdAt = blockTimestamp - BLOCK_INTERVAL_MS + index;
+    const rawData = this.rawData(
+      owner,
+      contract,
+      data,
+      100_000_000,
+      this.blocks[blockNumber - 1],
+      createdAt,
+    );
+    const transaction: BlockTransaction = {
+      ret: [{ contractRet: 'SUCCESS' }],
+      ...encode(rawData),
+      raw_data: rawData,
+    };
+    const info = {
+      id: transaction.txID,
+      fee: 345_000,
+      blockNumber,
+      blockTimeStamp: blockTimestamp,
+      contractResult: [word('1')],
+      contract_address: contract,
+      receipt: { energy_usage_total: 29_631 * transfers.length, net_usage: 345, result: 'SUCCESS' },
+      log: transfers.map((transfer) => ({
+        address: hexAddress(transfer.contract).slice(2),
+        topics: [
+          TRANSFER_TOPIC,
+          word(hexAddress(transfer.from).slice(2)),
+          word(hexAddress(transfer.to).slice(2)),
+        ],
+        data: word(transfer.amount.toString(16)),
+      })),
+    };
+    return { transaction, info };
+  }
+
+  private rawData(
+    owner: string,
+    contract: string,
+    data: string,
+    feeLimit: number,
+    referenceBlock: FakeBlock,
+    timestamp: number,
+  ): RawData {
+    return {
+      contract: [
+        {
+          parameter: {
+            value: { data, owner_address: owner, contract_address: contract },
+            type_url: TRIGGER_TYPE_URL,
+          },
+          type: 'TriggerSmartContract',
+        },
+      ],
+      // TAPOS: bytes 6-7 of the reference block's number and bytes 8-15 of its id.
+      ref_block_bytes: referenceBlock.number.toString(16).padStart(16, '0').slice(12),
+      ref_block_hash: referenceBlock.blockId.slice(16, 32),
+      expiration: referenceBlock.timestamp + EXPIRATION_MS,
+      ...(feeLimit > 0 ? { fee_limit: feeLimit } : {}),
+      timestamp,
+    };
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const text = await readBody(request);
+    let body: unknown = Object.fromEntries(url.searchParams);
+    try {
+      if (text.trim()) body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    this.requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      body,
+      headers: request.headers,
+    });
+    if (this.outage === 'hang') return;
+    if (this.outage === 'unavailable') {
+      response.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
+      return;
+    }
+    const reply = (status: number, value: unknown): void => {
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify(value));
+    };
+    if (this.outage === 'rate-limited') {
+      return reply(
+        200,
+        nodeError('java.lang.IllegalAccessException', 'lack of computing resources'),
+      );
+    }
+    const route = this.routes[url.pathname];
+    if (!route) return reply(404, { Error: `no such endpoint: ${url.pathname}` });
+    if (!isJson(body)) {
+      return reply(200, nodeError('com.alibaba.fastjson.JSONException', 'not a JSON object'));
+    }
+    if (body.visible === true) {
+      return reply(200, nodeError('java.lang.Exception', 'fake node: visible=true unsupported'));
+    }
+    try {
+      reply(200, route(body));
+    } catch (error) {
+      reply(
+        200,
+        nodeError('java.lang.Exception', error instanceof Error ? error.message : String(error)),
+      );
+    }
+  }
+
+  private readonly routes: Record<string, (params: Json) => unknown> = {
+    '/wallet/getnowblock': () => blockJson(this.head),
+    '/wallet/getblockbynum': (params) => {
+      const block = this.blocks[blockNumberParameter(params)];
+      return block ? blockJson(block) : {};
+    },
+    // java-tron answers {} for num <= 0 and [] for a block it does not have.
+    '/wallet/gettransactioninfobyblocknum': (params) => {
+      const number = blockNumberParameter(params);
+      return number <= 0 ? {} : (this.blocks[number]?.infos ?? []);
+    },
+    '/wallet/triggersmartcontract': (params) => this.trigger(params),
+    '/wallet/broadcasttransaction': (params) => this.broadcast(params),
+  };
+
+  /** TriggerSmartContractServlet: the unsigned transaction, referencing the head block. */
+  private trigger(params: Json): unknown {
+    for (const key of ['owner_address', 'contract_address', 'function_selector']) {
+      if (typeof params[key] !== 'string' || params[key] === '') {
+        return nodeError('java.security.InvalidParameterException', `${key} isn't set.`);
+      }
+    }
+    const signature = String(params.function_selector).replace(/\s/g, '');
+    const selector = TronWeb.sha3(signature, false).slice(0, 8);
+    const data = selector + (typeof params.parameter === 'string' ? params.parameter : '');
+    const feeLimit = typeof params.fee_limit === 'number' ? params.fee_limit : 0;
+    const owner = String(params.owner_address).toLowerCase();
+    const contract = String(params.contract_address).toLowerCase();
+    const rawData = this.rawData(owner, contract, data, feeLimit, this.head, Date.now());
+    if (typeof params.call_value === 'number' && params.call_value > 0) {
+      rawData.contract[0].parameter.value.call_value = params.call_value;
+    }
+    const { txID, raw_data_hex } = encode(rawData);
+    return {
+      result: { result: true },
+      transaction: { visible: false, txID, raw_data: rawData, raw_data_hex },
+    };
+  }
+
+  /** BroadcastServlet + Wallet.broadcastTransaction, signature checks only (single-key owner). */
+  private broadcast(transaction: Json): unknown {
+    const txid = encode(transaction.raw_data).txID;
+    const refuse = (code: string, message: string): Json => ({
+      code,
+      message: utf8Hex(message),
+      txid,
+    });
+    const signatures = Array.isArray(transaction.signature)
+      ? transaction.signature.map(String)
+      : [];
+    const badSize = signatures.find((signature) => !/^[0-9a-fA-F]{130}$/.test(signature));
+    if (badSize !== undefined) {
+      return refuse(
+        'SIGERROR',
+        `Validate signature error: Signature size is ${Math.floor(badSize.length / 2)}`,
+      );
+    }
+    if (signatures.length === 0) {
+      return refuse('SIGERROR', 'Validate signature error: miss sig or contract');
+    }
+    if (signatures.length > 1) {
+      return refuse(
+        'SIGERROR',
+        `Validate signature error: Signature count is ${signatures.length} more than key counts of permission : 1`,
+      );
+    }
+    const owner = ownerOf(transaction.raw_data);
+    let signer: string;
+    try {
+      signer = recoverSigner(txid, signatures[0]).toLowerCase();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return refuse('SIGERROR', `Validate signature error: ${reason}`);
+    }
+    if (signer !== owner) {
+      const message = `${signatures[0]} is signed by ${TronWeb.address.fromHex(signer)} but it is not contained of permission.`;
+      return refuse('SIGERROR', `Validate signature error: ${message}`);
+    }
+    if (this.broadcasts.some((accepted) => accepted.txid === txid)) {
+      return refuse('DUP_TRANSACTION_ERROR', 'Transaction already exists.');
+    }
+    this.broadcasts.push({ txid, transaction });
+    return { result: true, txid };
+  }
+}
+
+interface TransactionEntry {
+  transaction: BlockTransaction;
+  info: Json;
+}
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Util.printErrorMsg: {"Error": "<exception class> : <message>"}, with HTTP 200. */
+function nodeError(exceptionClass: string, message: string): Json {
+  return { Error: `class ${exceptionClass} : ${message}` };
+}
+
+function blockNumberParameter(params: Json): number {
+  const number = Number(params.num ?? 0);
+  if (!Number.isSafeInteger(number)) throw new Error(`For input string: "${String(params.num)}"`);
+  return number;
+}
+
+function ownerOf(rawData: unknown): string {
+  const contract =
+    isJson(rawData) && Array.isArray(rawData.contract) ? rawData.contract[0] : undefined;
+  const parameter = isJson(contract) ? contract.parameter : undefined;
+  const value = isJson(parameter) ? parameter.value : undefined;
+  const owner = isJson(value) ? value.owner_address : undefined;
+  return typeof owner === 'string' ? owner.toLowerCase() : '';
+}
+
+/** Util.printBlock, visible=false; zero values (the genesis number) and empty lists left out. */
+function blockJson(block: FakeBlock): Json {
+  const rawHeader = {
+    ...(block.number > 0 ? { number: block.number } : {}),
+    txTrieRoot: sha256(block.transactions.map((transaction) => transaction.txID).join('')),
+    witness_address: WITNESS,
+    parentHash: block.parentHash,
+    version: 32,
+    timestamp: block.timestamp,
+  };
+  return {
+    blockID: block.blockId,
+    block_header: {
+      raw_data: rawHeader,
+      witness_signature: sha256(block.blockId).repeat(2) + '00',
+    },
+    ...(block.transactions.length ? { transactions: block.transactions } : {}),
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}

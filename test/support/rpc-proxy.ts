@@ -1,0 +1,148 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo, Socket } from 'node:net';
+
+/*
+ * An HTTP proxy in front of an RPC URL, so a test can make "the RPC go away and come back"
+ * (or misbehave) without touching the node behind it.
+ */
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  method: string;
+  params?: unknown[];
+}
+
+/** What to answer instead of forwarding: an HTTP status and a raw body. */
+export interface ProxyReply {
+  status: number;
+  body: string;
+}
+
+/** Returns a reply to answer a request itself, or undefined to forward it to the node. */
+export type RpcInterceptor = (request: JsonRpcRequest) => ProxyReply | undefined;
+
+/** `refuse`: the port is closed (ECONNREFUSED). `unavailable`: every request gets a 503. */
+export type DownMode = 'refuse' | 'unavailable';
+
+export class RpcProxy {
+  /** Methods of the requests that reached the proxy while it was up, in order. */
+  readonly methods: string[] = [];
+  private readonly sockets = new Set<Socket>();
+  private mode: DownMode | 'up' = 'up';
+  private interceptor: RpcInterceptor | undefined;
+
+  private readonly server: Server;
+  private port = 0;
+
+  private constructor(private readonly target: string) {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch(() => response.destroy());
+    });
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  static async start(target: string): Promise<RpcProxy> {
+    const proxy = new RpcProxy(target);
+    await listen(proxy.server, 0);
+    proxy.port = (proxy.server.address() as AddressInfo).port;
+    return proxy;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async down(mode: DownMode = 'refuse'): Promise<void> {
+    await this.switchTo(mode);
+  }
+
+  async up(): Promise<void> {
+    await this.switchTo('up');
+  }
+
+  /** Answers matching requests itself (e.g. errors); undefined restores plain forwarding. */
+  intercept(interceptor: RpcInterceptor | undefined): void {
+    this.interceptor = interceptor;
+  }
+
+  async stop(): Promise<void> {
+    if (this.mode !== 'refuse') await this.closeServer();
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBody(request);
+    if (this.mode === 'unavailable') return reply(response, { status: 503, body: 'unavailable' });
+    const rpcRequest = parseRequest(body);
+    if (rpcRequest) this.methods.push(rpcRequest.method);
+    const intercepted = rpcRequest && this.interceptor?.(rpcRequest);
+    if (intercepted) return reply(response, intercepted);
+
+    const forwarded = await fetch(this.target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    reply(response, { status: forwarded.status, body: await forwarded.text() });
+  }
+
+  private async switchTo(next: DownMode | 'up'): Promise<void> {
+    if (next === this.mode) return;
+    if (this.mode === 'refuse') await listen(this.server, this.port);
+    if (next === 'refuse') await this.closeServer();
+    this.mode = next;
+  }
+
+  private async closeServer(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Open keep-alive connections would otherwise keep serving while the proxy is "down".
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+}
+
+/** A JSON-RPC error reply, as a node sends it (HTTP 200). */
+export function rpcErrorReply(request: JsonRpcRequest, code: number, message: string): ProxyReply {
+  return {
+    status: 200,
+    body: JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code, message } }),
+  };
+}
+
+/** A JSON-RPC success reply carrying any result, e.g. a malformed one. */
+export function rpcResultReply(request: JsonRpcRequest, result: unknown): ProxyReply {
+  return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: request.id, result }) };
+}
+
+function parseRequest(body: string): JsonRpcRequest | undefined {
+  try {
+    const parsed = JSON.parse(body) as Partial<JsonRpcRequest>;
+    return typeof parsed.method === 'string' ? (parsed as JsonRpcRequest) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(response: ServerResponse, { status, body }: ProxyReply): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(body);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -303,6 +303,40 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
     }
   });
 
+  it('keeps balances per sub-merchant for PSPs, scoped like lists', async () => {
+    const psp = await api.createMerchant({ kind: 'psp', name: 'PayCo' });
+    await api.post('/v1/sub-merchants', psp, { code: 'shop-a', name: 'Shop A' }).expect(201);
+    const own = await createSession(psp, '10');
+    const { body: ofShop } = await api
+      .post(
+        SESSIONS,
+        psp,
+        { pricing_amount: '20', pricing_currency: 'USD', currency: 'USDT', network: 'ETHEREUM' },
+        { 'X-Sub-Merchant-Code': 'shop-a' },
+      )
+      .expect(201);
+    await payAndConfirm(own.pay_address, '10');
+    await payAndConfirm(ofShop.pay_address, '20');
+
+    const ownOnly = await api.get('/v1/balances', psp).expect(200);
+    expect(ownOnly.body).toEqual([
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9' },
+    ]);
+    const all = await api.get('/v1/balances?include_sub_merchants=true', psp).expect(200);
+    expect(all.body).toEqual([
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9' },
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8' },
+    ]);
+    const shop = await api.get('/v1/balances?sub_merchant_code=shop-a', psp).expect(200);
+    expect(shop.body).toEqual([
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8' },
+    ]);
+    await api.get('/v1/balances?sub_merchant_code=nope-nope', psp).expect(400);
+    const direct = await api.createMerchant();
+    await api.get('/v1/balances?sub_merchant_code=shop-a', direct).expect(403);
+    expect((await api.get('/v1/balances?network=TRON', psp).expect(200)).body).toEqual([]);
+  });
+
   it('keeps the ledger balanced: every entry sums to zero and balances match the sessions', async () => {
     const [unbalanced] = await api.dataSource.query(
       `SELECT count(*)::int AS count FROM (

@@ -1,0 +1,124 @@
+// `npm run demo`: the whole service on this machine, paid on a local chain.
+// Starts the devnet (anvil + USDT/USDC), migrates, creates a sandbox merchant, runs the API and a
+// worker watching the devnet, and prints what to run next. Ctrl-C stops everything.
+const { spawn, spawnSync } = require('node:child_process');
+const { existsSync, readFileSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const DEVNET_JSON = join(ROOT, '.devnet', 'devnet.json');
+const DEVNET_ENV = join(ROOT, '.devnet', 'devnet.env');
+const PORT = process.env.PORT ?? '3000';
+const children = [];
+
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+  return result.stdout;
+}
+
+function start(name, command, args, env) {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`${name} exited with ${code}; stopping the demo.`);
+      stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+function readEnvFile(path) {
+  const env = {};
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) env[match[1]] = match[2];
+  }
+  return env;
+}
+
+async function waitFor(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+let stopping = false;
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 3000).unref();
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+
+async function main() {
+  console.log('Building...');
+  run('npm', ['run', '-s', 'build']);
+  const startedAt = Date.now();
+  start('devnet', 'npm', ['run', '-s', 'devnet'], process.env);
+  await waitFor(
+    () => existsSync(DEVNET_ENV) && statSync(DEVNET_ENV).mtimeMs >= startedAt,
+    60_000,
+    'the devnet',
+  );
+  const devnet = JSON.parse(readFileSync(DEVNET_JSON, 'utf8'));
+  const env = {
+    ...process.env,
+    ...readEnvFile(DEVNET_ENV),
+    APP_ENV: 'sandbox',
+    PORT,
+    DEPOSIT_SCAN_INTERVAL_MS: process.env.DEPOSIT_SCAN_INTERVAL_MS ?? '1000',
+  };
+  run('npm', ['run', '-s', 'cli', '--', 'db:migrate'], env);
+  const merchant = JSON.parse(
+    run('npm', ['run', '-s', 'cli', '--', 'merchants:create', '--name', 'Demo Shop'], env).trim(),
+  );
+  start('api', 'npm', ['run', '-s', 'start:api'], { ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+  start('worker', 'npm', ['run', '-s', 'start:worker'], {
+    ...env,
+    LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+  });
+  await waitFor(
+    () =>
+      fetch(`http://localhost:${PORT}/health`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+    60_000,
+    'the API',
+  );
+  const api = `http://localhost:${PORT}`;
+  console.log(`
+Demo running (sandbox; ETHEREUM is the local devnet at ${devnet.rpc_url}).
+
+  Merchant:     ${merchant.merchant_id} (Demo Shop)
+  API key:      ${merchant.api_key}
+  Swagger UI:   ${api}/docs   (Authorize with the key above)
+
+Create a session:
+  curl -s ${api}/v1/checkout/sessions -H "Authorization: Bearer ${merchant.api_key}" \\
+    -H "Content-Type: application/json" -H "Idempotency-Key: $(node -e 'console.log(crypto.randomUUID())')" \\
+    -d '{"pricing_amount":"25","pricing_currency":"USD","currency":"USDT","network":"ETHEREUM"}'
+
+Pay it on the devnet (use the session's pay_address):
+  npm run -s devnet:pay -- <pay_address> 25 USDT
+
+Then GET ${api}/v1/checkout/sessions/<id> shows it Paid, and ${api}/v1/balances the net amount.
+Ctrl-C stops the devnet, the API and the worker.
+`);
+}
+
+main().catch((error) => {
+  console.error(error.message ?? error);
+  stop(1);
+});

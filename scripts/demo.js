@@ -23,7 +23,13 @@ function run(command, args, env = process.env) {
 }
 
 function start(name, command, args, env) {
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // Its own process group, so stopping it also stops what npm started under it (anvil, node).
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
   child.on('exit', (code) => {
     if (!stopping) {
       console.error(`${name} exited with ${code}; stopping the demo.`);
@@ -55,7 +61,13 @@ let stopping = false;
 function stop(code) {
   if (stopping) return;
   stopping = true;
-  for (const child of children) child.kill('SIGTERM');
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
   setTimeout(() => process.exit(code), 3000).unref();
 }
 process.on('SIGINT', () => stop(0));

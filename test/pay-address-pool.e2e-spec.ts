@@ -49,7 +49,8 @@ describe('Pay-address pool', () => {
     expect(responses.every((response) => response.status === 201)).toBe(true);
     const addresses = responses.map((response) => response.body.pay_address);
     expect(new Set(addresses).size).toBe(20);
-    expect(await unclaimed('EVM')).toBe(before - 20);
+    // Processes claim in batches: at least these 20 left the shared pool.
+    expect(await unclaimed('EVM')).toBeLessThanOrEqual(before - 20);
     const claimed = await api.count(
       'pay_addresses',
       'address = ANY($1) AND claimed_at IS NOT NULL',

@@ -52,12 +52,27 @@ function add(map, key, value) {
   map.set(key, (map.get(key) ?? 0) + value);
 }
 
+// Native and Node-core frames (socket writes, hashing, GC is left alone) are charged to the first
+// package or source frame below them: a writev under pg's Connection counts for pg.
+function owner(id) {
+  for (let current = id; current !== undefined; current = parents.get(current)) {
+    const url = nodes.get(current).callFrame.url;
+    if (url && !url.startsWith('node:')) return area(url);
+  }
+  return area(nodes.get(id).callFrame.url);
+}
+
 const byArea = new Map();
+const byOwner = new Map();
 const byFunction = new Map();
 const inclusiveOwn = new Map();
 for (const [id, time] of selfTime) {
   const node = nodes.get(id);
   add(byArea, area(node.callFrame.url), time);
+  const special = ['(idle)', '(garbage collector)', '(program)'].includes(
+    node.callFrame.functionName,
+  );
+  add(byOwner, special ? node.callFrame.functionName : owner(id), time);
   add(byFunction, label(node), time);
   // Inclusive time of our own code: charge every distinct own frame on the stack once.
   const seen = new Set();
@@ -83,5 +98,6 @@ function print(title, map) {
 
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
 print('Self time by package / source folder', byArea);
+print('Self time charged to the calling package (native and node core included)', byOwner);
 print('Self time by function', byFunction);
 print('Inclusive time of our own functions', inclusiveOwn);

@@ -80,30 +80,6 @@ const INSERT_PLACEHOLDERS = `$1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10,
 export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Inserts the session with an address claimed from the pool, in one statement.
-   * Returns null when the pool has no free address of this key (the caller derives one instead).
-   */
-  async insertWithPooledAddress(
-    manager: EntityManager,
-    row: NewSessionRow,
-  ): Promise<CheckoutSessionRecord | null> {
-    const rows: CheckoutSessionRecord[] = await manager.query(
-      `WITH claimed AS (
-         UPDATE pay_addresses SET claimed_at = now()
-          WHERE (chain_family, key_fingerprint, derivation_index) = (
-            SELECT chain_family, key_fingerprint, derivation_index FROM pay_addresses
-             WHERE chain_family = $7 AND key_fingerprint = $16 AND claimed_at IS NULL
-             ORDER BY derivation_index LIMIT 1 FOR UPDATE SKIP LOCKED)
-         RETURNING address, derivation_index)
-       INSERT INTO checkout_sessions (${INSERT_COLUMNS}, pay_address, derivation_index)
-       SELECT ${INSERT_PLACEHOLDERS}, claimed.address, claimed.derivation_index FROM claimed
-       RETURNING *, '[]'::json AS transactions`,
-      insertValues(row),
-    );
-    return rows[0] ?? null;
-  }
-
   async insertWithAddress(
     manager: EntityManager,
     row: NewSessionRow,

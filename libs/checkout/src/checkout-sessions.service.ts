@@ -91,15 +91,12 @@ export class CheckoutSessionsService {
     );
   }
 
-  /** A pooled address when one is free; otherwise one derived on the spot (slower, same result). */
   private async insertWithFreshAddress(
     manager: EntityManager,
     row: NewSessionRow,
   ): Promise<CheckoutSessionRecord> {
-    const pooled = await this.sessions.insertWithPooledAddress(manager, row);
-    if (pooled) return pooled;
-    const derived = await this.pool.deriveClaimed(manager, row.chainFamily);
-    return this.sessions.insertWithAddress(manager, row, derived.address, derived.derivationIndex);
+    const address = await this.pool.next(manager, row.chainFamily);
+    return this.sessions.insertWithAddress(manager, row, address.address, address.derivationIndex);
   }
 
   async get(merchant: AuthenticatedMerchant, id: string): Promise<CheckoutSessionDto> {

@@ -19,24 +19,31 @@ export class IdempotencyKeysRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Claims the key for this transaction without waiting: false means another request with the same
-   * key is running right now. The lock is released when the transaction ends.
+   * Claims the key for this transaction without waiting (false: a request with the same key is
+   * running right now; the lock ends with the transaction) and reads any live stored response, in
+   * one round trip. The read can miss a row committed in the instant before the lock was granted;
+   * then the primary key refuses our insert and the client gets a retryable 409, never a duplicate.
    */
-  async tryLock(manager: EntityManager, scope: Scope): Promise<boolean> {
-    const rows: Array<{ locked: boolean }> = await manager.query(
-      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-      [`${scope.merchantId}\n${scope.endpoint}\n${scope.key}`],
-    );
-    return rows[0].locked;
-  }
-
-  async findLive(manager: EntityManager, scope: Scope): Promise<StoredIdempotencyRecord | null> {
-    const rows: StoredIdempotencyRecord[] = await manager.query(
-      `SELECT request_hash, response_status, response_body FROM idempotency_keys
-        WHERE merchant_id = $1 AND idempotency_key = $2 AND endpoint = $3 AND expires_at > now()`,
-      [scope.merchantId, scope.key, scope.endpoint],
-    );
-    return rows[0] ?? null;
+  async lockAndFind(
+    manager: EntityManager,
+    scope: Scope,
+  ): Promise<{ locked: boolean; stored: StoredIdempotencyRecord | null }> {
+    const rows: Array<{ locked: boolean; stored: StoredIdempotencyRecord | null }> =
+      await manager.query(
+        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked,
+              (SELECT json_build_object('request_hash', request_hash, 'response_status', response_status,
+                                        'response_body', response_body)
+                 FROM idempotency_keys
+                WHERE merchant_id = $2 AND idempotency_key = $3 AND endpoint = $4 AND expires_at > now())
+              AS stored`,
+        [
+          `${scope.merchantId}\n${scope.endpoint}\n${scope.key}`,
+          scope.merchantId,
+          scope.key,
+          scope.endpoint,
+        ],
+      );
+    return rows[0];
   }
 
   /**

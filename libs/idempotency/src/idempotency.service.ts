@@ -44,8 +44,8 @@ export class IdempotencyService {
       .digest('hex');
 
     return this.dataSource.transaction(async (manager) => {
-      if (!(await this.keys.tryLock(manager, scope))) throw inProgress();
-      const stored = await this.keys.findLive(manager, scope);
+      const { locked, stored } = await this.keys.lockAndFind(manager, scope);
+      if (!locked) throw inProgress();
       if (stored) {
         if (stored.request_hash !== requestHash) {
           throw new ApiException(

@@ -7,10 +7,14 @@ import { DerivedAddress, PayAddressesRepository } from './pay-addresses.reposito
 export const POOL_LOW_WATERMARK = 500;
 export const POOL_TARGET_SIZE = 2000;
 const REFILL_BATCH_SIZE = 500;
+// Each API process takes this many pooled addresses per round trip and hands them out from memory.
+export const CLAIM_BATCH_SIZE = 50;
 
 @Injectable()
 export class PayAddressPool {
   private readonly logger = new Logger(PayAddressPool.name);
+  private readonly reserved = new Map<string, DerivedAddress[]>();
+  private readonly refilling = new Map<string, Promise<void>>();
 
   constructor(
     private readonly hdWallet: HdWallet,
@@ -20,6 +24,32 @@ export class PayAddressPool {
   /** The HD key addresses are derived from now; claims only take addresses of this key. */
   fingerprintOf(family: ChainFamily): string {
     return this.hdWallet.accountFor(family).fingerprint;
+  }
+
+  /**
+   * A fresh address for a new session: from this process's reserve, refilled from the shared pool
+   * in batches; derived on the spot when the pool is empty.
+   */
+  async next(manager: EntityManager, family: ChainFamily): Promise<DerivedAddress> {
+    const fingerprint = this.fingerprintOf(family);
+    const key = `${family}:${fingerprint}`;
+    let reserve = this.reserved.get(key);
+    if (!reserve?.length) {
+      // One batch claim at a time per family; concurrent requests wait for it.
+      let refill = this.refilling.get(key);
+      if (!refill) {
+        refill = this.addresses
+          .claimBatch(family, fingerprint, CLAIM_BATCH_SIZE)
+          .then((batch) => {
+            this.reserved.set(key, [...(this.reserved.get(key) ?? []), ...batch]);
+          })
+          .finally(() => this.refilling.delete(key));
+        this.refilling.set(key, refill);
+      }
+      await refill;
+      reserve = this.reserved.get(key);
+    }
+    return reserve?.shift() ?? this.deriveClaimed(manager, family);
   }
 
   /**

@@ -45,6 +45,31 @@ export class PayAddressesRepository {
     );
   }
 
+  /**
+   * Marks up to `count` free addresses of this key as claimed and returns them, lowest index first.
+   * Committed on its own: an address claimed by a process that dies before using it is simply never
+   * used, which costs nothing; handing one address to two sessions is what must never happen.
+   */
+  async claimBatch(
+    family: ChainFamily,
+    fingerprint: string,
+    count: number,
+  ): Promise<DerivedAddress[]> {
+    // Wrapped in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+    const rows: Array<{ derivation_index: number; address: string }> = await this.dataSource.query(
+      `WITH claimed AS (
+         UPDATE pay_addresses SET claimed_at = now()
+          WHERE (chain_family, key_fingerprint, derivation_index) IN (
+            SELECT chain_family, key_fingerprint, derivation_index FROM pay_addresses
+             WHERE chain_family = $1 AND key_fingerprint = $2 AND claimed_at IS NULL
+             ORDER BY derivation_index LIMIT $3 FOR UPDATE SKIP LOCKED)
+          RETURNING derivation_index, address)
+       SELECT * FROM claimed ORDER BY derivation_index`,
+      [family, fingerprint, count],
+    );
+    return rows.map((row) => ({ derivationIndex: row.derivation_index, address: row.address }));
+  }
+
   /** Records an address derived on the request path as claimed, in the caller's transaction. */
   async insertClaimed(
     manager: EntityManager,

@@ -37,6 +37,7 @@ const CREATE_BODY = JSON.stringify({
 // measured phase is sized from the warm-up's rate times this margin, and checked afterwards.
 const MAX_EXPECTED_CREATE_RATE = 4000;
 const POOL_MARGIN = 1.5;
+const REQUEST_TIMEOUT_S = 5;
 // CPU used by processes outside the benchmark during a measured phase, above which it is flagged.
 const OTHER_LOAD_WARNING_CORES = 0.2;
 
@@ -355,6 +356,8 @@ function load(scenario, context, seconds) {
     connections: settings.connections,
     pipelining: settings.pipelining,
     duration: seconds,
+    // A request still unanswered after this is an error (the run then fails).
+    timeout: REQUEST_TIMEOUT_S,
     method: scenario.method,
     headers: {
       authorization: `Bearer ${context.apiKey}`,
@@ -377,6 +380,7 @@ function summarize(result) {
   return {
     requests_per_second: Math.round(result.requests.average),
     requests: result.requests.total,
+    sent: result.requests.sent,
     duration_s: result.duration,
     latency_ms: {
       p50: result.latency.p50,
@@ -548,6 +552,11 @@ async function runScenario(scenario, context, failures, warnings) {
       `warm-up: ${warmup.non_2xx} non-2xx (${JSON.stringify(warmup.status_codes)}), ` +
         `${warmup.errors} errors`,
     );
+  }
+  for (const a of [warmup, ...attempts]) {
+    if (a.requests === 0) {
+      problems.push(`no request was answered (${a.sent} sent): the server hangs`);
+    }
   }
   for (const a of attempts) {
     if (a.non_2xx || a.errors || a.timeouts) {

@@ -11,7 +11,11 @@ import {
 import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
 import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@app/idempotency';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  respondIdempotent,
+} from '@app/idempotency';
 import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
 import { CheckoutSessionsService } from './checkout-sessions.service';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
@@ -68,10 +72,10 @@ export class CheckoutSessionsController {
     @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CheckoutSessionDto> {
-    const result = await this.sessions.create(merchant, body, idempotencyKey, subMerchantCode);
-    if (result.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    response.status(result.response.status);
-    return result.response.body;
+    return respondIdempotent(
+      response,
+      await this.sessions.create(merchant, body, idempotencyKey, subMerchantCode),
+    );
   }
 
   @Get()

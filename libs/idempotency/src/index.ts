@@ -1,3 +1,4 @@
 export * from './idempotency.module';
 export * from './idempotency.service';
 export * from './idempotency.types';
+export * from './respond-idempotent';

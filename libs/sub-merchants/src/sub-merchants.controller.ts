@@ -22,7 +22,7 @@ import {
 import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
 import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '@app/idempotency';
+import { IDEMPOTENCY_KEY_HEADER, respondIdempotent } from '@app/idempotency';
 import { CreateSubMerchantDto } from './dto/create-sub-merchant.dto';
 import { ListSubMerchantsQueryDto } from './dto/list-sub-merchants-query.dto';
 import { SubMerchantDto } from './dto/sub-merchant.dto';
@@ -63,10 +63,10 @@ export class SubMerchantsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SubMerchantDto> {
-    const result = await this.subMerchants.create(merchant, body, idempotencyKey);
-    if (result.replayed) response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    response.status(result.response.status);
-    return result.response.body;
+    return respondIdempotent(
+      response,
+      await this.subMerchants.create(merchant, body, idempotencyKey),
+    );
   }
 
   @Get()

@@ -1,17 +1,18 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
 import { NETWORK_NAMES } from '@app/chains';
 import { PaginationQueryDto } from '@app/common';
+import { SubMerchantScopeQueryDto } from '@app/sub-merchants';
 import { SESSION_STATUSES, SessionStatus } from '../checkout-session.entity';
 
-// Only the literal strings "true" and "false" are booleans; "1", "yes" or "" are refused.
-const toStrictBoolean = ({ value }: { value: unknown }) =>
-  value === 'true' ? true : value === 'false' ? false : value;
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
 const ISO_OPTIONS = { strict: true, strictSeparator: true };
 
-export class ListCheckoutSessionsQueryDto extends PaginationQueryDto {
+export class ListCheckoutSessionsQueryDto extends IntersectionType(
+  PaginationQueryDto,
+  SubMerchantScopeQueryDto,
+) {
   @ApiPropertyOptional({
     description: 'Exact session id, pay address or transaction hash.',
     example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa',
@@ -56,24 +57,4 @@ export class ListCheckoutSessionsQueryDto extends PaginationQueryDto {
   @IsOptional()
   @IsISO8601(ISO_OPTIONS, { message: 'created_before must be an ISO 8601 date-time.' })
   created_before?: string;
-
-  @ApiPropertyOptional({
-    type: Boolean,
-    description:
-      "PSP accounts: also list sub-merchants' sessions. Without it only your own are listed.",
-    example: true,
-  })
-  @IsOptional()
-  @Transform(toStrictBoolean)
-  @IsBoolean({ message: 'include_sub_merchants must be true or false.' })
-  include_sub_merchants?: boolean;
-
-  @ApiPropertyOptional({
-    description: "PSP accounts: only this sub-merchant's sessions. Unknown codes are a 400.",
-    example: 'shop-042',
-  })
-  @IsOptional()
-  @IsString({ message: 'sub_merchant_code must be a single string.' })
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'sub_merchant_code must be a sub-merchant code.' })
-  sub_merchant_code?: string;
 }

@@ -89,3 +89,36 @@ describe('Pay-address pool', () => {
     expect(session.pay_address).not.toBe('0x000000000000000000000000000000000000dEaD');
   });
 });
+
+describe('Pay-address pool under more concurrent requests than database connections', () => {
+  let api: TestApi;
+  let previousPoolSize: string | undefined;
+
+  beforeAll(async () => {
+    previousPoolSize = process.env.DATABASE_POOL_SIZE;
+    process.env.DATABASE_POOL_SIZE = '3';
+    api = await TestApi.start();
+  });
+
+  afterAll(async () => {
+    await api.close();
+    process.env.DATABASE_POOL_SIZE = previousPoolSize;
+  });
+
+  it('never deadlocks: every keyed creation completes, each with its own address', async () => {
+    const merchant = await api.createMerchant();
+    await api.app.get(PayAddressPool).refill('TRON', 30, 30);
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        api.post(
+          SESSIONS,
+          merchant,
+          { ...body, network: 'TRON', currency: 'USDT' },
+          { 'Idempotency-Key': `deadlock-${i}` },
+        ),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(24).fill(201));
+    expect(new Set(responses.map((response) => response.body.pay_address)).size).toBe(24);
+  }, 20_000);
+});

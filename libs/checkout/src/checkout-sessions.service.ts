@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import {
   APP_CONFIG,
   AppConfig,
@@ -73,6 +72,9 @@ export class CheckoutSessionsService {
       cancelUrl: input.cancel_url ?? null,
       lifetimeMinutes: this.config.sessionLifetimeMinutes,
     };
+    // Taken outside the transaction (see PayAddressPool.next). A replayed or failed request leaves
+    // this address unused forever, which costs nothing.
+    const address = await this.pool.next(network.chainFamily);
     return this.idempotency.execute(
       {
         merchantId: merchant.merchantId,
@@ -82,21 +84,16 @@ export class CheckoutSessionsService {
         fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
       },
       async (manager) => {
-        const created = withSubMerchant(
-          await this.insertWithFreshAddress(manager, row),
-          subMerchant,
+        const inserted = await this.sessions.insertWithAddress(
+          manager,
+          row,
+          address.address,
+          address.derivationIndex,
         );
+        const created = withSubMerchant(inserted, subMerchant);
         return { status: 201, body: this.mapper.toDto(created, merchant) };
       },
     );
-  }
-
-  private async insertWithFreshAddress(
-    manager: EntityManager,
-    row: NewSessionRow,
-  ): Promise<CheckoutSessionRecord> {
-    const address = await this.pool.next(manager, row.chainFamily);
-    return this.sessions.insertWithAddress(manager, row, address.address, address.derivationIndex);
   }
 
   async get(merchant: AuthenticatedMerchant, id: string): Promise<CheckoutSessionDto> {

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CHAIN_FAMILIES, ChainFamily, HdWallet } from '@app/chains';
-import { EntityManager } from 'typeorm';
 import { DerivedAddress, PayAddressesRepository } from './pay-addresses.repository';
 
 // Derivation costs 1-3 ms of CPU, so the worker keeps addresses ready and the API only claims one.
@@ -28,9 +27,11 @@ export class PayAddressPool {
 
   /**
    * A fresh address for a new session: from this process's reserve, refilled from the shared pool
-   * in batches; derived on the spot when the pool is empty.
+   * in batches; derived on the spot when the pool is empty. Call it BEFORE opening the request's
+   * transaction: it uses connections of its own, and waiting for one while holding another would
+   * deadlock the connection pool under load.
    */
-  async next(manager: EntityManager, family: ChainFamily): Promise<DerivedAddress> {
+  async next(family: ChainFamily): Promise<DerivedAddress> {
     const fingerprint = this.fingerprintOf(family);
     const key = `${family}:${fingerprint}`;
     let reserve = this.reserved.get(key);
@@ -49,18 +50,18 @@ export class PayAddressPool {
       await refill;
       reserve = this.reserved.get(key);
     }
-    return reserve?.shift() ?? this.deriveClaimed(manager, family);
+    return reserve?.shift() ?? this.deriveClaimed(family);
   }
 
   /**
    * Fallback when the pool is empty: reserve an index, derive on the spot and record the address
-   * as claimed in the caller's transaction. Correct, just slower than a pooled claim.
+   * as claimed. Correct, just slower than a pooled claim.
    */
-  async deriveClaimed(manager: EntityManager, family: ChainFamily): Promise<DerivedAddress> {
+  private async deriveClaimed(family: ChainFamily): Promise<DerivedAddress> {
     const fingerprint = this.fingerprintOf(family);
     const derivationIndex = await this.addresses.reserveIndexes(family, fingerprint, 1);
     const derived = { derivationIndex, address: this.hdWallet.derive(family, derivationIndex) };
-    await this.addresses.insertClaimed(manager, family, fingerprint, derived);
+    await this.addresses.insertClaimed(family, fingerprint, derived);
     return derived;
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ChainFamily } from '@app/chains';
 
 export interface DerivedAddress {
@@ -70,14 +70,13 @@ export class PayAddressesRepository {
     return rows.map((row) => ({ derivationIndex: row.derivation_index, address: row.address }));
   }
 
-  /** Records an address derived on the request path as claimed, in the caller's transaction. */
+  /** Records an address derived on the request path as claimed. */
   async insertClaimed(
-    manager: EntityManager,
     family: ChainFamily,
     fingerprint: string,
     derived: DerivedAddress,
   ): Promise<void> {
-    await manager.query(
+    await this.dataSource.query(
       `INSERT INTO pay_addresses (chain_family, key_fingerprint, derivation_index, address, claimed_at)
        VALUES ($1, $2, $3, $4, now())`,
       [family, fingerprint, derived.derivationIndex, derived.address],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { IdempotentInsert } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
@@ -48,52 +49,95 @@ const SESSION_PROJECTION = `
       FROM session_transactions t WHERE t.session_id = s.id), '[]'::json) AS transactions`;
 const SESSION_SOURCE = `checkout_sessions s LEFT JOIN sub_merchants sm ON sm.id = s.sub_merchant_id`;
 
-const INSERT_COLUMNS = `id, merchant_id, livemode, status, amount, currency, network, chain_family,
-  currency_contract, pricing_amount, pricing_currency, exchange_rate, client_reference_id,
-  success_url, cancel_url, expires_at, key_fingerprint, sub_merchant_id`;
+const INSERT_COLUMNS = [
+  'id',
+  'merchant_id',
+  'sub_merchant_id',
+  'livemode',
+  'status',
+  'amount',
+  'currency',
+  'network',
+  'chain_family',
+  'currency_contract',
+  'pay_address',
+  'key_fingerprint',
+  'derivation_index',
+  'pricing_amount',
+  'pricing_currency',
+  'exchange_rate',
+  'client_reference_id',
+  'success_url',
+  'cancel_url',
+  'created_at',
+  'expires_at',
+  'updated_at',
+] as const;
 
-function insertValues(row: NewSessionRow): unknown[] {
-  return [
+/**
+ * A new session as the row that will be stored, timestamps included, so its response can be built
+ * before the INSERT runs (the idempotent fast path stores that response in the same statement).
+ */
+export function newSessionRecord(
+  row: NewSessionRow,
+  address: { address: string; derivationIndex: number },
+  createdAt: Date,
+): { record: CheckoutSessionRecord; insert: IdempotentInsert } {
+  const expiresAt = new Date(createdAt.getTime() + row.lifetimeMinutes * 60_000);
+  const record: CheckoutSessionRecord = {
+    id: row.id,
+    merchant_id: row.merchantId,
+    livemode: row.livemode,
+    status: 'Pending',
+    amount: row.amount,
+    amount_received: '0',
+    fee_amount: '0',
+    net_amount: '0',
+    currency: row.currency,
+    network: row.network,
+    chain_family: row.chainFamily,
+    currency_contract: row.currencyContract,
+    pay_address: address.address,
+    pricing_amount: row.pricingAmount,
+    pricing_currency: row.pricingCurrency,
+    exchange_rate: row.exchangeRate,
+    client_reference_id: row.clientReferenceId,
+    success_url: row.successUrl,
+    cancel_url: row.cancelUrl,
+    created_at: createdAt,
+    expires_at: expiresAt,
+    transactions: [],
+  };
+  const values = [
     row.id,
     row.merchantId,
+    row.subMerchantId,
     row.livemode,
+    'Pending',
     row.amount,
     row.currency,
     row.network,
     row.chainFamily,
     row.currencyContract,
+    address.address,
+    row.keyFingerprint,
+    address.derivationIndex,
     row.pricingAmount,
     row.pricingCurrency,
     row.exchangeRate,
     row.clientReferenceId,
     row.successUrl,
     row.cancelUrl,
-    row.lifetimeMinutes,
-    row.keyFingerprint,
-    row.subMerchantId,
+    createdAt,
+    expiresAt,
+    createdAt,
   ];
+  return { record, insert: { table: 'checkout_sessions', columns: INSERT_COLUMNS, values } };
 }
-const INSERT_PLACEHOLDERS = `$1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-  now() + make_interval(mins => $15), $16, $17`;
 
 @Injectable()
 export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  async insertWithAddress(
-    manager: EntityManager,
-    row: NewSessionRow,
-    payAddress: string,
-    derivationIndex: number,
-  ): Promise<CheckoutSessionRecord> {
-    const rows: CheckoutSessionRecord[] = await manager.query(
-      `INSERT INTO checkout_sessions (${INSERT_COLUMNS}, pay_address, derivation_index)
-       VALUES (${INSERT_PLACEHOLDERS}, $18, $19)
-       RETURNING *, '[]'::json AS transactions`,
-      [...insertValues(row), payAddress, derivationIndex],
-    );
-    return rows[0];
-  }
 
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
   async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {

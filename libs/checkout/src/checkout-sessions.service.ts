@@ -14,7 +14,11 @@ import { IdempotencyService, IdempotentResult } from '@app/idempotency';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { CheckoutSessionRecord } from './checkout-session.entity';
 import { CheckoutSessionMapper } from './checkout-session.mapper';
-import { CheckoutSessionsRepository, NewSessionRow } from './checkout-sessions.repository';
+import {
+  CheckoutSessionsRepository,
+  newSessionRecord,
+  NewSessionRow,
+} from './checkout-sessions.repository';
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
@@ -75,7 +79,9 @@ export class CheckoutSessionsService {
     // Taken outside the transaction (see PayAddressPool.next). A replayed or failed request leaves
     // this address unused forever, which costs nothing.
     const address = await this.pool.next(network.chainFamily);
-    return this.idempotency.execute(
+    const { record, insert } = newSessionRecord(row, address, new Date());
+    const body = this.mapper.toDto(withSubMerchant(record, subMerchant), merchant);
+    return this.idempotency.executeInsert(
       {
         merchantId: merchant.merchantId,
         key: idempotencyKey,
@@ -83,16 +89,8 @@ export class CheckoutSessionsService {
         // The header changes what is created, so a different sub-merchant is a different request.
         fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
       },
-      async (manager) => {
-        const inserted = await this.sessions.insertWithAddress(
-          manager,
-          row,
-          address.address,
-          address.derivationIndex,
-        );
-        const created = withSubMerchant(inserted, subMerchant);
-        return { status: 201, body: this.mapper.toDto(created, merchant) };
-      },
+      { status: 201, body },
+      insert,
     );
   }
 

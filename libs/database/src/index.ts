@@ -2,3 +2,4 @@ export * from './data-source-options';
 export * from './database.module';
 export * from './migrate';
 export * from './migrations';
+export * from './prepared-statements';

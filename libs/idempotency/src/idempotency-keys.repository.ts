@@ -79,6 +79,25 @@ export class IdempotencyKeysRepository {
     return rows.length === 1;
   }
 
+  /** The stored response of a live key, read outside any transaction. */
+  async findLive(manager: EntityManager, scope: Scope): Promise<StoredIdempotencyRecord | null> {
+    const rows: StoredIdempotencyRecord[] = await manager.query(
+      `SELECT request_hash, response_status, response_body FROM idempotency_keys
+        WHERE merchant_id = $1 AND idempotency_key = $2 AND endpoint = $3 AND expires_at > now()`,
+      [scope.merchantId, scope.key, scope.endpoint],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Removes this scope's key if it has expired (the purge job may not have run yet). */
+  async deleteExpiredKey(scope: Scope): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys
+        WHERE merchant_id = $1 AND idempotency_key = $2 AND endpoint = $3 AND expires_at <= now()`,
+      [scope.merchantId, scope.key, scope.endpoint],
+    );
+  }
+
   /** Deletes up to `limit` expired keys; returns how many went. */
   async deleteExpired(limit: number): Promise<number> {
     // Counted in a CTE: TypeORM returns [rows, count] for a bare DELETE ... RETURNING.

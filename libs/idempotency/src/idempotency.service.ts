@@ -3,10 +3,13 @@ import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, ErrorCode } from '@app/common';
 import { canonicalJson } from './canonical-json';
-import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { PreparedStatements } from '@app/database';
+import { IdempotentInsert, keyedInsertSql, plainInsertSql } from './idempotent-insert';
+import { IdempotencyKeysRepository, StoredIdempotencyRecord } from './idempotency-keys.repository';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_RETENTION_HOURS,
   IdempotentRequest,
   IdempotentResult,
   StoredResponse,
@@ -27,6 +30,7 @@ export class IdempotencyService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly keys: IdempotencyKeysRepository,
+    private readonly statements: PreparedStatements,
   ) {}
 
   async execute<T>(
@@ -47,22 +51,50 @@ export class IdempotencyService {
       const { locked, stored } = await this.keys.lockAndFind(manager, scope);
       if (!locked) throw inProgress();
       if (stored) {
-        if (stored.request_hash !== requestHash) {
-          throw new ApiException(
-            ErrorCode.IdempotencyKeyReused,
-            'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
-            IDEMPOTENCY_KEY_HEADER,
-          );
-        }
-        return {
-          response: { status: stored.response_status, body: stored.response_body as T },
-          replayed: true,
-        };
+        return replayOrConflict<T>(stored, requestHash);
       }
       const response = await work(manager);
       if (!(await this.keys.insert(manager, scope, requestHash, response))) throw inProgress();
       return { response, replayed: false };
     });
+  }
+
+  /**
+   * Fast path for work that is one INSERT whose response is known before it runs (a new session):
+   * the stored key and the resource are written by one prepared statement, no transaction. A
+   * concurrent request with the same key waits for that statement and then gets the stored
+   * response, so the in-progress 409 cannot happen here.
+   */
+  async executeInsert<T>(
+    request: IdempotentRequest,
+    response: StoredResponse<T>,
+    insert: IdempotentInsert,
+  ): Promise<IdempotentResult<T>> {
+    if (request.key === undefined) {
+      await this.statements.query(plainInsertSql(insert), insert.values);
+      return { response, replayed: false };
+    }
+    assertValidKey(request.key);
+    const scope = { merchantId: request.merchantId, key: request.key, endpoint: request.endpoint };
+    const requestHash = hashOf(request.fingerprint);
+    // Twice at most: the second run follows the removal of an expired key that blocked the first.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const created = await this.statements.query(keyedInsertSql(insert), [
+        scope.merchantId,
+        scope.key,
+        scope.endpoint,
+        requestHash,
+        response.status,
+        JSON.stringify(response.body),
+        IDEMPOTENCY_RETENTION_HOURS,
+        ...insert.values,
+      ]);
+      if (created.length) return { response, replayed: false };
+      const stored = await this.keys.findLive(this.dataSource.manager, scope);
+      if (stored) return replayOrConflict<T>(stored, requestHash);
+      await this.keys.deleteExpiredKey(scope);
+    }
+    throw inProgress();
   }
 
   async purgeExpired(batchSize = 1000): Promise<number> {
@@ -73,6 +105,27 @@ export class IdempotencyService {
       if (deleted < batchSize) return total;
     }
   }
+}
+
+function hashOf(fingerprint: unknown): string {
+  return createHash('sha256').update(canonicalJson(fingerprint)).digest('hex');
+}
+
+function replayOrConflict<T>(
+  stored: StoredIdempotencyRecord,
+  requestHash: string,
+): IdempotentResult<T> {
+  if (stored.request_hash !== requestHash) {
+    throw new ApiException(
+      ErrorCode.IdempotencyKeyReused,
+      'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+      IDEMPOTENCY_KEY_HEADER,
+    );
+  }
+  return {
+    response: { status: stored.response_status, body: stored.response_body as T },
+    replayed: true,
+  };
 }
 
 function assertValidKey(key: string): void {

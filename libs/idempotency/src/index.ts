@@ -2,3 +2,4 @@ export * from './idempotency.module';
 export * from './idempotency.service';
 export * from './idempotency.types';
 export * from './respond-idempotent';
+export * from './idempotent-insert';

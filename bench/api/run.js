@@ -525,7 +525,12 @@ async function runScenario(scenario, context, failures, warnings) {
   const serverPid = context.pids[scenario.server];
   for (let attempt = 1; attempt <= settings.attempts; attempt++) {
     if (apiCreates) {
-      const expectedRate = Math.max(warmupRate, ...attempts.map((a) => a.requests_per_second), 500);
+      // The warm-up can run slower than the measured phase; never plan for less than 3,000 req/s.
+      const expectedRate = Math.max(
+        warmupRate,
+        ...attempts.map((a) => a.requests_per_second),
+        3000,
+      );
       await ensurePool(db, Math.ceil(expectedRate * settings.duration_s * POOL_MARGIN));
     }
     step(

@@ -14,6 +14,7 @@ export class PayAddressPool {
   private readonly logger = new Logger(PayAddressPool.name);
   private readonly reserved = new Map<string, DerivedAddress[]>();
   private readonly refilling = new Map<string, Promise<void>>();
+  private readonly lastClaimedIndex = new Map<string, number>();
 
   constructor(
     private readonly hdWallet: HdWallet,
@@ -39,18 +40,26 @@ export class PayAddressPool {
       // One batch claim at a time per family; concurrent requests wait for it.
       let refill = this.refilling.get(key);
       if (!refill) {
-        refill = this.addresses
-          .claimBatch(family, fingerprint, CLAIM_BATCH_SIZE)
-          .then((batch) => {
-            this.reserved.set(key, [...(this.reserved.get(key) ?? []), ...batch]);
-          })
-          .finally(() => this.refilling.delete(key));
+        refill = this.claimBatch(family, fingerprint, key).finally(() =>
+          this.refilling.delete(key),
+        );
         this.refilling.set(key, refill);
       }
       await refill;
       reserve = this.reserved.get(key);
     }
     return reserve?.shift() ?? this.deriveClaimed(family);
+  }
+
+  private async claimBatch(family: ChainFamily, fingerprint: string, key: string): Promise<void> {
+    const after = this.lastClaimedIndex.get(key) ?? -1;
+    let batch = await this.addresses.claimBatch(family, fingerprint, CLAIM_BATCH_SIZE, after);
+    // Nothing above our last claim: look once from the start (rows skipped while locked elsewhere).
+    if (!batch.length && after >= 0) {
+      batch = await this.addresses.claimBatch(family, fingerprint, CLAIM_BATCH_SIZE, -1);
+    }
+    if (batch.length) this.lastClaimedIndex.set(key, batch[batch.length - 1].derivationIndex);
+    this.reserved.set(key, [...(this.reserved.get(key) ?? []), ...batch]);
   }
 
   /**

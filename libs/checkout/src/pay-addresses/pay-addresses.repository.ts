@@ -46,7 +46,9 @@ export class PayAddressesRepository {
   }
 
   /**
-   * Marks up to `count` free addresses of this key as claimed and returns them, lowest index first.
+   * Marks up to `count` free addresses of this key above `afterIndex` as claimed and returns them,
+   * lowest index first. Starting past what this process last claimed skips the index entries of
+   * claimed rows that vacuum has not removed yet, which otherwise every claim would wade through.
    * Committed on its own: an address claimed by a process that dies before using it is simply never
    * used, which costs nothing; handing one address to two sessions is what must never happen.
    */
@@ -54,6 +56,7 @@ export class PayAddressesRepository {
     family: ChainFamily,
     fingerprint: string,
     count: number,
+    afterIndex: number,
   ): Promise<DerivedAddress[]> {
     // Wrapped in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
     const rows: Array<{ derivation_index: number; address: string }> = await this.dataSource.query(
@@ -62,10 +65,11 @@ export class PayAddressesRepository {
           WHERE (chain_family, key_fingerprint, derivation_index) IN (
             SELECT chain_family, key_fingerprint, derivation_index FROM pay_addresses
              WHERE chain_family = $1 AND key_fingerprint = $2 AND claimed_at IS NULL
+               AND derivation_index > $4
              ORDER BY derivation_index LIMIT $3 FOR UPDATE SKIP LOCKED)
           RETURNING derivation_index, address)
        SELECT * FROM claimed ORDER BY derivation_index`,
-      [family, fingerprint, count],
+      [family, fingerprint, count, afterIndex],
     );
     return rows.map((row) => ({ derivationIndex: row.derivation_index, address: row.address }));
   }

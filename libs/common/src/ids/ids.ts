@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { encodeBase62 } from './base62';
+import { randomBase62 } from './base62';
 
 /** Resource id prefixes. Ids are public and the hosted page is reachable by id alone. */
 export const ID_PREFIX = {
@@ -13,9 +12,9 @@ export const ID_PREFIX = {
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 
-/** `<prefix>_` + 128 random bits in base62 (22 characters): unguessable. */
+/** `<prefix>_` + 22 random base62 characters (130 bits): unguessable. */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${encodeBase62(randomBytes(16))}`;
+  return `${prefix}_${randomBase62(22)}`;
 }
 
 /** Cheap shape check before a lookup; a wrong shape is simply "not found". */

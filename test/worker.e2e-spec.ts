@@ -2,6 +2,7 @@ import { getQueueToken } from '@nestjs/bull';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Queue } from 'bull';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { POOL_TARGET_SIZE } from '@app/checkout';
@@ -21,6 +22,12 @@ describe('Worker (real Redis and Bull)', () => {
   let queue: Queue;
 
   beforeAll(async () => {
+    // Start from an empty pool: with 500 or more left by earlier suites the worker rightly does
+    // nothing, and there would be no refill to observe.
+    const client = new Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    await client.query('DELETE FROM pay_addresses WHERE claimed_at IS NULL');
+    await client.end();
     worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
     await worker.init();
     dataSource = worker.get(DataSource);
@@ -46,7 +53,7 @@ describe('Worker (real Redis and Bull)', () => {
     ]);
   });
 
-  it('fills the pay-address pool of every chain family on start', async () => {
+  it('fills an empty pay-address pool of every chain family on start', async () => {
     await waitFor(
       async () =>
         (await unclaimed('EVM')) >= POOL_TARGET_SIZE &&

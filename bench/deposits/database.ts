@@ -1,0 +1,163 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { getAddress, hexlify } from 'ethers';
+import { Client } from 'pg';
+import { Redis } from 'ioredis';
+import { runCli } from './processes';
+import { ADMIN_DATABASE_URL, DATABASE, DATABASE_URL, REDIS_URL } from './settings';
+
+/** A checkout session of the benchmark: where it is paid and how much it expects. */
+export interface BenchSession {
+  id: string;
+  payAddress: string;
+  /** Decimal string in whole tokens, e.g. "49.99"; the payment sends exactly this. */
+  amount: string;
+}
+
+export interface SessionBatch {
+  merchantId: string;
+  /** The USDT contract of the devnet, checksummed as the watcher compares it. */
+  tokenContract: string;
+  sessions: BenchSession[];
+}
+
+// Sessions are open for the whole run: nothing may expire (and be settled by the expiry job)
+// while it is being measured.
+const SESSION_LIFETIME_MINUTES = 180;
+
+export async function connectDatabase(): Promise<Client> {
+  const client = new Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  return client;
+}
+
+/** Drops and recreates the benchmark's own database, migrated by the built CLI. */
+export async function resetDatabase(): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  runCli(['db:migrate']);
+}
+
+/** Empties Redis database 14 (this benchmark's queues only; other databases are not touched). */
+export async function flushRedis(): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await redis.flushdb();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export function createMerchant(name: string): string {
+  return runCli<{ merchant_id: string }>(['merchants:create', '--name', name]).merchant_id;
+}
+
+/**
+ * Sessions with fresh random checksummed addresses (what the EVM adapter reports as a transfer's
+ * recipient) and prices in cents, so the fee rounding and the ledger sums are exercised.
+ */
+export function randomSessions(count: number, idPrefix: string): BenchSession[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `cs_${idPrefix}${String(index).padStart(6, '0')}`,
+    payAddress: getAddress(hexlify(randomBytes(20))),
+    amount: `${randomInt(1, 500)}.${String(randomInt(0, 100)).padStart(2, '0')}`,
+  }));
+}
+
+/**
+ * Inserts Pending ETHEREUM/USDT sessions in one statement, with the columns the API's
+ * CheckoutSessionsRepository.insertWithAddress writes.
+ */
+export async function insertSessions(db: Client, batch: SessionBatch): Promise<void> {
+  await db.query(
+    `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
+       chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
+       expires_at, key_fingerprint, sub_merchant_id, pay_address, derivation_index)
+     SELECT s.id, $4, false, 'Pending', s.amount, 'USDT', 'ETHEREUM', 'EVM', $5, s.amount, 'USD',
+            1, now() + make_interval(mins => $6), 'bench-random-addresses', NULL, s.address,
+            s.ordinal::int
+       FROM unnest($1::text[], $2::text[], $3::numeric[]) WITH ORDINALITY
+            AS s(id, address, amount, ordinal)`,
+    [
+      batch.sessions.map((session) => session.id),
+      batch.sessions.map((session) => session.payAddress),
+      batch.sessions.map((session) => session.amount),
+      batch.merchantId,
+      batch.tokenContract,
+      SESSION_LIFETIME_MINUTES,
+    ],
+  );
+}
+
+/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
+const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+/**
+ * When each session's settlement started: paid_at is now() of the scan tick's transaction, so
+ * sessions settled by the same tick share it.
+ */
+export async function paidAtBySession(db: Client, ids: string[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ id: string; paid_at: number | null }>(
+    `SELECT id, ${EPOCH_MS('paid_at')} AS paid_at FROM checkout_sessions WHERE id = ANY($1)`,
+    [ids],
+  );
+  return new Map(
+    rows.filter((row) => row.paid_at !== null).map((row) => [row.id, row.paid_at as number]),
+  );
+}
+
+export async function isPaid(db: Client, id: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM checkout_sessions WHERE id = $1 AND status = 'Paid'`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
+/** Counted on the (merchant_id, status, ...) index: cheap enough to ask every 10 ms. */
+export async function paidCount(db: Client, merchantId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM checkout_sessions WHERE merchant_id = $1 AND status = 'Paid'`,
+    [merchantId],
+  );
+  return rows[0].n;
+}
+
+/** The scan ticks that settled a merchant's sessions: start time and how many each settled. */
+export async function settlementTicks(
+  db: Client,
+  merchantId: string,
+): Promise<Array<{ startedAt: number; sessions: number }>> {
+  const { rows } = await db.query<{ started_at: number; sessions: number }>(
+    `SELECT ${EPOCH_MS('paid_at')} AS started_at, count(*)::int AS sessions
+       FROM checkout_sessions WHERE merchant_id = $1 AND status = 'Paid'
+      GROUP BY paid_at ORDER BY paid_at`,
+    [merchantId],
+  );
+  return rows.map((row) => ({ startedAt: row.started_at, sessions: row.sessions }));
+}
+
+/** The moment the watcher's cursor row last moved: every tick saves it, found something or not. */
+export async function cursorUpdatedAt(db: Client): Promise<number | null> {
+  const { rows } = await db.query<{ updated_at: number }>(
+    `SELECT ${EPOCH_MS('updated_at')} AS updated_at FROM chain_cursors WHERE network = 'ETHEREUM'`,
+  );
+  return rows[0]?.updated_at ?? null;
+}
+
+export async function cursorBlock(db: Client): Promise<number | null> {
+  const { rows } = await db.query<{ block: string }>(
+    `SELECT last_scanned_block AS block FROM chain_cursors WHERE network = 'ETHEREUM'`,
+  );
+  return rows.length ? Number(rows[0].block) : null;
+}
+
+export async function postgresVersion(db: Client): Promise<string> {
+  const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
+  return rows[0].server_version;
+}

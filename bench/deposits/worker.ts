@@ -1,0 +1,138 @@
+import type { Client } from 'pg';
+import { sleep, timestamp } from './clock';
+import { cursorBlock, cursorUpdatedAt, flushRedis } from './database';
+import { hasExited, startNode, stopProcess, TrackedProcess } from './processes';
+import { EXIT_ON_SIGTERM, SQL_TRACE_PRELOAD, WORKER_MAIN, workerEnvironment } from './settings';
+
+/** The real built worker (`node dist/apps/worker/...`), watching only the devnet's ETHEREUM. */
+
+export interface WorkerFiles {
+  networksFile: string;
+  logFile: string;
+  /** --trace-sql: preload the SQL tracer, asked over an IPC channel. */
+  sqlTrace: boolean;
+  /** Set with --cpu-prof: where node writes the profile when the worker stops. */
+  cpuProfileDir: string | null;
+}
+
+export interface Worker {
+  scanIntervalMs: number;
+  process: TrackedProcess;
+  files: WorkerFiles;
+}
+
+// Ticks committed before a run starts: the first one creates the cursor and JIT-compiles the
+// scan path, so latency samples never pay for a cold start.
+const WARM_UP_TICKS = 2;
+const START_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 50;
+const TRACE_TIMEOUT_MS = 10_000;
+// The message bench/deposits/sql-trace-preload.js answers.
+const SQL_TRACE_REQUEST = 'bench:sql-trace';
+
+export async function startWorker(
+  db: Client,
+  scanIntervalMs: number,
+  files: WorkerFiles,
+): Promise<Worker> {
+  // Queues left by the previous worker (its repeatable scan job, stalled jobs) go first.
+  await flushRedis();
+  const startedAt = timestamp();
+  const child = startNode(
+    `worker (${scanIntervalMs} ms)`,
+    [...nodeOptions(files), WORKER_MAIN],
+    workerEnvironment({ networksFile: files.networksFile, scanIntervalMs }),
+    files.logFile,
+    files.sqlTrace,
+  );
+  const worker = { scanIntervalMs, process: child, files };
+  await waitForTicks(db, worker, startedAt);
+  return worker;
+}
+
+/** Until the worker has scanned up to `head`. */
+export async function waitForCursor(db: Client, worker: Worker, head: number): Promise<void> {
+  const deadline = timestamp() + START_TIMEOUT_MS;
+  while (((await cursorBlock(db)) ?? -1) < head) {
+    assertRunning(worker);
+    if (timestamp() > deadline) throw new Error(`The worker did not reach block ${head}.`);
+    await sleep(READY_POLL_MS);
+  }
+}
+
+/** Waiting for a dead worker to settle anything would only end in a timeout. */
+export function assertRunning(worker: Worker): void {
+  if (hasExited(worker.process)) {
+    throw new Error(`The worker exited; see ${worker.files.logFile}`);
+  }
+}
+
+export function stopWorker(worker: Worker): Promise<void> {
+  return stopProcess(worker.process);
+}
+
+/** Asks the preloaded SQL tracer for everything it has recorded so far. */
+export async function readSqlTrace(worker: Worker): Promise<SqlTraceSnapshot | null> {
+  if (!worker.files.sqlTrace) return null;
+  const child = worker.process.child;
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      if ((message as { type?: string }).type !== SQL_TRACE_REQUEST) return;
+      finish();
+      resolve(message as SqlTraceSnapshot);
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`The worker's SQL tracer did not answer; see ${worker.files.logFile}`));
+    }, TRACE_TIMEOUT_MS);
+    child.on('message', onMessage);
+    child.send(SQL_TRACE_REQUEST);
+  });
+}
+
+export interface SqlTraceSnapshot {
+  statements: Record<string, StatementTotals>;
+  transactions: TracedTransaction[];
+}
+
+export interface StatementTotals {
+  count: number;
+  ms: number;
+}
+
+export interface TracedTransaction {
+  startedAt: number;
+  ms: number;
+  statements: number;
+  sqlMs: number;
+  byKey: Record<string, StatementTotals>;
+}
+
+function nodeOptions(files: WorkerFiles): string[] {
+  const options: string[] = [];
+  if (files.cpuProfileDir) {
+    options.push('--cpu-prof', `--cpu-prof-dir=${files.cpuProfileDir}`);
+    options.push('--require', EXIT_ON_SIGTERM);
+  }
+  if (files.sqlTrace) options.push('--require', SQL_TRACE_PRELOAD);
+  return options;
+}
+
+/** Every tick saves the cursor row, found something or not: its updated_at counts the ticks. */
+async function waitForTicks(db: Client, worker: Worker, startedAt: number): Promise<void> {
+  const seen = new Set<number>();
+  const deadline = startedAt + START_TIMEOUT_MS;
+  while (seen.size < WARM_UP_TICKS) {
+    assertRunning(worker);
+    if (timestamp() > deadline) {
+      throw new Error(`The worker did not scan within ${START_TIMEOUT_MS} ms; see its log.`);
+    }
+    const updatedAt = await cursorUpdatedAt(db);
+    if (updatedAt !== null && updatedAt > startedAt) seen.add(updatedAt);
+    await sleep(READY_POLL_MS);
+  }
+}

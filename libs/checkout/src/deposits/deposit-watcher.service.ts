@@ -20,6 +20,8 @@ const START_LOOKBACK_BLOCKS = 100;
 const REORG_SAFETY_BLOCKS = 64;
 // Bounded work per tick keeps the transaction (and its row lock) short; the next tick continues.
 const MAX_RANGES_PER_TICK = 20;
+// Block-hash lookups in flight at once while re-checking recent transfers.
+const BLOCK_HASH_CONCURRENCY = 8;
 
 export interface ScanReport {
   network: NetworkName;
@@ -204,6 +206,7 @@ export class DepositWatcherService {
   ): Promise<number> {
     let rescanFrom = Number.MAX_SAFE_INTEGER;
     const dropped: string[] = [];
+    await tick.prefetchBlockHashes(transfers.map((transfer) => Number(transfer.block_number)));
     for (const transfer of transfers) {
       const blockNumber = Number(transfer.block_number);
       if ((await tick.blockHash(blockNumber)) === transfer.block_hash) continue;
@@ -230,6 +233,23 @@ class ScanTick {
     readonly adapter: ChainAdapter,
     readonly head: number,
   ) {}
+
+  /**
+   * Fetches the hashes of these heights a few at a time: with a hosted RPC at ~50 ms a call, one
+   * call after another over a reorg window of dozens of blocks would outlast the scan interval.
+   */
+  async prefetchBlockHashes(blockNumbers: number[]): Promise<void> {
+    const missing = [...new Set(blockNumbers)].filter(
+      (blockNumber) => blockNumber <= this.head && !this.blockHashes.has(blockNumber),
+    );
+    for (let start = 0; start < missing.length; start += BLOCK_HASH_CONCURRENCY) {
+      await Promise.all(
+        missing
+          .slice(start, start + BLOCK_HASH_CONCURRENCY)
+          .map((blockNumber) => this.blockHash(blockNumber)),
+      );
+    }
+  }
 
   async blockHash(blockNumber: number): Promise<string | null> {
     if (blockNumber > this.head) return null;

@@ -17,6 +17,17 @@ export interface TokenTransfer {
   blockHash: string;
 }
 
+/** Where and how a transaction was mined, as the chain reports it at the time of the call. */
+export interface TransactionStatus {
+  blockNumber: number;
+  /** Same format as getBlockHash: 0x + 64 lowercase hex on EVM, 64 lowercase hex on TRON. */
+  blockHash: string;
+  /** False when the transaction was mined but failed (EVM status 0; TRON REVERT, OUT_OF_ENERGY, ...). */
+  succeeded: boolean;
+  /** head - blockNumber + 1, the head read by the same call: 1 in the head block itself. */
+  confirmations: number;
+}
+
 /**
  * Everything the service asks of a chain. One implementation per chain family, one instance per
  * network; every method may throw ChainError (transient ones are worth retrying later).
@@ -25,6 +36,13 @@ export interface ChainAdapter {
   readonly network: NetworkConfig;
 
   isValidAddress(address: string): boolean;
+
+  /**
+   * Pay address at external chain index `index` of an account xpub of this chain family
+   * (checksummed 0x on EVM, base58 T... on TRON). Local, no request: throws the derivation's
+   * Error or RangeError (not a ChainError) for an invalid xpub or index.
+   */
+  deriveAddress(xpub: string, index: number): string;
 
   /** Latest block number (not cached). */
   getHeadBlockNumber(): Promise<number>;
@@ -41,6 +59,12 @@ export interface ChainAdapter {
     toBlock: number,
     tokenContracts: string[],
   ): Promise<TokenTransfer[]>;
+
+  /**
+   * Status of a transaction on the current canonical chain, or null when the chain does not know
+   * it (not mined yet, dropped, or its block was reorged away). `txHash` in TokenTransfer format.
+   */
+  getTransactionStatus(txHash: string): Promise<TransactionStatus | null>;
 
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;

@@ -1,9 +1,17 @@
-import { FetchRequest, getAddress, JsonRpcProvider, Log, Network } from 'ethers';
+import {
+  FetchRequest,
+  getAddress,
+  JsonRpcProvider,
+  Log,
+  Network,
+  TransactionReceipt,
+} from 'ethers';
 import { isValidAddress } from '../../hd/addresses';
+import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
-import { ChainAdapter, TokenTransfer } from '../chain-adapter';
+import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
 import { normalizeEvmError, RangeTooLargeError } from './evm-errors';
 import {
   compareTransfers,
@@ -29,6 +37,8 @@ const MAX_SCAN_RANGE = 500;
 // ethers waits 4 s between polls by default; tx.wait() on these providers should not.
 const POLLING_INTERVAL_MS = 250;
 
+const TX_HASH_FORMAT = /^0x[0-9a-fA-F]{64}$/;
+
 /** ChainAdapter for EVM chains over JSON-RPC, failing over across the network's RPC URLs. */
 export class EvmChainAdapter implements ChainAdapter {
   readonly maxScanRange = MAX_SCAN_RANGE;
@@ -50,6 +60,10 @@ export class EvmChainAdapter implements ChainAdapter {
 
   isValidAddress(address: string): boolean {
     return isValidAddress('EVM', address);
+  }
+
+  deriveAddress(xpub: string, index: number): string {
+    return deriveEvmAddress(xpub, index);
   }
 
   async getHeadBlockNumber(): Promise<number> {
@@ -88,6 +102,21 @@ export class EvmChainAdapter implements ChainAdapter {
     const contracts = [...new Set(tokenContracts.map((contract) => getAddress(contract)))];
     const transfers = await this.scanRange(fromBlock, toBlock, contracts);
     return transfers.sort(compareTransfers);
+  }
+
+  async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {
+    if (!TX_HASH_FORMAT.test(txHash)) {
+      throw this.badArgument(`${JSON.stringify(txHash)} is not a transaction hash (0x + 64 hex)`);
+    }
+    const hash = txHash.toLowerCase();
+    return this.call('eth_getTransactionReceipt', async (provider) => {
+      const receipt = await provider.getTransactionReceipt(hash);
+      if (receipt === null) return null;
+      // The head from the same node, after the receipt: it can only be at or past the receipt's
+      // block there. A load balancer behind one URL may still answer from a lagging backend.
+      const head = await provider.getBlockNumber();
+      return this.toStatus(receipt, hash, head);
+    });
   }
 
   /** Destroys the providers; every later call fails with a permanent ChainError. */
@@ -164,6 +193,31 @@ export class EvmChainAdapter implements ChainAdapter {
       );
     }
     return transfers;
+  }
+
+  private toStatus(receipt: TransactionReceipt, hash: string, head: number): TransactionStatus {
+    const invalid = (reason: string) =>
+      new ChainError(
+        'permanent',
+        `eth_getTransactionReceipt: invalid response (${reason})`,
+        this.network.name,
+      );
+    if (receipt.hash.toLowerCase() !== hash) throw invalid('receipt of another transaction');
+    // Receipts have a status since Byzantium (2017); every supported network is past it.
+    if (receipt.status !== 0 && receipt.status !== 1) throw invalid('receipt without a status');
+    if (head < receipt.blockNumber) {
+      throw new ChainError(
+        'transient',
+        `eth_getTransactionReceipt: block ${receipt.blockNumber} is beyond the head ${head} of the node`,
+        this.network.name,
+      );
+    }
+    return {
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash.toLowerCase(),
+      succeeded: receipt.status === 1,
+      confirmations: head - receipt.blockNumber + 1,
+    };
   }
 
   /** One RPC call with retries; attempt i goes to RPC URL i mod n, so failures fail over. */

@@ -10,12 +10,14 @@
  * recovers from (txID, signature) is the transaction's owner.
  *
  * What it does not do: execute contracts, keep balances, check TAPOS or expiration, sign the
- * transactions of the blocks it mines (block transactions carry no signature), or support
- * visible=true. Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash
+ * transactions of the blocks it mines (addTransferBlock's transactions carry no signature), or
+ * support visible=true. Outcomes are what the test says: a transfer succeeds (one Transfer log)
+ * unless it is given a `failure`. Accepted broadcasts stay pending until mineBroadcasts(); a
+ * TRC-20 transfer() among them then succeeds with the Transfer log its call data describes. Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash
  * is of our own header summary, not of a real protobuf header.
  *
  * Endpoints: /wallet/getnowblock, /wallet/getblockbynum, /wallet/gettransactioninfobyblocknum,
- * /wallet/triggersmartcontract, /wallet/broadcasttransaction.
+ * /wallet/gettransactioninfobyid, /wallet/triggersmartcontract, /wallet/broadcasttransaction.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -34,7 +36,15 @@ export interface FakeTransfer {
   from: string;
   to: string;
   amount: bigint;
+  /**
+   * The transaction failed with this contract result: no logs, `result: FAILED`. In a
+   * transaction of several transfers, the first one's failure counts.
+   */
+  failure?: FakeFailure;
 }
+
+/** receipt.result values of failed contract calls (java-tron's contractResult enum). */
+export type FakeFailure = 'REVERT' | 'OUT_OF_ENERGY';
 
 export interface FakeRequest {
   method: string;
@@ -71,9 +81,12 @@ interface RawData {
 }
 
 interface BlockTransaction {
-  ret: Array<{ contractRet: 'SUCCESS' }>;
+  ret: Array<{ contractRet: 'SUCCESS' | FakeFailure }>;
+  /** Only on broadcast transactions. */
+  signature?: string[];
   txID: string;
-  raw_data: RawData;
+  /** RawData for addTransferBlock's transactions, as posted for broadcasts. */
+  raw_data: unknown;
   raw_data_hex: string;
 }
 
@@ -101,6 +114,11 @@ const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 const BLOCK_INTERVAL_MS = 3_000;
 const EXPIRATION_MS = 60_000;
 const WITNESS = '41' + 'be'.repeat(20);
+const TRANSFER_CALL = new RegExp(`^${TRANSFER_SELECTOR}0{24}([0-9a-f]{40})([0-9a-f]{64})$`, 'i');
+const FAILURE_MESSAGES: Record<FakeFailure, string> = {
+  REVERT: 'REVERT opcode executed',
+  OUT_OF_ENERGY: "Not enough energy for 'SSTORE' operation executing",
+};
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const word = (hex: string): string => hex.padStart(64, '0');
@@ -122,6 +140,8 @@ export class FakeTronNode {
   /** Transactions accepted by /wallet/broadcasttransaction, as posted, with their ids. */
   readonly broadcasts: Array<{ txid: string; transaction: Json }> = [];
   private readonly blocks: FakeBlock[] = [];
+  /** How many of `broadcasts` mineBroadcasts() has put into blocks. */
+  private minedBroadcasts = 0;
   private readonly server: Server;
   private port = 0;
   private outage: FakeOutage | null = null;
@@ -186,6 +206,21 @@ export class FakeTronNode {
       this.blocks.push(this.makeBlock(this.blocks.length, this.head.blockId, []));
     }
     return this.headBlockNumber;
+  }
+
+  /**
+   * Mines one block holding every accepted broadcast not mined yet, as posted (signatures
+   * included). A reorg drops them like any transaction of the replaced blocks.
+   */
+  mineBroadcasts(): { blockNumber: number; txIds: string[] } {
+    const number = this.blocks.length;
+    const timestamp = this.timestampOf(number);
+    const entries = this.broadcasts
+      .slice(this.minedBroadcasts)
+      .map(({ txid, transaction }) => this.broadcastEntry(txid, transaction, number, timestamp));
+    this.minedBroadcasts = this.broadcasts.length;
+    this.blocks.push(this.makeBlock(number, this.head.blockId, entries));
+    return { blockNumber: number, txIds: entries.map((entry) => entry.transaction.txID) };
   }
 
   /** Replaces blocks fromBlock..head with as many new, empty blocks with other ids. */
@@ -259,28 +294,48 @@ export class FakeTronNode {
       createdAt,
     );
     const transaction: BlockTransaction = {
-      ret: [{ contractRet: 'SUCCESS' }],
+      ret: [{ contractRet: first.failure ?? 'SUCCESS' }],
       ...encode(rawData),
       raw_data: rawData,
     };
-    const info = {
-      id: transaction.txID,
-      fee: 345_000,
-      blockNumber,
-      blockTimeStamp: blockTimestamp,
-      contractResult: [word('1')],
-      contract_address: contract,
-      receipt: { energy_usage_total: 29_631 * transfers.length, net_usage: 345, result: 'SUCCESS' },
-      log: transfers.map((transfer) => ({
-        address: hexAddress(transfer.contract).slice(2),
-        topics: [
-          TRANSFER_TOPIC,
-          word(hexAddress(transfer.from).slice(2)),
-          word(hexAddress(transfer.to).slice(2)),
-        ],
-        data: word(transfer.amount.toString(16)),
-      })),
+    const logs = transfers.map((transfer) =>
+      transferLog(
+        hexAddress(transfer.contract),
+        hexAddress(transfer.from),
+        hexAddress(transfer.to),
+        transfer.amount.toString(16),
+      ),
+    );
+    const info = executionInfo(transaction.txID, blockNumber, blockTimestamp, contract, {
+      logs,
+      failure: first.failure,
+    });
+    return { transaction, info };
+  }
+
+  /** A broadcast transaction in a block; a TRC-20 transfer() call emits its Transfer log. */
+  private broadcastEntry(
+    txid: string,
+    posted: Json,
+    blockNumber: number,
+    blockTimestamp: number,
+  ): TransactionEntry {
+    const value = triggerValueOf(posted.raw_data);
+    const owner = typeof value?.owner_address === 'string' ? value.owner_address : '';
+    const contract = typeof value?.contract_address === 'string' ? value.contract_address : '';
+    const call = TRANSFER_CALL.exec(typeof value?.data === 'string' ? value.data : '');
+    const logs = call ? [transferLog(contract, owner, `41${call[1]}`, call[2].toLowerCase())] : [];
+    const transaction: BlockTransaction = {
+      ret: [{ contractRet: 'SUCCESS' }],
+      signature: Array.isArray(posted.signature) ? posted.signature.map(String) : [],
+      txID: txid,
+      raw_data: posted.raw_data,
+      raw_data_hex:
+        typeof posted.raw_data_hex === 'string'
+          ? posted.raw_data_hex
+          : encode(posted.raw_data).raw_data_hex,
     };
+    const info = executionInfo(txid, blockNumber, blockTimestamp, contract, { logs });
     return { transaction, info };
   }
 
@@ -369,6 +424,19 @@ export class FakeTronNode {
     '/wallet/gettransactioninfobyblocknum': (params) => {
       const number = blockNumberParameter(params);
       return number <= 0 ? {} : (this.blocks[number]?.infos ?? []);
+    },
+    // GetTransactionInfoByIdServlet: {} for an id no block of the chain holds.
+    '/wallet/gettransactioninfobyid': (params) => {
+      const id = params.value ?? '';
+      if (typeof id !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(id)) {
+        throw new Error(`invalid hex value: ${JSON.stringify(id)}`);
+      }
+      const wanted = id.toLowerCase();
+      for (const block of this.blocks) {
+        const info = block.infos.find((candidate) => candidate.id === wanted);
+        if (info) return info;
+      }
+      return {};
     },
     '/wallet/triggersmartcontract': (params) => this.trigger(params),
     '/wallet/broadcasttransaction': (params) => this.broadcast(params),
@@ -465,13 +533,53 @@ function blockNumberParameter(params: Json): number {
   return number;
 }
 
-function ownerOf(rawData: unknown): string {
+/** raw_data.contract[0].parameter.value, if the posted raw_data has one. */
+function triggerValueOf(rawData: unknown): Json | undefined {
   const contract =
     isJson(rawData) && Array.isArray(rawData.contract) ? rawData.contract[0] : undefined;
   const parameter = isJson(contract) ? contract.parameter : undefined;
   const value = isJson(parameter) ? parameter.value : undefined;
-  const owner = isJson(value) ? value.owner_address : undefined;
+  return isJson(value) ? value : undefined;
+}
+
+function ownerOf(rawData: unknown): string {
+  const owner = triggerValueOf(rawData)?.owner_address;
   return typeof owner === 'string' ? owner.toLowerCase() : '';
+}
+
+/** A Transfer log; addresses as 41-prefixed hex, the amount as hex. */
+function transferLog(contract: string, from: string, to: string, amountHex: string): Json {
+  return {
+    address: contract.slice(2).toLowerCase(),
+    topics: [TRANSFER_TOPIC, word(from.slice(2).toLowerCase()), word(to.slice(2).toLowerCase())],
+    data: word(amountHex),
+  };
+}
+
+/**
+ * TransactionInfo of a TriggerSmartContract, as gettransactioninfobyid and
+ * gettransactioninfobyblocknum print it: `result` (SUCESS) and `log` left out when default/empty.
+ */
+function executionInfo(
+  id: string,
+  blockNumber: number,
+  blockTimestamp: number,
+  contract: string,
+  outcome: { logs: Json[]; failure?: FakeFailure },
+): Json {
+  const { logs, failure } = outcome;
+  const energy = 29_631 * Math.max(logs.length, 1);
+  return {
+    id,
+    fee: 345_000,
+    blockNumber,
+    blockTimeStamp: blockTimestamp,
+    contractResult: [failure ? '' : word('1')],
+    contract_address: contract.toLowerCase(),
+    receipt: { energy_usage_total: energy, net_usage: 345, result: failure ?? 'SUCCESS' },
+    ...(failure ? { result: 'FAILED', resMessage: utf8Hex(FAILURE_MESSAGES[failure]) } : {}),
+    ...(failure || logs.length === 0 ? {} : { log: logs }),
+  };
 }
 
 /** Util.printBlock, visible=false; zero values (the genesis number) and empty lists left out. */

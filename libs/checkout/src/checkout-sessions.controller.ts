@@ -10,7 +10,12 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
+import {
+  ApiErrorResponses,
+  ApiPaginatedResponse,
+  setPaginationHeaders,
+  toPageRequest,
+} from '@app/common';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -89,19 +94,7 @@ export class CheckoutSessionsController {
       '(created without `X-Sub-Merchant-Code`) are listed; `include_sub_merchants=true` adds every ' +
       "sub-merchant's; `sub_merchant_code=X` lists only X's (and wins over `include_sub_merchants`).",
   })
-  @ApiOkResponse({
-    type: [CheckoutSessionDto],
-    headers: {
-      'X-Total-Count': {
-        description: 'Sessions matching the filters.',
-        schema: { type: 'integer' },
-      },
-      Link: {
-        description: 'RFC 8288 links to the first, prev, next and last pages.',
-        schema: { type: 'string' },
-      },
-    },
-  })
+  @ApiPaginatedResponse(CheckoutSessionDto, 'Sessions')
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,

@@ -19,3 +19,4 @@ export * from './http/configure-http-app';
 export * from './config/exit-on-configuration-error';
 export * from './queues';
 export * from './http/is-string-map.validator';
+export * from './pagination/api-paginated-response.decorator';

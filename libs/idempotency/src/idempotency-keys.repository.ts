@@ -8,7 +8,24 @@ export interface StoredIdempotencyRecord {
   response_body: unknown;
 }
 
-interface Scope {
+/** Parameters $1-$7 of every statement that stores a key row, in this order. */
+export function keyRowValues(
+  scope: Scope,
+  requestHash: string,
+  response: StoredResponse<unknown>,
+): unknown[] {
+  return [
+    scope.merchantId,
+    scope.key,
+    scope.endpoint,
+    requestHash,
+    response.status,
+    JSON.stringify(response.body),
+    IDEMPOTENCY_RETENTION_HOURS,
+  ];
+}
+
+export interface Scope {
   merchantId: string;
   key: string;
   endpoint: string;
@@ -66,15 +83,7 @@ export class IdempotencyKeysRepository {
              response_body = EXCLUDED.response_body, created_at = now(), expires_at = EXCLUDED.expires_at
          WHERE idempotency_keys.expires_at <= now()
        RETURNING 1`,
-      [
-        scope.merchantId,
-        scope.key,
-        scope.endpoint,
-        requestHash,
-        response.status,
-        JSON.stringify(response.body),
-        IDEMPOTENCY_RETENTION_HOURS,
-      ],
+      keyRowValues(scope, requestHash, response),
     );
     return rows.length === 1;
   }

@@ -5,11 +5,14 @@ import { ApiException, ErrorCode } from '@app/common';
 import { canonicalJson } from './canonical-json';
 import { PreparedStatements } from '@app/database';
 import { IdempotentInsert, keyedInsertSql, plainInsertSql } from './idempotent-insert';
-import { IdempotencyKeysRepository, StoredIdempotencyRecord } from './idempotency-keys.repository';
+import {
+  IdempotencyKeysRepository,
+  keyRowValues,
+  StoredIdempotencyRecord,
+} from './idempotency-keys.repository';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
-  IDEMPOTENCY_RETENTION_HOURS,
   IdempotentRequest,
   IdempotentResult,
   StoredResponse,
@@ -80,13 +83,7 @@ export class IdempotencyService {
     // Twice at most: the second run follows the removal of an expired key that blocked the first.
     for (let attempt = 0; attempt < 2; attempt++) {
       const created = await this.statements.query(keyedInsertSql(insert), [
-        scope.merchantId,
-        scope.key,
-        scope.endpoint,
-        requestHash,
-        response.status,
-        JSON.stringify(response.body),
-        IDEMPOTENCY_RETENTION_HOURS,
+        ...keyRowValues(scope, requestHash, response),
         ...insert.values,
       ]);
       if (created.length) return { response, replayed: false };

@@ -21,7 +21,12 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import { ApiErrorResponses, setPaginationHeaders, toPageRequest } from '@app/common';
+import {
+  ApiErrorResponses,
+  ApiPaginatedResponse,
+  setPaginationHeaders,
+  toPageRequest,
+} from '@app/common';
 import { IDEMPOTENCY_KEY_HEADER, respondIdempotent } from '@app/idempotency';
 import { CreateSubMerchantDto } from './dto/create-sub-merchant.dto';
 import { ListSubMerchantsQueryDto } from './dto/list-sub-merchants-query.dto';
@@ -75,19 +80,7 @@ export class SubMerchantsController {
     summary: 'List sub-merchants (PSP accounts)',
     description: 'Newest first, bare array; `X-Total-Count` and `Link` headers as on every list.',
   })
-  @ApiOkResponse({
-    type: [SubMerchantDto],
-    headers: {
-      'X-Total-Count': {
-        description: 'Sub-merchants matching the filters.',
-        schema: { type: 'integer' },
-      },
-      Link: {
-        description: 'RFC 8288 links to the first, prev, next and last pages.',
-        schema: { type: 'string' },
-      },
-    },
-  })
+  @ApiPaginatedResponse(SubMerchantDto, 'Sub-merchants')
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,

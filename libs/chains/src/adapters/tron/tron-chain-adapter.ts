@@ -1,10 +1,16 @@
 import { isValidAddress } from '../../hd/addresses';
+import { deriveTronAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
-import { ChainAdapter, TokenTransfer } from '../chain-adapter';
+import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
 import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
 import { TronNodeClient, TronNodeClientOptions } from './tron-node-client';
-import { parseBlock, parseTransactionInfos, TronBlock } from './tron-responses';
+import {
+  parseBlock,
+  parseTransactionInfos,
+  parseTransactionOutcome,
+  TronBlock,
+} from './tron-responses';
 
 // TRON's HTTP API has no log filter over a block range: a scan costs one request per block, plus
 // one per block holding a watched transfer, plus the head. 20 blocks is a minute of chain (3 s
@@ -12,6 +18,8 @@ import { parseBlock, parseTransactionInfos, TronBlock } from './tron-responses';
 // per-second rate limits, and a failed scan has little to redo.
 const MAX_SCAN_RANGE = 20;
 const SCAN_CONCURRENCY = 4;
+
+const TRANSACTION_ID_FORMAT = /^[0-9a-fA-F]{64}$/;
 
 interface FoundTransfer extends DecodedTransfer {
   transactionId: string;
@@ -34,6 +42,10 @@ export class TronChainAdapter implements ChainAdapter {
   /** Base58 T... only: tronweb's isAddress also takes 41-prefixed hex, which payers never use. */
   isValidAddress(address: string): boolean {
     return isValidAddress('TRON', address);
+  }
+
+  deriveAddress(xpub: string, index: number): string {
+    return deriveTronAddress(xpub, index);
   }
 
   async getHeadBlockNumber(): Promise<number> {
@@ -78,6 +90,38 @@ export class TronChainAdapter implements ChainAdapter {
       this.scanBlock(blockNumber, contractsByLogAddress),
     );
     return perBlock.flat();
+  }
+
+  /**
+   * Three reads: the transaction info (block number and outcome, but no block hash), the block
+   * (its hash; its transaction list proves both reads saw the same chain) and then the head.
+   */
+  async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {
+    if (!TRANSACTION_ID_FORMAT.test(txHash)) {
+      throw this.error('permanent', `not a transaction id (64 hex): ${JSON.stringify(txHash)}`);
+    }
+    const transactionId = txHash.toLowerCase();
+    const outcome = await this.node.request(
+      'wallet/gettransactioninfobyid',
+      { value: transactionId },
+      (value) => parseTransactionOutcome(value, transactionId),
+    );
+    if (!outcome) return null;
+    const { blockNumber, succeeded } = outcome;
+    const block = await this.getBlock(blockNumber);
+    if (!block?.transactionIds.includes(transactionId)) {
+      throw this.error('transient', `block ${blockNumber} changed while it was read (reorg?)`);
+    }
+    const head = await this.getHeadBlockNumber();
+    if (head < blockNumber) {
+      throw this.error('transient', `block ${blockNumber} is beyond the head (${head})`);
+    }
+    return {
+      blockNumber,
+      blockHash: block.blockId,
+      succeeded,
+      confirmations: head - blockNumber + 1,
+    };
   }
 
   async close(): Promise<void> {

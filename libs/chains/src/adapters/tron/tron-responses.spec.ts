@@ -1,5 +1,5 @@
 import { TronResponseError } from './tron-errors';
-import { parseBlock, parseTransactionInfos } from './tron-responses';
+import { parseBlock, parseTransactionInfos, parseTransactionOutcome } from './tron-responses';
 
 const BLOCK_ID = '0000000003fe266bf6b6d392f654dc2e5011601546ed04623d9fcc4e9d439a25';
 const TX_ID = 'ff44a2823a870c12f12a4ca6e7647650356bc2bb5e02c5855312cf2db4c950c1';
@@ -74,5 +74,44 @@ describe('parseTransactionInfos', () => {
       'log address',
     );
     expect(() => parseTransactionInfos('<html>', 7)).toThrow('not an array');
+  });
+});
+
+describe('parseTransactionOutcome', () => {
+  const info = (extra: Record<string, unknown>): Record<string, unknown> => ({
+    id: TX_ID,
+    blockNumber: 7,
+    ...extra,
+  });
+
+  it('reads the block and the outcome, and {} (unknown id) as null', () => {
+    expect(parseTransactionOutcome(info({ receipt: { result: 'SUCCESS' } }), TX_ID)).toEqual({
+      blockNumber: 7,
+      succeeded: true,
+    });
+    // A TRX transfer: no contract result in the receipt.
+    expect(parseTransactionOutcome(info({ receipt: { net_usage: 267 } }), TX_ID)?.succeeded).toBe(
+      true,
+    );
+    expect(parseTransactionOutcome({}, TX_ID)).toBeNull();
+  });
+
+  it('marks failed and reverted transactions', () => {
+    const failed = info({ result: 'FAILED', receipt: { result: 'REVERT' } });
+    expect(parseTransactionOutcome(failed, TX_ID)?.succeeded).toBe(false);
+    const outOfEnergy = info({ receipt: { result: 'OUT_OF_ENERGY' } });
+    expect(parseTransactionOutcome(outOfEnergy, TX_ID)?.succeeded).toBe(false);
+  });
+
+  it('rejects the info of another transaction, without a block, and node errors', () => {
+    expect(() => parseTransactionOutcome(info({}), '0'.repeat(64))).toThrow('another transaction');
+    expect(() => parseTransactionOutcome(info({ blockNumber: undefined }), TX_ID)).toThrow(
+      'block number',
+    );
+    expect(() => parseTransactionOutcome([], TX_ID)).toThrow('not an object');
+    const busy = { Error: 'class java.lang.IllegalAccessException : lack of computing resources' };
+    expect(() => parseTransactionOutcome(busy, TX_ID)).toThrow(
+      expect.objectContaining({ transient: true }),
+    );
   });
 });

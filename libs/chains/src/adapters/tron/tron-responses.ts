@@ -26,6 +26,12 @@ export interface TronTransactionInfo {
   logs: TronLog[];
 }
 
+/** What gettransactioninfobyid tells of a mined transaction. */
+export interface TronTransactionOutcome {
+  blockNumber: number;
+  succeeded: boolean;
+}
+
 type JsonObject = Record<string, unknown>;
 
 const HASH_FORMAT = /^[0-9a-fA-F]{64}$/;
@@ -120,4 +126,26 @@ export function parseTransactionInfos(value: unknown, blockNumber: number): Tron
       logs: optionalArray(info.log, 'log').map(parseLog),
     };
   });
+}
+
+/**
+ * gettransactioninfobyid: `{}` (null here) while the node has no execution result for the id,
+ * i.e. the transaction is not in a block of its chain (pending, expired or reorged away).
+ */
+export function parseTransactionOutcome(
+  value: unknown,
+  transactionId: string,
+): TronTransactionOutcome | null {
+  throwIfNodeError(value);
+  if (!isObject(value)) throw malformed('transaction info is not an object');
+  if (Object.keys(value).length === 0) return null;
+  if (hash(value.id, 'transaction id') !== transactionId) {
+    throw malformed('transaction info of another transaction');
+  }
+  // Transactions live in blocks >= 1, so a present number is never the (omitted) zero.
+  const { blockNumber } = value;
+  if (typeof blockNumber !== 'number' || !Number.isSafeInteger(blockNumber) || blockNumber < 1) {
+    throw malformed('transaction info without a block number');
+  }
+  return { blockNumber, succeeded: succeeded(value) };
 }

@@ -1,4 +1,5 @@
-import { Wallet } from 'ethers';
+import { Contract, ContractTransactionResponse, HDNodeWallet, Mnemonic, Wallet } from 'ethers';
+import { deriveEvmAddress, EVM_ACCOUNT_PATH } from '@app/chains/hd/derivation';
 import { EvmChainAdapter } from '@app/chains/adapters/evm/evm-chain-adapter';
 import { ChainError } from '@app/chains/rpc/chain-error';
 import { RetryOptions } from '@app/chains/rpc/retry';
@@ -8,6 +9,13 @@ import { rpcErrorReply, rpcResultReply, RpcProxy } from './support/rpc-proxy';
 // A few milliseconds between attempts: the suite tests failure paths, not patience.
 const FAST_RETRY: RetryOptions = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2_000 };
 const HASH = /^0x[0-9a-f]{64}$/;
+// anvil's own mnemonic: index 1 of its m/44'/60'/0' account is the devnet payer.
+const ANVIL_XPUB = HDNodeWallet.fromSeed(
+  Mnemonic.fromPhrase('test test test test test test test test test test test junk').computeSeed(),
+)
+  .derivePath(EVM_ACCOUNT_PATH)
+  .neuter().extendedKey;
+const TRANSFER_ABI = ['function transfer(address to, uint256 amount) returns (bool)'];
 
 describe('EvmChainAdapter against anvil', () => {
   let devnet: Devnet;
@@ -241,6 +249,80 @@ describe('EvmChainAdapter against anvil', () => {
     expect(replacement.blockNumber).toBe(sent.blockNumber);
     expect(await adapter.getBlockHash(sent.blockNumber)).not.toBe(original);
     expect(await adapter.getBlockHash(sent.blockNumber)).toMatch(HASH);
+  });
+
+  it('derives the pay addresses of an xpub like libs/chains hd derivation', () => {
+    expect(adapter.deriveAddress(ANVIL_XPUB, 1)).toBe(devnet.accounts.payer.address);
+    expect(adapter.deriveAddress(ANVIL_XPUB, 17)).toBe(deriveEvmAddress(ANVIL_XPUB, 17));
+    expect(() => adapter.deriveAddress(ANVIL_XPUB, -1)).toThrow(RangeError);
+  });
+
+  it('reports the status of a mined transfer, its confirmations growing with the chain', async () => {
+    const sent = await devnet.transfer('USDT', newAddress(), '1.5');
+
+    const status = await adapter.getTransactionStatus(sent.txHash);
+
+    expect(status).toEqual({
+      blockNumber: sent.blockNumber,
+      blockHash: (await devnet.provider.getBlock(sent.blockNumber))?.hash,
+      succeeded: true,
+      confirmations: (await devnet.head()) - sent.blockNumber + 1,
+    });
+    expect(status?.blockHash).toMatch(HASH);
+    await devnet.mine(3);
+    const later = await adapter.getTransactionStatus(sent.txHash.toUpperCase().replace('0X', '0x'));
+    expect(later?.confirmations).toBe((status?.confirmations ?? 0) + 3);
+    expect(later?.blockHash).toBe(status?.blockHash);
+  });
+
+  it('reports a mined transaction that reverted as not succeeded', async () => {
+    const token = new Contract(devnet.tokens.USDT.contract, TRANSFER_ABI, devnet.payer);
+    const balance = await devnet.balanceOf('USDT', devnet.accounts.payer.address);
+    // A gas limit of our own skips the estimate, which would refuse the call, so it gets mined.
+    const response = (await token.getFunction('transfer')(newAddress(), balance + 1n, {
+      gasLimit: 100_000,
+    })) as ContractTransactionResponse;
+    const receipt = await devnet.provider.waitForTransaction(response.hash);
+    expect(receipt?.status).toBe(0);
+
+    const status = await adapter.getTransactionStatus(response.hash);
+
+    expect(status).toEqual({
+      blockNumber: receipt?.blockNumber,
+      blockHash: receipt?.blockHash.toLowerCase(),
+      succeeded: false,
+      confirmations: (await devnet.head()) - (receipt?.blockNumber ?? 0) + 1,
+    });
+  });
+
+  it('returns null for a transaction the chain does not know, or no longer knows', async () => {
+    expect(await adapter.getTransactionStatus(`0x${'ab'.repeat(32)}`)).toBeNull();
+
+    const snapshot = await devnet.snapshot();
+    const sent = await devnet.transfer('USDT', newAddress(), '2');
+    expect(await adapter.getTransactionStatus(sent.txHash)).not.toBeNull();
+    await devnet.revert(snapshot);
+
+    expect(await adapter.getTransactionStatus(sent.txHash)).toBeNull();
+    await expectChainError(adapter.getTransactionStatus('0x1234'), 'permanent');
+  });
+
+  it('normalizes transaction status failures like every other call', async () => {
+    const sent = await devnet.transfer('USDT', newAddress(), '3');
+    await proxy.down('refuse');
+    const withDeadFirst = createAdapter([proxy.url, devnet.rpcUrl]);
+    expect((await withDeadFirst.getTransactionStatus(sent.txHash))?.succeeded).toBe(true);
+
+    await proxy.up();
+    const viaProxy = createAdapter([proxy.url]);
+    proxy.intercept(() => ({ status: 503, body: 'busy' }));
+    await expectChainError(viaProxy.getTransactionStatus(sent.txHash), 'transient');
+    proxy.intercept((request) =>
+      request.method === 'eth_getTransactionReceipt'
+        ? rpcResultReply(request, { transactionHash: 'not a receipt' })
+        : undefined,
+    );
+    await expectChainError(viaProxy.getTransactionStatus(sent.txHash), 'permanent');
   });
 
   it('fails permanently once closed', async () => {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb, utils } from 'tronweb';
 import { TronChainAdapter } from '@app/chains/adapters/tron/tron-chain-adapter';
+import { deriveTronAddress, TRON_ACCOUNT_PATH } from '@app/chains/hd/derivation';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { NetworkConfig } from '@app/chains/networks/network.types';
 import { ChainError } from '@app/chains/rpc/chain-error';
@@ -24,6 +26,14 @@ const OTHER_TOKEN = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
 const FAST_RETRY: RetryOptions = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 1_000 };
 const TX_ID = /^[0-9a-f]{64}$/;
+// The BIP-39 test mnemonic "abandon ... about": its m/44'/195'/0'/0/0 is a published vector.
+const ABANDON_TRON_XPUB = HDNodeWallet.fromSeed(
+  Mnemonic.fromPhrase(
+    'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+  ).computeSeed(),
+)
+  .derivePath(TRON_ACCOUNT_PATH)
+  .neuter().extendedKey;
 
 const networkWith = (rpcUrls: string[]): NetworkConfig => ({
   ...TESTNET_NETWORKS.TRON,
@@ -178,6 +188,81 @@ describe('TronChainAdapter against the fake TRON node', () => {
     expect(await adapter.scanTransfers(blockNumber, blockNumber + 2, [USDT])).toEqual([]);
   });
 
+  it('derives the pay addresses of an xpub like libs/chains hd derivation', () => {
+    expect(adapter.deriveAddress(ABANDON_TRON_XPUB, 0)).toBe('TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
+    expect(adapter.deriveAddress(ABANDON_TRON_XPUB, 42)).toBe(
+      deriveTronAddress(ABANDON_TRON_XPUB, 42),
+    );
+    expect(adapter.isValidAddress(adapter.deriveAddress(ABANDON_TRON_XPUB, 42))).toBe(true);
+  });
+
+  it('reports the status of a mined transfer, its confirmations growing with the chain', async () => {
+    node.mineEmpty(2);
+    const { blockNumber, txIds } = node.addTransferBlock([transfer(1n), transfer(2n)]);
+
+    const status = await adapter.getTransactionStatus(txIds[1]);
+
+    expect(status).toEqual({
+      blockNumber,
+      blockHash: node.blockId(blockNumber),
+      succeeded: true,
+      confirmations: 1,
+    });
+    node.mineEmpty(4);
+    expect(await adapter.getTransactionStatus(txIds[1].toUpperCase())).toEqual({
+      ...status,
+      confirmations: 5,
+    });
+    expect(node.requests.map((request) => request.path).slice(-3)).toEqual([
+      '/wallet/gettransactioninfobyid',
+      '/wallet/getblockbynum',
+      '/wallet/getnowblock',
+    ]);
+  });
+
+  it('reports failed transfers as not succeeded', async () => {
+    const { blockNumber, txIds } = node.addTransferBlock([
+      { ...transfer(3n), failure: 'REVERT' },
+      { ...transfer(4n), failure: 'OUT_OF_ENERGY' },
+    ]);
+    node.mineEmpty(1);
+
+    for (const txId of txIds) {
+      expect(await adapter.getTransactionStatus(txId)).toEqual({
+        blockNumber,
+        blockHash: node.blockId(blockNumber),
+        succeeded: false,
+        confirmations: 2,
+      });
+    }
+    expect(await adapter.scanTransfers(blockNumber, blockNumber, [USDT])).toEqual([]);
+  });
+
+  it('returns null for an unknown id and for a transaction reorged away', async () => {
+    const { blockNumber, txIds } = node.addTransferBlock([transfer(5n)]);
+    node.mineEmpty(1);
+    expect(await adapter.getTransactionStatus('ab'.repeat(32))).toBeNull();
+    expect(await adapter.getTransactionStatus(txIds[0])).not.toBeNull();
+
+    node.reorg(blockNumber);
+
+    expect(await adapter.getTransactionStatus(txIds[0])).toBeNull();
+    expect((await failure(adapter.getTransactionStatus(`0x${txIds[0]}`))).kind).toBe('permanent');
+  });
+
+  it('reports transaction status failures like every other call', async () => {
+    const { txIds } = node.addTransferBlock([transfer(6n)]);
+    const unavailable = await startExtraNode();
+    await unavailable.down('unavailable');
+    const failover = new TronChainAdapter(networkWith([unavailable.url, node.url]), {
+      retry: FAST_RETRY,
+    });
+    expect((await failover.getTransactionStatus(txIds[0]))?.succeeded).toBe(true);
+
+    await node.down('rate-limited');
+    expect((await failure(adapter.getTransactionStatus(txIds[0]))).kind).toBe('transient');
+  });
+
   it('fails over to the next URL and stays there while it works', async () => {
     const unavailable = await startExtraNode();
     await unavailable.down('unavailable');
@@ -288,5 +373,34 @@ describe('FakeTronNode broadcast, verified with tronweb', () => {
     expect(changed.code).toBe('SIGERROR');
     expect(changed.txid).not.toBe(signed.txID);
     expect(node.broadcasts).toEqual([]);
+  });
+
+  it('mines accepted broadcasts on request, with the Transfer log of their call', async () => {
+    const adapter = new TronChainAdapter(networkWith([node.url]), { retry: FAST_RETRY });
+    const signed = await tronWeb.trx.sign(await unsignedTransfer(4_000_000), PAYER_KEY);
+    await tronWeb.trx.sendRawTransaction(signed);
+    expect(await adapter.getTransactionStatus(signed.txID)).toBeNull();
+
+    const mined = node.mineBroadcasts();
+
+    expect(mined.txIds).toEqual([signed.txID]);
+    expect(await adapter.getTransactionStatus(signed.txID)).toEqual({
+      blockNumber: mined.blockNumber,
+      blockHash: node.blockId(mined.blockNumber),
+      succeeded: true,
+      confirmations: 1,
+    });
+    const transfers = await adapter.scanTransfers(mined.blockNumber, mined.blockNumber, [USDT]);
+    expect(transfers).toEqual([
+      expect.objectContaining({
+        from: PAYER,
+        to: MERCHANT,
+        amountBaseUnits: 4_000_000n,
+        txHash: signed.txID,
+      }),
+    ]);
+    const block = await tronWeb.trx.getBlockByNumber(mined.blockNumber);
+    expect(block.transactions?.[0]?.signature).toEqual(signed.signature);
+    expect(node.mineBroadcasts().txIds).toEqual([]);
   });
 });

@@ -2,8 +2,9 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
+import { dropDatabase } from '../../libs/database/src/migrate';
 import { runCli } from './processes';
-import { ADMIN_DATABASE_URL, DATABASE, DATABASE_URL, REDIS_URL } from './settings';
+import { DATABASE_URL, REDIS_URL } from './settings';
 
 /** A checkout session of the benchmark: where it is paid and how much it expects. */
 export interface BenchSession {
@@ -32,13 +33,7 @@ export async function connectDatabase(): Promise<Client> {
 
 /** Drops and recreates the benchmark's own database, migrated by the built CLI. */
 export async function resetDatabase(): Promise<void> {
-  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  await dropDatabase(DATABASE_URL);
   runCli(['db:migrate']);
 }
 

@@ -9,7 +9,6 @@ export const RESULTS_DIR = join(ROOT, 'bench', 'results');
 // same time, and neither must see the other's rows or queues.
 export const DATABASE = 'payments_bench_deposits';
 export const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
-export const ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = 'redis://127.0.0.1:6379/14';
 
 export const CLI_MAIN = 'dist/apps/cli/apps/cli/src/main.js';

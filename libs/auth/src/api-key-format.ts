@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { encodeBase62 } from '@app/common';
+import { createHash } from 'node:crypto';
+import { randomBase62 } from '@app/common';
 
 export const LIVE_KEY_PREFIX = 'sk_live_';
 export const TEST_KEY_PREFIX = 'sk_test_';
@@ -9,9 +9,9 @@ export function keyPrefixFor(livemode: boolean): string {
   return livemode ? LIVE_KEY_PREFIX : TEST_KEY_PREFIX;
 }
 
-/** A new secret key: prefix + 256 random bits in base62 (43 characters). */
+/** A new secret key: prefix + 43 random base62 characters (256 bits). */
 export function generateApiKey(livemode: boolean): string {
-  return keyPrefixFor(livemode) + encodeBase62(randomBytes(32));
+  return keyPrefixFor(livemode) + randomBase62(43);
 }
 
 export function hashApiKey(key: string): Buffer {

@@ -41,3 +41,17 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Drops the database of this URL, closing its connections (test and benchmark resets). */
+export async function dropDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

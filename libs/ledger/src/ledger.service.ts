@@ -65,13 +65,4 @@ export class LedgerService {
       amount: new Decimal(row.amount),
     }));
   }
-
-  /** Sum of one account (signed, debit-positive). */
-  async accountTotal(account: string): Promise<Decimal> {
-    const rows: Array<{ total: string | null }> = await this.dataSource.query(
-      `SELECT sum(amount) AS total FROM ledger_lines WHERE account = $1`,
-      [account],
-    );
-    return new Decimal(rows[0].total ?? 0);
-  }
 }

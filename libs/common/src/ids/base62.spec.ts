@@ -1,4 +1,4 @@
-import { encodeBase62, randomBase62 } from './base62';
+import { randomBase62 } from './base62';
 
 describe('randomBase62', () => {
   it('returns exactly the requested number of base62 characters', () => {
@@ -20,12 +20,5 @@ describe('randomBase62', () => {
   it('does not repeat', () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => randomBase62(22)));
     expect(ids.size).toBe(10_000);
-  });
-});
-
-describe('encodeBase62', () => {
-  it('pads to a fixed width for a given byte length', () => {
-    expect(encodeBase62(new Uint8Array(32))).toBe('0'.repeat(43));
-    expect(encodeBase62(Uint8Array.from([0xff, 0xff]))).toBe('H31');
   });
 });

@@ -16,8 +16,3 @@ export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(22)}`;
 }
-
-/** Cheap shape check before a lookup; a wrong shape is simply "not found". */
-export function looksLikeId(prefix: IdPrefix, value: string): boolean {
-  return new RegExp(`^${prefix}_[0-9A-Za-z]{22}$`).test(value);
-}

@@ -1,0 +1,107 @@
+import { TransactionStatus } from '../adapters/chain-adapter';
+import { NetworkConfig } from '../networks/network.types';
+import { HotWalletKey } from './hot-wallet-key';
+
+/**
+ * What the payout processor asks of a chain to send tokens from a hot wallet. Reads and broadcasts
+ * go to the network's RPC URLs with the same timeouts, retries and failover as ChainAdapter, and
+ * throw ChainError (transient: the outcome is unknown, try again later). Signing is local.
+ */
+
+/** One token transfer to make: amounts in the token's base units. */
+export interface TokenTransferOrder {
+  /** Registry format: checksummed 0x on EVM, base58 T... on TRON. */
+  tokenContract: string;
+  /** Same format as tokenContract. */
+  to: string;
+  amountBaseUnits: bigint;
+}
+
+/** EIP-1559 fee fields, in wei. */
+export interface EvmFees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** A signed transaction, exactly as it will be (re)broadcast. Stored before the first broadcast. */
+export interface SignedTransfer {
+  /** ChainAdapter format: 0x + 64 lowercase hex on EVM, 64 lowercase hex on TRON. */
+  txHash: string;
+  /** EVM: the 0x-hex signed serialized transaction. TRON: the signed transaction as JSON text. */
+  rawTransaction: string;
+  /** EVM only (null on TRON). */
+  nonce: number | null;
+  fees: EvmFees | null;
+  gasLimit: bigint | null;
+  /** TRON only: raw_data.expiration (null on EVM). */
+  expiresAt: Date | null;
+}
+
+/** What a node said to a broadcast. A transport failure (timeout, 5xx) throws ChainError instead. */
+export type BroadcastResult =
+  /** Accepted into the node's pool now. */
+  | { kind: 'accepted' }
+  /** The node already has this very transaction (pool or chain): as good as accepted. */
+  | { kind: 'already_known' }
+  /** EVM: the nonce is already used on chain, by this transaction or by another one. */
+  | { kind: 'nonce_too_low' }
+  /** EVM: another transaction with this nonce is pending and pays at least as much. */
+  | { kind: 'underpriced' }
+  /** TRON: the transaction is past its expiration (or its reference block is unknown). */
+  | { kind: 'expired' }
+  /** Refused for good as it is (insufficient funds for gas, bad signature, ...). */
+  | { kind: 'rejected'; reason: string };
+
+export type TransactionLookup =
+  /** Neither in the node's pool nor on its canonical chain. */
+  | { state: 'unknown' }
+  /** In the node's pool, not mined. */
+  | { state: 'pending' }
+  | { state: 'mined'; status: TransactionStatus };
+
+/** A wallet's holdings in base units: the token, and the native coin that pays fees (wei, sun). */
+export interface WalletBalances {
+  token: bigint;
+  native: bigint;
+}
+
+interface PayoutTransportBase {
+  readonly network: NetworkConfig;
+  /** The address of a private key on this chain family (checksummed 0x, base58 T...). */
+  balances(address: string, tokenContract: string): Promise<WalletBalances>;
+  broadcast(rawTransaction: string): Promise<BroadcastResult>;
+  lookup(txHash: string): Promise<TransactionLookup>;
+  close(): Promise<void>;
+}
+
+export interface EvmPayoutTransport extends PayoutTransportBase {
+  readonly family: 'EVM';
+  /** Current fee suggestion (base fee headroom plus tip), before any cap. */
+  suggestFees(): Promise<EvmFees>;
+  /** Gas for this transfer from `from`, with a safety margin. */
+  estimateTransferGas(from: string, order: TokenTransferOrder): Promise<bigint>;
+  /** Transactions of `address` mined up to `blockTag` (the next nonce at that block). */
+  transactionCount(address: string, blockTag: number | 'latest' | 'pending'): Promise<number>;
+  /** Local: an EIP-1559 transaction calling transfer(to, amount) on the token. No RPC. */
+  sign(
+    key: HotWalletKey,
+    order: TokenTransferOrder,
+    params: { nonce: number; fees: EvmFees; gasLimit: bigint },
+  ): SignedTransfer;
+}
+
+export interface TronPayoutTransport extends PayoutTransportBase {
+  readonly family: 'TRON';
+  /**
+   * Builds a TRC-20 transfer(to, amount) with this fee_limit (asks the node for the reference
+   * block) and signs it locally with tronweb.
+   */
+  buildAndSign(key: HotWalletKey, order: TokenTransferOrder, feeLimitSun: bigint): Promise<SignedTransfer>;
+  /**
+   * True only with proof that the transaction can never be mined: the solidified head's timestamp
+   * is past `expiresAt` and the node does not know the transaction.
+   */
+  hasExpired(txHash: string, expiresAt: Date): Promise<boolean>;
+}
+
+export type PayoutTransport = EvmPayoutTransport | TronPayoutTransport;

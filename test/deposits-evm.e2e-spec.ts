@@ -320,16 +320,16 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
 
     const ownOnly = await api.get('/v1/balances', psp).expect(200);
     expect(ownOnly.body).toEqual([
-      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9' },
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9', held: '0' },
     ]);
     const all = await api.get('/v1/balances?include_sub_merchants=true', psp).expect(200);
     expect(all.body).toEqual([
-      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9' },
-      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8' },
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available: '9.9', held: '0' },
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8', held: '0' },
     ]);
     const shop = await api.get('/v1/balances?sub_merchant_code=shop-a', psp).expect(200);
     expect(shop.body).toEqual([
-      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8' },
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: 'shop-a', available: '19.8', held: '0' },
     ]);
     await api.get('/v1/balances?sub_merchant_code=nope-nope', psp).expect(400);
     const direct = await api.createMerchant();

@@ -8,8 +8,10 @@ import {
   AppConfigModule,
   AppLoggerModule,
   createValidationPipe,
+  queueRootModule,
 } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { PayoutsModule } from '@app/payouts';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { HealthModule } from './health/health.module';
 
@@ -23,6 +25,8 @@ import { HealthModule } from './health/health.module';
     CheckoutModule,
     SubMerchantsModule,
     BalancesModule,
+    queueRootModule(),
+    PayoutsModule,
     HealthModule,
   ],
   providers: [

@@ -34,7 +34,8 @@ export class BalancesService {
       currency: balance.currency,
       network: balance.network,
       sub_merchant_code: balance.subMerchantId ? (codes.get(balance.subMerchantId) ?? null) : null,
-      available: formatAmount(balance.amount),
+      available: formatAmount(balance.available),
+      held: formatAmount(balance.held),
     }));
   }
 }

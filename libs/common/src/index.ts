@@ -20,3 +20,4 @@ export * from './config/exit-on-configuration-error';
 export * from './queues';
 export * from './http/is-string-map.validator';
 export * from './pagination/api-paginated-response.decorator';
+export * from './queue-root.module';

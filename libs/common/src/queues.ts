@@ -2,6 +2,16 @@
 export const QUEUES = {
   maintenance: 'maintenance',
   deposits: 'deposits',
+  payouts: 'payouts',
+} as const;
+
+export const PAYOUT_JOBS = {
+  /** Claim, sign and broadcast one payout; the job id is the payout id. */
+  send: 'send-payout',
+  /** Follow in-flight payouts of one network to the end (repeatable, per network). */
+  track: 'track-payouts',
+  /** Re-enqueue payouts whose send job was lost (repeatable). */
+  reconcile: 'reconcile-payouts',
 } as const;
 
 export const DEPOSIT_JOBS = {

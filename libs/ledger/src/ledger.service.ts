@@ -1,24 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
-import { LedgerEntry, MerchantBalance } from './ledger.types';
+import { MERCHANT_ACCOUNT_KINDS } from './accounts';
+import { LedgerEntry, LedgerLine, MerchantBalance } from './ledger.types';
 
 @Injectable()
 export class LedgerService {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Appends a balanced entry in the caller's transaction. Returns false, writing nothing, when an
-   * entry with this reference already exists: a retried posting can never count twice.
+   * Appends an entry in the caller's transaction. Its lines must balance per currency and network
+   * (checked here and again by a trigger at commit). Returns false, writing nothing, when an entry
+   * with this reference already exists: a retried posting can never count twice.
    */
   async post(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     const lines = entry.lines.filter((line) => !line.amount.isZero());
-    const total = lines.reduce((sum, line) => sum.plus(line.amount), new Decimal(0));
-    if (!total.isZero()) {
-      throw new Error(
-        `Ledger entry ${entry.reference} does not balance (off by ${total.toFixed()})`,
-      );
-    }
+    assertBalancedPerToken(entry.reference, lines);
     if (!lines.length) return false;
     const inserted: Array<{ id: string }> = await manager.query(
       `INSERT INTO ledger_entries (reference, kind) VALUES ($1, $2)
@@ -43,26 +40,56 @@ export class LedgerService {
     return true;
   }
 
-  /** Balances of a merchant's accounts (its own and its sub-merchants'), non-zero history only. */
+  /**
+   * The credit balance of a liability account (what the service owes on it), with the account's
+   * balance row locked until the caller's transaction ends: whoever holds the lock can spend the
+   * balance without anyone else spending it in between. Zero for an account with no history.
+   */
+  async lockCreditBalance(manager: EntityManager, account: string): Promise<Decimal> {
+    const rows: Array<{ balance: string }> = await manager.query(
+      `SELECT balance FROM ledger_balances WHERE account = $1 FOR UPDATE`,
+      [account],
+    );
+    return rows.length ? new Decimal(rows[0].balance).negated() : new Decimal(0);
+  }
+
+  /** Available and held balances of a merchant (its own and its sub-merchants'), with history only. */
   async merchantBalances(merchantId: string): Promise<MerchantBalance[]> {
     const rows: Array<{
       sub_merchant_id: string | null;
       currency: string;
       network: string;
-      amount: string;
+      available: string;
+      held: string;
     }> = await this.dataSource.query(
-      `SELECT sub_merchant_id, currency, network, -sum(amount) AS amount
-         FROM ledger_lines WHERE merchant_id = $1
+      `SELECT sub_merchant_id, currency, network,
+              -COALESCE(sum(balance) FILTER (WHERE kind = $2), 0) AS available,
+              -COALESCE(sum(balance) FILTER (WHERE kind = $3), 0) AS held
+         FROM ledger_balances WHERE merchant_id = $1 AND kind IN ($2, $3)
         GROUP BY sub_merchant_id, currency, network
         ORDER BY network, currency, sub_merchant_id NULLS FIRST`,
-      [merchantId],
+      [merchantId, MERCHANT_ACCOUNT_KINDS.available, MERCHANT_ACCOUNT_KINDS.held],
     );
     return rows.map((row) => ({
       merchantId,
       subMerchantId: row.sub_merchant_id,
       currency: row.currency,
       network: row.network,
-      amount: new Decimal(row.amount),
+      available: new Decimal(row.available),
+      held: new Decimal(row.held),
     }));
+  }
+}
+
+function assertBalancedPerToken(reference: string, lines: LedgerLine[]): void {
+  const totals = new Map<string, Decimal>();
+  for (const line of lines) {
+    const token = `${line.currency} on ${line.network}`;
+    totals.set(token, (totals.get(token) ?? new Decimal(0)).plus(line.amount));
+  }
+  for (const [token, total] of totals) {
+    if (!total.isZero()) {
+      throw new Error(`Ledger entry ${reference} does not balance in ${token} (off by ${total.toFixed()})`);
+    }
   }
 }

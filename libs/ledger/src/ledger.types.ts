@@ -23,6 +23,8 @@ export interface MerchantBalance {
   subMerchantId: string | null;
   currency: string;
   network: string;
-  /** What the service owes the merchant: the negated sum of its account's lines. */
-  amount: Decimal;
+  /** What the merchant may pay out now: the negated balance of its account. */
+  available: Decimal;
+  /** Reserved for payouts in flight. */
+  held: Decimal;
 }

@@ -22,4 +22,12 @@ export class BalanceDto {
     example: '1250.75',
   })
   available: string;
+
+  @ApiProperty({
+    description:
+      'Reserved for payouts that are not finished yet (`Pending` or `Processing`). A completed ' +
+      'payout takes it out for good; a failed or rejected one gives it back to `available`.',
+    example: '100',
+  })
+  held: string;
 }

@@ -23,6 +23,38 @@ export interface AppConfig {
   watchNetworks: 'all' | string[];
   depositScanIntervalMs: number;
   trongridApiKey?: string;
+  payouts: PayoutConfig;
+}
+
+/** Payout rules and processing settings (see docs/decisions.md, Payouts). */
+export interface PayoutConfig {
+  /** Default percent fee per payout; a merchant's own rule wins. */
+  feePercent: string;
+  /** Fixed fee per network overriding the built-in defaults. */
+  networkFees: Record<string, string>;
+  minAmount: string;
+  maxAmount: string;
+  /** Payouts above this amount wait for an operator's review... */
+  reviewThreshold: string;
+  /** ...unless a "NETWORK:CURRENCY" threshold is set. */
+  reviewThresholds: Record<string, string>;
+  /** JSON file of hot wallet private keys per network; read by the worker only. */
+  hotWalletsFile?: string;
+  /** When the hot wallet cannot cover a payout: wait (and retry) or fail it. */
+  hotWalletShortfall: 'wait' | 'fail';
+  replaceAfterMs: number;
+  /** Cap of maxFeePerGas per network, in gwei, overriding the built-in defaults. */
+  maxFeeGwei: Record<string, string>;
+  trackIntervalMs: number;
+  retryDelayMs: number;
+  sendConcurrency: number;
+  tronFeeLimitSun: string;
+}
+
+/** "A=1,B=2" -> {A: "1", B: "2"}; the format was checked by the environment validation. */
+function parseDecimalMap(value: string): Record<string, string> {
+  if (!value) return {};
+  return Object.fromEntries(value.split(',').map((pair) => pair.split('=') as [string, string]));
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -59,5 +91,21 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
           : env.WATCH_NETWORKS.split(','),
     depositScanIntervalMs: env.DEPOSIT_SCAN_INTERVAL_MS,
     trongridApiKey: env.TRONGRID_API_KEY,
+    payouts: {
+      feePercent: env.PAYOUT_FEE_PERCENT,
+      networkFees: parseDecimalMap(env.PAYOUT_NETWORK_FEES),
+      minAmount: env.PAYOUT_MIN_AMOUNT,
+      maxAmount: env.PAYOUT_MAX_AMOUNT,
+      reviewThreshold: env.PAYOUT_REVIEW_THRESHOLD,
+      reviewThresholds: parseDecimalMap(env.PAYOUT_REVIEW_THRESHOLDS),
+      hotWalletsFile: env.HOT_WALLETS_FILE,
+      hotWalletShortfall: env.PAYOUT_HOT_WALLET_SHORTFALL,
+      replaceAfterMs: env.PAYOUT_REPLACE_AFTER_MS,
+      maxFeeGwei: parseDecimalMap(env.PAYOUT_MAX_FEE_GWEI),
+      trackIntervalMs: env.PAYOUT_TRACK_INTERVAL_MS,
+      retryDelayMs: env.PAYOUT_RETRY_DELAY_MS,
+      sendConcurrency: env.PAYOUT_SEND_CONCURRENCY,
+      tronFeeLimitSun: env.PAYOUT_TRON_FEE_LIMIT_SUN,
+    },
   };
 }

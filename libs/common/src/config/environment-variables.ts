@@ -13,6 +13,14 @@ import {
 export const APP_ENVS = ['sandbox', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
+const DECIMAL_AMOUNT = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/;
+const DECIMAL_PERCENT = /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/;
+const NETWORK_KEY = '[A-Z]+';
+const PAIR_KEY = '[A-Z]+:[A-Z]+';
+/** "KEY=1.5,OTHER=2" (or empty): per-network or per-pair decimal settings in one variable. */
+const decimalMap = (key: string) =>
+  new RegExp(`^(${key}=[0-9]{1,12}(\\.[0-9]{1,6})?(,${key}=[0-9]{1,12}(\\.[0-9]{1,6})?)*)?$`);
+
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 
@@ -105,6 +113,78 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString({ message: 'TRONGRID_API_KEY must be a string.' })
   TRONGRID_API_KEY?: string;
+
+  @Matches(DECIMAL_PERCENT, {
+    message: 'PAYOUT_FEE_PERCENT must be a decimal from 0 to 99.9999, e.g. "0.5".',
+  })
+  PAYOUT_FEE_PERCENT = '0';
+
+  @Matches(decimalMap(NETWORK_KEY), {
+    message: 'PAYOUT_NETWORK_FEES must be a comma list of NETWORK=AMOUNT, e.g. "TRON=1,BSC=0.2".',
+  })
+  PAYOUT_NETWORK_FEES = '';
+
+  @Matches(DECIMAL_AMOUNT, { message: 'PAYOUT_MIN_AMOUNT must be a decimal amount, e.g. "1".' })
+  PAYOUT_MIN_AMOUNT = '1';
+
+  @Matches(DECIMAL_AMOUNT, {
+    message: 'PAYOUT_MAX_AMOUNT must be a decimal amount, e.g. "1000000".',
+  })
+  PAYOUT_MAX_AMOUNT = '1000000';
+
+  @Matches(DECIMAL_AMOUNT, {
+    message: 'PAYOUT_REVIEW_THRESHOLD must be a decimal amount, e.g. "10000".',
+  })
+  PAYOUT_REVIEW_THRESHOLD = '10000';
+
+  @Matches(decimalMap(PAIR_KEY), {
+    message:
+      'PAYOUT_REVIEW_THRESHOLDS must be a comma list of NETWORK:CURRENCY=AMOUNT, e.g. "TRON:USDT=5000".',
+  })
+  PAYOUT_REVIEW_THRESHOLDS = '';
+
+  @IsOptional()
+  @IsString({ message: 'HOT_WALLETS_FILE must be a path to a JSON file of hot wallet keys.' })
+  HOT_WALLETS_FILE?: string;
+
+  @IsIn(['wait', 'fail'], { message: 'PAYOUT_HOT_WALLET_SHORTFALL must be "wait" or "fail".' })
+  PAYOUT_HOT_WALLET_SHORTFALL: 'wait' | 'fail' = 'wait';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.' })
+  @Min(1000, { message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.' })
+  @Max(86400000, {
+    message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.',
+  })
+  PAYOUT_REPLACE_AFTER_MS = 120000;
+
+  @Matches(decimalMap(NETWORK_KEY), {
+    message: 'PAYOUT_MAX_FEE_GWEI must be a comma list of NETWORK=GWEI, e.g. "ETHEREUM=300".',
+  })
+  PAYOUT_MAX_FEE_GWEI = '';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @Min(100, { message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @Max(600000, { message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  PAYOUT_TRACK_INTERVAL_MS = 1000;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
+  @Min(100, { message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
+  @Max(3600000, { message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
+  PAYOUT_RETRY_DELAY_MS = 30000;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
+  @Min(1, { message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
+  @Max(64, { message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
+  PAYOUT_SEND_CONCURRENCY = 8;
+
+  @Matches(/^[1-9][0-9]{0,11}$/, {
+    message: 'PAYOUT_TRON_FEE_LIMIT_SUN must be a whole number of sun, e.g. "30000000".',
+  })
+  PAYOUT_TRON_FEE_LIMIT_SUN = '30000000';
 
   @Transform(toInteger)
   @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })

@@ -8,6 +8,7 @@ export const ID_PREFIX = {
   sessionTransaction: 'ctx',
   payAddress: 'addr',
   subMerchant: 'sm',
+  payout: 'po',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

@@ -1,0 +1,59 @@
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { NETWORK_NAMES } from '@app/chains';
+import { PaginationQueryDto } from '@app/common';
+import { SubMerchantScopeQueryDto } from '@app/sub-merchants';
+import { PAYOUT_STATUSES, PayoutStatus } from '../payout.types';
+
+const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
+const ISO_OPTIONS = { strict: true, strictSeparator: true };
+
+export class ListPayoutsQueryDto extends IntersectionType(
+  PaginationQueryDto,
+  SubMerchantScopeQueryDto,
+) {
+  @ApiPropertyOptional({
+    description: 'Exact payout id, transaction hash or destination address (case-insensitive).',
+    example: 'po_7Hq2LmX9cTz4Rb8VnK1pWd',
+  })
+  @IsOptional()
+  @IsString({ message: 'search_text must be a single string.' })
+  @Length(1, 200, { message: 'search_text must be 1 to 200 characters.' })
+  search_text?: string;
+
+  @ApiPropertyOptional({
+    enum: PAYOUT_STATUSES,
+    isArray: true,
+    description: 'Only these statuses; repeat the parameter for several (`status=Pending&status=Processing`).',
+    example: ['Completed'],
+  })
+  @IsOptional()
+  @Transform(toArray)
+  @IsIn(PAYOUT_STATUSES, {
+    each: true,
+    message: `status must be one of ${PAYOUT_STATUSES.join(', ')}.`,
+  })
+  status?: PayoutStatus[];
+
+  @ApiPropertyOptional({ enum: NETWORK_NAMES, example: 'TRON' })
+  @IsOptional()
+  @IsIn(NETWORK_NAMES, { message: `network must be one of ${NETWORK_NAMES.join(', ')}.` })
+  network?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only payouts created strictly after this instant (ISO 8601 with offset).',
+    example: '2026-11-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsISO8601(ISO_OPTIONS, { message: 'created_after must be an ISO 8601 date-time.' })
+  created_after?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only payouts created strictly before this instant (ISO 8601 with offset).',
+    example: '2026-12-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsISO8601(ISO_OPTIONS, { message: 'created_before must be an ISO 8601 date-time.' })
+  created_before?: string;
+}

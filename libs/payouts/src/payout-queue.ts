@@ -1,0 +1,44 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { PAYOUT_JOBS, QUEUES } from '@app/common';
+
+// An unreachable Redis must not hold the merchant's request: the reconciler enqueues later.
+const ENQUEUE_TIMEOUT_MS = 1_000;
+
+/** Producer of the `payouts` queue: one send job per payout, the job id being the payout id. */
+@Injectable()
+export class PayoutQueue {
+  private readonly logger = new Logger(PayoutQueue.name);
+
+  constructor(@InjectQueue(QUEUES.payouts) private readonly queue: Queue) {}
+
+  /**
+   * Adds the send job unless one with this id exists (Bull ignores a duplicate id). Best effort:
+   * a failure is logged, not thrown, because the payout is already committed and the reconciler
+   * re-enqueues every payout that waits without a job.
+   */
+  async enqueueSend(payoutId: string): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queue.add(PAYOUT_JOBS.send, { payoutId }, sendJobOptions(payoutId)),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('queue did not answer')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+      return true;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ payoutId, reason }, 'Payout not enqueued; the reconciler will');
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Finished jobs are removed so that the same id can be enqueued again later if needed. */
+export function sendJobOptions(payoutId: string) {
+  return { jobId: payoutId, removeOnComplete: true, removeOnFail: true, attempts: 1 };
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LedgerService } from '@app/ledger';
+import { PayoutDto } from './dto/payout.dto';
+import { releaseEntry } from './payout-ledger';
+import { toPayoutDto } from './payout.mapper';
+import { PayoutQueue } from './payout-queue';
+import { PayoutRecord, PayoutStatus } from './payout.types';
+import { PayoutsRepository } from './payouts.repository';
+
+/** An operator action that does not apply to the payout as it stands now. */
+export class PayoutReviewError extends Error {}
+
+/**
+ * Operator review of payouts (the CLI stands in for the console). Approval and rejection are
+ * compare-and-set on the payout's row: the processor claims only `Pending` payouts whose review,
+ * if any, is approved, so nothing is sent before an approval commits, and a rejection and a
+ * claim can never both happen.
+ */
+@Injectable()
+export class PayoutReviews {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly payouts: PayoutsRepository,
+    private readonly ledger: LedgerService,
+    private readonly queue: PayoutQueue,
+  ) {}
+
+  async approve(payoutId: string, reviewer: string): Promise<PayoutDto> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `UPDATE payouts SET reviewed_by = $2, reviewed_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'Pending' AND review_reason IS NOT NULL AND reviewed_at IS NULL
+        RETURNING id`,
+      [payoutId, reviewer],
+    );
+    if (!rows.length) await this.explainRefusal(payoutId, 'approve');
+    await this.queue.enqueueSend(payoutId);
+    return this.view(payoutId);
+  }
+
+  /** Any `Pending` payout can be rejected (awaiting review or waiting for the hot wallet). */
+  async reject(payoutId: string, reviewer: string, reason: string): Promise<PayoutDto> {
+    await this.dataSource.transaction(async (manager) => {
+      const [payout]: PayoutRecord[] = await manager.query(
+        `SELECT * FROM payouts WHERE id = $1 FOR UPDATE`,
+        [payoutId],
+      );
+      if (!payout || payout.status !== 'Pending') await this.explainRefusal(payoutId, 'reject');
+      await manager.query(
+        `UPDATE payouts SET status = 'Rejected', reviewed_by = $2, reviewed_at = now(),
+                error_reason = $3, pending_reason = NULL, updated_at = now()
+          WHERE id = $1`,
+        [payoutId, reviewer, `Rejected at review: ${reason}`],
+      );
+      await this.ledger.post(manager, releaseEntry(payout));
+    });
+    return this.view(payoutId);
+  }
+
+  async list(statuses: PayoutStatus[], limit = 100): Promise<PayoutDto[]> {
+    const rows: PayoutRecord[] = await this.dataSource.query(
+      `SELECT p.*, sm.code AS sub_merchant_code
+         FROM payouts p LEFT JOIN sub_merchants sm ON sm.id = p.sub_merchant_id
+        WHERE p.status = ANY($1::text[]) ORDER BY p.created_at, p.id LIMIT $2`,
+      [statuses, limit],
+    );
+    return rows.map(toPayoutDto);
+  }
+
+  private async view(payoutId: string): Promise<PayoutDto> {
+    const row = await this.payouts.findById(payoutId);
+    if (!row) throw new PayoutReviewError(`No payout ${payoutId}.`);
+    return toPayoutDto(row);
+  }
+
+  private async explainRefusal(payoutId: string, action: string): Promise<never> {
+    const row = await this.payouts.findById(payoutId);
+    if (!row) throw new PayoutReviewError(`No payout ${payoutId}.`);
+    if (row.status !== 'Pending') {
+      throw new PayoutReviewError(`Cannot ${action} payout ${payoutId}: it is ${row.status}.`);
+    }
+    const state = row.reviewed_at ? `already approved by ${row.reviewed_by}` : 'not awaiting review';
+    throw new PayoutReviewError(`Cannot ${action} payout ${payoutId}: it is ${state}.`);
+  }
+}

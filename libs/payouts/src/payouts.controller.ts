@@ -1,0 +1,119 @@
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import {
+  ApiErrorResponses,
+  ApiPaginatedResponse,
+  setPaginationHeaders,
+  toPageRequest,
+} from '@app/common';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  respondIdempotent,
+} from '@app/idempotency';
+import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
+import { CreatePayoutDto } from './dto/create-payout.dto';
+import { ListPayoutsQueryDto } from './dto/list-payouts-query.dto';
+import { PayoutDto } from './dto/payout.dto';
+import { PayoutsService } from './payouts.service';
+
+@ApiTags('Payouts')
+@ApiBearerAuth()
+@Controller('v1/payouts')
+export class PayoutsController {
+  constructor(private readonly payouts: PayoutsService) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'createPayout',
+    summary: 'Create a payout',
+    description:
+      'Sends `net_amount = amount - fee` of the token to `to_address`, paid from your balance on that ' +
+      'network and currency. The payout is created `Pending` with `amount` held from `available`; a ' +
+      'worker signs and broadcasts it (`Processing`, `tx_hash`) and follows it to `Completed` or ' +
+      '`Failed` (funds released). Large payouts, and first payouts to new destinations where you ' +
+      'asked for it, wait for an operator review (`pending_reason`). `Idempotency-Key` is required: ' +
+      'the same key and body return the same payout, so a retry never pays twice.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: true,
+    description: 'Required. Up to 255 printable ASCII characters; a UUID v4 per payout. Kept 24 hours.',
+    example: '9b2e0f5c-6a43-4c1e-8f3d-2a7b1c9d4e60',
+  })
+  @ApiHeader({
+    name: SUB_MERCHANT_CODE_HEADER,
+    required: false,
+    description:
+      "PSP accounts only: pay out of this sub-merchant's balance (it must be `active`).",
+    example: 'shop-042',
+  })
+  @ApiCreatedResponse({
+    type: PayoutDto,
+    description: 'The payout was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
+    headers: {
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: '"true" when this is the stored response of an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
+  })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
+  async create(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreatePayoutDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<PayoutDto> {
+    return respondIdempotent(
+      response,
+      await this.payouts.create(merchant, body, idempotencyKey, subMerchantCode),
+    );
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listPayouts',
+    summary: 'List payouts',
+    description:
+      'Your payouts, newest first, as a bare JSON array, with `X-Total-Count` and `Link` headers. ' +
+      'Sub-merchant scoping as on session lists: own by default, `include_sub_merchants=true` for ' +
+      'all, `sub_merchant_code=X` for one.',
+  })
+  @ApiPaginatedResponse(PayoutDto, 'Payouts')
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Query() query: ListPayoutsQueryDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<PayoutDto[]> {
+    const page = toPageRequest(query);
+    const { items, total } = await this.payouts.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, total);
+    return items;
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getPayout', summary: 'Get a payout' })
+  @ApiParam({ name: 'id', description: 'Payout id.', example: 'po_7Hq2LmX9cTz4Rb8VnK1pWd' })
+  @ApiOkResponse({ type: PayoutDto })
+  @ApiErrorResponses(401, 404, 429)
+  async get(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+  ): Promise<PayoutDto> {
+    return this.payouts.get(merchant, id);
+  }
+}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { SubMerchantScope } from '@app/sub-merchants';
+import { PayoutRecord, PayoutStatus, ReviewReason } from './payout.types';
+
+export interface NewPayoutRow {
+  id: string;
+  merchantId: string;
+  subMerchantId: string | null;
+  livemode: boolean;
+  amount: string;
+  fee: string;
+  netAmount: string;
+  feePercent: string;
+  feeFixed: string;
+  currency: string;
+  network: string;
+  chainFamily: string;
+  tokenContract: string;
+  tokenDecimals: number;
+  toAddress: string;
+  description: string | null;
+  metadata: string | null;
+  reviewReason: ReviewReason | null;
+}
+
+export interface PayoutListFilter {
+  merchantId: string;
+  scope: SubMerchantScope;
+  statuses?: PayoutStatus[];
+  network?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  searchText?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface MerchantPayoutPolicy {
+  payoutFeePercent: string | null;
+  reviewNewDestinations: boolean;
+}
+
+const PAYOUT_PROJECTION = `p.*, sm.code AS sub_merchant_code`;
+const PAYOUT_SOURCE = `payouts p LEFT JOIN sub_merchants sm ON sm.id = p.sub_merchant_id`;
+
+@Injectable()
+export class PayoutsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async merchantPolicy(manager: EntityManager, merchantId: string): Promise<MerchantPayoutPolicy> {
+    const [row]: Array<{ payout_fee_percent: string | null; review_new_destinations: boolean }> =
+      await manager.query(
+        `SELECT payout_fee_percent, review_new_destinations FROM merchants WHERE id = $1`,
+        [merchantId],
+      );
+    return {
+      payoutFeePercent: row?.payout_fee_percent ?? null,
+      reviewNewDestinations: row?.review_new_destinations ?? false,
+    };
+  }
+
+  /** Whether the merchant has ever completed a payout to this address on this network. */
+  async hasPaid(
+    manager: EntityManager,
+    merchantId: string,
+    network: string,
+    address: string,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM payouts WHERE merchant_id = $1 AND lower(to_address) = lower($3)
+          AND network = $2 AND status = 'Completed' LIMIT 1`,
+      [merchantId, network, address],
+    );
+    return rows.length > 0;
+  }
+
+  /** A hot wallet or a pay address of the service: sending there would pay ourselves. */
+  async isServiceAddress(address: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM hot_wallets WHERE address = $1
+       UNION ALL SELECT 1 FROM pay_addresses WHERE address = $1 LIMIT 1`,
+      [address],
+    );
+    return rows.length > 0;
+  }
+
+  async insert(manager: EntityManager, row: NewPayoutRow): Promise<PayoutRecord> {
+    const [inserted]: PayoutRecord[] = await manager.query(
+      `INSERT INTO payouts
+         (id, merchant_id, sub_merchant_id, livemode, status, amount, fee, net_amount, fee_percent,
+          fee_fixed, currency, network, chain_family, token_contract, token_decimals, to_address,
+          description, metadata, review_reason)
+       VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       RETURNING *`,
+      [
+        row.id,
+        row.merchantId,
+        row.subMerchantId,
+        row.livemode,
+        row.amount,
+        row.fee,
+        row.netAmount,
+        row.feePercent,
+        row.feeFixed,
+        row.currency,
+        row.network,
+        row.chainFamily,
+        row.tokenContract,
+        row.tokenDecimals,
+        row.toAddress,
+        row.description,
+        row.metadata,
+        row.reviewReason,
+      ],
+    );
+    return { ...inserted, sub_merchant_code: null };
+  }
+
+  /** The merchant's payout, or null: another merchant's id is indistinguishable from an unknown one. */
+  async findForMerchant(merchantId: string, id: string): Promise<PayoutRecord | null> {
+    const rows: PayoutRecord[] = await this.dataSource.query(
+      `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE} WHERE p.id = $1 AND p.merchant_id = $2`,
+      [id, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findById(id: string): Promise<PayoutRecord | null> {
+    const rows: PayoutRecord[] = await this.dataSource.query(
+      `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE} WHERE p.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** One page, newest first, with the total count of the filtered set. */
+  async list(filter: PayoutListFilter): Promise<{ rows: PayoutRecord[]; total: number }> {
+    const params: unknown[] = [filter.merchantId];
+    const where = ['p.merchant_id = $1'];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    if (filter.scope.kind === 'own') where.push('p.sub_merchant_id IS NULL');
+    if (filter.scope.kind === 'one')
+      where.push(`p.sub_merchant_id = ${bind(filter.scope.subMerchantId)}`);
+    if (filter.statuses?.length) where.push(`p.status = ANY(${bind(filter.statuses)}::text[])`);
+    if (filter.network) where.push(`p.network = ${bind(filter.network)}`);
+    if (filter.createdAfter) where.push(`p.created_at > ${bind(filter.createdAfter)}`);
+    if (filter.createdBefore) where.push(`p.created_at < ${bind(filter.createdBefore)}`);
+    if (filter.searchText) {
+      const text = bind(filter.searchText);
+      where.push(
+        `(p.id = ${text} OR lower(p.tx_hash) = lower(${text}) OR lower(p.to_address) = lower(${text}))`,
+      );
+    }
+    const condition = where.join(' AND ');
+    const filterParams = [...params];
+    const pageQuery = `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE} WHERE ${condition}
+      ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
+    const [rows, counted]: [PayoutRecord[], Array<{ total: string }>] = await Promise.all([
+      this.dataSource.query(pageQuery, params),
+      this.dataSource.query(
+        `SELECT count(*) AS total FROM payouts p WHERE ${condition}`,
+        filterParams,
+      ),
+    ]);
+    return { rows, total: Number(counted[0].total) };
+  }
+}

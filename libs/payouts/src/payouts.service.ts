@@ -1,0 +1,170 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import {
+  APP_CONFIG,
+  AppConfig,
+  ApiException,
+  ErrorCode,
+  formatAmount,
+  ID_PREFIX,
+  newId,
+  PageRequest,
+} from '@app/common';
+import { AuthenticatedMerchant } from '@app/auth';
+import { NetworkRegistry } from '@app/chains';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@app/idempotency';
+import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { SubMerchantsService } from '@app/sub-merchants';
+import { CreatePayoutDto } from './dto/create-payout.dto';
+import { ListPayoutsQueryDto } from './dto/list-payouts-query.dto';
+import { PayoutDto } from './dto/payout.dto';
+import { toPayoutDto } from './payout.mapper';
+import { PayoutQueue } from './payout-queue';
+import { holdEntry } from './payout-ledger';
+import { PayoutsRepository } from './payouts.repository';
+import { PayoutDestination } from './rules/payout-destination';
+import { PayoutRules } from './rules/payout-rules';
+
+export const CREATE_PAYOUT_ENDPOINT = 'POST /v1/payouts';
+
+@Injectable()
+export class PayoutsService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly networks: NetworkRegistry,
+    private readonly payouts: PayoutsRepository,
+    private readonly rules: PayoutRules,
+    private readonly destination: PayoutDestination,
+    private readonly ledger: LedgerService,
+    private readonly idempotency: IdempotencyService,
+    private readonly subMerchants: SubMerchantsService,
+    private readonly queue: PayoutQueue,
+  ) {}
+
+  /**
+   * Writes the payout and moves its amount from available to held in one transaction, under the
+   * balance row's lock: two payouts racing for the last funds can never both pass.
+   */
+  async create(
+    merchant: AuthenticatedMerchant,
+    input: CreatePayoutDto,
+    idempotencyKey: string | undefined,
+    subMerchantCode: string | undefined,
+  ): Promise<IdempotentResult<PayoutDto>> {
+    if (idempotencyKey === undefined) {
+      throw new ApiException(
+        ErrorCode.ParameterMissing,
+        'Idempotency-Key is required on POST /v1/payouts, so a retried request never pays twice. Send a new UUID v4 per payout.',
+        IDEMPOTENCY_KEY_HEADER,
+      );
+    }
+    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
+    const network = this.networks.get(input.network);
+    const token = this.networks.token(input.network, input.currency);
+    if (!token) {
+      throw new ApiException(
+        ErrorCode.UnsupportedNetworkCurrency,
+        `${input.currency} is not available on ${input.network} (${network.displayName}).`,
+        'currency',
+      );
+    }
+    const amount = new Decimal(input.amount);
+    this.rules.assertAmountInBounds(amount);
+    const toAddress = await this.destination.check(network, input.to_address);
+    const subMerchantId = subMerchant?.id ?? null;
+
+    const result = await this.idempotency.execute(
+      {
+        merchantId: merchant.merchantId,
+        key: idempotencyKey,
+        endpoint: CREATE_PAYOUT_ENDPOINT,
+        fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
+      },
+      async (manager) => {
+        const policy = await this.payouts.merchantPolicy(manager, merchant.merchantId);
+        const { rule, fee, net } = this.rules.fee(
+          amount,
+          this.rules.feeRule(input.network, policy.payoutFeePercent),
+        );
+        const unpaidDestination =
+          policy.reviewNewDestinations &&
+          !(await this.payouts.hasPaid(manager, merchant.merchantId, input.network, toAddress));
+        const account = LedgerAccounts.merchant(
+          merchant.merchantId,
+          subMerchantId,
+          input.network,
+          input.currency,
+        );
+        const available = await this.ledger.lockCreditBalance(manager, account);
+        if (available.lessThan(amount)) {
+          throw new ApiException(
+            ErrorCode.InsufficientBalance,
+            `Insufficient balance: ${formatAmount(available)} ${input.currency} available on ${input.network}, ${formatAmount(amount)} requested.`,
+            'amount',
+          );
+        }
+        const record = await this.payouts.insert(manager, {
+          id: newId(ID_PREFIX.payout),
+          merchantId: merchant.merchantId,
+          subMerchantId,
+          livemode: this.config.livemode,
+          amount: amount.toFixed(),
+          fee: fee.toFixed(),
+          netAmount: net.toFixed(),
+          feePercent: rule.percent.toFixed(),
+          feeFixed: rule.fixed.toFixed(),
+          currency: input.currency,
+          network: input.network,
+          chainFamily: network.chainFamily,
+          tokenContract: token.contract,
+          tokenDecimals: token.decimals,
+          toAddress,
+          description: input.description ?? null,
+          metadata: input.metadata ?? null,
+          reviewReason: this.rules.reviewReason(
+            amount,
+            input.network,
+            input.currency,
+            unpaidDestination,
+          ),
+        });
+        await this.ledger.post(manager, holdEntry(record));
+        const body = toPayoutDto({ ...record, sub_merchant_code: subMerchant?.code ?? null });
+        return { status: 201, body };
+      },
+    );
+    const created = result.response.body;
+    if (!result.replayed && created.pending_reason === null) await this.queue.enqueueSend(created.id);
+    return result;
+  }
+
+  async get(merchant: AuthenticatedMerchant, id: string): Promise<PayoutDto> {
+    const row = await this.payouts.findForMerchant(merchant.merchantId, id);
+    if (!row) throw ApiException.notFound('payout', id);
+    return toPayoutDto(row);
+  }
+
+  async list(
+    merchant: AuthenticatedMerchant,
+    query: ListPayoutsQueryDto,
+    page: PageRequest,
+  ): Promise<{ items: PayoutDto[]; total: number }> {
+    const scope = await this.subMerchants.resolveListScope(
+      merchant,
+      query.include_sub_merchants,
+      query.sub_merchant_code,
+    );
+    const { rows, total } = await this.payouts.list({
+      merchantId: merchant.merchantId,
+      scope,
+      statuses: query.status,
+      network: query.network,
+      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
+      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      searchText: query.search_text,
+      limit: page.pageSize,
+      offset: page.offset,
+    });
+    return { items: rows.map(toPayoutDto), total };
+  }
+}

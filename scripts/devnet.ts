@@ -23,6 +23,8 @@ const DEVNET_FILES = {
   description: join(DEVNET_DIR, 'devnet.json'),
   networks: join(DEVNET_DIR, 'networks.json'),
   environment: join(DEVNET_DIR, 'devnet.env'),
+  // anvil's well-known account #2: a public test key, never a real secret.
+  hotWallets: join(DEVNET_DIR, 'hot-wallets.json'),
   anvilLog: join(DEVNET_DIR, 'anvil.log'),
 };
 
@@ -60,9 +62,13 @@ function writeDevnetFiles(rpcUrl: string, tokens: DevnetTokens): void {
   };
   writeJson(DEVNET_FILES.description, description);
   writeJson(DEVNET_FILES.networks, devnetNetworksFile(rpcUrl, tokens));
+  writeJson(DEVNET_FILES.hotWallets, {
+    ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey },
+  });
   const environment = [
     `NETWORKS_FILE=${DEVNET_FILES.networks}`,
     'WATCH_NETWORKS=ETHEREUM',
+    `HOT_WALLETS_FILE=${DEVNET_FILES.hotWallets}`,
     `DEVNET_RPC_URL=${rpcUrl}`,
   ];
   writeFileSync(DEVNET_FILES.environment, environment.join('\n') + '\n');

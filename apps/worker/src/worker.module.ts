@@ -1,13 +1,16 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { CheckoutModule } from '@app/checkout';
-import { APP_CONFIG, AppConfig, AppConfigModule, AppLoggerModule, QUEUES } from '@app/common';
+import { AppConfigModule, AppLoggerModule, QUEUES, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { IdempotencyModule } from '@app/idempotency';
+import { PayoutProcessingModule } from '@app/payouts';
 import { DepositsProcessor } from './deposits/deposits.processor';
 import { DepositsScheduler } from './deposits/deposits.scheduler';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
+import { PayoutsProcessor } from './payouts/payouts.processor';
+import { PayoutsScheduler } from './payouts/payouts.scheduler';
 
 /** The worker: the same domain modules as the API, plus the queue processors. No HTTP listener. */
 @Module({
@@ -15,17 +18,19 @@ import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
     AppConfigModule,
     AppLoggerModule,
     DatabaseModule,
-    BullModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        url: config.redisUrl,
-        prefix: `payments:${config.env}`,
-      }),
-    }),
+    queueRootModule(),
     BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.deposits }),
     CheckoutModule,
     IdempotencyModule,
+    PayoutProcessingModule,
   ],
-  providers: [MaintenanceProcessor, MaintenanceScheduler, DepositsProcessor, DepositsScheduler],
+  providers: [
+    MaintenanceProcessor,
+    MaintenanceScheduler,
+    DepositsProcessor,
+    DepositsScheduler,
+    PayoutsProcessor,
+    PayoutsScheduler,
+  ],
 })
 export class WorkerModule {}

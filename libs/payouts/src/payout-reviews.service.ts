@@ -27,10 +27,14 @@ export class PayoutReviews {
   ) {}
 
   async approve(payoutId: string, reviewer: string): Promise<PayoutDto> {
+    // Wrapped in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING, whose
+    // length is never 0, so a refused approval would pass for a successful one.
     const rows: Array<{ id: string }> = await this.dataSource.query(
-      `UPDATE payouts SET reviewed_by = $2, reviewed_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'Pending' AND review_reason IS NOT NULL AND reviewed_at IS NULL
-        RETURNING id`,
+      `WITH approved AS (
+         UPDATE payouts SET reviewed_by = $2, reviewed_at = now(), updated_at = now()
+          WHERE id = $1 AND status = 'Pending' AND review_reason IS NOT NULL AND reviewed_at IS NULL
+          RETURNING id)
+       SELECT id FROM approved`,
       [payoutId, reviewer],
     );
     if (!rows.length) await this.explainRefusal(payoutId, 'approve');
@@ -79,7 +83,9 @@ export class PayoutReviews {
     if (row.status !== 'Pending') {
       throw new PayoutReviewError(`Cannot ${action} payout ${payoutId}: it is ${row.status}.`);
     }
-    const state = row.reviewed_at ? `already approved by ${row.reviewed_by}` : 'not awaiting review';
+    const state = row.reviewed_at
+      ? `already approved by ${row.reviewed_by}`
+      : 'not awaiting review';
     throw new PayoutReviewError(`Cannot ${action} payout ${payoutId}: it is ${state}.`);
   }
 }

@@ -1,5 +1,11 @@
 /** Payout statuses; see docs/decisions.md (Payouts) for every transition. */
-export const PAYOUT_STATUSES = ['Pending', 'Processing', 'Completed', 'Failed', 'Rejected'] as const;
+export const PAYOUT_STATUSES = [
+  'Pending',
+  'Processing',
+  'Completed',
+  'Failed',
+  'Rejected',
+] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** Why a payout that needs an operator waits. */
@@ -12,6 +18,7 @@ export const PENDING_REASONS = [
   'review_new_destination',
   'hot_wallet_insufficient_token',
   'hot_wallet_insufficient_gas',
+  'hot_wallet_not_configured',
   'network_unavailable',
 ] as const;
 export type PendingReason = (typeof PENDING_REASONS)[number];

@@ -48,22 +48,24 @@ export class PayoutsController {
   @ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
     required: true,
-    description: 'Required. Up to 255 printable ASCII characters; a UUID v4 per payout. Kept 24 hours.',
+    description:
+      'Required. Up to 255 printable ASCII characters; a UUID v4 per payout. Kept 24 hours.',
     example: '9b2e0f5c-6a43-4c1e-8f3d-2a7b1c9d4e60',
   })
   @ApiHeader({
     name: SUB_MERCHANT_CODE_HEADER,
     required: false,
-    description:
-      "PSP accounts only: pay out of this sub-merchant's balance (it must be `active`).",
+    description: "PSP accounts only: pay out of this sub-merchant's balance (it must be `active`).",
     example: 'shop-042',
   })
   @ApiCreatedResponse({
     type: PayoutDto,
-    description: 'The payout was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
+    description:
+      'The payout was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
     headers: {
       [IDEMPOTENT_REPLAYED_HEADER]: {
-        description: '"true" when this is the stored response of an earlier request with the same key.',
+        description:
+          '"true" when this is the stored response of an earlier request with the same key.',
         schema: { type: 'string', enum: ['true'] },
       },
     },

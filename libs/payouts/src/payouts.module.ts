@@ -16,7 +16,12 @@ import { PayoutReviews } from './payout-reviews.service';
 /** Payout creation, reads and reviews. Needs a Bull root module (see queueRootModule) in the app. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: QUEUES.payouts }),
+    BullModule.registerQueue({
+      name: QUEUES.payouts,
+      // Send jobs take well under a second: a worker that died holding one is noticed within
+      // seconds instead of Bull's default 30 s (the lock is renewed while a job runs).
+      settings: { lockDuration: 10_000, stalledInterval: 5_000 },
+    }),
     ChainsModule,
     IdempotencyModule,
     LedgerModule,

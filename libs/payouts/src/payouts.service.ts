@@ -134,7 +134,8 @@ export class PayoutsService {
       },
     );
     const created = result.response.body;
-    if (!result.replayed && created.pending_reason === null) await this.queue.enqueueSend(created.id);
+    if (!result.replayed && created.pending_reason === null)
+      await this.queue.enqueueSend(created.id);
     return result;
   }
 

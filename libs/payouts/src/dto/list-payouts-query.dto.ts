@@ -25,7 +25,8 @@ export class ListPayoutsQueryDto extends IntersectionType(
   @ApiPropertyOptional({
     enum: PAYOUT_STATUSES,
     isArray: true,
-    description: 'Only these statuses; repeat the parameter for several (`status=Pending&status=Processing`).',
+    description:
+      'Only these statuses; repeat the parameter for several (`status=Pending&status=Processing`).',
     example: ['Completed'],
   })
   @IsOptional()

@@ -5,7 +5,10 @@ import { PAYOUT_STATUSES, PayoutStatus, PENDING_REASONS } from '../payout.types'
 const TIMESTAMP = 'ISO 8601 with a numeric UTC offset';
 
 export class PayoutDto {
-  @ApiProperty({ description: 'Payout id, `po_` + 22 characters.', example: 'po_7Hq2LmX9cTz4Rb8VnK1pWd' })
+  @ApiProperty({
+    description: 'Payout id, `po_` + 22 characters.',
+    example: 'po_7Hq2LmX9cTz4Rb8VnK1pWd',
+  })
   id: string;
 
   @ApiProperty({
@@ -85,16 +88,34 @@ export class PayoutDto {
   })
   pending_reason: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Operator who reviewed it.', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Operator who reviewed it.',
+    example: null,
+  })
   reviewed_by: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: `Review time, ${TIMESTAMP}.`, example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `Review time, ${TIMESTAMP}.`,
+    example: null,
+  })
   reviewed_at: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: `Completion time, ${TIMESTAMP}.`, example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `Completion time, ${TIMESTAMP}.`,
+    example: null,
+  })
   completed_at: string | null;
 
-  @ApiProperty({ description: `Creation time, ${TIMESTAMP}.`, example: '2026-11-22T10:00:00.000+00:00' })
+  @ApiProperty({
+    description: `Creation time, ${TIMESTAMP}.`,
+    example: '2026-11-22T10:00:00.000+00:00',
+  })
   created_at: string;
 
   @ApiProperty({

@@ -34,7 +34,9 @@ export class PayoutDestination {
       throw refused('to_address is a token contract: tokens sent there are stuck for good.');
     }
     if (await this.payouts.isServiceAddress(address)) {
-      throw refused("to_address belongs to this service (a hot wallet or a customer's pay address).");
+      throw refused(
+        "to_address belongs to this service (a hot wallet or a customer's pay address).",
+      );
     }
     return address;
   }

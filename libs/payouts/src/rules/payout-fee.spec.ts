@@ -29,7 +29,9 @@ describe('PayoutRules', () => {
 
   it('bounds amounts by configuration', () => {
     const subject = rules({ PAYOUT_MIN_AMOUNT: '5', PAYOUT_MAX_AMOUNT: '100' });
-    expect(() => subject.assertAmountInBounds(new Decimal('4.999999'))).toThrow(/between 5 and 100/);
+    expect(() => subject.assertAmountInBounds(new Decimal('4.999999'))).toThrow(
+      /between 5 and 100/,
+    );
     expect(() => subject.assertAmountInBounds(new Decimal('100.000001'))).toThrow();
     expect(() => subject.assertAmountInBounds(new Decimal('100'))).not.toThrow();
   });

@@ -90,7 +90,8 @@ export class PayoutRules {
     currency: string,
     isUnpaidDestination: boolean,
   ): ReviewReason | null {
-    if (amount.greaterThan(this.reviewThreshold(network, currency))) return 'amount_above_threshold';
+    if (amount.greaterThan(this.reviewThreshold(network, currency)))
+      return 'amount_above_threshold';
     return isUnpaidDestination ? 'new_destination' : null;
   }
 }

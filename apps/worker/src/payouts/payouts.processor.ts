@@ -1,0 +1,46 @@
+import { Process, Processor } from '@nestjs/bull';
+import { Logger } from '@nestjs/common';
+import type { Job } from 'bull';
+import { NetworkName } from '@app/chains';
+import { PAYOUT_JOBS, QUEUES } from '@app/common';
+import { PayoutReconciler, PayoutSender, PayoutTracker } from '@app/payouts';
+
+export interface SendPayoutJob {
+  payoutId: string;
+}
+
+export interface TrackPayoutsJob {
+  network: NetworkName;
+}
+
+/** Thin: each job delegates to one service; state lives in PostgreSQL, so any job may be lost or repeated. */
+@Processor(QUEUES.payouts)
+export class PayoutsProcessor {
+  private readonly logger = new Logger(PayoutsProcessor.name);
+
+  constructor(
+    private readonly sender: PayoutSender,
+    private readonly tracker: PayoutTracker,
+    private readonly reconciler: PayoutReconciler,
+  ) {}
+
+  // Concurrency is per process; claims are serialized per hot wallet by its row lock anyway.
+  @Process({
+    name: PAYOUT_JOBS.send,
+    concurrency: Number(process.env.PAYOUT_SEND_CONCURRENCY ?? 8),
+  })
+  async send(job: Job<SendPayoutJob>): Promise<void> {
+    const outcome = await this.sender.send(job.data.payoutId);
+    this.logger.debug({ payoutId: job.data.payoutId, outcome }, 'Payout send job done');
+  }
+
+  @Process({ name: PAYOUT_JOBS.track, concurrency: 4 })
+  async track(job: Job<TrackPayoutsJob>): Promise<void> {
+    await this.tracker.track(job.data.network);
+  }
+
+  @Process(PAYOUT_JOBS.reconcile)
+  async reconcile(): Promise<void> {
+    await this.reconciler.reconcile();
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { BroadcastResult, ChainError, NetworkName, PayoutTransports } from '@app/chains';
+import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+
+/**
+ * Sends stored bytes, and only stored bytes, to the node. What the node said is recorded on the
+ * attempt; nothing here decides a payout's fate: "timeout" is not "failed", only the chain says.
+ */
+@Injectable()
+export class PayoutBroadcaster {
+  private readonly logger = new Logger(PayoutBroadcaster.name);
+
+  constructor(
+    private readonly transports: PayoutTransports,
+    private readonly journal: PayoutJournalRepository,
+  ) {}
+
+  /** Returns the node's answer, or null when none arrived (the outcome is unknown). */
+  async broadcast(attempt: PayoutAttempt): Promise<BroadcastResult | null> {
+    const transport = this.transports.transportFor(attempt.network as NetworkName);
+    let result: BroadcastResult;
+    try {
+      result = await transport.broadcast(attempt.raw_transaction);
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      await this.journal.recordBroadcast(attempt.id, `no answer: ${error.message}`, false);
+      this.logger.warn(
+        { payoutId: attempt.payout_id, txHash: attempt.tx_hash, reason: error.message },
+        'Broadcast unanswered; the tracker will look it up',
+      );
+      return null;
+    }
+    const accepted = result.kind === 'accepted' || result.kind === 'already_known';
+    const described = result.kind === 'rejected' ? `rejected: ${result.reason}` : result.kind;
+    await this.journal.recordBroadcast(attempt.id, described, accepted);
+    if (!accepted) {
+      this.logger.warn(
+        { payoutId: attempt.payout_id, txHash: attempt.tx_hash, result: described },
+        'Broadcast not accepted',
+      );
+    }
+    return result;
+  }
+}

@@ -1,0 +1,232 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { SignedTransfer } from '@app/chains';
+import { PayoutRecord } from '../payout.types';
+
+export type AttemptStatus = 'Signed' | 'Broadcast' | 'Superseded' | 'Expired';
+
+/** One stored transaction of a payout (payout_attempts). */
+export interface PayoutAttempt {
+  id: string;
+  payout_id: string;
+  attempt_number: number;
+  network: string;
+  wallet_address: string;
+  nonce: string | null;
+  tx_hash: string;
+  raw_transaction: string;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  gas_limit: string | null;
+  expires_at: Date | null;
+  status: AttemptStatus;
+  broadcast_count: number;
+  last_broadcast_at: Date | null;
+  last_broadcast_result: string | null;
+  created_at: Date;
+}
+
+/** A `Processing` payout with its live attempts (Signed or Broadcast), newest first. */
+export interface InFlightPayout extends PayoutRecord {
+  attempts: PayoutAttempt[];
+}
+
+/** SQL of the payout journal: claims, attempts and final states, each a compare-and-set. */
+@Injectable()
+export class PayoutJournalRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Locks a payout that may be sent now: Pending, and approved if it needed a review. */
+  async lockSendable(manager: EntityManager, payoutId: string): Promise<PayoutRecord | null> {
+    const rows: PayoutRecord[] = await manager.query(
+      `SELECT * FROM payouts WHERE id = $1 AND status = 'Pending'
+          AND (review_reason IS NULL OR reviewed_at IS NOT NULL) FOR UPDATE`,
+      [payoutId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Locks a payout that is still Processing (nobody finished it meanwhile). */
+  async lockProcessing(manager: EntityManager, payoutId: string): Promise<PayoutRecord | null> {
+    const rows: PayoutRecord[] = await manager.query(
+      `SELECT * FROM payouts WHERE id = $1 AND status = 'Processing' FOR UPDATE`,
+      [payoutId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findSendable(payoutId: string): Promise<PayoutRecord | null> {
+    const rows: PayoutRecord[] = await this.dataSource.query(
+      `SELECT * FROM payouts WHERE id = $1 AND status = 'Pending'
+          AND (review_reason IS NULL OR reviewed_at IS NOT NULL) AND next_attempt_at <= now()`,
+      [payoutId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Payout ids the reconciler must (re-)enqueue: sendable now, oldest first. */
+  async dueForSending(limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM payouts WHERE status = 'Pending'
+          AND (review_reason IS NULL OR reviewed_at IS NOT NULL) AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Net amounts of this token on their way out of the hot wallet, not yet final. */
+  async inFlightNetAmount(network: string, tokenContract: string): Promise<string> {
+    const [row]: Array<{ total: string }> = await this.dataSource.query(
+      `SELECT COALESCE(sum(net_amount), 0) AS total FROM payouts
+        WHERE network = $1 AND token_contract = $2 AND status = 'Processing'`,
+      [network, tokenContract],
+    );
+    return row.total;
+  }
+
+  async inFlight(network: string, limit: number): Promise<InFlightPayout[]> {
+    return this.dataSource.query(
+      `SELECT p.*, COALESCE((
+                SELECT json_agg(a ORDER BY a.attempt_number DESC) FROM payout_attempts a
+                 WHERE a.payout_id = p.id AND a.status IN ('Signed', 'Broadcast')), '[]'::json) AS attempts
+         FROM payouts p WHERE p.network = $1 AND p.status = 'Processing'
+        ORDER BY p.updated_at LIMIT $2`,
+      [network, limit],
+    );
+  }
+
+  /** Locks the network's hot wallet row: nonces are handed out one signer at a time. */
+  async lockWalletNonce(
+    manager: EntityManager,
+    network: string,
+    address: string,
+  ): Promise<number | null> {
+    const rows: Array<{ next_nonce: string | null }> = await manager.query(
+      `SELECT next_nonce FROM hot_wallets WHERE network = $1 AND address = $2 FOR UPDATE`,
+      [network, address],
+    );
+    if (!rows.length) throw new Error(`Hot wallet ${address} of ${network} is not registered.`);
+    return rows[0].next_nonce === null ? null : Number(rows[0].next_nonce);
+  }
+
+  /** Gives `nonce` to the payout for good and moves the wallet's next nonce past it. */
+  async assignNonce(
+    manager: EntityManager,
+    network: string,
+    address: string,
+    nonce: number,
+    payoutId: string,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO payout_nonces (network, wallet_address, nonce, payout_id) VALUES ($1, $2, $3, $4)`,
+      [network, address, nonce, payoutId],
+    );
+    await manager.query(
+      `UPDATE hot_wallets SET next_nonce = $3, updated_at = now() WHERE network = $1 AND address = $2`,
+      [network, address, nonce + 1],
+    );
+  }
+
+  /** Stores a signed transaction (before it is ever broadcast) and makes it the payout's tx_hash. */
+  async insertAttempt(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    walletAddress: string,
+    signed: SignedTransfer,
+  ): Promise<PayoutAttempt> {
+    const [attempt]: PayoutAttempt[] = await manager.query(
+      `INSERT INTO payout_attempts
+         (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
+          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status)
+       SELECT $1, COALESCE(max(attempt_number), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Signed'
+         FROM payout_attempts WHERE payout_id = $1
+       RETURNING *`,
+      [
+        payout.id,
+        payout.network,
+        walletAddress,
+        signed.nonce,
+        signed.txHash,
+        signed.rawTransaction,
+        signed.fees?.maxFeePerGas.toString() ?? null,
+        signed.fees?.maxPriorityFeePerGas.toString() ?? null,
+        signed.gasLimit?.toString() ?? null,
+        signed.expiresAt,
+      ],
+    );
+    await manager.query(
+      `UPDATE payouts SET status = 'Processing', tx_hash = $2, pending_reason = NULL, updated_at = now()
+        WHERE id = $1`,
+      [payout.id, signed.txHash],
+    );
+    return attempt;
+  }
+
+  /** Retires live attempts that can never be mined (their nonce is taken, or they expired). */
+  async retireAttempts(
+    manager: EntityManager,
+    payoutId: string,
+    attemptIds: string[],
+    status: 'Superseded' | 'Expired',
+  ): Promise<number> {
+    const rows: unknown[] = await manager.query(
+      `UPDATE payout_attempts SET status = $3, updated_at = now()
+        WHERE payout_id = $1 AND id = ANY($2::bigint[]) AND status IN ('Signed', 'Broadcast')
+        RETURNING id`,
+      [payoutId, attemptIds, status],
+    );
+    return rows.length;
+  }
+
+  async recordBroadcast(attemptId: string, result: string, accepted: boolean): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE payout_attempts
+          SET broadcast_count = broadcast_count + 1, last_broadcast_at = now(),
+              last_broadcast_result = $2, updated_at = now(),
+              status = CASE WHEN $3 AND status = 'Signed' THEN 'Broadcast' ELSE status END
+        WHERE id = $1`,
+      [attemptId, result.slice(0, 500), accepted],
+    );
+  }
+
+  /** The mined attempt's hash becomes the payout's, so merchants see the transaction that counts. */
+  async setTxHash(payoutId: string, txHash: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE payouts SET tx_hash = $2, updated_at = now()
+        WHERE id = $1 AND status = 'Processing' AND tx_hash IS DISTINCT FROM $2`,
+      [payoutId, txHash],
+    );
+  }
+
+  async markCompleted(manager: EntityManager, payoutId: string, txHash: string): Promise<void> {
+    await manager.query(
+      `UPDATE payouts SET status = 'Completed', tx_hash = $2, completed_at = now(),
+              pending_reason = NULL, updated_at = now() WHERE id = $1`,
+      [payoutId, txHash],
+    );
+  }
+
+  async markFailed(
+    manager: EntityManager,
+    payoutId: string,
+    reason: string,
+    txHash: string | null,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE payouts SET status = 'Failed', error_reason = $2, tx_hash = COALESCE($3, tx_hash),
+              pending_reason = NULL, updated_at = now() WHERE id = $1`,
+      [payoutId, reason, txHash],
+    );
+  }
+
+  /** Leaves a Pending payout waiting, with the reason shown to the merchant. */
+  async postpone(payoutId: string, reason: string, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE payouts SET pending_reason = $2, updated_at = now(),
+              next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE id = $1 AND status = 'Pending'`,
+      [payoutId, reason, delayMs],
+    );
+  }
+}

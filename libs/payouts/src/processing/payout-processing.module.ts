@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { ChainsModule } from '@app/chains';
+import { LedgerModule } from '@app/ledger';
+import { PayoutsModule } from '../payouts.module';
+import { HotWallets } from './hot-wallets';
+import { PayoutBroadcaster } from './payout-broadcaster';
+import { PayoutJournalRepository } from './payout-journal.repository';
+import { PayoutOutcomes } from './payout-outcomes';
+import { PayoutReconciler } from './payout-reconciler.service';
+import { PayoutSender } from './payout-sender.service';
+import { PayoutSigner } from './payout-signer';
+import { PayoutTracker } from './payout-tracker.service';
+import { WalletStatus } from './wallet-status.service';
+
+/** The sending side of payouts: worker (and operator CLI) only, never the API. */
+@Module({
+  imports: [PayoutsModule, ChainsModule, LedgerModule],
+  providers: [
+    HotWallets,
+    PayoutJournalRepository,
+    PayoutSigner,
+    PayoutBroadcaster,
+    PayoutOutcomes,
+    PayoutSender,
+    PayoutTracker,
+    PayoutReconciler,
+    WalletStatus,
+  ],
+  exports: [HotWallets, PayoutSender, PayoutTracker, PayoutReconciler, WalletStatus],
+})
+export class PayoutProcessingModule {}

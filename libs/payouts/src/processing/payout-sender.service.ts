@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { ChainError, NetworkName, PayoutTransports } from '@app/chains';
+import { PendingReason, PayoutRecord } from '../payout.types';
+import { HotWallets } from './hot-wallets';
+import { PayoutBroadcaster } from './payout-broadcaster';
+import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+import { PayoutOutcomes } from './payout-outcomes';
+import { PayoutSigner, toBaseUnits, transferOrder } from './payout-signer';
+
+export type SendOutcome = 'sent' | 'skipped' | 'postponed' | 'failed';
+
+/**
+ * The first send of a payout: check the hot wallet can cover it, claim the payout and journal a
+ * signed transaction in one database transaction, then broadcast. A crash at any line leaves
+ * either a Pending payout (the reconciler sends it again) or a stored attempt (the tracker
+ * re-broadcasts the same bytes); it never leaves a transaction on the wire that is not stored.
+ */
+@Injectable()
+export class PayoutSender {
+  private readonly logger = new Logger(PayoutSender.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly journal: PayoutJournalRepository,
+    private readonly wallets: HotWallets,
+    private readonly signer: PayoutSigner,
+    private readonly transports: PayoutTransports,
+    private readonly broadcaster: PayoutBroadcaster,
+    private readonly outcomes: PayoutOutcomes,
+  ) {}
+
+  async send(payoutId: string): Promise<SendOutcome> {
+    const payout = await this.journal.findSendable(payoutId);
+    if (!payout) return 'skipped';
+    const key = this.wallets.get(payout.network as NetworkName);
+    if (!key) return this.waitOrFail(payout, 'hot_wallet_not_configured');
+    let attempt: PayoutAttempt | null;
+    try {
+      // Chain reads first, outside any transaction: a slow node never holds a lock.
+      const balances = await this.transports
+        .transportFor(payout.network as NetworkName)
+        .balances(key.address, payout.token_contract);
+      if (await this.lacksTokens(payout, balances.token)) {
+        return this.waitOrFail(payout, 'hot_wallet_insufficient_token');
+      }
+      const evmInput =
+        payout.chain_family === 'EVM' ? await this.signer.evmInput(payout, key) : null;
+      const gasNeeded = evmInput
+        ? evmInput.gasLimit * evmInput.fees.maxFeePerGas
+        : BigInt(this.config.payouts.tronFeeLimitSun);
+      if (balances.native < gasNeeded)
+        return this.waitOrFail(payout, 'hot_wallet_insufficient_gas');
+      const tronSigned = evmInput ? null : await this.signer.buildTron(payout, key);
+      attempt = await this.dataSource.transaction(async (manager) => {
+        const locked = await this.journal.lockSendable(manager, payout.id);
+        if (!locked) return null;
+        if (evmInput) return this.signer.journalEvmWithNewNonce(manager, locked, key, evmInput);
+        return this.signer.journalTron(manager, locked, key, tronSigned!);
+      });
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      this.logger.warn({ payoutId, reason: error.message }, 'Network unavailable; payout waits');
+      await this.journal.postpone(payoutId, 'network_unavailable', this.retryDelayMs());
+      return 'postponed';
+    }
+    if (!attempt) return 'skipped';
+    await this.broadcaster.broadcast(attempt);
+    return 'sent';
+  }
+
+  /** Whether the wallet's tokens, less what is already on its way out, fall short of this payout. */
+  private async lacksTokens(payout: PayoutRecord, tokenBalance: bigint): Promise<boolean> {
+    const inFlight = await this.journal.inFlightNetAmount(payout.network, payout.token_contract);
+    const committed = toBaseUnits(inFlight, payout.token_decimals);
+    return tokenBalance - committed < transferOrder(payout).amountBaseUnits;
+  }
+
+  private async waitOrFail(payout: PayoutRecord, reason: PendingReason): Promise<SendOutcome> {
+    if (this.config.payouts.hotWalletShortfall === 'fail' && reason !== 'network_unavailable') {
+      const failed = await this.outcomes.failPending(payout.id, failureMessage(reason));
+      return failed ? 'failed' : 'skipped';
+    }
+    if (payout.pending_reason !== reason) {
+      this.logger.warn({ payoutId: payout.id, reason }, 'Payout waits for the hot wallet');
+    }
+    await this.journal.postpone(payout.id, reason, this.retryDelayMs());
+    return 'postponed';
+  }
+
+  private retryDelayMs(): number {
+    return this.config.payouts.retryDelayMs;
+  }
+}
+
+function failureMessage(reason: PendingReason): string {
+  switch (reason) {
+    case 'hot_wallet_insufficient_token':
+      return 'The hot wallet does not hold enough tokens for this payout.';
+    case 'hot_wallet_insufficient_gas':
+      return 'The hot wallet cannot pay the network fee for this payout.';
+    case 'hot_wallet_not_configured':
+      return 'No hot wallet is configured for this network.';
+    default:
+      return `Payout could not be sent (${reason}).`;
+  }
+}

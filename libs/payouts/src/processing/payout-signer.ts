@@ -1,0 +1,172 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { parseUnits } from 'ethers';
+import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig, formatAmount } from '@app/common';
+import {
+  EvmFees,
+  EvmPayoutTransport,
+  HotWalletKey,
+  NetworkName,
+  PayoutTransports,
+  SignedTransfer,
+  TokenTransferOrder,
+  TronPayoutTransport,
+} from '@app/chains';
+import { PayoutRecord } from '../payout.types';
+import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+
+/** Cap of maxFeePerGas per network in gwei: a replacement never bids above it. PAYOUT_MAX_FEE_GWEI overrides. */
+export const DEFAULT_MAX_FEE_GWEI: Record<Exclude<NetworkName, 'TRON'>, string> = {
+  ETHEREUM: '300',
+  BSC: '20',
+  POLYGON: '3000',
+  ARBITRUM: '10',
+  BASE: '10',
+  OPTIMISM: '10',
+};
+
+// geth takes a replacement at +10 %, other clients want more: +12.5 % on both fee fields.
+const BUMP_NUMERATOR = 1125n;
+const BUMP_DENOMINATOR = 1000n;
+
+/** What an EVM signature needs that only the node can tell, read before any transaction opens. */
+export interface EvmSigningInput {
+  fees: EvmFees;
+  gasLimit: bigint;
+  /** The wallet's transaction count as the node sees it (pending included). */
+  nodeNonce: number;
+}
+
+export function transferOrder(payout: PayoutRecord): TokenTransferOrder {
+  return {
+    tokenContract: payout.token_contract,
+    to: payout.to_address,
+    amountBaseUnits: toBaseUnits(payout.net_amount, payout.token_decimals),
+  };
+}
+
+export function toBaseUnits(amount: string, decimals: number): bigint {
+  return parseUnits(formatAmount(amount), decimals);
+}
+
+function bump(value: bigint): bigint {
+  return (value * BUMP_NUMERATOR + BUMP_DENOMINATOR - 1n) / BUMP_DENOMINATOR;
+}
+
+/**
+ * Signs payout transactions and journals them in the caller's transaction, before any broadcast.
+ * EVM nonces come from the hot_wallets row, locked for the signature: one signer per wallet.
+ */
+@Injectable()
+export class PayoutSigner {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly journal: PayoutJournalRepository,
+    private readonly transports: PayoutTransports,
+  ) {}
+
+  maxFeePerGas(network: NetworkName): bigint {
+    const gwei =
+      this.config.payouts.maxFeeGwei[network] ??
+      DEFAULT_MAX_FEE_GWEI[network as Exclude<NetworkName, 'TRON'>] ??
+      '1000';
+    return parseUnits(gwei, 'gwei');
+  }
+
+  /** The node's fee suggestion, capped per network. */
+  cappedFees(network: NetworkName, suggested: EvmFees): EvmFees {
+    const cap = this.maxFeePerGas(network);
+    const maxFeePerGas = suggested.maxFeePerGas < cap ? suggested.maxFeePerGas : cap;
+    const maxPriorityFeePerGas =
+      suggested.maxPriorityFeePerGas < maxFeePerGas ? suggested.maxPriorityFeePerGas : maxFeePerGas;
+    return { maxFeePerGas, maxPriorityFeePerGas };
+  }
+
+  /**
+   * Fees for replacing `previous`: at least +12.5 % on both fields and at least today's
+   * suggestion, or null when the cap leaves no room for a valid replacement.
+   */
+  replacementFees(network: NetworkName, previous: EvmFees, suggested: EvmFees): EvmFees | null {
+    const cap = this.maxFeePerGas(network);
+    const maxFeePerGas = [bump(previous.maxFeePerGas), suggested.maxFeePerGas].reduce((a, b) =>
+      a > b ? a : b,
+    );
+    const maxPriorityFeePerGas = [
+      bump(previous.maxPriorityFeePerGas),
+      suggested.maxPriorityFeePerGas,
+    ].reduce((a, b) => (a > b ? a : b));
+    if (maxFeePerGas > cap || maxPriorityFeePerGas > maxFeePerGas) return null;
+    return { maxFeePerGas, maxPriorityFeePerGas };
+  }
+
+  async evmInput(payout: PayoutRecord, key: HotWalletKey): Promise<EvmSigningInput> {
+    const transport = this.evm(payout.network);
+    const [suggested, gasLimit, nodeNonce] = await Promise.all([
+      transport.suggestFees(),
+      transport.estimateTransferGas(key.address, transferOrder(payout)),
+      transport.transactionCount(key.address, 'pending'),
+    ]);
+    return { fees: this.cappedFees(payout.network as NetworkName, suggested), gasLimit, nodeNonce };
+  }
+
+  /** TRON: built on the node (reference block) and signed locally; stored by `journalTron`. */
+  async buildTron(payout: PayoutRecord, key: HotWalletKey): Promise<SignedTransfer> {
+    const transport = this.transports.transportFor(payout.network as NetworkName);
+    if (transport.family !== 'TRON') throw new Error(`${payout.network} is not TRON.`);
+    return (transport as TronPayoutTransport).buildAndSign(
+      key,
+      transferOrder(payout),
+      BigInt(this.config.payouts.tronFeeLimitSun),
+    );
+  }
+
+  /** A new EVM nonce for this payout, signed and stored. The payout row must be locked. */
+  async journalEvmWithNewNonce(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    key: HotWalletKey,
+    input: EvmSigningInput,
+  ): Promise<PayoutAttempt> {
+    const stored = await this.journal.lockWalletNonce(manager, payout.network, key.address);
+    // The database is the authority; the node only raises it (transactions sent from elsewhere).
+    const nonce = Math.max(stored ?? 0, input.nodeNonce);
+    const signed = this.evm(payout.network).sign(key, transferOrder(payout), {
+      nonce,
+      fees: input.fees,
+      gasLimit: input.gasLimit,
+    });
+    await this.journal.assignNonce(manager, payout.network, key.address, nonce, payout.id);
+    return this.journal.insertAttempt(manager, payout, key.address, signed);
+  }
+
+  /** Same nonce, higher fees: whichever of the payout's attempts is mined completes it. */
+  async journalEvmReplacement(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    key: HotWalletKey,
+    previous: PayoutAttempt,
+    fees: EvmFees,
+  ): Promise<PayoutAttempt> {
+    const signed = this.evm(payout.network).sign(key, transferOrder(payout), {
+      nonce: Number(previous.nonce),
+      fees,
+      gasLimit: BigInt(previous.gas_limit ?? '0'),
+    });
+    return this.journal.insertAttempt(manager, payout, key.address, signed);
+  }
+
+  async journalTron(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    key: HotWalletKey,
+    signed: SignedTransfer,
+  ): Promise<PayoutAttempt> {
+    return this.journal.insertAttempt(manager, payout, key.address, signed);
+  }
+
+  evm(network: string): EvmPayoutTransport {
+    const transport = this.transports.transportFor(network as NetworkName);
+    if (transport.family !== 'EVM') throw new Error(`${network} is not an EVM network.`);
+    return transport;
+  }
+}

@@ -1,0 +1,154 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Decimal from 'decimal.js';
+import { parseUnits, Wallet } from 'ethers';
+import { formatAmount } from '@app/common';
+import { useChainEnvironment } from './support/chain-test-env';
+import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
+import { creditBalance } from './support/ledger-credit';
+import { transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import { TestApi } from './support/test-app';
+import { waitFor } from './support/wait-for';
+
+const ROOT = join(__dirname, '..');
+const WORKER_MAIN = join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
+const PAYOUTS = 200;
+const KILLS = 10;
+const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
+
+/*
+ * The worker as a real process, SIGKILLed at random moments while it sends 200 payouts on a chain
+ * that mines a block a second. Whatever line it dies on, every payout must end once, with exactly
+ * one transfer on chain per Completed payout and the books equal to the chain.
+ */
+describe('Payouts survive a worker killed at random moments', () => {
+  let devnet: Devnet;
+  let api: TestApi;
+  let environment: ReturnType<typeof useChainEnvironment>;
+  let worker: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    // The real worker process runs the compiled code, as in production.
+    execFileSync(
+      process.execPath,
+      [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'worker'],
+      {
+        cwd: ROOT,
+        stdio: 'ignore',
+      },
+    );
+    devnet = await startDevnet({ blockTime: 1 });
+    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
+      WATCH_NETWORKS: 'none',
+      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
+      PAYOUT_TRACK_INTERVAL_MS: '200',
+      PAYOUT_RETRY_DELAY_MS: '300',
+      PAYOUT_NETWORK_FEES: 'ETHEREUM=0.1',
+    });
+    api = await TestApi.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stopWorker('SIGKILL');
+    await api?.close();
+    await devnet?.stop();
+    environment?.restore();
+  });
+
+  function startWorker(): void {
+    worker = spawn(process.execPath, [WORKER_MAIN], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      stdio: 'ignore',
+    });
+  }
+
+  async function stopWorker(signal: NodeJS.Signals): Promise<void> {
+    const child = worker;
+    worker = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+
+  it('sends each of 200 payouts exactly once across 10 SIGKILLs', async () => {
+    const merchant = await api.createMerchant();
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      amount: '10000',
+    });
+    const recipients = Array.from({ length: PAYOUTS }, () => Wallet.createRandom().address);
+    const amounts = recipients.map((_, i) => `${1 + (i % 7)}.${String(i).padStart(3, '0')}`);
+
+    startWorker();
+    const ids: string[] = [];
+    for (let i = 0; i < PAYOUTS; i += 20) {
+      const batch = await Promise.all(
+        recipients
+          .slice(i, i + 20)
+          .map((to, j) =>
+            api.post(
+              '/v1/payouts',
+              merchant,
+              { amount: amounts[i + j], currency: 'USDT', network: 'ETHEREUM', to_address: to },
+              { 'Idempotency-Key': randomUUID() },
+            ),
+          ),
+      );
+      for (const response of batch) {
+        expect(response.status).toBe(201);
+        ids.push(response.body.id);
+      }
+    }
+
+    const finished = () =>
+      api.count('payouts', `merchant_id = $1 AND status IN ('Completed', 'Failed')`, [merchant.id]);
+    for (let kill = 0; kill < KILLS; kill++) {
+      // Random moments: while claiming, signing, broadcasting, tracking or completing.
+      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1_300));
+      await stopWorker('SIGKILL');
+      startWorker();
+    }
+    await waitFor(async () => (await finished()) === PAYOUTS, 180_000, 'every payout final');
+
+    const payouts: Array<{
+      id: string;
+      status: string;
+      to_address: string;
+      net_amount: string;
+      tx_hash: string;
+    }> = await api.dataSource.query(
+      `SELECT id, status, to_address, net_amount, tx_hash FROM payouts WHERE merchant_id = $1`,
+      [merchant.id],
+    );
+    expect(payouts.filter((p) => p.status !== 'Completed')).toEqual([]);
+    const transfers = await transfersFrom(devnet, 'USDT', HOT_WALLET);
+    for (const payout of payouts) {
+      const sent = transfers.filter((t) => t.to === payout.to_address);
+      expect(sent).toEqual([
+        {
+          to: payout.to_address,
+          amount: parseUnits(formatAmount(payout.net_amount), 6),
+          txHash: payout.tx_hash,
+        },
+      ]);
+    }
+    expect(transfers).toHaveLength(PAYOUTS);
+    const [{ held, available }] = await api.dataSource.query(
+      `SELECT -COALESCE(sum(balance) FILTER (WHERE kind = 'merchant_held'), 0) AS held,
+              -COALESCE(sum(balance) FILTER (WHERE kind = 'merchant'), 0) AS available
+         FROM ledger_balances WHERE merchant_id = $1`,
+      [merchant.id],
+    );
+    expect(formatAmount(held)).toBe('0');
+    const [{ total }] = await api.dataSource.query(
+      `SELECT sum(amount) AS total FROM payouts WHERE merchant_id = $1`,
+      [merchant.id],
+    );
+    expect(formatAmount(available)).toBe(formatAmount(new Decimal('10000').minus(total)));
+  }, 300_000);
+});

@@ -1,0 +1,426 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
+import { parseUnits, Wallet } from 'ethers';
+import Redis from 'ioredis';
+import { WorkerModule } from '../apps/worker/src/worker.module';
+import { formatAmount } from '@app/common';
+import { PayoutReviews } from '@app/payouts';
+import { useChainEnvironment } from './support/chain-test-env';
+import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
+import { setTokenBalance, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import { RpcProxy } from './support/rpc-proxy';
+import { TestApi, TestMerchant } from './support/test-app';
+import { TEST_REDIS_URL } from './setup/test-database';
+import { waitFor } from './support/wait-for';
+
+const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
+const DECIMALS = 6;
+const units = (amount: string) => parseUnits(amount, DECIMALS);
+
+/*
+ * Payouts sent by a running worker (Bull on real Redis) from the devnet's hot wallet on a real
+ * anvil chain with the real ERC-20, funded by real deposits. The RPC goes through a proxy so a
+ * test can take it down.
+ */
+describe('Payouts sent on a real chain', () => {
+  let devnet: Devnet;
+  let proxy: RpcProxy;
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let environment: ReturnType<typeof useChainEnvironment>;
+  let hotWalletStart: bigint;
+
+  beforeAll(async () => {
+    devnet = await startDevnet();
+    proxy = await RpcProxy.start(devnet.rpcUrl);
+    hotWalletStart = await devnet.balanceOf('USDT', HOT_WALLET);
+    environment = useChainEnvironment(
+      devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: 1 }),
+      {
+        WATCH_NETWORKS: 'ETHEREUM',
+        DEPOSIT_SCAN_INTERVAL_MS: '200',
+        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
+        PAYOUT_TRACK_INTERVAL_MS: '200',
+        PAYOUT_RETRY_DELAY_MS: '300',
+        PAYOUT_REPLACE_AFTER_MS: '2000',
+        PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
+        PAYOUT_REVIEW_THRESHOLD: '5000',
+        FEE_PERCENT: '1',
+      },
+    );
+    api = await TestApi.start();
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+  }, 60_000);
+
+  afterAll(async () => {
+    await worker?.close();
+    await api?.close();
+    await proxy?.stop();
+    await devnet?.stop();
+    environment?.restore();
+  });
+
+  /** A merchant whose balance was credited by a real payment of `paid` USDT on the devnet. */
+  async function fundedMerchant(paid: string): Promise<TestMerchant> {
+    const merchant = await api.createMerchant();
+    const { body: session } = await api
+      .post('/v1/checkout/sessions', merchant, {
+        pricing_amount: paid,
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'ETHEREUM',
+      })
+      .expect(201);
+    await devnet.transfer('USDT', session.pay_address, paid);
+    await waitFor(
+      async () => (await payoutsApiGetSession(merchant, session.id)) === 'Paid',
+      20_000,
+    );
+    return merchant;
+  }
+
+  async function payoutsApiGetSession(merchant: TestMerchant, id: string): Promise<string> {
+    return (await api.get(`/v1/checkout/sessions/${id}`, merchant).expect(200)).body.status;
+  }
+
+  function createPayout(merchant: TestMerchant, amount: string, to: string, key = randomUUID()) {
+    return api.post(
+      '/v1/payouts',
+      merchant,
+      { amount, currency: 'USDT', network: 'ETHEREUM', to_address: to },
+      { 'Idempotency-Key': key },
+    );
+  }
+
+  async function payout(merchant: TestMerchant, id: string) {
+    return (await api.get(`/v1/payouts/${id}`, merchant).expect(200)).body;
+  }
+
+  async function waitForStatus(merchant: TestMerchant, id: string, status: string, ms = 30_000) {
+    await waitFor(
+      async () => (await payout(merchant, id)).status === status,
+      ms,
+      `${id} ${status}`,
+    );
+    return payout(merchant, id);
+  }
+
+  async function balances(merchant: TestMerchant) {
+    return (await api.get('/v1/balances', merchant).expect(200)).body;
+  }
+
+  it('sends a payout funded by a real deposit: Completed, the recipient holds net_amount on chain', async () => {
+    const merchant = await fundedMerchant('100');
+    const recipient = Wallet.createRandom().address;
+    const { body: created } = await createPayout(merchant, '40', recipient).expect(201);
+    expect(created).toMatchObject({ status: 'Pending', fee: '0.9', net_amount: '39.1' });
+
+    const done = await waitForStatus(merchant, created.id, 'Completed');
+    expect(done.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(done.completed_at).toMatch(/\+00:00$/);
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('39.1'));
+    const onChain = (await transfersFrom(devnet, 'USDT', HOT_WALLET)).filter(
+      (t) => t.to === recipient,
+    );
+    expect(onChain).toEqual([{ to: recipient, amount: units('39.1'), txHash: done.tx_hash }]);
+    expect(await balances(merchant)).toEqual([
+      {
+        currency: 'USDT',
+        network: 'ETHEREUM',
+        sub_merchant_code: null,
+        available: '59',
+        held: '0',
+      },
+    ]);
+  }, 60_000);
+
+  it('50 concurrent requests with one Idempotency-Key: one payout, one transfer on chain', async () => {
+    const merchant = await fundedMerchant('30');
+    const recipient = Wallet.createRandom().address;
+    const key = randomUUID();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => createPayout(merchant, '10', recipient, key)),
+    );
+    const created = responses.filter((response) => response.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((response) => response.body.id)).size).toBe(1);
+    for (const response of responses.filter((r) => r.status !== 201)) {
+      expect(response.status).toBe(409);
+      expect(response.body.error.code).toBe('idempotency_in_progress');
+    }
+    await waitForStatus(merchant, created[0].body.id, 'Completed');
+    expect(await api.count('payouts', 'merchant_id = $1', [merchant.id])).toBe(1);
+    const onChain = (await transfersFrom(devnet, 'USDT', HOT_WALLET)).filter(
+      (t) => t.to === recipient,
+    );
+    expect(onChain).toHaveLength(1);
+  }, 60_000);
+
+  it('20 concurrent payouts exceeding the balance: what is sent never exceeds it', async () => {
+    const merchant = await fundedMerchant('50'); // 49.5 available after the 1 % deposit fee
+    const recipient = Wallet.createRandom().address;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => createPayout(merchant, '5', recipient)),
+    );
+    const accepted = responses.filter((response) => response.status === 201);
+    expect(accepted).toHaveLength(9);
+    for (const response of responses.filter((r) => r.status !== 201)) {
+      expect(response.body.error.code).toBe('insufficient_balance');
+    }
+    for (const response of accepted) await waitForStatus(merchant, response.body.id, 'Completed');
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 9n);
+    expect(await balances(merchant)).toEqual([
+      {
+        currency: 'USDT',
+        network: 'ETHEREUM',
+        sub_merchant_code: null,
+        available: '4.5',
+        held: '0',
+      },
+    ]);
+  }, 90_000);
+
+  it('holds a payout above the review threshold until approved, and releases a rejected one', async () => {
+    const merchant = await fundedMerchant('12000');
+    const recipient = Wallet.createRandom().address;
+    const { body: large } = await createPayout(merchant, '6000', recipient).expect(201);
+    const { body: other } = await createPayout(merchant, '5500', recipient).expect(201);
+    expect(large.pending_reason).toBe('review_amount_above_threshold');
+    // A small payout created after them completes: the worker ran, and left both alone.
+    const { body: small } = await createPayout(merchant, '10', Wallet.createRandom().address);
+    await waitForStatus(merchant, small.id, 'Completed');
+    expect((await payout(merchant, large.id)).status).toBe('Pending');
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(0n);
+
+    const reviews = api.app.get(PayoutReviews);
+    await reviews.approve(large.id, 'alice');
+    const done = await waitForStatus(merchant, large.id, 'Completed');
+    expect(done).toMatchObject({ reviewed_by: 'alice', pending_reason: null });
+    await reviews.reject(other.id, 'bob', 'destination not verified');
+    expect(await payout(merchant, other.id)).toMatchObject({
+      status: 'Rejected',
+      reviewed_by: 'bob',
+      error_reason: 'Rejected at review: destination not verified',
+    });
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('5999.5'));
+    expect(await balances(merchant)).toEqual([
+      {
+        currency: 'USDT',
+        network: 'ETHEREUM',
+        sub_merchant_code: null,
+        available: '5870',
+        held: '0',
+      },
+    ]);
+  }, 60_000);
+
+  it('fails a payout whose transaction reverts on chain, and gives the funds back', async () => {
+    const merchant = await fundedMerchant('20');
+    await devnet.provider.send('evm_setAutomine', [false]);
+    const hotBalance = await devnet.balanceOf('USDT', HOT_WALLET);
+    try {
+      const { body: created } = await createPayout(merchant, '10', Wallet.createRandom().address);
+      await waitFor(
+        async () =>
+          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
+            created.id,
+          ])) === 1,
+        20_000,
+      );
+      // The hot wallet is emptied after the payout was checked and signed: the transfer reverts.
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, 0n);
+      await devnet.provider.send('evm_mine', []);
+      const failed = await waitForStatus(merchant, created.id, 'Failed');
+      expect(failed.error_reason).toMatch(/mined in block \d+ but failed/);
+      expect(failed.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    } finally {
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, hotBalance);
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+    expect(await balances(merchant)).toEqual([
+      {
+        currency: 'USDT',
+        network: 'ETHEREUM',
+        sub_merchant_code: null,
+        available: '19.8',
+        held: '0',
+      },
+    ]);
+  }, 60_000);
+
+  it('replaces a transaction stuck under a base-fee spike with the same nonce and higher fees', async () => {
+    const merchant = await fundedMerchant('20');
+    const recipient = Wallet.createRandom().address;
+    await devnet.provider.send('evm_setAutomine', [false]);
+    try {
+      const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
+      await waitFor(
+        async () =>
+          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
+            created.id,
+          ])) === 1,
+        20_000,
+      );
+      // The next block's base fee jumps far above what the first attempt bid.
+      await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
+        '0x' + parseUnits('40', 'gwei').toString(16),
+      ]);
+      await devnet.provider.send('evm_mine', []);
+      await waitFor(
+        async () => (await api.count('payout_attempts', 'payout_id = $1', [created.id])) >= 2,
+        30_000,
+        'a replacement',
+      );
+      const attempts: Array<{
+        nonce: string;
+        max_fee_per_gas: string;
+        max_priority_fee_per_gas: string;
+      }> = await api.dataSource.query(
+        `SELECT nonce, max_fee_per_gas, max_priority_fee_per_gas FROM payout_attempts
+            WHERE payout_id = $1 ORDER BY attempt_number`,
+        [created.id],
+      );
+      expect(new Set(attempts.map((a) => a.nonce)).size).toBe(1);
+      const [first, second] = attempts;
+      expect(BigInt(second.max_fee_per_gas) * 1000n).toBeGreaterThanOrEqual(
+        BigInt(first.max_fee_per_gas) * 1125n,
+      );
+      expect(BigInt(second.max_priority_fee_per_gas) * 1000n).toBeGreaterThanOrEqual(
+        BigInt(first.max_priority_fee_per_gas) * 1125n,
+      );
+      await devnet.provider.send('evm_setAutomine', [true]);
+      await devnet.provider.send('evm_mine', []);
+      const done = await waitForStatus(merchant, created.id, 'Completed');
+      const onChain = (await transfersFrom(devnet, 'USDT', HOT_WALLET)).filter(
+        (t) => t.to === recipient,
+      );
+      expect(onChain).toHaveLength(1);
+      expect(onChain[0].txHash).toBe(done.tx_hash);
+    } finally {
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+  }, 90_000);
+
+  it('re-broadcasts the stored bytes of a transaction dropped from the pool', async () => {
+    const merchant = await fundedMerchant('20');
+    const recipient = Wallet.createRandom().address;
+    await devnet.provider.send('evm_setAutomine', [false]);
+    try {
+      const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
+      await waitFor(
+        async () =>
+          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
+            created.id,
+          ])) === 1,
+        20_000,
+      );
+      const [{ tx_hash: hash }] = await api.dataSource.query(
+        `SELECT tx_hash FROM payout_attempts WHERE payout_id = $1`,
+        [created.id],
+      );
+      await devnet.provider.send('anvil_dropTransaction', [hash]);
+      expect(await devnet.provider.getTransaction(hash)).toBeNull();
+      await waitFor(
+        async () => (await devnet.provider.getTransaction(hash)) !== null,
+        20_000,
+        're-broadcast',
+      );
+      await devnet.provider.send('evm_mine', []);
+      const done = await waitForStatus(merchant, created.id, 'Completed');
+      expect(done.tx_hash).toBe(hash);
+      expect(await api.count('payout_attempts', 'payout_id = $1', [created.id])).toBe(1);
+    } finally {
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+  }, 60_000);
+
+  it('waits while the RPC is down and finishes when it is back', async () => {
+    const merchant = await fundedMerchant('30');
+    const recipient = Wallet.createRandom().address;
+    await proxy.down('unavailable');
+    let ids: string[];
+    try {
+      const responses = await Promise.all(
+        [1, 2, 3].map(() => createPayout(merchant, '5', recipient)),
+      );
+      ids = responses.map((response) => response.body.id);
+      await waitFor(
+        async () => (await payout(merchant, ids[0])).pending_reason === 'network_unavailable',
+        30_000,
+      );
+    } finally {
+      await proxy.up();
+    }
+    for (const id of ids) await waitForStatus(merchant, id, 'Completed', 60_000);
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 3n);
+  }, 120_000);
+
+  it('keeps a payout Pending while the hot wallet lacks tokens or gas, then sends it', async () => {
+    const merchant = await fundedMerchant('20');
+    const recipient = Wallet.createRandom().address;
+    const tokens = await devnet.balanceOf('USDT', HOT_WALLET);
+    await setTokenBalance(devnet, 'USDT', HOT_WALLET, units('1'));
+    let id: string;
+    try {
+      ({
+        body: { id },
+      } = await createPayout(merchant, '10', recipient).expect(201));
+      await waitFor(
+        async () => (await payout(merchant, id)).pending_reason === 'hot_wallet_insufficient_token',
+        20_000,
+      );
+    } finally {
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, tokens);
+    }
+    const gas = await devnet.provider.getBalance(HOT_WALLET);
+    await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x0']);
+    try {
+      await waitFor(
+        async () => (await payout(merchant, id)).pending_reason === 'hot_wallet_insufficient_gas',
+        20_000,
+      );
+      expect((await payout(merchant, id)).status).toBe('Pending');
+    } finally {
+      await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x' + gas.toString(16)]);
+    }
+    await waitForStatus(merchant, id, 'Completed');
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('9.5'));
+  }, 60_000);
+
+  it('recovers from a Redis flush: lost jobs are scheduled again and every payout completes', async () => {
+    const merchant = await fundedMerchant('30');
+    const recipient = Wallet.createRandom().address;
+    const redis = new Redis(TEST_REDIS_URL);
+    try {
+      const responses = await Promise.all(
+        [1, 2, 3, 4].map(() => createPayout(merchant, '5', recipient)),
+      );
+      await redis.flushdb();
+      for (const response of responses)
+        await waitForStatus(merchant, response.body.id, 'Completed', 60_000);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 4n);
+  }, 90_000);
+
+  it('keeps the books equal to the chain: sent = completed nets, every entry balanced per token', async () => {
+    const [{ unbalanced }] = await api.dataSource.query(
+      `SELECT count(*)::int AS unbalanced FROM (SELECT entry_id FROM ledger_lines
+         GROUP BY entry_id, currency, network HAVING sum(amount) <> 0) t`,
+    );
+    expect(unbalanced).toBe(0);
+    const [{ completed, sent }] = await api.dataSource.query(
+      `SELECT (SELECT COALESCE(sum(net_amount), 0)::text FROM payouts WHERE status = 'Completed') AS completed,
+              (SELECT COALESCE(-sum(amount), 0)::text FROM ledger_lines WHERE account = 'payouts_sent:ETHEREUM:USDT') AS sent`,
+    );
+    expect(units(formatAmount(sent))).toBe(units(formatAmount(completed)));
+    const leftHotWallet = hotWalletStart - (await devnet.balanceOf('USDT', HOT_WALLET));
+    expect(leftHotWallet).toBe(units(formatAmount(completed)));
+    const transfers = await transfersFrom(devnet, 'USDT', HOT_WALLET);
+    const completedCount = await api.count('payouts', `status = 'Completed'`);
+    expect(transfers).toHaveLength(completedCount);
+  });
+});

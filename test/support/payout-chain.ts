@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AbiCoder, getAddress, id, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import type { Currency } from '@app/chains/networks/network.types';
+import type { Devnet } from './devnet';
+
+/** A HOT_WALLETS_FILE in a temporary folder: `{NETWORK: privateKey}`. */
+export function writeHotWalletsFile(keys: Record<string, string>): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'hot-wallets-')), 'hot-wallets.json');
+  const content = Object.fromEntries(
+    Object.entries(keys).map(([network, privateKey]) => [network, { privateKey }]),
+  );
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+// OpenZeppelin 5's ERC20 keeps `_balances` first, in storage slot 0.
+function balanceSlot(holder: string): string {
+  return keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [holder, 0]));
+}
+
+/** Sets a token balance directly in the contract's storage (anvil only): drains or refills a wallet. */
+export async function setTokenBalance(
+  devnet: Devnet,
+  currency: Currency,
+  holder: string,
+  baseUnits: bigint,
+): Promise<void> {
+  await devnet.provider.send('anvil_setStorageAt', [
+    devnet.tokens[currency].contract,
+    balanceSlot(holder),
+    zeroPadValue(toBeHex(baseUnits), 32),
+  ]);
+}
+
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
+
+export interface ChainTransfer {
+  to: string;
+  amount: bigint;
+  txHash: string;
+}
+
+/** Every Transfer of the token sent by `from`, as the chain records it. */
+export async function transfersFrom(
+  devnet: Devnet,
+  currency: Currency,
+  from: string,
+): Promise<ChainTransfer[]> {
+  const logs = await devnet.provider.getLogs({
+    address: devnet.tokens[currency].contract,
+    topics: [TRANSFER_TOPIC, zeroPadValue(from, 32)],
+    fromBlock: 0,
+    toBlock: 'latest',
+  });
+  return logs.map((log) => ({
+    to: getAddress('0x' + log.topics[2].slice(26)),
+    amount: BigInt(log.data),
+    txHash: log.transactionHash.toLowerCase(),
+  }));
+}

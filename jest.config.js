@@ -26,8 +26,10 @@ module.exports = {
       transform,
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
-      testTimeout: 30000,
     },
   ],
   maxWorkers: 1,
+  // Global only: jest-circus reads the global testTimeout and ignores one set in a project (which
+  // left the end-to-end suites at the 5 s default).
+  testTimeout: 30000,
 };

@@ -77,7 +77,13 @@ describe('Deposits detected by running workers (Bull repeatable jobs, real Redis
     }
     const { body: balances } = await api.get('/v1/balances', merchant).expect(200);
     expect(balances).toEqual([
-      { currency: 'USDC', network: 'ETHEREUM', sub_merchant_code: null, available: '14.85', held: '0' },
+      {
+        currency: 'USDC',
+        network: 'ETHEREUM',
+        sub_merchant_code: null,
+        available: '14.85',
+        held: '0',
+      },
     ]);
   }, 40_000);
 });

@@ -54,4 +54,33 @@ describe('OpenAPI document', () => {
     }
     expect(document.components?.schemas?.ErrorResponseDto).toBeDefined();
   });
+
+  it('documents payouts: a required Idempotency-Key, and every field present, null where empty', () => {
+    const document = JSON.parse(JSON.stringify(buildOpenApiDocument(api.app)));
+    const create = document.paths['/v1/payouts'].post;
+    expect(create.operationId).toBe('createPayout');
+    expect(create.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true }),
+    );
+    expect(document.paths['/v1/payouts'].get.operationId).toBe('listPayouts');
+    expect(document.paths['/v1/payouts/{id}'].get.operationId).toBe('getPayout');
+    const payout = document.components.schemas.PayoutDto;
+    expect(payout.required).toEqual(Object.keys(payout.properties));
+    const nullable = Object.keys(payout.properties).filter(
+      (name) => payout.properties[name].nullable,
+    );
+    expect(nullable.sort()).toEqual(
+      [
+        'description',
+        'metadata',
+        'tx_hash',
+        'error_reason',
+        'pending_reason',
+        'reviewed_by',
+        'reviewed_at',
+        'completed_at',
+        'sub_merchant_code',
+      ].sort(),
+    );
+  });
 });

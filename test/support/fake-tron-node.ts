@@ -9,15 +9,30 @@
  * raw_data protobuf tronweb encodes, and a broadcast is accepted only when the signer tronweb
  * recovers from (txID, signature) is the transaction's owner.
  *
- * What it does not do: execute contracts, keep balances, check TAPOS or expiration, sign the
- * transactions of the blocks it mines (addTransferBlock's transactions carry no signature), or
- * support visible=true. Outcomes are what the test says: a transfer succeeds (one Transfer log)
- * unless it is given a `failure`. Accepted broadcasts stay pending until mineBroadcasts(); a
- * TRC-20 transfer() among them then succeeds with the Transfer log its call data describes. Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash
- * is of our own header summary, not of a real protobuf header.
+ * What it does not do: execute contracts (beyond TRC-20 transfer() and balanceOf()), charge
+ * fees, check TAPOS, sign the transactions of the blocks it mines (addTransferBlock's
+ * transactions carry no signature), roll balances back on reorg(), or support visible=true.
  *
- * Endpoints: /wallet/getnowblock, /wallet/getblockbynum, /wallet/gettransactioninfobyblocknum,
- * /wallet/gettransactioninfobyid, /wallet/triggersmartcontract, /wallet/broadcasttransaction.
+ * addTransferBlock: outcomes are what the test says: a transfer succeeds (one Transfer log)
+ * unless it is given a `failure`; balances are not touched.
+ * Broadcasts: accepted ones stay pending (gettransactionbyid finds them) until mineBroadcasts()
+ * puts them into a block or dropBroadcasts() forgets them (a node restart). A TRC-20 transfer()
+ * among them succeeds with the Transfer log its call data describes; for a token the test gave
+ * balances to (setTokenBalance) it moves them, and fails with REVERT and no log when the sender
+ * lacks the amount.
+ * Time: block n has timestamp genesis + 3 s * n, so mining (mineEmpty) is the clock. The
+ * transactions triggersmartcontract builds expire 60 s after the head they reference, like
+ * java-tron's default; broadcast refuses them from the block at or past their expiration on
+ * (TRANSACTION_EXPIRATION_ERROR), and mineBroadcasts() drops them instead of mining them.
+ * /walletsolidity/getnowblock answers the block `solidLag` blocks below the head (19 by default,
+ * as with 27 witnesses).
+ * Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash is of our own
+ * header summary, not of a real protobuf header.
+ *
+ * Endpoints: /wallet/getnowblock, /walletsolidity/getnowblock, /wallet/getblockbynum,
+ * /wallet/gettransactioninfobyblocknum, /wallet/gettransactioninfobyid,
+ * /wallet/gettransactionbyid, /wallet/getaccount, /wallet/triggersmartcontract,
+ * /wallet/triggerconstantcontract (balanceOf only), /wallet/broadcasttransaction.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -29,6 +44,7 @@ import {
 } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { TronWeb, utils } from 'tronweb';
+import { FakeTronBalances } from './fake-tron-balances';
 
 export interface FakeTransfer {
   /** base58 T... addresses. */
@@ -41,6 +57,11 @@ export interface FakeTransfer {
    * transaction of several transfers, the first one's failure counts.
    */
   failure?: FakeFailure;
+}
+
+export interface FakeTronNodeOptions {
+  /** How many blocks the solidified head trails the head (19 by default). */
+  solidLag?: number;
 }
 
 /** receipt.result values of failed contract calls (java-tron's contractResult enum). */
@@ -110,6 +131,8 @@ const recoverSigner: (hash: string, signature: string) => string = utils.crypto.
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SELECTOR = 'a9059cbb';
+const BALANCE_OF_SELECTOR = '70a08231';
+const DEFAULT_SOLID_LAG = 19;
 const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 const BLOCK_INTERVAL_MS = 3_000;
 const EXPIRATION_MS = 60_000;
@@ -139,9 +162,12 @@ export class FakeTronNode {
   readonly requests: FakeRequest[] = [];
   /** Transactions accepted by /wallet/broadcasttransaction, as posted, with their ids. */
   readonly broadcasts: Array<{ txid: string; transaction: Json }> = [];
+  /** How many blocks /walletsolidity/getnowblock trails the head. */
+  solidLag: number;
   private readonly blocks: FakeBlock[] = [];
-  /** How many of `broadcasts` mineBroadcasts() has put into blocks. */
-  private minedBroadcasts = 0;
+  /** Accepted broadcasts not mined yet, by id, in the order they came. */
+  private readonly pending = new Map<string, Json>();
+  private readonly balances = new FakeTronBalances();
   private readonly server: Server;
   private port = 0;
   private outage: FakeOutage | null = null;
@@ -149,7 +175,8 @@ export class FakeTronNode {
   private readonly genesisTimestamp =
     Math.floor(Date.now() / BLOCK_INTERVAL_MS) * BLOCK_INTERVAL_MS;
 
-  constructor() {
+  constructor(options: FakeTronNodeOptions = {}) {
+    this.solidLag = options.solidLag ?? DEFAULT_SOLID_LAG;
     this.server = createServer((request, response) => {
       this.handle(request, response).catch(() => response.destroy());
     });
@@ -182,6 +209,35 @@ export class FakeTronNode {
     return this.blocks[blockNumber]?.blockId;
   }
 
+  /** Timestamp (ms) of a block; the head's is the fake chain's "now". */
+  blockTimestamp(blockNumber = this.headBlockNumber): number {
+    return this.timestampOf(blockNumber);
+  }
+
+  /** The TRX balance getaccount reports (base58 address); setting one creates the account. */
+  setTrxBalance(address: string, sun: bigint): void {
+    this.balances.setTrx(hexAddress(address), sun);
+  }
+
+  /** A TRC-20 balance balanceOf reports; mined transfer() broadcasts of the token move it. */
+  setTokenBalance(contract: string, address: string, units: bigint): void {
+    this.balances.setToken(hexAddress(contract), hexAddress(address), units);
+  }
+
+  tokenBalance(contract: string, address: string): bigint {
+    return this.balances.tokenOf(hexAddress(contract), hexAddress(address));
+  }
+
+  /** Ids of accepted broadcasts that are not mined (nor dropped) yet. */
+  get pendingTxIds(): string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** Forgets the broadcasts not mined yet, as a node restart would. */
+  dropBroadcasts(): void {
+    this.pending.clear();
+  }
+
   /** Mines one block; an inner array is one transaction emitting several Transfer logs. */
   addTransferBlock(transfers: Array<FakeTransfer | FakeTransfer[]>): {
     blockNumber: number;
@@ -209,16 +265,17 @@ export class FakeTronNode {
   }
 
   /**
-   * Mines one block holding every accepted broadcast not mined yet, as posted (signatures
-   * included). A reorg drops them like any transaction of the replaced blocks.
+   * Mines one block holding every pending broadcast, as posted (signatures included), except
+   * those expired by the new block's timestamp: those are dropped, never mined. A reorg drops
+   * them like any transaction of the replaced blocks.
    */
   mineBroadcasts(): { blockNumber: number; txIds: string[] } {
     const number = this.blocks.length;
     const timestamp = this.timestampOf(number);
-    const entries = this.broadcasts
-      .slice(this.minedBroadcasts)
-      .map(({ txid, transaction }) => this.broadcastEntry(txid, transaction, number, timestamp));
-    this.minedBroadcasts = this.broadcasts.length;
+    const entries = [...this.pending]
+      .filter(([, transaction]) => !isExpiredAt(transaction, timestamp))
+      .map(([txid, transaction]) => this.broadcastEntry(txid, transaction, number, timestamp));
+    this.pending.clear();
     this.blocks.push(this.makeBlock(number, this.head.blockId, entries));
     return { blockNumber: number, txIds: entries.map((entry) => entry.transaction.txID) };
   }
@@ -313,7 +370,10 @@ export class FakeTronNode {
     return { transaction, info };
   }
 
-  /** A broadcast transaction in a block; a TRC-20 transfer() call emits its Transfer log. */
+  /**
+   * A broadcast transaction in a block; a TRC-20 transfer() call moves the balances of an
+   * accounted token and emits its Transfer log, or fails with REVERT when the sender lacks it.
+   */
   private broadcastEntry(
     txid: string,
     posted: Json,
@@ -321,12 +381,17 @@ export class FakeTronNode {
     blockTimestamp: number,
   ): TransactionEntry {
     const value = triggerValueOf(posted.raw_data);
-    const owner = typeof value?.owner_address === 'string' ? value.owner_address : '';
-    const contract = typeof value?.contract_address === 'string' ? value.contract_address : '';
+    const owner = typeof value?.owner_address === 'string' ? value.owner_address.toLowerCase() : '';
+    const contract =
+      typeof value?.contract_address === 'string' ? value.contract_address.toLowerCase() : '';
     const call = TRANSFER_CALL.exec(typeof value?.data === 'string' ? value.data : '');
-    const logs = call ? [transferLog(contract, owner, `41${call[1]}`, call[2].toLowerCase())] : [];
+    const to = call ? `41${call[1].toLowerCase()}` : '';
+    const amount = call ? BigInt(`0x${call[2]}`) : 0n;
+    const failure: FakeFailure | undefined =
+      call && !this.balances.transfer(contract, owner, to, amount) ? 'REVERT' : undefined;
+    const logs = call && !failure ? [transferLog(contract, owner, to, call[2].toLowerCase())] : [];
     const transaction: BlockTransaction = {
-      ret: [{ contractRet: 'SUCCESS' }],
+      ret: [{ contractRet: failure ?? 'SUCCESS' }],
       signature: Array.isArray(posted.signature) ? posted.signature.map(String) : [],
       txID: txid,
       raw_data: posted.raw_data,
@@ -335,7 +400,7 @@ export class FakeTronNode {
           ? posted.raw_data_hex
           : encode(posted.raw_data).raw_data_hex,
     };
-    const info = executionInfo(txid, blockNumber, blockTimestamp, contract, { logs });
+    const info = executionInfo(txid, blockNumber, blockTimestamp, contract, { logs, failure });
     return { transaction, info };
   }
 
@@ -416,6 +481,8 @@ export class FakeTronNode {
 
   private readonly routes: Record<string, (params: Json) => unknown> = {
     '/wallet/getnowblock': () => blockJson(this.head),
+    '/walletsolidity/getnowblock': () =>
+      blockJson(this.blocks[Math.max(0, this.headBlockNumber - this.solidLag)]),
     '/wallet/getblockbynum': (params) => {
       const block = this.blocks[blockNumberParameter(params)];
       return block ? blockJson(block) : {};
@@ -438,9 +505,53 @@ export class FakeTronNode {
       }
       return {};
     },
+    // GetTransactionByIdServlet: on-chain or pending, {} otherwise.
+    '/wallet/gettransactionbyid': (params) => {
+      const id = String(params.value ?? '').toLowerCase();
+      const pending = this.pending.get(id);
+      if (pending) return pendingTransactionJson(id, pending);
+      return this.minedTransaction(id) ?? {};
+    },
+    // GetAccountServlet: {} for an account that does not exist; a zero balance is left out.
+    '/wallet/getaccount': (params) => {
+      const address = String(params.address ?? '').toLowerCase();
+      const balance = this.balances.trxOf(address);
+      if (balance === undefined) return {};
+      return { address, ...(balance > 0n ? { balance: Number(balance) } : {}) };
+    },
     '/wallet/triggersmartcontract': (params) => this.trigger(params),
+    '/wallet/triggerconstantcontract': (params) => this.constantCall(params),
     '/wallet/broadcasttransaction': (params) => this.broadcast(params),
   };
+
+  private minedTransaction(id: string): BlockTransaction | undefined {
+    for (const block of this.blocks) {
+      const found = block.transactions.find((transaction) => transaction.txID === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** TriggerConstantContractServlet for balanceOf(address) of the balances the test set. */
+  private constantCall(params: Json): unknown {
+    const selector = TronWeb.sha3(String(params.function_selector ?? ''), false).slice(0, 8);
+    const parameter = typeof params.parameter === 'string' ? params.parameter.toLowerCase() : '';
+    if (selector !== BALANCE_OF_SELECTOR || !/^0{24}[0-9a-f]{40}$/.test(parameter)) {
+      return {
+        result: {
+          code: 'CONTRACT_VALIDATE_ERROR',
+          message: utf8Hex('fake node: only balanceOf(address) is supported'),
+        },
+      };
+    }
+    const contract = String(params.contract_address ?? '').toLowerCase();
+    const balance = this.balances.tokenOf(contract, `41${parameter.slice(24)}`);
+    return {
+      result: { result: true },
+      energy_used: 1_953,
+      constant_result: [word(balance.toString(16))],
+    };
+  }
 
   /** TriggerSmartContractServlet: the unsigned transaction, referencing the head block. */
   private trigger(params: Json): unknown {
@@ -505,10 +616,21 @@ export class FakeTronNode {
       const message = `${signatures[0]} is signed by ${TronWeb.address.fromHex(signer)} but it is not contained of permission.`;
       return refuse('SIGERROR', `Validate signature error: ${message}`);
     }
-    if (this.broadcasts.some((accepted) => accepted.txid === txid)) {
+    if (this.pending.has(txid) || this.minedTransaction(txid)) {
       return refuse('DUP_TRANSACTION_ERROR', 'Transaction already exists.');
     }
+    // Manager.validateCommon: expired once the head block's time reaches the expiration.
+    if (isExpiredAt(transaction, this.head.timestamp)) {
+      const expiration = isJson(transaction.raw_data)
+        ? String(transaction.raw_data.expiration)
+        : '';
+      return refuse(
+        'TRANSACTION_EXPIRATION_ERROR',
+        `Transaction expiration, transaction expiration time is ${expiration}, but headBlockTime is ${this.head.timestamp}`,
+      );
+    }
     this.broadcasts.push({ txid, transaction });
+    this.pending.set(txid, transaction);
     return { result: true, txid };
   }
 }
@@ -520,6 +642,18 @@ interface TransactionEntry {
 
 function isJson(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether a posted transaction's raw_data.expiration is at or before `timestamp`. */
+function isExpiredAt(transaction: Json, timestamp: number): boolean {
+  const expiration = isJson(transaction.raw_data) ? Number(transaction.raw_data.expiration) : NaN;
+  return !(expiration > timestamp);
+}
+
+/** A pending transaction as gettransactionbyid prints it: as posted, without `ret`. */
+function pendingTransactionJson(txid: string, posted: Json): Json {
+  const { signature, raw_data, raw_data_hex } = posted;
+  return { signature, txID: txid, raw_data, raw_data_hex };
 }
 
 /** Util.printErrorMsg: {"Error": "<exception class> : <message>"}, with HTTP 200. */

@@ -14,6 +14,9 @@ export interface TestMerchant {
 
 /** The real API (same module, pipes, filters and HTTP setup as production) on the test database. */
 export class TestApi {
+  /** Ids of the merchants this app created: a suite's own, for checks that must not see others'. */
+  readonly merchantIds: string[] = [];
+
   private constructor(readonly app: INestApplication) {}
 
   static async start(): Promise<TestApi> {
@@ -39,6 +42,7 @@ export class TestApi {
       logoUrl: input.logoUrl ?? null,
     });
     const key = await this.app.get(ApiKeysService).create(merchant.id);
+    this.merchantIds.push(merchant.id);
     return { id: merchant.id, apiKey: key.api_key, apiKeyId: key.id, name: merchant.name };
   }
 

@@ -2,11 +2,49 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, MerchantsService } from '@app/auth';
 import { PayAddressPool } from '@app/checkout';
 import { CHAIN_FAMILIES, ChainFamily } from '@app/chains';
+import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus } from '@app/payouts';
 
-export type Options = Record<string, string | boolean | undefined>;
-export type Command = (app: INestApplicationContext, options: Options) => Promise<unknown>;
+export type Options = Record<string, string | string[] | boolean | undefined>;
+/** `args` are the positional arguments after the command name (only some commands take one). */
+export type Command = (
+  app: INestApplicationContext,
+  options: Options,
+  args: string[],
+) => Promise<unknown>;
 
 export class UsageError extends Error {}
+
+/** Commands that take one positional argument (an id); the others take none. */
+export const COMMANDS_WITH_ID = new Set(['payouts:approve', 'payouts:reject']);
+
+function theId(args: string[], what: string): string {
+  if (args.length !== 1 || args[0].trim() === '') {
+    throw new UsageError(`Give exactly one ${what} id.`);
+  }
+  return args[0].trim();
+}
+
+/** A short free-text option (a name, a reason), required. */
+function requiredText(options: Options, name: string, maxLength: number): string {
+  const value = required(options, name);
+  if (value.length > maxLength) {
+    throw new UsageError(`--${name} must be at most ${maxLength} characters.`);
+  }
+  return value;
+}
+
+/** --status given once or more, each value possibly a comma list; Pending when absent. */
+function payoutStatuses(options: Options): PayoutStatus[] {
+  const given = options.status;
+  const raw = given === undefined ? ['Pending'] : Array.isArray(given) ? given : [String(given)];
+  const statuses = raw.flatMap((value) => value.split(',')).map((value) => value.trim());
+  for (const status of statuses) {
+    if (!PAYOUT_STATUSES.includes(status as PayoutStatus)) {
+      throw new UsageError(`--status must be one of ${PAYOUT_STATUSES.join(', ')}.`);
+    }
+  }
+  return [...new Set(statuses)] as PayoutStatus[];
+}
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -107,6 +145,38 @@ export const COMMANDS: Record<string, Command> = {
     return { merchant_id: merchantId, fee_percent: percent, fee_fixed: fixed };
   },
 
+  'merchants:set-payout-policy': async (app, options) => {
+    const merchantId = required(options, 'merchant');
+    const feePercent = optionalDecimal(options, 'fee-percent', /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/);
+    const review = options['review-new-destinations'];
+    if (review !== undefined && review !== 'true' && review !== 'false') {
+      throw new UsageError('--review-new-destinations must be true or false.');
+    }
+    const reviewNewDestinations = review === 'true';
+    const merchants = app.get(MerchantsService);
+    if (!(await merchants.setPayoutPolicy(merchantId, feePercent, reviewNewDestinations))) {
+      throw new UsageError(`No merchant ${merchantId}.`);
+    }
+    return {
+      merchant_id: merchantId,
+      payout_fee_percent: feePercent,
+      review_new_destinations: reviewNewDestinations,
+    };
+  },
+
+  'payouts:list': async (app, options) => app.get(PayoutReviews).list(payoutStatuses(options)),
+
+  'payouts:approve': async (app, options, args) => {
+    const id = theId(args, 'payout');
+    return app.get(PayoutReviews).approve(id, requiredText(options, 'by', 200));
+  },
+
+  'payouts:reject': async (app, options, args) => {
+    const id = theId(args, 'payout');
+    const by = requiredText(options, 'by', 200);
+    return app.get(PayoutReviews).reject(id, by, requiredText(options, 'reason', 500));
+  },
+
   'pool:fill': async (app, options) => {
     const count = Number(options.count ?? 2000);
     if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
@@ -133,7 +203,19 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   merchants:list
   merchants:set-fee --merchant MERCHANT_ID [--percent P] [--fixed AMOUNT]
                                                fee rule; an omitted part uses the default
+  merchants:set-payout-policy --merchant MERCHANT_ID [--fee-percent P]
+                              [--review-new-destinations true|false]
+                                               payout policy: percent fee on top of the network's
+                                               fixed fee, and whether a first payout to a new
+                                               address waits for review; an omitted part uses the
+                                               default (PAYOUT_FEE_PERCENT, false)
   keys:create --merchant MERCHANT_ID           issue another API key (shown once)
   keys:list --merchant MERCHANT_ID
   keys:revoke --key API_KEY_ID
-  pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed`;
+  pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed
+  payouts:list [--status STATUS]...            payouts in these statuses (repeat, or a comma list;
+                                               default Pending), oldest first, at most 100
+  payouts:approve PAYOUT_ID --by NAME          approve a payout awaiting review; the worker sends it
+  payouts:reject PAYOUT_ID --by NAME --reason TEXT
+                                               reject a Pending payout; its funds go back to the
+                                               balance`;

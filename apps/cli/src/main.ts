@@ -2,14 +2,16 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { exitOnConfigurationError, loadAppConfig } from '@app/common';
 import { migrateDatabase } from '@app/database';
+import { PayoutReviewError } from '@app/payouts';
 import { CliModule } from './cli.module';
-import { COMMANDS, UsageError, USAGE } from './commands';
+import { COMMANDS, COMMANDS_WITH_ID, UsageError, USAGE } from './commands';
 import { StderrLogger } from './stderr-logger';
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: true,
     options: {
       name: { type: 'string' },
       psp: { type: 'boolean' },
@@ -20,6 +22,11 @@ async function main(): Promise<void> {
       family: { type: 'string' },
       percent: { type: 'string' },
       fixed: { type: 'string' },
+      'fee-percent': { type: 'string' },
+      'review-new-destinations': { type: 'string' },
+      by: { type: 'string' },
+      reason: { type: 'string' },
+      status: { type: 'string', multiple: true },
     },
     strict: true,
   });
@@ -31,17 +38,25 @@ async function main(): Promise<void> {
   }
   const run = COMMANDS[command];
   if (!run) throw new UsageError(command ? `Unknown command ${command}.` : 'No command given.');
+  if (positionals.length && !COMMANDS_WITH_ID.has(command)) {
+    throw new UsageError(`Unexpected argument ${positionals[0]}.`);
+  }
   const app = await NestFactory.createApplicationContext(CliModule, {
     logger: new StderrLogger('cli', { logLevels: ['error', 'warn'] }),
   });
   try {
-    console.log(JSON.stringify(await run(app, values)));
+    console.log(JSON.stringify(await run(app, values, positionals)));
   } finally {
     await app.close();
   }
 }
 
 main().catch((error: unknown) => {
+  // An operator action that does not apply to the payout as it stands: its message says why.
+  if (error instanceof PayoutReviewError) {
+    console.error(error.message);
+    process.exit(2);
+  }
   const usage =
     error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   console.error(usage ? `${(error as Error).message}\n\n${USAGE}` : error);

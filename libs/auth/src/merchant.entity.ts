@@ -25,6 +25,14 @@ export class MerchantEntity {
   @Column('numeric', { name: 'fee_fixed', precision: 38, scale: 18, nullable: true })
   feeFixed: string | null;
 
+  /** Percent fee of each payout (on top of the network's fixed fee); null means the default. */
+  @Column('numeric', { name: 'payout_fee_percent', precision: 7, scale: 4, nullable: true })
+  payoutFeePercent: string | null;
+
+  /** Whether a first payout to an address never paid before waits for an operator's review. */
+  @Column('boolean', { name: 'review_new_destinations', default: false })
+  reviewNewDestinations: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -42,6 +42,24 @@ export class MerchantsService {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * Per-merchant payout policy: the percent fee (null falls back to PAYOUT_FEE_PERCENT) and whether
+   * payouts to never-paid addresses wait for review. Applies to payouts created from now on.
+   */
+  async setPayoutPolicy(
+    id: string,
+    feePercent: string | null,
+    reviewNewDestinations: boolean,
+  ): Promise<boolean> {
+    const result = await this.merchants
+      .createQueryBuilder()
+      .update()
+      .set({ payoutFeePercent: feePercent, reviewNewDestinations })
+      .where('id = :id', { id })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   async list(): Promise<MerchantEntity[]> {
     return this.merchants.find({ order: { createdAt: 'ASC' } });
   }

@@ -3,8 +3,12 @@ import { APP_CONFIG, AppConfig } from '@app/common';
 import { ChainAdapters } from './adapters/chain-adapters';
 import { HdWallet } from './hd/hd-wallet';
 import { loadNetworkRegistry, NetworkRegistry } from './networks/network-registry';
+import { PayoutTransports } from './payouts/payout-transports';
 
-/** Network registry, address derivation and chain adapters; needs APP_CONFIG from the global AppConfigModule. */
+/**
+ * Network registry, address derivation, chain adapters and payout transports; needs APP_CONFIG
+ * from the global AppConfigModule.
+ */
 @Module({
   providers: [
     {
@@ -14,7 +18,8 @@ import { loadNetworkRegistry, NetworkRegistry } from './networks/network-registr
     },
     HdWallet,
     ChainAdapters,
+    PayoutTransports,
   ],
-  exports: [NetworkRegistry, HdWallet, ChainAdapters],
+  exports: [NetworkRegistry, HdWallet, ChainAdapters, PayoutTransports],
 })
 export class ChainsModule {}

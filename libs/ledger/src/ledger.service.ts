@@ -12,9 +12,16 @@ export class LedgerService {
    * Appends an entry in the caller's transaction. Its lines must balance per currency and network
    * (checked here and again by a trigger at commit). Returns false, writing nothing, when an entry
    * with this reference already exists: a retried posting can never count twice.
+   *
+   * Each line locks its account's balance row (the ledger_balances trigger) until the caller's
+   * transaction ends. Lines are written in account order, so every posting takes those locks in one
+   * global order and two postings can never deadlock (a payout hold locks `merchant:` then
+   * `merchant_held:`, its release would otherwise lock them the other way round).
    */
   async post(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
-    const lines = entry.lines.filter((line) => !line.amount.isZero());
+    const lines = entry.lines
+      .filter((line) => !line.amount.isZero())
+      .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
     assertBalancedPerToken(entry.reference, lines);
     if (!lines.length) return false;
     const inserted: Array<{ id: string }> = await manager.query(
@@ -89,7 +96,9 @@ function assertBalancedPerToken(reference: string, lines: LedgerLine[]): void {
   }
   for (const [token, total] of totals) {
     if (!total.isZero()) {
-      throw new Error(`Ledger entry ${reference} does not balance in ${token} (off by ${total.toFixed()})`);
+      throw new Error(
+        `Ledger entry ${reference} does not balance in ${token} (off by ${total.toFixed()})`,
+      );
     }
   }
 }

@@ -45,11 +45,18 @@ export type BroadcastResult =
   | { kind: 'already_known' }
   /** EVM: the nonce is already used on chain, by this transaction or by another one. */
   | { kind: 'nonce_too_low' }
-  /** EVM: another transaction with this nonce is pending and pays at least as much. */
+  /**
+   * EVM: the fees are too low for the node: another transaction with this nonce is pending and
+   * pays at least as much (replacement underpriced), or the bid is below the pool's minimum or
+   * the block's base fee. A higher bid may be taken.
+   */
   | { kind: 'underpriced' }
   /** TRON: the transaction is past its expiration (or its reference block is unknown). */
   | { kind: 'expired' }
-  /** Refused for good as it is (insufficient funds for gas, bad signature, ...). */
+  /**
+   * Refused for good as it is (insufficient funds for gas, bad signature, gas limit, ...): a
+   * higher fee would not help. `reason` is the node's word, short, without URLs or raw bytes.
+   */
   | { kind: 'rejected'; reason: string };
 
 export type TransactionLookup =
@@ -96,10 +103,15 @@ export interface TronPayoutTransport extends PayoutTransportBase {
    * Builds a TRC-20 transfer(to, amount) with this fee_limit (asks the node for the reference
    * block) and signs it locally with tronweb.
    */
-  buildAndSign(key: HotWalletKey, order: TokenTransferOrder, feeLimitSun: bigint): Promise<SignedTransfer>;
+  buildAndSign(
+    key: HotWalletKey,
+    order: TokenTransferOrder,
+    feeLimitSun: bigint,
+  ): Promise<SignedTransfer>;
   /**
-   * True only with proof that the transaction can never be mined: the solidified head's timestamp
-   * is past `expiresAt` and the node does not know the transaction.
+   * True only with proof that the transaction can never be mined: on every configured RPC URL,
+   * the solidified head's timestamp is past `expiresAt` and the node does not know the
+   * transaction. A node that cannot be asked is no proof: ChainError.
    */
   hasExpired(txHash: string, expiresAt: Date): Promise<boolean>;
 }

@@ -115,7 +115,11 @@ export class Payouts1764100000000 implements MigrationInterface {
       ['payouts_tx_hash_lower_idx', 'lower(tx_hash)', 'WHERE tx_hash IS NOT NULL'],
       ['payouts_merchant_to_address_idx', 'merchant_id, lower(to_address)', ''],
       // What the worker picks up: small, because finished payouts leave it.
-      ['payouts_open_idx', 'network, status, next_attempt_at', "WHERE status IN ('Pending', 'Processing')"],
+      [
+        'payouts_open_idx',
+        'network, status, next_attempt_at',
+        "WHERE status IN ('Pending', 'Processing')",
+      ],
     ] as const) {
       await queryRunner.query(`CREATE INDEX ${name} ON payouts (${columns}) ${where}`);
     }

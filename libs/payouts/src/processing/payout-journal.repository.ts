@@ -21,9 +21,12 @@ export interface PayoutAttempt {
   expires_at: Date | null;
   status: AttemptStatus;
   broadcast_count: number;
+  /** When a node last accepted it (or said it already had it). */
   last_broadcast_at: Date | null;
   last_broadcast_result: string | null;
   created_at: Date;
+  /** Touched by every broadcast, accepted or not. */
+  updated_at: Date;
 }
 
 /** A `Processing` payout with its live attempts (Signed or Broadcast), newest first. */
@@ -170,19 +173,23 @@ export class PayoutJournalRepository {
     attemptIds: string[],
     status: 'Superseded' | 'Expired',
   ): Promise<number> {
-    const rows: unknown[] = await manager.query(
-      `UPDATE payout_attempts SET status = $3, updated_at = now()
-        WHERE payout_id = $1 AND id = ANY($2::bigint[]) AND status IN ('Signed', 'Broadcast')
-        RETURNING id`,
+    // Counted in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+    const [{ retired }]: Array<{ retired: number }> = await manager.query(
+      `WITH retired AS (
+         UPDATE payout_attempts SET status = $3, updated_at = now()
+          WHERE payout_id = $1 AND id = ANY($2::bigint[]) AND status IN ('Signed', 'Broadcast')
+          RETURNING 1)
+       SELECT count(*)::int AS retired FROM retired`,
       [payoutId, attemptIds, status],
     );
-    return rows.length;
+    return retired;
   }
 
   async recordBroadcast(attemptId: string, result: string, accepted: boolean): Promise<void> {
     await this.dataSource.query(
       `UPDATE payout_attempts
-          SET broadcast_count = broadcast_count + 1, last_broadcast_at = now(),
+          SET broadcast_count = broadcast_count + 1,
+              last_broadcast_at = CASE WHEN $3 THEN now() ELSE last_broadcast_at END,
               last_broadcast_result = $2, updated_at = now(),
               status = CASE WHEN $3 AND status = 'Signed' THEN 'Broadcast' ELSE status END
         WHERE id = $1`,

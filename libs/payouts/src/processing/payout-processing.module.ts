@@ -26,6 +26,6 @@ import { WalletStatus } from './wallet-status.service';
     PayoutReconciler,
     WalletStatus,
   ],
-  exports: [HotWallets, PayoutSender, PayoutTracker, PayoutReconciler, WalletStatus],
+  exports: [PayoutsModule, HotWallets, PayoutSender, PayoutTracker, PayoutReconciler, WalletStatus],
 })
 export class PayoutProcessingModule {}

@@ -140,11 +140,20 @@ export class PayoutTracker {
       }
       return;
     }
-    const now = Date.now();
-    if (now - new Date(latest.created_at).getTime() >= this.config.payouts.replaceAfterMs) {
+    // Not mined yet. A transaction tried moments ago is left alone; an older one is looked up.
+    if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
+    if (Date.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
+    const lookup = await transport.lookup(latest.tx_hash);
+    if (lookup.state === 'mined') {
+      return this.onMined(network, payout, latest, lookup.status, report);
+    }
+    // Not mined long after the node last took it (or never taken since: outbid by the base fee):
+    // outbid it with the same nonce.
+    if (Date.now() - lastAccepted(latest) >= this.config.payouts.replaceAfterMs) {
       if (await this.replaceEvm(payout, latest, transport, report)) return;
     }
-    await this.rebroadcastIfLost(transport, latest, report);
+    // Unknown to the node (dropped from the pool, or refused): send the same bytes again.
+    if (lookup.state === 'unknown') await this.rebroadcast(latest, report);
   }
 
   /**
@@ -243,7 +252,7 @@ export class PayoutTracker {
     ) {
       return this.resignTron(payout, [latest], report);
     }
-    await this.rebroadcastIfLost(transport, latest, report);
+    await this.rebroadcast(latest, report);
   }
 
   /** The previous transaction expired unmined (proven by the caller): build and sign a new one. */
@@ -269,20 +278,10 @@ export class PayoutTracker {
     await this.broadcaster.broadcast(attempt);
   }
 
-  /** Re-sends the stored bytes when the node does not know them (never sent, or dropped). */
-  private async rebroadcastIfLost(
-    transport: EvmPayoutTransport | TronPayoutTransport,
-    attempt: PayoutAttempt,
-    report: TrackReport,
-  ): Promise<void> {
-    const last = attempt.last_broadcast_at ? new Date(attempt.last_broadcast_at).getTime() : 0;
-    if (attempt.broadcast_count > 0 && Date.now() - last < REBROADCAST_AFTER_MS) return;
-    if (
-      attempt.broadcast_count > 0 &&
-      (await transport.lookup(attempt.tx_hash)).state !== 'unknown'
-    ) {
+  /** Re-sends the stored bytes of an attempt the node does not know (never sent, or dropped). */
+  private async rebroadcast(attempt: PayoutAttempt, report: TrackReport): Promise<void> {
+    if (attempt.broadcast_count > 0 && Date.now() - lastTried(attempt) < REBROADCAST_AFTER_MS)
       return;
-    }
     report.rebroadcast += 1;
     await this.broadcaster.broadcast(attempt);
   }
@@ -307,4 +306,17 @@ export class PayoutTracker {
       '(reverted: the hot wallet may lack tokens, or the token refused the transfer). Nothing was sent.';
     if (await this.outcomes.failProcessing(payout.id, reason, attempt.tx_hash)) report.failed += 1;
   }
+}
+
+/** When we last broadcast the attempt, whatever the node answered. */
+function lastTried(attempt: PayoutAttempt): number {
+  return new Date(attempt.last_broadcast_at ? attempt.updated_at : attempt.created_at).getTime();
+}
+
+/**
+ * When the node last accepted the attempt: a dropped and re-sent transaction has been in the pool
+ * only since then, so its wait before a replacement starts again.
+ */
+function lastAccepted(attempt: PayoutAttempt): number {
+  return new Date(attempt.last_broadcast_at ?? attempt.created_at).getTime();
 }

@@ -1,18 +1,13 @@
-import {
-  FetchRequest,
-  getAddress,
-  JsonRpcProvider,
-  Log,
-  Network,
-  TransactionReceipt,
-} from 'ethers';
+import { getAddress, JsonRpcProvider, Log } from 'ethers';
 import { isValidAddress } from '../../hd/addresses';
 import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
-import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
+import { RetryOptions } from '../../rpc/retry';
 import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
-import { normalizeEvmError, RangeTooLargeError } from './evm-errors';
+import { RangeTooLargeError } from './evm-errors';
+import { EvmRpc } from './evm-rpc';
+import { checkedTransactionHash, readTransactionStatus } from './evm-transaction-status';
 import {
   compareTransfers,
   decodeTransferLog,
@@ -34,28 +29,16 @@ export interface EvmChainAdapterOptions {
  */
 const MAX_SCAN_RANGE = 500;
 
-// ethers waits 4 s between polls by default; tx.wait() on these providers should not.
-const POLLING_INTERVAL_MS = 250;
-
-const TX_HASH_FORMAT = /^0x[0-9a-fA-F]{64}$/;
-
 /** ChainAdapter for EVM chains over JSON-RPC, failing over across the network's RPC URLs. */
 export class EvmChainAdapter implements ChainAdapter {
   readonly maxScanRange = MAX_SCAN_RANGE;
-  private readonly providers: JsonRpcProvider[];
-  private readonly retry: RetryOptions;
-  private closed = false;
+  private readonly rpc: EvmRpc;
 
   constructor(
     readonly network: NetworkConfig,
     options: EvmChainAdapterOptions = {},
   ) {
-    if (network.chainFamily !== 'EVM') {
-      throw new Error(`${network.name} is a ${network.chainFamily} network, not EVM.`);
-    }
-    if (network.rpcUrls.length === 0) throw new Error(`${network.name} has no RPC URLs.`);
-    this.retry = options.retry ?? DEFAULT_RETRY;
-    this.providers = network.rpcUrls.map((url) => this.createProvider(url));
+    this.rpc = new EvmRpc(network, options.retry);
   }
 
   isValidAddress(address: string): boolean {
@@ -67,12 +50,12 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   async getHeadBlockNumber(): Promise<number> {
-    return this.call('eth_blockNumber', (provider) => provider.getBlockNumber());
+    return this.rpc.call('eth_blockNumber', (provider) => provider.getBlockNumber());
   }
 
   async getBlockHash(blockNumber: number): Promise<string | null> {
     this.assertBlockNumber(blockNumber, 'blockNumber');
-    return this.call('eth_getBlockByNumber', async (provider) => {
+    return this.rpc.call('eth_getBlockByNumber', async (provider) => {
       const block = await provider.getBlock(blockNumber);
       if (block === null) return null;
       if (block.hash === null || block.number !== blockNumber) {
@@ -105,25 +88,15 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {
-    if (!TX_HASH_FORMAT.test(txHash)) {
-      throw this.badArgument(`${JSON.stringify(txHash)} is not a transaction hash (0x + 64 hex)`);
-    }
-    const hash = txHash.toLowerCase();
-    return this.call('eth_getTransactionReceipt', async (provider) => {
-      const receipt = await provider.getTransactionReceipt(hash);
-      if (receipt === null) return null;
-      // The head from the same node, after the receipt: it can only be at or past the receipt's
-      // block there. A load balancer behind one URL may still answer from a lagging backend.
-      const head = await provider.getBlockNumber();
-      return this.toStatus(receipt, hash, head);
-    });
+    const hash = checkedTransactionHash(txHash, this.network.name);
+    return this.rpc.call('eth_getTransactionReceipt', (provider) =>
+      readTransactionStatus(provider, hash, this.network.name),
+    );
   }
 
   /** Destroys the providers; every later call fails with a permanent ChainError. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const provider of this.providers) provider.destroy();
+    this.rpc.close();
   }
 
   private async scanRange(
@@ -132,7 +105,7 @@ export class EvmChainAdapter implements ChainAdapter {
     contracts: string[],
   ): Promise<TokenTransfer[]> {
     try {
-      const logs = await this.call(
+      const logs = await this.rpc.call(
         'eth_getLogs',
         (provider) => this.fetchLogs(provider, fromBlock, toBlock, contracts),
         true,
@@ -193,77 +166,6 @@ export class EvmChainAdapter implements ChainAdapter {
       );
     }
     return transfers;
-  }
-
-  private toStatus(receipt: TransactionReceipt, hash: string, head: number): TransactionStatus {
-    const invalid = (reason: string) =>
-      new ChainError(
-        'permanent',
-        `eth_getTransactionReceipt: invalid response (${reason})`,
-        this.network.name,
-      );
-    if (receipt.hash.toLowerCase() !== hash) throw invalid('receipt of another transaction');
-    // Receipts have a status since Byzantium (2017); every supported network is past it.
-    if (receipt.status !== 0 && receipt.status !== 1) throw invalid('receipt without a status');
-    if (head < receipt.blockNumber) {
-      throw new ChainError(
-        'transient',
-        `eth_getTransactionReceipt: block ${receipt.blockNumber} is beyond the head ${head} of the node`,
-        this.network.name,
-      );
-    }
-    return {
-      blockNumber: receipt.blockNumber,
-      blockHash: receipt.blockHash.toLowerCase(),
-      succeeded: receipt.status === 1,
-      confirmations: head - receipt.blockNumber + 1,
-    };
-  }
-
-  /** One RPC call with retries; attempt i goes to RPC URL i mod n, so failures fail over. */
-  private call<T>(
-    method: string,
-    operation: (provider: JsonRpcProvider) => Promise<T>,
-    isLogQuery = false,
-  ): Promise<T> {
-    if (this.closed) {
-      return Promise.reject(new ChainError('permanent', 'adapter closed', this.network.name));
-    }
-    const count = this.providers.length;
-    return withRetry(
-      async (attempt) => {
-        const index = attempt % count;
-        try {
-          return await operation(this.providers[index]);
-        } catch (error) {
-          // The position, never the URL: hosted RPC URLs carry API keys.
-          const context = count > 1 ? `${method} (RPC ${index + 1} of ${count})` : method;
-          throw normalizeEvmError(error, this.network.name, context, isLogQuery);
-        }
-      },
-      (error) => normalizeEvmError(error, this.network.name, method, isLogQuery),
-      this.retry,
-      `${this.network.name} ${method}`,
-    );
-  }
-
-  private createProvider(url: string): JsonRpcProvider {
-    const request = new FetchRequest(url);
-    // withRetry owns retries and timeouts: ethers would otherwise retry a 429 up to 12 times and
-    // let a hung request run for 5 minutes after withRetry gave up on it.
-    request.retryFunc = async () => false;
-    request.timeout = this.retry.timeoutMs;
-    const network = Network.from(this.network.chainId);
-    return new JsonRpcProvider(request, network, {
-      // A static network: otherwise a provider whose node is down retries detection forever.
-      staticNetwork: network,
-      // ethers caches identical calls for 250 ms, which returns a stale head right after a block.
-      cacheTimeout: -1,
-      pollingInterval: POLLING_INTERVAL_MS,
-      // One request per call: some public RPCs reject or cap batches, and a failed batch would
-      // fail calls that have nothing to do with the failure.
-      batchMaxCount: 1,
-    });
   }
 
   private assertBlockNumber(value: number, name: string): void {

@@ -38,7 +38,7 @@ const TRANSIENT_ETHERS_CODES = new Set(['TIMEOUT', 'NETWORK_ERROR', 'CANCELLED']
 const PERMANENT_RPC_CODES = new Set([-32700, -32600, -32601, -32602]);
 
 // Providers word rate limits in many ways; these are the ones seen from public RPCs.
-const RATE_LIMIT_PATTERN =
+export const RATE_LIMIT_PATTERN =
   /rate.?limit|too many requests|request limit|quota|credits|capacity|throttl|overload|busy|try again/i;
 
 // How nodes and providers refuse a large eth_getLogs: geth/Infura "query returned more than 10000
@@ -128,7 +128,8 @@ function fromRpcError(
   return new ChainError(kind, described, network);
 }
 
-function readRpcError(value: unknown): { code: number; message: string } | undefined {
+/** The JSON-RPC error object `{code, message}` a node answered with, if `value` is one. */
+export function readRpcError(value: unknown): { code: number; message: string } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { code, message } = value as ErrorFields;
   if (typeof code !== 'number' || typeof message !== 'string') return undefined;

@@ -4,13 +4,15 @@ import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
 import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
-import { TronNodeClient, TronNodeClientOptions } from './tron-node-client';
 import {
-  parseBlock,
-  parseTransactionInfos,
-  parseTransactionOutcome,
-  TronBlock,
-} from './tron-responses';
+  checkedTransactionId,
+  readBlock,
+  readHeadBlockNumber,
+  readTransactionStatus,
+  tronError,
+} from './tron-chain-reads';
+import { TronNodeClient, TronNodeClientOptions } from './tron-node-client';
+import { parseTransactionInfos, TronBlock } from './tron-responses';
 
 // TRON's HTTP API has no log filter over a block range: a scan costs one request per block, plus
 // one per block holding a watched transfer, plus the head. 20 blocks is a minute of chain (3 s
@@ -18,8 +20,6 @@ import {
 // per-second rate limits, and a failed scan has little to redo.
 const MAX_SCAN_RANGE = 20;
 const SCAN_CONCURRENCY = 4;
-
-const TRANSACTION_ID_FORMAT = /^[0-9a-fA-F]{64}$/;
 
 interface FoundTransfer extends DecodedTransfer {
   transactionId: string;
@@ -49,9 +49,7 @@ export class TronChainAdapter implements ChainAdapter {
   }
 
   async getHeadBlockNumber(): Promise<number> {
-    const head = await this.node.request('wallet/getnowblock', {}, parseBlock);
-    if (!head) throw this.error('permanent', 'getnowblock returned no block');
-    return head.number;
+    return readHeadBlockNumber(this.node, this.network.name);
   }
 
   async getBlockHash(blockNumber: number): Promise<string | null> {
@@ -92,36 +90,9 @@ export class TronChainAdapter implements ChainAdapter {
     return perBlock.flat();
   }
 
-  /**
-   * Three reads: the transaction info (block number and outcome, but no block hash), the block
-   * (its hash; its transaction list proves both reads saw the same chain) and then the head.
-   */
   async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {
-    if (!TRANSACTION_ID_FORMAT.test(txHash)) {
-      throw this.error('permanent', `not a transaction id (64 hex): ${JSON.stringify(txHash)}`);
-    }
-    const transactionId = txHash.toLowerCase();
-    const outcome = await this.node.request(
-      'wallet/gettransactioninfobyid',
-      { value: transactionId },
-      (value) => parseTransactionOutcome(value, transactionId),
-    );
-    if (!outcome) return null;
-    const { blockNumber, succeeded } = outcome;
-    const block = await this.getBlock(blockNumber);
-    if (!block?.transactionIds.includes(transactionId)) {
-      throw this.error('transient', `block ${blockNumber} changed while it was read (reorg?)`);
-    }
-    const head = await this.getHeadBlockNumber();
-    if (head < blockNumber) {
-      throw this.error('transient', `block ${blockNumber} is beyond the head (${head})`);
-    }
-    return {
-      blockNumber,
-      blockHash: block.blockId,
-      succeeded,
-      confirmations: head - blockNumber + 1,
-    };
+    const transactionId = checkedTransactionId(txHash, this.network.name);
+    return readTransactionStatus(this.node, transactionId, this.network.name);
   }
 
   async close(): Promise<void> {
@@ -183,7 +154,7 @@ export class TronChainAdapter implements ChainAdapter {
   }
 
   private getBlock(blockNumber: number): Promise<TronBlock | null> {
-    return this.node.request('wallet/getblockbynum', { num: blockNumber }, parseBlock);
+    return readBlock(this.node, blockNumber);
   }
 
   private toLogAddress(contract: string): string {
@@ -200,7 +171,7 @@ export class TronChainAdapter implements ChainAdapter {
   }
 
   private error(kind: 'transient' | 'permanent', message: string): ChainError {
-    return new ChainError(kind, `TRON ${message}`, this.network.name);
+    return tronError(kind, message, this.network.name);
   }
 }
 

@@ -1,0 +1,75 @@
+import { ChainError } from '../../rpc/chain-error';
+import { TransactionStatus } from '../chain-adapter';
+import { TronNodeClient } from './tron-node-client';
+import { parseBlock, parseTransactionOutcome, TronBlock } from './tron-responses';
+
+// Reads of a java-tron full node that both the deposit adapter and the payout transport make.
+
+const TRANSACTION_ID_FORMAT = /^[0-9a-fA-F]{64}$/;
+
+export function tronError(
+  kind: 'transient' | 'permanent',
+  message: string,
+  network: string,
+): ChainError {
+  return new ChainError(kind, `TRON ${message}`, network);
+}
+
+/** The id in TokenTransfer format (64 lowercase hex), or a permanent ChainError. */
+export function checkedTransactionId(txHash: string, network: string): string {
+  if (!TRANSACTION_ID_FORMAT.test(txHash)) {
+    throw tronError(
+      'permanent',
+      `not a transaction id (64 hex): ${JSON.stringify(txHash)}`,
+      network,
+    );
+  }
+  return txHash.toLowerCase();
+}
+
+export async function readHeadBlockNumber(node: TronNodeClient, network: string): Promise<number> {
+  const head = await node.request('wallet/getnowblock', {}, parseBlock);
+  if (!head) throw tronError('permanent', 'getnowblock returned no block', network);
+  return head.number;
+}
+
+export function readBlock(node: TronNodeClient, blockNumber: number): Promise<TronBlock | null> {
+  return node.request('wallet/getblockbynum', { num: blockNumber }, parseBlock);
+}
+
+/**
+ * Three reads: the transaction info (block number and outcome, but no block hash), the block
+ * (its hash; its transaction list proves both reads saw the same chain) and then the head.
+ * Null while the node has no execution result for the id (pending, expired or reorged away).
+ */
+export async function readTransactionStatus(
+  node: TronNodeClient,
+  transactionId: string,
+  network: string,
+): Promise<TransactionStatus | null> {
+  const outcome = await node.request(
+    'wallet/gettransactioninfobyid',
+    { value: transactionId },
+    (value) => parseTransactionOutcome(value, transactionId),
+  );
+  if (!outcome) return null;
+  const { blockNumber, succeeded } = outcome;
+  const block = await readBlock(node, blockNumber);
+  if (!block?.transactionIds.includes(transactionId)) {
+    throw tronError(
+      'transient',
+      `block ${blockNumber} changed while it was read (reorg?)`,
+      network,
+    );
+  }
+  const head = await readHeadBlockNumber(node, network);
+  if (head < blockNumber) {
+    throw tronError('transient', `block ${blockNumber} is beyond the head (${head})`, network);
+  }
+  return {
+    blockNumber,
+    blockHash: block.blockId,
+    succeeded,
+    confirmations: head - blockNumber + 1,
+  };
+}

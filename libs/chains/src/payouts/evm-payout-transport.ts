@@ -1,0 +1,251 @@
+import { getAddress, Interface, JsonRpcProvider, Transaction, Wallet } from 'ethers';
+import { isValidAddress } from '../hd/addresses';
+import { EvmRpc } from '../adapters/evm/evm-rpc';
+import {
+  checkedTransactionHash,
+  readTransactionStatus,
+} from '../adapters/evm/evm-transaction-status';
+import { NetworkConfig } from '../networks/network.types';
+import { ChainError } from '../rpc/chain-error';
+import { RetryOptions } from '../rpc/retry';
+import { classifyBroadcastError, nodeErrorOf } from './evm-broadcast-errors';
+import { HotWalletKey } from './hot-wallet-key';
+import {
+  BroadcastResult,
+  EvmFees,
+  EvmPayoutTransport,
+  SignedTransfer,
+  TokenTransferOrder,
+  TransactionLookup,
+  WalletBalances,
+} from './payout-transport';
+
+export interface EthersPayoutTransportOptions {
+  retry?: RetryOptions;
+}
+
+const ERC20 = new Interface([
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function balanceOf(address owner) view returns (uint256)',
+]);
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+// A tip of zero would stay zero after any percentage bump of a replacement.
+const MIN_PRIORITY_FEE = 1n;
+// "method not found", "the method eth_maxPriorityFeePerGas does not exist/is not available".
+const UNSUPPORTED_METHOD = /method .*(not found|not supported|not available|does not exist)/i;
+// Gas estimates are for the state now; a transfer to a fresh holder or a token upgrade costs more.
+const GAS_MARGIN_PERCENT = 125n;
+
+/** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
+export class EthersPayoutTransport implements EvmPayoutTransport {
+  readonly family = 'EVM' as const;
+  private readonly rpc: EvmRpc;
+
+  constructor(
+    readonly network: NetworkConfig,
+    options: EthersPayoutTransportOptions = {},
+  ) {
+    this.rpc = new EvmRpc(network, options.retry);
+  }
+
+  async balances(address: string, tokenContract: string): Promise<WalletBalances> {
+    const owner = this.checkedAddress(address, 'address');
+    const token = this.checkedAddress(tokenContract, 'tokenContract');
+    const data = ERC20.encodeFunctionData('balanceOf', [owner]);
+    const [tokenBalance, native] = await Promise.all([
+      this.rpc.call('eth_call', async (provider) => {
+        const result = await provider.call({ to: token, data });
+        return ERC20.decodeFunctionResult('balanceOf', result)[0] as bigint;
+      }),
+      this.rpc.call('eth_getBalance', (provider) => provider.getBalance(owner)),
+    ]);
+    return { token: tokenBalance, native };
+  }
+
+  /**
+   * Sends the bytes; what the node answered is the result. Only a missing answer (timeout, node
+   * down, 5xx, rate limit) is retried, with the same bytes, and then thrown as a ChainError.
+   */
+  async broadcast(rawTransaction: string): Promise<BroadcastResult> {
+    const hash = this.hashOf(rawTransaction);
+    return this.rpc.call('eth_sendRawTransaction', async (provider) => {
+      let answer: unknown;
+      try {
+        answer = await provider.send('eth_sendRawTransaction', [rawTransaction]);
+      } catch (error) {
+        const nodeError = nodeErrorOf(error);
+        const result = nodeError ? classifyBroadcastError(nodeError) : null;
+        if (result) return result;
+        throw error;
+      }
+      if (typeof answer !== 'string' || answer.toLowerCase() !== hash) {
+        throw this.error('permanent', 'eth_sendRawTransaction: the node answered another hash');
+      }
+      return { kind: 'accepted' };
+    });
+  }
+
+  /** Mined (receipt) or pending (in the node's pool) or unknown, all read from one node. */
+  async lookup(txHash: string): Promise<TransactionLookup> {
+    const hash = checkedTransactionHash(txHash, this.network.name);
+    return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
+      const status = await readTransactionStatus(provider, hash, this.network.name);
+      if (status) return { state: 'mined', status };
+      // Mined between the two reads, it reads as pending here and as mined on the next lookup.
+      const transaction: unknown = await provider.send('eth_getTransactionByHash', [hash]);
+      return transaction ? { state: 'pending' } : { state: 'unknown' };
+    });
+  }
+
+  /** maxFeePerGas = 2 * base fee + tip: still valid after six full blocks of +12.5 % base fee. */
+  async suggestFees(): Promise<EvmFees> {
+    return this.rpc.call('eth_maxPriorityFeePerGas', async (provider) => {
+      const block = await provider.getBlock('latest');
+      const baseFee = block?.baseFeePerGas;
+      if (baseFee === null || baseFee === undefined) {
+        throw this.error('permanent', 'the latest block has no base fee (no EIP-1559)');
+      }
+      const suggested = await this.priorityFee(provider);
+      const maxPriorityFeePerGas = suggested > MIN_PRIORITY_FEE ? suggested : MIN_PRIORITY_FEE;
+      return { maxFeePerGas: 2n * baseFee + maxPriorityFeePerGas, maxPriorityFeePerGas };
+    });
+  }
+
+  async estimateTransferGas(from: string, order: TokenTransferOrder): Promise<bigint> {
+    const sender = this.checkedAddress(from, 'from');
+    const { to, data } = this.transferCall(order);
+    // Against the latest block, not the pending one nodes default to: a pending transfer to the
+    // same recipient makes its balance non-zero there and the estimate 17k gas too low, should
+    // that transfer be replaced or dropped.
+    const estimate = await this.rpc.call('eth_estimateGas', async (provider) =>
+      BigInt(
+        (await provider.send('eth_estimateGas', [{ from: sender, to, data }, 'latest'])) as string,
+      ),
+    );
+    return (estimate * GAS_MARGIN_PERCENT + 99n) / 100n;
+  }
+
+  async transactionCount(
+    address: string,
+    blockTag: number | 'latest' | 'pending',
+  ): Promise<number> {
+    const owner = this.checkedAddress(address, 'address');
+    if (typeof blockTag === 'number' && (!Number.isSafeInteger(blockTag) || blockTag < 0)) {
+      throw this.error('permanent', `blockTag must be a whole number >= 0, got ${blockTag}`);
+    }
+    return this.rpc.call('eth_getTransactionCount', (provider) =>
+      provider.getTransactionCount(owner, blockTag),
+    );
+  }
+
+  /**
+   * Signs locally what Wallet.signTransaction would (a type 2 transaction), synchronously: the
+   * caller signs inside a database transaction that holds the wallet's nonce row.
+   */
+  sign(
+    key: HotWalletKey,
+    order: TokenTransferOrder,
+    params: { nonce: number; fees: EvmFees; gasLimit: bigint },
+  ): SignedTransfer {
+    const wallet = this.walletOf(key);
+    const { nonce, fees, gasLimit } = params;
+    checkSigningParams(nonce, fees, gasLimit);
+    const transaction = Transaction.from({
+      type: 2,
+      chainId: this.network.chainId,
+      nonce,
+      ...this.transferCall(order),
+      value: 0n,
+      gasLimit,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      accessList: [],
+    });
+    transaction.signature = wallet.signingKey.sign(transaction.unsignedHash);
+    return {
+      txHash: (transaction.hash as string).toLowerCase(),
+      rawTransaction: transaction.serialized,
+      nonce,
+      fees: { ...fees },
+      gasLimit,
+      expiresAt: null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.rpc.close();
+  }
+
+  /** The node's tip suggestion; nodes without eth_maxPriorityFeePerGas get ethers' fee data. */
+  private async priorityFee(provider: JsonRpcProvider): Promise<bigint> {
+    try {
+      return BigInt((await provider.send('eth_maxPriorityFeePerGas', [])) as string);
+    } catch (error) {
+      if (!this.isUnsupportedMethod(error)) throw error;
+      return (await provider.getFeeData()).maxPriorityFeePerGas ?? MIN_PRIORITY_FEE;
+    }
+  }
+
+  private isUnsupportedMethod(error: unknown): boolean {
+    if ((error as { code?: unknown } | null)?.code === 'UNSUPPORTED_OPERATION') return true;
+    const nodeError = nodeErrorOf(error);
+    return nodeError?.code === -32601 || UNSUPPORTED_METHOD.test(nodeError?.message ?? '');
+  }
+
+  private transferCall(order: TokenTransferOrder): { to: string; data: string } {
+    const to = this.checkedAddress(order.tokenContract, 'tokenContract');
+    const recipient = this.checkedAddress(order.to, 'to');
+    const amount = order.amountBaseUnits;
+    if (amount <= 0n || amount > MAX_UINT256) {
+      throw this.error('permanent', `amount ${amount} is not a positive uint256`);
+    }
+    return { to, data: ERC20.encodeFunctionData('transfer', [recipient, amount]) };
+  }
+
+  /** The key's wallet, checked against the address it is configured with. */
+  private walletOf(key: HotWalletKey): Wallet {
+    let wallet: Wallet;
+    try {
+      wallet = new Wallet(key.privateKey());
+    } catch {
+      // Neither the library's message nor the error as cause: either may quote the key.
+      throw new Error(`${this.network.name}: the hot wallet key is not a valid private key.`);
+    }
+    if (!isValidAddress('EVM', key.address) || getAddress(key.address) !== wallet.address) {
+      throw new Error(
+        `${this.network.name}: the hot wallet key does not belong to ${JSON.stringify(key.address)}.`,
+      );
+    }
+    return wallet;
+  }
+
+  private hashOf(rawTransaction: string): string {
+    try {
+      return (Transaction.from(rawTransaction).hash as string).toLowerCase();
+    } catch {
+      throw this.error('permanent', 'not a signed transaction');
+    }
+  }
+
+  private checkedAddress(address: string, name: string): string {
+    if (!isValidAddress('EVM', address)) {
+      throw this.error('permanent', `${name} ${JSON.stringify(address)} is not an EVM address`);
+    }
+    return getAddress(address);
+  }
+
+  private error(kind: 'transient' | 'permanent', message: string): ChainError {
+    return new ChainError(kind, message, this.network.name);
+  }
+}
+
+function checkSigningParams(nonce: number, fees: EvmFees, gasLimit: bigint): void {
+  if (!Number.isSafeInteger(nonce) || nonce < 0) throw new Error(`Invalid nonce ${nonce}.`);
+  if (gasLimit <= 0n) throw new Error(`Invalid gas limit ${gasLimit}.`);
+  if (fees.maxPriorityFeePerGas < 0n || fees.maxFeePerGas < fees.maxPriorityFeePerGas) {
+    throw new Error(
+      `Invalid fees: maxFeePerGas ${fees.maxFeePerGas}, maxPriorityFeePerGas ${fees.maxPriorityFeePerGas}.`,
+    );
+  }
+}

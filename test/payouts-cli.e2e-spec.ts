@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
+import { useChainEnvironment } from './support/chain-test-env';
+import { DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { creditBalance } from './support/ledger-credit';
+import { writeHotWalletsFile } from './support/payout-chain';
 import {
   balanceOf,
   cleanUpPayouts,
@@ -239,6 +242,50 @@ describe('Operator CLI: payouts', () => {
         [merchant.id],
       );
       expect(row).toEqual({ percent: '0.25', review: true });
+    },
+    CLI_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'wallets:status shows each hot wallet read from the chain, never its key',
+    async () => {
+      const devnet = await startDevnet();
+      try {
+        // Only the file is wanted: this process keeps its environment, the CLI gets the path.
+        const chain = useChainEnvironment(devnet.networksFileJson());
+        chain.restore();
+        const networksFile = chain.path;
+        const hotWalletsFile = writeHotWalletsFile({
+          ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey,
+        });
+        // Without HOT_WALLETS_FILE there is no hot wallet to show.
+        expect(json(await cli('wallets:status'))).toEqual([]);
+        const status = await run(
+          ['-r', 'tsconfig-paths/register', join(BUILD, 'apps/cli/src/main.js'), 'wallets:status'],
+          {
+            TS_NODE_BASEURL: BUILD,
+            LOG_LEVEL: 'silent',
+            NETWORKS_FILE: networksFile,
+            HOT_WALLETS_FILE: hotWalletsFile,
+          },
+        );
+        expect(json(status)).toEqual([
+          {
+            network: 'ETHEREUM',
+            address: DEVNET_ACCOUNTS.hotWallet.address,
+            tokens: { USDT: '1000000.0', USDC: '1000000.0' },
+            native: expect.stringMatching(/^\d+\.\d+$/),
+            next_nonce: null,
+            payouts_in_flight: expect.any(Number),
+            payouts_waiting: expect.any(Number),
+            error: null,
+          },
+        ]);
+        const secret = DEVNET_ACCOUNTS.hotWallet.privateKey.slice(2);
+        expect(status.stdout + status.stderr).not.toContain(secret);
+      } finally {
+        await devnet.stop();
+      }
     },
     CLI_TIMEOUT_MS * 2,
   );

@@ -3,11 +3,12 @@ import { AuthModule } from '@app/auth';
 import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
-import { PayoutsModule } from '@app/payouts';
+import { PayoutProcessingModule } from '@app/payouts';
 
 /**
  * What the operator CLI needs: configuration, the database and the domain services. Payouts need
- * the queues: an approval enqueues the payout's send job.
+ * the queues (an approval enqueues the payout's send job), and wallets:status the hot wallet
+ * keys (HOT_WALLETS_FILE), as the worker does.
  */
 @Module({
   imports: [
@@ -16,7 +17,7 @@ import { PayoutsModule } from '@app/payouts';
     queueRootModule(),
     AuthModule,
     CheckoutModule,
-    PayoutsModule,
+    PayoutProcessingModule,
   ],
 })
 export class CliModule {}

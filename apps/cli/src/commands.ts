@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, MerchantsService } from '@app/auth';
 import { PayAddressPool } from '@app/checkout';
 import { CHAIN_FAMILIES, ChainFamily } from '@app/chains';
-import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus } from '@app/payouts';
+import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus, WalletStatus } from '@app/payouts';
 
 export type Options = Record<string, string | string[] | boolean | undefined>;
 /** `args` are the positional arguments after the command name (only some commands take one). */
@@ -164,6 +164,8 @@ export const COMMANDS: Record<string, Command> = {
     };
   },
 
+  'wallets:status': async (app) => app.get(WalletStatus).all(),
+
   'payouts:list': async (app, options) => app.get(PayoutReviews).list(payoutStatuses(options)),
 
   'payouts:approve': async (app, options, args) => {
@@ -213,6 +215,8 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   keys:list --merchant MERCHANT_ID
   keys:revoke --key API_KEY_ID
   pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed
+  wallets:status                               each hot wallet: address, token and native
+                                               balances, next nonce, payouts in flight and waiting
   payouts:list [--status STATUS]...            payouts in these statuses (repeat, or a comma list;
                                                default Pending), oldest first, at most 100
   payouts:approve PAYOUT_ID --by NAME          approve a payout awaiting review; the worker sends it

@@ -126,6 +126,13 @@ Pay it on the devnet (use the session's pay_address):
   npm run -s devnet:pay -- <pay_address> 25 USDT
 
 Then GET ${api}/v1/checkout/sessions/<id> shows it Paid, and ${api}/v1/balances the net amount.
+
+Pay part of it out (the worker sends it from the devnet hot wallet; ETHEREUM's payout fee is 3):
+  curl -s ${api}/v1/payouts -H "Authorization: Bearer ${merchant.api_key}" \\
+    -H "Content-Type: application/json" -H "Idempotency-Key: $(node -e 'console.log(crypto.randomUUID())')" \\
+    -d '{"amount":"10","currency":"USDT","network":"ETHEREUM","to_address":"0x90F79bf6EB2c4f870365E785982E1f101E93b906"}'
+
+GET ${api}/v1/payouts/<id> shows it Completed with its tx_hash a block or two later.
 Ctrl-C stops the devnet, the API and the worker.
 `);
 }

@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { parseUnits, Wallet } from 'ethers';
@@ -47,6 +48,9 @@ describe('Payouts survive a worker killed at random moments', () => {
       PAYOUT_NETWORK_FEES: 'ETHEREUM=0.1',
     });
     api = await TestApi.start();
+    // Each suite has its own chain: a payout left in flight by another suite would carry another
+    // chain's nonces into this one.
+    expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
   }, 120_000);
 
   afterAll(async () => {
@@ -59,8 +63,11 @@ describe('Payouts survive a worker killed at random moments', () => {
   function startWorker(): void {
     worker = spawn(process.execPath, [WORKER_MAIN], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent' },
-      stdio: 'ignore',
+      env: { ...process.env, LOG_LEVEL: process.env.TEST_WORKER_LOG ? 'info' : 'silent' },
+      // TEST_WORKER_LOG=<file> keeps the workers' logs for a failed run.
+      stdio: process.env.TEST_WORKER_LOG
+        ? ['ignore', openSync(process.env.TEST_WORKER_LOG, 'a'), 'inherit']
+        : 'ignore',
     });
   }
 
@@ -107,18 +114,27 @@ describe('Payouts survive a worker killed at random moments', () => {
 
     const finished = () =>
       api.count('payouts', `merchant_id = $1 AND status IN ('Completed', 'Failed')`, [merchant.id]);
+    // Progress: attempts journaled plus payouts finished. A kill is only worth something once the
+    // new worker is at work, so each waits for progress, then strikes a random moment later
+    // (claiming, signing, broadcasting, tracking or completing).
+    const progress = async () =>
+      (await finished()) +
+      (await api.count(
+        'payout_attempts a JOIN payouts p ON p.id = a.payout_id',
+        'p.merchant_id = $1',
+        [merchant.id],
+      ));
     const finishedAtKill: number[] = [];
     for (let kill = 0; kill < KILLS; kill++) {
-      // Random moments: while claiming, signing, broadcasting, tracking or completing.
-      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 1_300));
+      const before = await progress();
+      await waitFor(async () => (await progress()) > before, 60_000, 'the worker at work');
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
       finishedAtKill.push(await finished());
       await stopWorker('SIGKILL');
       startWorker();
     }
-    // The kills hit a run in progress, not a finished one.
-    expect(finishedAtKill.filter((count) => count < PAYOUTS).length).toBeGreaterThanOrEqual(
-      KILLS / 2,
-    );
+    // Every kill hit a run in progress, not a finished one.
+    expect(finishedAtKill.filter((count) => count < PAYOUTS)).toHaveLength(KILLS);
     await waitFor(async () => (await finished()) === PAYOUTS, 180_000, 'every payout final');
 
     const payouts: Array<{

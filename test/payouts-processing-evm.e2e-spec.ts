@@ -8,6 +8,7 @@ import { formatAmount } from '@app/common';
 import { PayoutReviews } from '@app/payouts';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
+import { creditBalance } from './support/ledger-credit';
 import { setTokenBalance, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { RpcProxy } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -30,11 +31,13 @@ describe('Payouts sent on a real chain', () => {
   let worker: INestApplicationContext;
   let environment: ReturnType<typeof useChainEnvironment>;
   let hotWalletStart: bigint;
+  let chainStart: string;
 
   beforeAll(async () => {
     devnet = await startDevnet();
     proxy = await RpcProxy.start(devnet.rpcUrl);
     hotWalletStart = await devnet.balanceOf('USDT', HOT_WALLET);
+    chainStart = await devnet.snapshot();
     environment = useChainEnvironment(
       devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: 1 }),
       {
@@ -415,15 +418,52 @@ describe('Payouts sent on a real chain', () => {
          GROUP BY entry_id, currency, network HAVING sum(amount) <> 0) t`,
     );
     expect(unbalanced).toBe(0);
-    const [{ completed, sent }] = await api.dataSource.query(
-      `SELECT (SELECT COALESCE(sum(net_amount), 0)::text FROM payouts WHERE status = 'Completed') AS completed,
-              (SELECT COALESCE(-sum(amount), 0)::text FROM ledger_lines WHERE account = 'payouts_sent:ETHEREUM:USDT') AS sent`,
+    // This suite's merchants only: other suites share the database, not this chain.
+    const [{ completed, count }] = await api.dataSource.query(
+      `SELECT COALESCE(sum(net_amount), 0)::text AS completed, count(*)::int AS count
+         FROM payouts WHERE status = 'Completed' AND merchant_id = ANY($1::text[])`,
+      [api.merchantIds],
     );
-    expect(units(formatAmount(sent))).toBe(units(formatAmount(completed)));
     const leftHotWallet = hotWalletStart - (await devnet.balanceOf('USDT', HOT_WALLET));
     expect(leftHotWallet).toBe(units(formatAmount(completed)));
-    const transfers = await transfersFrom(devnet, 'USDT', HOT_WALLET);
-    const completedCount = await api.count('payouts', `status = 'Completed'`);
-    expect(transfers).toHaveLength(completedCount);
+    expect(await transfersFrom(devnet, 'USDT', HOT_WALLET)).toHaveLength(count);
+    const [{ sent }] = await api.dataSource.query(
+      `SELECT COALESCE(-sum(l.amount), 0)::text AS sent FROM ledger_lines l
+         JOIN ledger_entries e ON e.id = l.entry_id
+        WHERE l.account = 'payouts_sent:ETHEREUM:USDT'
+          AND e.reference = ANY(SELECT 'payout:' || id || ':completed' FROM payouts
+                                 WHERE merchant_id = ANY($1::text[]))`,
+      [api.merchantIds],
+    );
+    expect(formatAmount(sent)).toBe(formatAmount(completed));
   });
+
+  it('after the chain is reset (a restarted devnet), a restarted worker pays from the new nonces', async () => {
+    const merchant = await api.createMerchant();
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      amount: '50',
+    });
+    // Every payout transaction above is forgotten: the hot wallet's nonce is 0 again.
+    await devnet.revert(chainStart);
+    // A restarted node starts with an empty pool and an ordinary base fee.
+    await devnet.provider.send('anvil_dropAllTransactions', []);
+    await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', ['0x3b9aca00']);
+    await devnet.mine();
+    expect(await devnet.provider.getTransactionCount(HOT_WALLET)).toBe(0);
+    await worker.close();
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+    const recipient = Wallet.createRandom().address;
+    const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
+    await waitForStatus(merchant, created.id, 'Completed');
+    expect(await devnet.balanceOf('USDT', recipient)).toBe(units('9.5'));
+    const [{ nonce }] = await api.dataSource.query(
+      `SELECT nonce::int AS nonce FROM payout_attempts WHERE payout_id = $1`,
+      [created.id],
+    );
+    expect(nonce).toBe(0);
+  }, 60_000);
 });

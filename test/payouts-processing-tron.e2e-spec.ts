@@ -142,3 +142,76 @@ describe('TRON payouts through the signature-checking fake node', () => {
     expect(node.tokenBalance(USDT, recipient)).toBe(4_000_000n);
   }, 60_000);
 });
+
+describe('PAYOUT_HOT_WALLET_SHORTFALL=fail', () => {
+  let node: FakeTronNode;
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let environment: ReturnType<typeof useChainEnvironment>;
+
+  beforeAll(async () => {
+    node = new FakeTronNode();
+    const url = await node.start();
+    node.setTokenBalance(USDT, HOT, 1_000_000n); // 1 USDT: less than any payout below
+    node.setTrxBalance(HOT, 1_000n * TRX);
+    environment = useChainEnvironment(
+      JSON.stringify({
+        networks: { TRON: { rpcUrls: [url], publicRpcUrl: url, confirmations: 1 } },
+      }),
+      {
+        WATCH_NETWORKS: 'none',
+        HOT_WALLETS_FILE: writeHotWalletsFile({ TRON: HOT_PRIVATE_KEY }),
+        PAYOUT_TRACK_INTERVAL_MS: '200',
+        PAYOUT_HOT_WALLET_SHORTFALL: 'fail',
+      },
+    );
+    api = await TestApi.start();
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+  }, 60_000);
+
+  afterAll(async () => {
+    await worker?.close();
+    await api?.close();
+    await node?.stop();
+    environment?.restore();
+  });
+
+  it('fails a payout the hot wallet cannot cover, sends nothing and releases the funds', async () => {
+    const merchant = await api.createMerchant();
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      network: 'TRON',
+      currency: 'USDT',
+      amount: '100',
+    });
+    const { body } = await api
+      .post(
+        '/v1/payouts',
+        merchant,
+        {
+          amount: '50',
+          currency: 'USDT',
+          network: 'TRON',
+          to_address: addressOf(testKey('shortfall recipient')),
+        },
+        { 'Idempotency-Key': randomUUID() },
+      )
+      .expect(201);
+    await waitFor(
+      async () => (await api.get(`/v1/payouts/${body.id}`, merchant)).body.status === 'Failed',
+      20_000,
+    );
+    const { body: failed } = await api.get(`/v1/payouts/${body.id}`, merchant).expect(200);
+    expect(failed).toMatchObject({
+      error_reason: 'The hot wallet does not hold enough tokens for this payout.',
+      tx_hash: null,
+      pending_reason: null,
+    });
+    expect(node.broadcasts).toEqual([]);
+    const { body: balances } = await api.get('/v1/balances', merchant).expect(200);
+    expect(balances).toEqual([
+      { currency: 'USDT', network: 'TRON', sub_merchant_code: null, available: '100', held: '0' },
+    ]);
+  }, 60_000);
+});

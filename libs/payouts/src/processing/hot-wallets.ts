@@ -41,12 +41,17 @@ export class HotWallets implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     for (const key of this.keys.values()) {
+      // With nothing in flight, every nonce handed out is settled on chain, so the node's own
+      // count is the next one: forget the stored nonce (a new key, or a chain that was reset,
+      // like a restarted devnet, would otherwise leave a gap no transaction ever fills).
       await this.dataSource.query(
         `INSERT INTO hot_wallets (network, address) VALUES ($1, $2)
          ON CONFLICT (network) DO UPDATE
            SET address = EXCLUDED.address, updated_at = now(),
-               next_nonce = CASE WHEN hot_wallets.address = EXCLUDED.address
-                                 THEN hot_wallets.next_nonce END`,
+               next_nonce = CASE
+                 WHEN hot_wallets.address = EXCLUDED.address AND EXISTS (
+                   SELECT 1 FROM payouts WHERE network = EXCLUDED.network AND status = 'Processing')
+                 THEN hot_wallets.next_nonce END`,
         [key.network, key.address],
       );
     }

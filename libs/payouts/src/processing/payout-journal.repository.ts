@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SignedTransfer } from '@app/chains';
 import { PayoutRecord } from '../payout.types';
@@ -37,6 +37,8 @@ export interface InFlightPayout extends PayoutRecord {
 /** SQL of the payout journal: claims, attempts and final states, each a compare-and-set. */
 @Injectable()
 export class PayoutJournalRepository {
+  private readonly logger = new Logger(PayoutJournalRepository.name);
+
   constructor(private readonly dataSource: DataSource) {}
 
   /** Locks a payout that may be sent now: Pending, and approved if it needed a review. */
@@ -113,22 +115,45 @@ export class PayoutJournalRepository {
     return rows[0].next_nonce === null ? null : Number(rows[0].next_nonce);
   }
 
-  /** Gives `nonce` to the payout for good and moves the wallet's next nonce past it. */
+  /**
+   * Gives the first free nonce from `nonce` on to the payout and moves the wallet's next nonce
+   * past it; returns the nonce given. The caller holds the wallet row's lock. A nonce held by a
+   * payout still in flight is never taken. One held by a finished payout can only come back from
+   * a chain that no longer has it (a reset devnet) or from a node that lags: it is taken over,
+   * which is safe, as a nonce can be mined once only.
+   */
   async assignNonce(
     manager: EntityManager,
     network: string,
     address: string,
     nonce: number,
     payoutId: string,
-  ): Promise<void> {
-    await manager.query(
-      `INSERT INTO payout_nonces (network, wallet_address, nonce, payout_id) VALUES ($1, $2, $3, $4)`,
-      [network, address, nonce, payoutId],
-    );
-    await manager.query(
-      `UPDATE hot_wallets SET next_nonce = $3, updated_at = now() WHERE network = $1 AND address = $2`,
-      [network, address, nonce + 1],
-    );
+  ): Promise<number> {
+    for (let candidate = nonce; ; candidate++) {
+      const [assigned]: Array<{ previous: string | null }> = await manager.query(
+        `WITH previous AS (
+           SELECT payout_id FROM payout_nonces WHERE network = $1 AND wallet_address = $2 AND nonce = $3)
+         INSERT INTO payout_nonces (network, wallet_address, nonce, payout_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (network, wallet_address, nonce) DO UPDATE
+           SET payout_id = EXCLUDED.payout_id, created_at = now()
+           WHERE NOT EXISTS (SELECT 1 FROM payouts p
+                              WHERE p.id = payout_nonces.payout_id AND p.status = 'Processing')
+         RETURNING (SELECT payout_id FROM previous) AS previous`,
+        [network, address, candidate, payoutId],
+      );
+      if (!assigned) continue;
+      if (assigned.previous) {
+        this.logger.warn(
+          { network, nonce: candidate, payoutId, previousPayoutId: assigned.previous },
+          'Nonce of a finished payout handed out again: the chain was reset or the node lags',
+        );
+      }
+      await manager.query(
+        `UPDATE hot_wallets SET next_nonce = $3, updated_at = now() WHERE network = $1 AND address = $2`,
+        [network, address, candidate + 1],
+      );
+      return candidate;
+    }
   }
 
   /** Stores a signed transaction (before it is ever broadcast) and makes it the payout's tx_hash. */

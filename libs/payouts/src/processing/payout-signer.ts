@@ -129,13 +129,18 @@ export class PayoutSigner {
   ): Promise<PayoutAttempt> {
     const stored = await this.journal.lockWalletNonce(manager, payout.network, key.address);
     // The database is the authority; the node only raises it (transactions sent from elsewhere).
-    const nonce = Math.max(stored ?? 0, input.nodeNonce);
+    const nonce = await this.journal.assignNonce(
+      manager,
+      payout.network,
+      key.address,
+      Math.max(stored ?? 0, input.nodeNonce),
+      payout.id,
+    );
     const signed = this.evm(payout.network).sign(key, transferOrder(payout), {
       nonce,
       fees: input.fees,
       gasLimit: input.gasLimit,
     });
-    await this.journal.assignNonce(manager, payout.network, key.address, nonce, payout.id);
     return this.journal.insertAttempt(manager, payout, key.address, signed);
   }
 

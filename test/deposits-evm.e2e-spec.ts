@@ -32,6 +32,9 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
     );
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
+    // This suite's chain is new: a cursor left by another suite's chain would point past blocks
+    // this one never showed (following a reset chain is issue 10's fork detection).
+    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
   }, 60_000);
 
   afterAll(async () => {

@@ -28,6 +28,7 @@ export class PayoutsScheduler implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.wallets.register();
     await this.schedule();
     this.timer = setInterval(() => {
       this.schedule().catch((error: unknown) =>

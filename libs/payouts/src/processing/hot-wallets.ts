@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { Wallet } from 'ethers';
 import { TronWeb } from 'tronweb';
@@ -13,11 +13,11 @@ export class HotWalletsFileError extends Error {}
 
 /**
  * The worker's hot wallet keys, one per network, read once from HOT_WALLETS_FILE. Only the worker
- * loads this; the API never sees a key. At start the addresses are registered in `hot_wallets`
+ * loads this; the API never sees a key. At the worker's start the addresses are registered in `hot_wallets`
  * (so the API can refuse them as payout destinations), and a changed key resets the nonce.
  */
 @Injectable()
-export class HotWallets implements OnApplicationBootstrap {
+export class HotWallets {
   private readonly logger = new Logger(HotWallets.name);
   private readonly keys: Map<NetworkName, HotWalletKey>;
 
@@ -39,7 +39,8 @@ export class HotWallets implements OnApplicationBootstrap {
     return [...this.keys.values()];
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /** Called by the worker at start (never by the CLI, which only reads). */
+  async register(): Promise<void> {
     for (const key of this.keys.values()) {
       // With nothing in flight, every nonce handed out is settled on chain, so the node's own
       // count is the next one: forget the stored nonce (a new key, or a chain that was reset,

@@ -115,6 +115,18 @@ describe('Payouts sent on a real chain', () => {
     return payout(merchant, id);
   }
 
+  /** The payout's first transaction is signed, stored and in the node's pool. */
+  async function waitForBroadcast(payoutId: string) {
+    await waitFor(
+      async () =>
+        (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
+          payoutId,
+        ])) === 1,
+      20_000,
+      'the broadcast',
+    );
+  }
+
   async function balances(merchant: TestMerchant) {
     return (await api.get('/v1/balances', merchant).expect(200)).body;
   }
@@ -231,13 +243,7 @@ describe('Payouts sent on a real chain', () => {
     const hotBalance = await devnet.balanceOf('USDT', HOT_WALLET);
     try {
       const { body: created } = await createPayout(merchant, '10', Wallet.createRandom().address);
-      await waitFor(
-        async () =>
-          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
-            created.id,
-          ])) === 1,
-        20_000,
-      );
+      await waitForBroadcast(created.id);
       // The hot wallet is emptied after the payout was checked and signed: the transfer reverts.
       await setTokenBalance(devnet, 'USDT', HOT_WALLET, 0n);
       await devnet.provider.send('evm_mine', []);
@@ -265,13 +271,7 @@ describe('Payouts sent on a real chain', () => {
     await devnet.provider.send('evm_setAutomine', [false]);
     try {
       const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
-      await waitFor(
-        async () =>
-          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
-            created.id,
-          ])) === 1,
-        20_000,
-      );
+      await waitForBroadcast(created.id);
       // The next block's base fee jumps far above what the first attempt bid.
       await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
         '0x' + parseUnits('40', 'gwei').toString(16),
@@ -318,13 +318,7 @@ describe('Payouts sent on a real chain', () => {
     await devnet.provider.send('evm_setAutomine', [false]);
     try {
       const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
-      await waitFor(
-        async () =>
-          (await api.count('payout_attempts', `payout_id = $1 AND status = 'Broadcast'`, [
-            created.id,
-          ])) === 1,
-        20_000,
-      );
+      await waitForBroadcast(created.id);
       const [{ tx_hash: hash }] = await api.dataSource.query(
         `SELECT tx_hash FROM payout_attempts WHERE payout_id = $1`,
         [created.id],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { commonListConditions } from '@app/common';
 import { DataSource } from 'typeorm';
 import { IdempotentInsert } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
@@ -150,16 +151,9 @@ export class CheckoutSessionsRepository {
 
   /** One page, newest first, with the total count of the filtered set. */
   async list(filter: SessionListFilter): Promise<{ rows: CheckoutSessionRecord[]; total: number }> {
-    const params: unknown[] = [filter.merchantId];
-    const where = ['s.merchant_id = $1'];
+    const params: unknown[] = [];
     const bind = (value: unknown) => `$${params.push(value)}`;
-    if (filter.scope.kind === 'own') where.push('s.sub_merchant_id IS NULL');
-    if (filter.scope.kind === 'one')
-      where.push(`s.sub_merchant_id = ${bind(filter.scope.subMerchantId)}`);
-    if (filter.statuses?.length) where.push(`s.status = ANY(${bind(filter.statuses)}::text[])`);
-    if (filter.network) where.push(`s.network = ${bind(filter.network)}`);
-    if (filter.createdAfter) where.push(`s.created_at > ${bind(filter.createdAfter)}`);
-    if (filter.createdBefore) where.push(`s.created_at < ${bind(filter.createdBefore)}`);
+    const where = commonListConditions('s', filter, bind);
     if (filter.searchText) {
       const text = bind(filter.searchText);
       where.push(`(s.id = ${text} OR lower(s.pay_address) = lower(${text}) OR s.id IN (

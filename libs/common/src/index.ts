@@ -21,3 +21,4 @@ export * from './queues';
 export * from './http/is-string-map.validator';
 export * from './pagination/api-paginated-response.decorator';
 export * from './queue-root.module';
+export * from './pagination/list-conditions';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { commonListConditions } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { PayoutRecord, PayoutStatus, ReviewReason } from './payout.types';
@@ -136,16 +137,9 @@ export class PayoutsRepository {
 
   /** One page, newest first, with the total count of the filtered set. */
   async list(filter: PayoutListFilter): Promise<{ rows: PayoutRecord[]; total: number }> {
-    const params: unknown[] = [filter.merchantId];
-    const where = ['p.merchant_id = $1'];
+    const params: unknown[] = [];
     const bind = (value: unknown) => `$${params.push(value)}`;
-    if (filter.scope.kind === 'own') where.push('p.sub_merchant_id IS NULL');
-    if (filter.scope.kind === 'one')
-      where.push(`p.sub_merchant_id = ${bind(filter.scope.subMerchantId)}`);
-    if (filter.statuses?.length) where.push(`p.status = ANY(${bind(filter.statuses)}::text[])`);
-    if (filter.network) where.push(`p.network = ${bind(filter.network)}`);
-    if (filter.createdAfter) where.push(`p.created_at > ${bind(filter.createdAfter)}`);
-    if (filter.createdBefore) where.push(`p.created_at < ${bind(filter.createdBefore)}`);
+    const where = commonListConditions('p', filter, bind);
     if (filter.searchText) {
       const text = bind(filter.searchText);
       where.push(

@@ -25,6 +25,10 @@ export const DEFAULT_MAX_FEE_GWEI: Record<Exclude<NetworkName, 'TRON'>, string> 
   OPTIMISM: '10',
 };
 
+// Shorter than any supported network's block time (Arbitrum's 0.25 s aside: a bid a second old
+// is still good there, and replacements ask the node afresh).
+const FEE_CACHE_MS = 1_000;
+
 // geth takes a replacement at +10 %, other clients want more: +12.5 % on both fee fields.
 const BUMP_NUMERATOR = 1125n;
 const BUMP_DENOMINATOR = 1000n;
@@ -59,6 +63,8 @@ function bump(value: bigint): bigint {
  */
 @Injectable()
 export class PayoutSigner {
+  private readonly feeCache = new Map<string, { at: number; fees: Promise<EvmFees> }>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly journal: PayoutJournalRepository,
@@ -102,11 +108,25 @@ export class PayoutSigner {
   async evmInput(payout: PayoutRecord, key: HotWalletKey): Promise<EvmSigningInput> {
     const transport = this.evm(payout.network);
     const [suggested, gasLimit, nodeNonce] = await Promise.all([
-      transport.suggestFees(),
+      this.currentFees(payout.network, transport),
       transport.estimateTransferGas(key.address, transferOrder(payout)),
       transport.transactionCount(key.address, 'pending'),
     ]);
     return { fees: this.cappedFees(payout.network as NetworkName, suggested), gasLimit, nodeNonce };
+  }
+
+  /**
+   * The node's fee suggestion, shared by the sends of one moment: it changes once a block, and a
+   * burst of payouts would otherwise ask for it once each.
+   */
+  private currentFees(network: string, transport: EvmPayoutTransport): Promise<EvmFees> {
+    const cached = this.feeCache.get(network);
+    if (cached && Date.now() - cached.at < FEE_CACHE_MS) return cached.fees;
+    const fees = transport.suggestFees();
+    this.feeCache.set(network, { at: Date.now(), fees });
+    // A failed read must not be served to the next sends.
+    fees.catch(() => this.feeCache.delete(network));
+    return fees;
   }
 
   /** TRON: built on the node (reference block) and signed locally; stored by `journalTron`. */

@@ -77,13 +77,18 @@ export function anvilPid(): number | null {
   return null;
 }
 
-/** Processes whose command line mentions bench/api (another engineer's `npm run bench:api`). */
-export function otherBenchmarks(): string[] {
+/**
+ * Processes whose command line mentions one of `benchmarks` (by default bench/api: another
+ * engineer's `npm run bench:api`).
+ */
+export function otherBenchmarks(benchmarks = ['bench/api']): string[] {
   const found: string[] = [];
   for (const pid of numericEntries('/proc')) {
     if (Number(pid) === process.pid) continue;
     const commandLine = readProc(`/proc/${pid}/cmdline`)?.split('\0').join(' ').trim();
-    if (commandLine?.includes('bench/api')) found.push(`${pid} ${commandLine.slice(0, 80)}`);
+    if (commandLine && benchmarks.some((benchmark) => commandLine.includes(benchmark))) {
+      found.push(`${pid} ${commandLine.slice(0, 80)}`);
+    }
   }
   return found;
 }
@@ -92,7 +97,8 @@ export function loadAverage(): number[] {
   return (readProc('/proc/loadavg') ?? '0 0 0').split(' ').slice(0, 3).map(Number);
 }
 
-function processCpuMs(pid: string): number | null {
+/** User + system CPU of one process so far, in ms (null when it is gone or not on Linux). */
+export function processCpuMs(pid: string): number | null {
   const stat = readProc(`/proc/${pid}/stat`);
   if (!stat) return null;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -100,14 +106,14 @@ function processCpuMs(pid: string): number | null {
 }
 
 /**
- * The backends connected to this benchmark's database (they come and go with the pools), by pid:
+ * The backends connected to a benchmark's database (they come and go with the pools), by pid:
  * their process title names the database. Another benchmark's backends count as "other".
  */
-function postgresCpuMs(): Map<string, number> {
+export function postgresCpuMs(database = DATABASE): Map<string, number> {
   const byPid = new Map<string, number>();
   for (const pid of numericEntries('/proc')) {
     if (readProc(`/proc/${pid}/comm`)?.trim() !== 'postgres') continue;
-    if (!readProc(`/proc/${pid}/cmdline`)?.includes(` ${DATABASE} `)) continue;
+    if (!readProc(`/proc/${pid}/cmdline`)?.includes(` ${database} `)) continue;
     const ms = processCpuMs(pid);
     if (ms !== null) byPid.set(pid, ms);
   }
@@ -115,7 +121,7 @@ function postgresCpuMs(): Map<string, number> {
 }
 
 /** Machine-wide process CPU (user + nice + system) from /proc/stat. */
-function machineCpuMs(): number | null {
+export function machineCpuMs(): number | null {
   const line = readProc('/proc/stat')?.split('\n')[0];
   if (!line) return null;
   const [user, nice, system] = line.trim().split(/\s+/).slice(1).map(Number);

@@ -25,21 +25,24 @@ export interface SessionBatch {
 // while it is being measured.
 const SESSION_LIFETIME_MINUTES = 180;
 
-export async function connectDatabase(): Promise<Client> {
-  const client = new Client({ connectionString: DATABASE_URL });
+export async function connectDatabase(url = DATABASE_URL): Promise<Client> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   return client;
 }
 
-/** Drops and recreates the benchmark's own database, migrated by the built CLI. */
-export async function resetDatabase(): Promise<void> {
-  await dropDatabase(DATABASE_URL);
-  runCli(['db:migrate']);
+/**
+ * Drops and recreates the benchmark's own database, migrated by the built CLI (run with `env`,
+ * which must point DATABASE_URL at `url`).
+ */
+export async function resetDatabase(url = DATABASE_URL, env?: NodeJS.ProcessEnv): Promise<void> {
+  await dropDatabase(url);
+  runCli(['db:migrate'], env);
 }
 
 /** Empties Redis database 14 (this benchmark's queues only; other databases are not touched). */
-export async function flushRedis(): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+export async function flushRedis(url = REDIS_URL): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
     await redis.flushdb();

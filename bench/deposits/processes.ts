@@ -82,11 +82,14 @@ export function installCleanup(cleanup: () => Promise<void>): void {
   }
 }
 
-/** Runs an operator CLI command and returns its JSON answer (the CLI's last stdout line). */
-export function runCli<T>(args: string[]): T {
+/**
+ * Runs an operator CLI command and returns its JSON answer (the CLI's last stdout line); env is
+ * this benchmark's by default (another benchmark passes its own database and Redis).
+ */
+export function runCli<T>(args: string[], env: NodeJS.ProcessEnv = appEnvironment()): T {
   const result = spawnSync(process.execPath, [CLI_MAIN, ...args], {
     cwd: ROOT,
-    env: appEnvironment(),
+    env,
     encoding: 'utf8',
   });
   if (result.status !== 0) {
@@ -95,9 +98,14 @@ export function runCli<T>(args: string[]): T {
   return JSON.parse(result.stdout.trim().split('\n').pop() ?? 'null') as T;
 }
 
-export function build(enabled: boolean, step: (message: string) => void): void {
+/** `npm run build`, or with --no-build a check that the entry points `mains` exist in dist/. */
+export function build(
+  enabled: boolean,
+  step: (message: string) => void,
+  mains: string[] = [WORKER_MAIN, CLI_MAIN],
+): void {
   if (!enabled) {
-    for (const main of [WORKER_MAIN, CLI_MAIN]) {
+    for (const main of mains) {
       if (!existsSync(join(ROOT, main))) throw new Error(`--no-build, but ${main} is missing.`);
     }
     step('--no-build: using dist/ as it is');

@@ -192,7 +192,8 @@ function printVerification(checks: MerchantCheck[]): void {
   }
 }
 
-function printTable(rows: string[][]): void {
+/** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
+export function printTable(rows: string[][]): void {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   const format = (row: string[]) =>
     row
@@ -221,6 +222,6 @@ function perTick(ms: number | null, ticks: number): string {
   return ms === null || !ticks ? '?' : (ms / ticks).toFixed(1);
 }
 
-function count(value: number): string {
+export function count(value: number): string {
   return value.toLocaleString('en-US');
 }

@@ -40,6 +40,12 @@ export class RpcLog {
     return { ticks, byMethod, perTick };
   }
 
+  /** Every method anvil logged since `mark`, with how many requests each. */
+  async methodCountsSince(mark: number): Promise<Map<string, number>> {
+    await sleep(FLUSH_WAIT_MS);
+    return this.countMethods(mark);
+  }
+
   private countMethods(mark: number): Map<string, number> {
     const counts = new Map<string, number>();
     for (const line of this.readFrom(mark).split('\n')) {

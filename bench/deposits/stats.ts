@@ -3,6 +3,7 @@ export interface Distribution {
   min: number;
   p50: number;
   p90: number;
+  p99: number;
   max: number;
   mean: number;
 }
@@ -18,6 +19,7 @@ export function distribution(values: number[]): Distribution {
     min: Math.round(at(0)),
     p50: Math.round(at(50)),
     p90: Math.round(at(90)),
+    p99: Math.round(at(99)),
     max: Math.round(sorted[sorted.length - 1] ?? NaN),
     mean: Math.round(mean),
   };

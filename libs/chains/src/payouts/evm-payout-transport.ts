@@ -39,6 +39,7 @@ const GAS_MARGIN_PERCENT = 125n;
 
 /** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
 export class EthersPayoutTransport implements EvmPayoutTransport {
+  private readonly wallets = new WeakMap<HotWalletKey, Wallet>();
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
 
@@ -204,7 +205,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   }
 
   /** The key's wallet, checked against the address it is configured with. */
+  /**
+   * The key's signer, checked against its address once per key object: building a Wallet derives
+   * the public key, a few milliseconds that every signature would otherwise pay again while the
+   * hot wallet's nonce lock is held.
+   */
   private walletOf(key: HotWalletKey): Wallet {
+    const known = this.wallets.get(key);
+    if (known) return known;
+    const wallet = this.checkedWallet(key);
+    this.wallets.set(key, wallet);
+    return wallet;
+  }
+
+  private checkedWallet(key: HotWalletKey): Wallet {
     let wallet: Wallet;
     try {
       wallet = new Wallet(key.privateKey());

@@ -1,0 +1,136 @@
+import type { Client } from 'pg';
+
+/*
+ * What PostgreSQL says about the benchmark's payouts: their progress while a phase runs, and
+ * afterwards each payout's moments from the write-ahead journal (payouts, payout_attempts).
+ */
+
+/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
+const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+export interface Progress {
+  /** Payouts whose first attempt a node accepted (or knew already). */
+  broadcast: number;
+  completed: number;
+  byStatus: Record<string, number>;
+  pendingReasons: Record<string, number>;
+}
+
+export async function progress(db: Client, ids: string[]): Promise<Progress> {
+  const { rows } = await db.query<{
+    status: string;
+    pending_reason: string | null;
+    n: number;
+    broadcast: number;
+  }>(
+    `SELECT p.status, p.pending_reason, count(*)::int AS n,
+            count(a.id) FILTER (WHERE a.last_broadcast_at IS NOT NULL)::int AS broadcast
+       FROM payouts p
+       LEFT JOIN payout_attempts a ON a.payout_id = p.id AND a.attempt_number = 1
+      WHERE p.id = ANY($1)
+      GROUP BY p.status, p.pending_reason`,
+    [ids],
+  );
+  const result: Progress = { broadcast: 0, completed: 0, byStatus: {}, pendingReasons: {} };
+  for (const row of rows) {
+    result.broadcast += row.broadcast;
+    result.byStatus[row.status] = (result.byStatus[row.status] ?? 0) + row.n;
+    if (row.status === 'Completed') result.completed += row.n;
+    if (row.pending_reason) {
+      result.pendingReasons[row.pending_reason] =
+        (result.pendingReasons[row.pending_reason] ?? 0) + row.n;
+    }
+  }
+  return result;
+}
+
+/** One payout's life, in epoch ms. */
+export interface PayoutTimes {
+  id: string;
+  status: string;
+  toAddress: string;
+  amount: string;
+  netAmount: string;
+  tokenDecimals: number;
+  txHash: string | null;
+  /** now() of the API's transaction that inserted it. */
+  createdAt: number;
+  /**
+   * now() of the worker's claim transaction that signed and stored the first attempt: when it
+   * started, before it waited for the hot wallet's row lock.
+   */
+  signedAt: number | null;
+  /**
+   * When a node last accepted the first attempt (payout_attempts.last_broadcast_at): the first
+   * broadcast, unless it was broadcast again (then `firstAttemptBroadcasts` > 1).
+   */
+  broadcastAt: number | null;
+  firstAttemptBroadcasts: number;
+  attempts: number;
+  /** now() of the tracker's completion transaction. */
+  completedAt: number | null;
+}
+
+export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTimes[]> {
+  const { rows } = await db.query<{
+    id: string;
+    status: string;
+    to_address: string;
+    amount: string;
+    net_amount: string;
+    token_decimals: number;
+    tx_hash: string | null;
+    created_at: number;
+    signed_at: number | null;
+    broadcast_at: number | null;
+    broadcast_count: number | null;
+    attempts: number;
+    completed_at: number | null;
+  }>(
+    `SELECT p.id, p.status, p.to_address, p.amount::text, p.net_amount::text, p.token_decimals,
+            p.tx_hash, ${EPOCH_MS('p.created_at')} AS created_at,
+            ${EPOCH_MS('a.created_at')} AS signed_at,
+            ${EPOCH_MS('a.last_broadcast_at')} AS broadcast_at, a.broadcast_count,
+            (SELECT count(*)::int FROM payout_attempts x WHERE x.payout_id = p.id) AS attempts,
+            ${EPOCH_MS('p.completed_at')} AS completed_at
+       FROM payouts p
+       LEFT JOIN payout_attempts a ON a.payout_id = p.id AND a.attempt_number = 1
+      WHERE p.id = ANY($1)`,
+    [ids],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    status: row.status,
+    toAddress: row.to_address,
+    amount: row.amount,
+    netAmount: row.net_amount,
+    tokenDecimals: row.token_decimals,
+    txHash: row.tx_hash?.toLowerCase() ?? null,
+    createdAt: row.created_at,
+    signedAt: row.signed_at,
+    broadcastAt: row.broadcast_at,
+    firstAttemptBroadcasts: row.broadcast_count ?? 0,
+    attempts: row.attempts,
+    completedAt: row.completed_at,
+  }));
+}
+
+export interface MerchantLedger {
+  available: string;
+  held: string;
+  /** payouts_sent:ETHEREUM:USDT, an asset credited as tokens leave: minus the nets sent. */
+  payoutsSent: string;
+}
+
+export async function merchantLedger(db: Client, merchantId: string): Promise<MerchantLedger> {
+  const { rows } = await db.query<{ available: string; held: string; sent: string }>(
+    `SELECT (SELECT COALESCE(-sum(balance), 0) FROM ledger_balances
+              WHERE merchant_id = $1 AND kind = 'merchant')::text AS available,
+            (SELECT COALESCE(-sum(balance), 0) FROM ledger_balances
+              WHERE merchant_id = $1 AND kind = 'merchant_held')::text AS held,
+            (SELECT COALESCE(sum(balance), 0) FROM ledger_balances
+              WHERE account = 'payouts_sent:ETHEREUM:USDT')::text AS sent`,
+    [merchantId],
+  );
+  return { available: rows[0].available, held: rows[0].held, payoutsSent: rows[0].sent };
+}

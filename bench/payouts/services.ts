@@ -1,0 +1,113 @@
+import { createServer } from 'node:net';
+import type { Client } from 'pg';
+import { sleep, timestamp } from '../deposits/clock';
+import { hasExited, startNode, TrackedProcess } from '../deposits/processes';
+import {
+  API_MAIN,
+  apiEnvironment,
+  DevnetFiles,
+  EXIT_ON_SIGTERM,
+  WORKER_MAIN,
+  workerEnvironment,
+} from './settings';
+
+/*
+ * The service as the README runs it: the built API and the built worker, each its own process,
+ * with the default configuration. Started and stopped through bench/deposits/processes.ts.
+ */
+
+export interface Api {
+  url: string;
+  process: TrackedProcess;
+}
+
+const START_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 100;
+
+export async function startApi(
+  files: DevnetFiles,
+  logFile: string,
+  cpuProfileDir: string | null,
+): Promise<Api> {
+  const port = await freePort();
+  const child = startNode(
+    'api',
+    [...profileOptions(cpuProfileDir), API_MAIN],
+    apiEnvironment(files, port),
+    logFile,
+  );
+  const api = { url: `http://127.0.0.1:${port}`, process: child };
+  const deadline = timestamp() + START_TIMEOUT_MS;
+  for (;;) {
+    assertRunning(child);
+    if (await isHealthy(api.url)) return api;
+    if (timestamp() > deadline) throw new Error(`The API did not start; see ${logFile}`);
+    await sleep(READY_POLL_MS);
+  }
+}
+
+/**
+ * Starts a worker and waits until it has registered the hot wallet (HotWallets at bootstrap,
+ * the moment its payout queue is being set up): the row's updated_at moves past the start.
+ */
+export async function startWorker(
+  db: Client,
+  name: string,
+  files: DevnetFiles,
+  logFile: string,
+  cpuProfileDir: string | null,
+): Promise<TrackedProcess> {
+  const startedAt = timestamp();
+  const child = startNode(
+    name,
+    [...profileOptions(cpuProfileDir), WORKER_MAIN],
+    workerEnvironment(files),
+    logFile,
+  );
+  const deadline = startedAt + START_TIMEOUT_MS;
+  while (!(await hotWalletRegisteredSince(db, startedAt))) {
+    assertRunning(child);
+    if (timestamp() > deadline) throw new Error(`${name} did not start; see ${logFile}`);
+    await sleep(READY_POLL_MS);
+  }
+  return child;
+}
+
+/** A dead API or worker would otherwise end in a timeout much later. */
+export function assertRunning(child: TrackedProcess): void {
+  if (hasExited(child)) throw new Error(`The ${child.name} exited; see ${child.logFile}`);
+}
+
+async function hotWalletRegisteredSince(db: Client, since: number): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' AND updated_at >= to_timestamp($1 / 1000.0)`,
+    [since],
+  );
+  return rows.length > 0;
+}
+
+async function isHealthy(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/health`)).ok;
+  } catch {
+    return false; // not listening yet
+  }
+}
+
+/** --cpu-prof: node writes the profile at exit, which a SIGTERM would skip without the preload. */
+function profileOptions(directory: string | null): string[] {
+  if (!directory) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${directory}`, '--require', EXIT_ON_SIGTERM];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -127,8 +127,11 @@ describe('Payouts sent on a real chain', () => {
     );
   }
 
-  async function balances(merchant: TestMerchant) {
-    return (await api.get('/v1/balances', merchant).expect(200)).body;
+  /** The merchant's only balance: `available` as given, nothing held. */
+  async function expectAvailable(merchant: TestMerchant, available: string) {
+    expect((await api.get('/v1/balances', merchant).expect(200)).body).toEqual([
+      { currency: 'USDT', network: 'ETHEREUM', sub_merchant_code: null, available, held: '0' },
+    ]);
   }
 
   it('sends a payout funded by a real deposit: Completed, the recipient holds net_amount on chain', async () => {
@@ -146,15 +149,7 @@ describe('Payouts sent on a real chain', () => {
       (t) => t.to === recipient,
     );
     expect(onChain).toEqual([{ to: recipient, amount: units('39.5'), txHash: done.tx_hash }]);
-    expect(await balances(merchant)).toEqual([
-      {
-        currency: 'USDT',
-        network: 'ETHEREUM',
-        sub_merchant_code: null,
-        available: '59',
-        held: '0',
-      },
-    ]);
+    await expectAvailable(merchant, '59');
   }, 60_000);
 
   it('50 concurrent requests with one Idempotency-Key: one payout, one transfer on chain', async () => {
@@ -192,15 +187,7 @@ describe('Payouts sent on a real chain', () => {
     }
     for (const response of accepted) await waitForStatus(merchant, response.body.id, 'Completed');
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 9n);
-    expect(await balances(merchant)).toEqual([
-      {
-        currency: 'USDT',
-        network: 'ETHEREUM',
-        sub_merchant_code: null,
-        available: '4.5',
-        held: '0',
-      },
-    ]);
+    await expectAvailable(merchant, '4.5');
   }, 90_000);
 
   it('holds a payout above the review threshold until approved, and releases a rejected one', async () => {
@@ -226,15 +213,7 @@ describe('Payouts sent on a real chain', () => {
       error_reason: 'Rejected at review: destination not verified',
     });
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('5999.5'));
-    expect(await balances(merchant)).toEqual([
-      {
-        currency: 'USDT',
-        network: 'ETHEREUM',
-        sub_merchant_code: null,
-        available: '5870',
-        held: '0',
-      },
-    ]);
+    await expectAvailable(merchant, '5870');
   }, 60_000);
 
   it('fails a payout whose transaction reverts on chain, and gives the funds back', async () => {
@@ -254,15 +233,7 @@ describe('Payouts sent on a real chain', () => {
       await setTokenBalance(devnet, 'USDT', HOT_WALLET, hotBalance);
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-    expect(await balances(merchant)).toEqual([
-      {
-        currency: 'USDT',
-        network: 'ETHEREUM',
-        sub_merchant_code: null,
-        available: '19.8',
-        held: '0',
-      },
-    ]);
+    await expectAvailable(merchant, '19.8');
   }, 60_000);
 
   it('replaces a transaction stuck under a base-fee spike with the same nonce and higher fees', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { commonListConditions } from '@app/common';
+import { commonListConditions, queryPageWithTotal } from '@app/common';
 import { DataSource } from 'typeorm';
 import { IdempotentInsert } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
@@ -159,17 +159,15 @@ export class CheckoutSessionsRepository {
       where.push(`(s.id = ${text} OR lower(s.pay_address) = lower(${text}) OR s.id IN (
         SELECT session_id FROM session_transactions WHERE lower(tx_hash) = lower(${text})))`);
     }
-    const condition = where.join(' AND ');
-    const filterParams = [...params];
-    const pageQuery = `SELECT ${SESSION_PROJECTION} FROM ${SESSION_SOURCE} WHERE ${condition}
-      ORDER BY s.created_at DESC, s.id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
-    const [rows, counted]: [CheckoutSessionRecord[], Array<{ total: string }>] = await Promise.all([
-      this.dataSource.query(pageQuery, params),
-      this.dataSource.query(
-        `SELECT count(*) AS total FROM checkout_sessions s WHERE ${condition}`,
-        filterParams,
-      ),
-    ]);
-    return { rows, total: Number(counted[0].total) };
+    return queryPageWithTotal<CheckoutSessionRecord>(this.dataSource, {
+      select: SESSION_PROJECTION,
+      from: SESSION_SOURCE,
+      countFrom: 'checkout_sessions s',
+      alias: 's',
+      where,
+      params,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { commonListConditions } from '@app/common';
+import { commonListConditions, queryPageWithTotal } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { PayoutRecord, PayoutStatus, ReviewReason } from './payout.types';
@@ -146,17 +146,15 @@ export class PayoutsRepository {
         `(p.id = ${text} OR lower(p.tx_hash) = lower(${text}) OR lower(p.to_address) = lower(${text}))`,
       );
     }
-    const condition = where.join(' AND ');
-    const filterParams = [...params];
-    const pageQuery = `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE} WHERE ${condition}
-      ORDER BY p.created_at DESC, p.id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
-    const [rows, counted]: [PayoutRecord[], Array<{ total: string }>] = await Promise.all([
-      this.dataSource.query(pageQuery, params),
-      this.dataSource.query(
-        `SELECT count(*) AS total FROM payouts p WHERE ${condition}`,
-        filterParams,
-      ),
-    ]);
-    return { rows, total: Number(counted[0].total) };
+    return queryPageWithTotal<PayoutRecord>(this.dataSource, {
+      select: PAYOUT_PROJECTION,
+      from: PAYOUT_SOURCE,
+      countFrom: 'payouts p',
+      alias: 'p',
+      where,
+      params,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
   }
 }

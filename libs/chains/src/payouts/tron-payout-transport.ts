@@ -199,6 +199,8 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
       owner: this.hexAddress(owner, 'owner'),
       contract: this.hexAddress(order.tokenContract, 'tokenContract'),
       data: TRANSFER_SELECTOR + abiEncode(['address', 'uint256'], [recipient, amount]),
+      // A cap on the fee burnt, in sun, checked above to be a safe integer: java-tron's JSON takes
+      // a number here. No merchant amount ever passes through it.
       feeLimit: Number(feeLimitSun),
     };
   }

@@ -90,6 +90,8 @@ async function main() {
     APP_ENV: 'sandbox',
     PORT,
     DEPOSIT_SCAN_INTERVAL_MS: process.env.DEPOSIT_SCAN_INTERVAL_MS ?? '1000',
+    // A local demo delivers webhooks to receivers on this machine (never to metadata addresses).
+    WEBHOOKS_ALLOW_PRIVATE_URLS: process.env.WEBHOOKS_ALLOW_PRIVATE_URLS ?? 'true',
   };
   run('npm', ['run', '-s', 'cli', '--', 'db:migrate'], env);
   const merchant = JSON.parse(

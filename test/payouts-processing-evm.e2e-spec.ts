@@ -127,6 +127,26 @@ describe('Payouts sent on a real chain', () => {
     );
   }
 
+  /** A payout's events, oldest first: sequence, type, previous status and the payout's status. */
+  async function eventsOf(merchant: TestMerchant, payoutId: string) {
+    const { body } = await api.get(`/v1/events?object_id=${payoutId}`, merchant).expect(200);
+    return (
+      body as Array<{
+        sequence: number;
+        type: string;
+        previous_status: string | null;
+        data: { object: { status: string } };
+      }>
+    )
+      .reverse()
+      .map((event) => [
+        event.sequence,
+        event.type,
+        event.previous_status,
+        event.data.object.status,
+      ]);
+  }
+
   /** The merchant's only balance: `available` as given, nothing held. */
   async function expectAvailable(merchant: TestMerchant, available: string) {
     expect((await api.get('/v1/balances', merchant).expect(200)).body).toEqual([
@@ -150,6 +170,11 @@ describe('Payouts sent on a real chain', () => {
     );
     expect(onChain).toEqual([{ to: recipient, amount: units('39.5'), txHash: done.tx_hash }]);
     await expectAvailable(merchant, '59');
+    expect(await eventsOf(merchant, created.id)).toEqual([
+      [1, 'payout.created', null, 'Pending'],
+      [2, 'payout.processing', 'Pending', 'Processing'],
+      [3, 'payout.completed', 'Processing', 'Completed'],
+    ]);
   }, 60_000);
 
   it('50 concurrent requests with one Idempotency-Key: one payout, one transfer on chain', async () => {
@@ -228,6 +253,11 @@ describe('Payouts sent on a real chain', () => {
       await devnet.provider.send('evm_mine', []);
       const failed = await waitForStatus(merchant, created.id, 'Failed');
       expect(failed.error_reason).toMatch(/mined in block \d+ but failed/);
+      expect((await eventsOf(merchant, created.id)).map((event) => event[1])).toEqual([
+        'payout.created',
+        'payout.processing',
+        'payout.failed',
+      ]);
       expect(failed.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     } finally {
       await setTokenBalance(devnet, 'USDT', HOT_WALLET, hotBalance);

@@ -57,6 +57,17 @@ export class TestApi {
       .send(body as object);
   }
 
+  patch(path: string, merchant: TestMerchant, body: unknown) {
+    return request(this.http)
+      .patch(path)
+      .set('Authorization', `Bearer ${merchant.apiKey}`)
+      .send(body as object);
+  }
+
+  delete(path: string, merchant: TestMerchant) {
+    return request(this.http).delete(path).set('Authorization', `Bearer ${merchant.apiKey}`);
+  }
+
   async count(table: string, where = 'true', params: unknown[] = []): Promise<number> {
     const rows: Array<{ count: string }> = await this.dataSource.query(
       `SELECT count(*) AS count FROM ${table} WHERE ${where}`,

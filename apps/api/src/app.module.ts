@@ -11,6 +11,7 @@ import {
   queueRootModule,
 } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { EventsModule } from '@app/events';
 import { PayoutsModule } from '@app/payouts';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { HealthModule } from './health/health.module';
@@ -27,6 +28,7 @@ import { HealthModule } from './health/health.module';
     BalancesModule,
     queueRootModule(),
     PayoutsModule,
+    EventsModule,
     HealthModule,
   ],
   providers: [

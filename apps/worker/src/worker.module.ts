@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, AppLoggerModule, QUEUES, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { WebhookDeliveryModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
 import { PayoutProcessingModule } from '@app/payouts';
 import { DepositsProcessor } from './deposits/deposits.processor';
@@ -23,6 +24,7 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
     CheckoutModule,
     IdempotencyModule,
     PayoutProcessingModule,
+    WebhookDeliveryModule,
   ],
   providers: [
     MaintenanceProcessor,

@@ -37,6 +37,8 @@ export class CheckoutSessionEntity {
 export interface CheckoutSessionRecord {
   id: string;
   merchant_id: string;
+  /** Present on rows read from the table. */
+  sub_merchant_id?: string | null;
   livemode: boolean;
   status: SessionStatus;
   amount: string;

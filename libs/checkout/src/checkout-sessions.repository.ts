@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { commonListConditions, queryPageWithTotal } from '@app/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { IdempotentInsert } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
+import type { SessionOwner } from './checkout-session.mapper';
 
 export interface NewSessionRow {
   id: string;
@@ -147,6 +148,21 @@ export class CheckoutSessionsRepository {
       [id, merchantId],
     );
     return rows[0] ?? null;
+  }
+
+  /** A session and its owner as this transaction sees them (for the event of a change it made). */
+  async findWithOwner(
+    manager: EntityManager,
+    id: string,
+  ): Promise<{ record: CheckoutSessionRecord; owner: SessionOwner }> {
+    const [row]: Array<
+      CheckoutSessionRecord & { owner_name: string; owner_logo_url: string | null }
+    > = await manager.query(
+      `SELECT ${SESSION_PROJECTION}, m.name AS owner_name, m.logo_url AS owner_logo_url
+           FROM ${SESSION_SOURCE} JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
+      [id],
+    );
+    return { record: row, owner: { name: row.owner_name, logoUrl: row.owner_logo_url } };
   }
 
   /** One page, newest first, with the total count of the filtered set. */

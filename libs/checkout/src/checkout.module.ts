@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { ChainsModule } from '@app/chains';
 import { IdempotencyModule } from '@app/idempotency';
+import { EventOutboxModule } from '@app/events';
 import { LedgerModule } from '@app/ledger';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { CheckoutSessionEntity } from './checkout-session.entity';
@@ -20,6 +21,7 @@ import { ChainCursorsRepository } from './deposits/chain-cursors.repository';
 import { DepositWatcherService } from './deposits/deposit-watcher.service';
 import { DetectedTransfersRepository } from './deposits/detected-transfers.repository';
 import { SessionExpiryService } from './settlement/session-expiry.service';
+import { SessionEvents } from './settlement/session-events';
 import { SessionSettlementService } from './settlement/session-settlement.service';
 
 @Module({
@@ -29,6 +31,7 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     IdempotencyModule,
     SubMerchantsModule,
     LedgerModule,
+    EventOutboxModule,
   ],
   controllers: [CheckoutSessionsController],
   providers: [
@@ -43,6 +46,7 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     CheckoutSessionsRepository,
     CheckoutSessionMapper,
     CheckoutSessionsService,
+    SessionEvents,
     SessionSettlementService,
     SessionExpiryService,
     ChainCursorsRepository,

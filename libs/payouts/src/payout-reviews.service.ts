@@ -4,6 +4,7 @@ import { LedgerService } from '@app/ledger';
 import { PayoutDto } from './dto/payout.dto';
 import { releaseEntry } from './payout-ledger';
 import { toPayoutDto } from './payout.mapper';
+import { PayoutEvents } from './payout-events';
 import { PayoutQueue } from './payout-queue';
 import { PayoutRecord, PayoutStatus } from './payout.types';
 import { PayoutsRepository } from './payouts.repository';
@@ -24,6 +25,7 @@ export class PayoutReviews {
     private readonly payouts: PayoutsRepository,
     private readonly ledger: LedgerService,
     private readonly queue: PayoutQueue,
+    private readonly events: PayoutEvents,
   ) {}
 
   async approve(payoutId: string, reviewer: string): Promise<PayoutDto> {
@@ -57,6 +59,7 @@ export class PayoutReviews {
         [payoutId, reviewer, `Rejected at review: ${reason}`],
       );
       await this.ledger.post(manager, releaseEntry(payout));
+      await this.events.statusChanged(manager, payoutId, 'Pending');
     });
     return this.view(payoutId);
   }

@@ -3,8 +3,10 @@ import { Module } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
 import { QUEUES } from '@app/common';
 import { IdempotencyModule } from '@app/idempotency';
+import { EventOutboxModule } from '@app/events';
 import { LedgerModule } from '@app/ledger';
 import { SubMerchantsModule } from '@app/sub-merchants';
+import { PayoutEvents } from './payout-events';
 import { PayoutQueue } from './payout-queue';
 import { PayoutsController } from './payouts.controller';
 import { PayoutsRepository } from './payouts.repository';
@@ -26,6 +28,7 @@ import { PayoutReviews } from './payout-reviews.service';
     IdempotencyModule,
     LedgerModule,
     SubMerchantsModule,
+    EventOutboxModule,
   ],
   controllers: [PayoutsController],
   providers: [
@@ -35,7 +38,8 @@ import { PayoutReviews } from './payout-reviews.service';
     PayoutQueue,
     PayoutsService,
     PayoutReviews,
+    PayoutEvents,
   ],
-  exports: [PayoutsRepository, PayoutRules, PayoutQueue, PayoutReviews, BullModule],
+  exports: [PayoutsRepository, PayoutRules, PayoutQueue, PayoutReviews, PayoutEvents, BullModule],
 })
 export class PayoutsModule {}

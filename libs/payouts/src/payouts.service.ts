@@ -19,6 +19,7 @@ import { CreatePayoutDto } from './dto/create-payout.dto';
 import { ListPayoutsQueryDto } from './dto/list-payouts-query.dto';
 import { PayoutDto } from './dto/payout.dto';
 import { toPayoutDto } from './payout.mapper';
+import { PayoutEvents } from './payout-events';
 import { PayoutQueue } from './payout-queue';
 import { holdEntry } from './payout-ledger';
 import { PayoutsRepository } from './payouts.repository';
@@ -39,6 +40,7 @@ export class PayoutsService {
     private readonly idempotency: IdempotencyService,
     private readonly subMerchants: SubMerchantsService,
     private readonly queue: PayoutQueue,
+    private readonly events: PayoutEvents,
   ) {}
 
   /**
@@ -129,7 +131,9 @@ export class PayoutsService {
           ),
         });
         await this.ledger.post(manager, holdEntry(record));
-        const body = toPayoutDto({ ...record, sub_merchant_code: subMerchant?.code ?? null });
+        const created = { ...record, sub_merchant_code: subMerchant?.code ?? null };
+        await this.events.record(manager, created, null);
+        const body = toPayoutDto(created);
         return { status: 201, body };
       },
     );

@@ -10,7 +10,12 @@ import {
 } from '@app/chains';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
 import { ChainCursorsRepository } from './chain-cursors.repository';
-import { DetectedTransfer, DetectedTransfersRepository } from './detected-transfers.repository';
+import { TransactionChange } from '../settlement/session-events';
+import {
+  DetectedTransfer,
+  DetectedTransfersRepository,
+  OpenTransfer,
+} from './detected-transfers.repository';
 import { tokensByContract, WatchedToken } from './token-index';
 
 // A new cursor starts this far below the head, so payments made before the first scan are found.
@@ -86,7 +91,7 @@ export class DepositWatcherService {
         await this.confirmMatureTransfers(tick, network.confirmations, report),
       );
       for (const sessionId of [...tick.touchedSessions].sort()) {
-        await this.settlement.settle(manager, sessionId);
+        await this.settlement.settle(manager, sessionId, tick.changesOf(sessionId));
       }
       await this.cursors.save(manager, networkName, cursor);
       report.cursor = cursor;
@@ -124,9 +129,15 @@ export class DepositWatcherService {
       const found = await tick.adapter.scanTransfers(cursor + 1, toBlock, contracts);
       const detected = await this.matchToSessions(tick.manager, network, tokens, found);
       for (const transfer of found) tick.blockHashes.set(transfer.blockNumber, transfer.blockHash);
-      const sessions = await this.transfers.insertPending(tick.manager, detected);
-      sessions.forEach((id) => tick.touchedSessions.add(id));
-      report.detected += sessions.length;
+      const inserted = await this.transfers.insertPending(tick.manager, detected);
+      for (const transfer of inserted) {
+        tick.note(transfer.session_id, {
+          transactionId: transfer.id,
+          kind: 'detected',
+          previousStatus: transfer.inserted ? null : 'Reverted',
+        });
+      }
+      report.detected += inserted.length;
       cursor = toBlock;
     }
     return cursor;
@@ -193,7 +204,13 @@ export class DepositWatcherService {
       tick.manager,
       stillCanonical.map((transfer) => transfer.id),
     );
-    stillCanonical.forEach((transfer) => tick.touchedSessions.add(transfer.session_id));
+    for (const transfer of stillCanonical) {
+      tick.note(transfer.session_id, {
+        transactionId: transfer.id,
+        kind: 'confirmed',
+        previousStatus: 'Pending',
+      });
+    }
     report.confirmed += stillCanonical.length;
     return rescanFrom;
   }
@@ -201,7 +218,7 @@ export class DepositWatcherService {
   /** Reverts transfers whose block is gone or replaced; returns the height to rescan from. */
   private async revertIfDropped(
     tick: ScanTick,
-    transfers: Array<{ id: string; session_id: string; block_number: string; block_hash: string }>,
+    transfers: OpenTransfer[],
     report: ScanReport,
   ): Promise<number> {
     let rescanFrom = Number.MAX_SAFE_INTEGER;
@@ -212,7 +229,11 @@ export class DepositWatcherService {
       if ((await tick.blockHash(blockNumber)) === transfer.block_hash) continue;
       dropped.push(transfer.id);
       tick.reverted.add(transfer.id);
-      tick.touchedSessions.add(transfer.session_id);
+      tick.note(transfer.session_id, {
+        transactionId: transfer.id,
+        kind: 'reverted',
+        previousStatus: transfer.status,
+      });
       // The transaction may be mined again in another block: scan that height once more.
       rescanFrom = Math.min(rescanFrom, blockNumber - 1);
     }
@@ -226,6 +247,8 @@ export class DepositWatcherService {
 class ScanTick {
   readonly touchedSessions = new Set<string>();
   readonly reverted = new Set<string>();
+  /** Per session, its transfers' changes in the order they happened (for its events). */
+  private readonly changes = new Map<string, TransactionChange[]>();
   readonly blockHashes = new Map<number, string | null>();
 
   constructor(
@@ -233,6 +256,17 @@ class ScanTick {
     readonly adapter: ChainAdapter,
     readonly head: number,
   ) {}
+
+  note(sessionId: string, change: TransactionChange): void {
+    this.touchedSessions.add(sessionId);
+    const changes = this.changes.get(sessionId) ?? [];
+    changes.push(change);
+    this.changes.set(sessionId, changes);
+  }
+
+  changesOf(sessionId: string): TransactionChange[] {
+    return this.changes.get(sessionId) ?? [];
+  }
 
   /**
    * Fetches the hashes of these heights a few at a time: with a hosted RPC at ~50 ms a call, one

@@ -17,6 +17,13 @@ export interface DetectedTransfer {
   blockHash: string;
 }
 
+export interface InsertedTransfer {
+  id: string;
+  session_id: string;
+  /** False when a reverted transfer came back (mined again after a reorg). */
+  inserted: boolean;
+}
+
 export interface OpenTransfer {
   id: string;
   session_id: string;
@@ -45,12 +52,15 @@ export class DetectedTransfersRepository {
   }
 
   /**
-   * Inserts each transfer once (network, tx hash, log index) and returns the sessions it touched;
-   * a transfer already known (and not reverted) is left alone.
+   * Inserts each transfer once (network, tx hash, log index) and returns those new or back from
+   * Reverted; a transfer already known (and not reverted) is left alone.
    */
-  async insertPending(manager: EntityManager, transfers: DetectedTransfer[]): Promise<string[]> {
+  async insertPending(
+    manager: EntityManager,
+    transfers: DetectedTransfer[],
+  ): Promise<InsertedTransfer[]> {
     if (!transfers.length) return [];
-    const rows: Array<{ session_id: string }> = await manager.query(
+    return manager.query(
       `INSERT INTO session_transactions (id, session_id, network, currency, token_contract,
          from_address, to_address, tx_hash, log_index, amount, amount_base_units, status,
          block_number, block_hash)
@@ -63,7 +73,8 @@ export class DetectedTransfersRepository {
          SET status = 'Pending', block_number = EXCLUDED.block_number,
              block_hash = EXCLUDED.block_hash, confirmed_at = NULL, reverted_at = NULL, updated_at = now()
          WHERE session_transactions.status = 'Reverted'
-       RETURNING session_id`,
+       -- xmax is 0 on a freshly inserted row version, not on one updated by ON CONFLICT.
+       RETURNING id, session_id, (xmax = 0) AS inserted`,
       [
         transfers.map(() => newId(ID_PREFIX.sessionTransaction)),
         transfers.map((item) => item.sessionId),
@@ -80,7 +91,6 @@ export class DetectedTransfersRepository {
         transfers.map((item) => item.blockHash),
       ],
     );
-    return rows.map((row) => row.session_id);
   }
 
   /** Pending and confirmed transfers at or above a height: those a reorg could still undo. */

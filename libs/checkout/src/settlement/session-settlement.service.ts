@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '@app/common';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { SessionStatus } from '../checkout-session.entity';
 import { computeFee, FeeRule } from './fee-rule';
+import { SessionEvents, TransactionChange } from './session-events';
 import { sessionStatusFor } from './session-status';
 
 interface LockedSession {
@@ -45,6 +46,7 @@ export class SessionSettlementService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly ledger: LedgerService,
+    private readonly events: SessionEvents,
   ) {
     this.defaultFee = {
       percent: new Decimal(config.feePercent),
@@ -53,8 +55,15 @@ export class SessionSettlementService {
     this.tolerancePercent = new Decimal(config.underpaymentTolerancePercent);
   }
 
-  /** Must run inside the caller's transaction (the one that changed the transfers, if any). */
-  async settle(manager: EntityManager, sessionId: string): Promise<SettlementResult> {
+  /**
+   * Must run inside the caller's transaction (the one that changed the transfers, if any), which
+   * also gets the events of the transfer changes it names and of the status change, if any.
+   */
+  async settle(
+    manager: EntityManager,
+    sessionId: string,
+    transactionChanges: TransactionChange[] = [],
+  ): Promise<SettlementResult> {
     const [session]: LockedSession[] = await manager.query(
       `SELECT s.id, s.merchant_id, s.sub_merchant_id, s.currency, s.network, s.amount,
               s.amount_received, s.fee_amount, s.net_amount, s.status, s.expires_at, s.paid_at,
@@ -128,6 +137,10 @@ export class SessionSettlementService {
         [session.id, received.toFixed(), fee.toFixed(), net.toFixed(), status, ledgerVersion],
       );
     }
+    await this.events.record(manager, session.id, transactionChanges, {
+      previous: session.status,
+      current: status,
+    });
     return { sessionId: session.id, previousStatus: session.status, status };
   }
 

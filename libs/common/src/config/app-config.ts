@@ -24,6 +24,20 @@ export interface AppConfig {
   depositScanIntervalMs: number;
   trongridApiKey?: string;
   payouts: PayoutConfig;
+  webhooks: WebhookConfig;
+}
+
+/** Webhook delivery (see docs/events-and-webhooks.md). */
+export interface WebhookConfig {
+  /** Loopback and private addresses as targets (development only). */
+  allowPrivateUrls: boolean;
+  timeoutMs: number;
+  /** How often the worker looks for due deliveries when it has nothing to do. */
+  pollIntervalMs: number;
+  /** Requests in flight per worker... */
+  concurrency: number;
+  /** ...and per endpoint, so one slow endpoint cannot take every slot. */
+  endpointConcurrency: number;
 }
 
 /** Payout rules and processing settings (see docs/decisions.md, Payouts). */
@@ -106,6 +120,13 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       retryDelayMs: env.PAYOUT_RETRY_DELAY_MS,
       sendConcurrency: env.PAYOUT_SEND_CONCURRENCY,
       tronFeeLimitSun: env.PAYOUT_TRON_FEE_LIMIT_SUN,
+    },
+    webhooks: {
+      allowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
   };
 }

@@ -186,6 +186,35 @@ export class EnvironmentVariables {
   })
   PAYOUT_TRON_FEE_LIMIT_SUN = '30000000';
 
+  // Loopback and private networks are for local development only; link-local and cloud metadata
+  // addresses are refused even then (see docs/events-and-webhooks.md).
+  @IsIn(['true', 'false'], { message: 'WEBHOOKS_ALLOW_PRIVATE_URLS must be "true" or "false".' })
+  WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' | 'false' = 'false';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
+  @Min(100, { message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
+  @Max(60000, { message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
+  WEBHOOK_TIMEOUT_MS = 15000;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
+  @Min(10, { message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
+  @Max(10000, { message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
+  WEBHOOK_POLL_INTERVAL_MS = 100;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @Min(1, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @Max(2000, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
+  WEBHOOK_CONCURRENCY = 256;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
+  @Min(1, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
+  @Max(500, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
+  WEBHOOK_ENDPOINT_CONCURRENCY = 32;
+
   @Transform(toInteger)
   @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })

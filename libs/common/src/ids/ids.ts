@@ -9,6 +9,8 @@ export const ID_PREFIX = {
   payAddress: 'addr',
   subMerchant: 'sm',
   payout: 'po',
+  event: 'evt',
+  webhookEndpoint: 'we',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SignedTransfer } from '@app/chains';
+import { PayoutEvents } from '../payout-events';
 import { PayoutRecord } from '../payout.types';
 
 export type AttemptStatus = 'Signed' | 'Broadcast' | 'Superseded' | 'Expired';
@@ -39,7 +40,10 @@ export interface InFlightPayout extends PayoutRecord {
 export class PayoutJournalRepository {
   private readonly logger = new Logger(PayoutJournalRepository.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: PayoutEvents,
+  ) {}
 
   /** Locks a payout that may be sent now: Pending, and approved if it needed a review. */
   async lockSendable(manager: EntityManager, payoutId: string): Promise<PayoutRecord | null> {
@@ -188,6 +192,8 @@ export class PayoutJournalRepository {
         WHERE id = $1`,
       [payout.id, signed.txHash],
     );
+    // A replacement keeps the payout Processing: only the first signature is news.
+    if (payout.status === 'Pending') await this.events.statusChanged(manager, payout.id, 'Pending');
     return attempt;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LedgerService } from '@app/ledger';
+import { PayoutEvents } from '../payout-events';
 import { completionEntry, releaseEntry } from '../payout-ledger';
 import { PayoutJournalRepository } from './payout-journal.repository';
 
@@ -16,6 +17,7 @@ export class PayoutOutcomes {
     private readonly dataSource: DataSource,
     private readonly journal: PayoutJournalRepository,
     private readonly ledger: LedgerService,
+    private readonly events: PayoutEvents,
   ) {}
 
   /** Confirmed on chain: held -> sent (net) and fees (fee). */
@@ -25,6 +27,7 @@ export class PayoutOutcomes {
       if (!payout) return false;
       await this.journal.markCompleted(manager, payoutId, txHash);
       await this.ledger.post(manager, completionEntry(payout));
+      await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.log({ payoutId, txHash }, 'Payout completed');
       return true;
     });
@@ -37,6 +40,7 @@ export class PayoutOutcomes {
       if (!payout) return false;
       await this.journal.markFailed(manager, payoutId, reason, txHash);
       await this.ledger.post(manager, releaseEntry(payout));
+      await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.warn({ payoutId, txHash, reason }, 'Payout failed');
       return true;
     });
@@ -49,6 +53,7 @@ export class PayoutOutcomes {
       if (!payout) return false;
       await this.journal.markFailed(manager, payoutId, reason, null);
       await this.ledger.post(manager, releaseEntry(payout));
+      await this.events.statusChanged(manager, payoutId, 'Pending');
       this.logger.warn({ payoutId, reason }, 'Payout failed before sending');
       return true;
     });

@@ -1,0 +1,162 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryQueueRepository,
+} from './delivery-queue.repository';
+import { EndpointHealth } from './endpoint-health';
+import { retryDelayMs } from './retry-schedule';
+import { SentAttempt, WebhookSender } from './webhook-sender';
+
+// Claims per round trip: big enough for 500 events/s at a 100 ms poll, small enough to spread.
+const MAX_CLAIM_BATCH = 200;
+// A lease outlives the longest attempt (the timeout) plus recording it.
+const LEASE_MARGIN_MS = 10_000;
+// After a database error, wait before the next claim instead of spinning.
+const ERROR_BACKOFF_MS = 1_000;
+
+/**
+ * The worker's webhook loop: claims due deliveries (leased, so a crash loses nothing), sends them
+ * concurrently, records every attempt and schedules retries. Slots are bounded per endpoint, so
+ * a slow or dead endpoint holds at most its share and never delays deliveries to the others.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  private readonly leaseToken = randomUUID();
+  private readonly perEndpoint = new Map<string, number>();
+  private inFlight = 0;
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wake: (() => void) | null = null;
+  private readonly settled = new Set<Promise<void>>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queue: DeliveryQueueRepository,
+    private readonly sender: WebhookSender,
+    private readonly health: EndpointHealth,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming and lets attempts in flight finish (each is bounded by the timeout). */
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    await Promise.allSettled([...this.settled]);
+  }
+
+  private async loop(): Promise<void> {
+    const { concurrency, pollIntervalMs } = this.config.webhooks;
+    while (this.running) {
+      const capacity = concurrency - this.inFlight;
+      let claimed = 0;
+      if (capacity > 0) {
+        try {
+          claimed = await this.claimAndStart(Math.min(capacity, MAX_CLAIM_BATCH));
+        } catch (error) {
+          this.logger.error({ err: error }, 'Claiming webhook deliveries failed');
+          await this.sleep(ERROR_BACKOFF_MS);
+          continue;
+        }
+      }
+      // A full batch means more are due: claim again at once. Otherwise wait for the next poll,
+      // or for a slot to free up when all are taken.
+      if (claimed < MAX_CLAIM_BATCH || this.inFlight >= concurrency)
+        await this.sleep(pollIntervalMs);
+    }
+  }
+
+  private async claimAndStart(limit: number): Promise<number> {
+    const leaseMs = this.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
+    const claims = await this.queue.claim(
+      limit,
+      this.saturatedEndpoints(),
+      leaseMs,
+      this.leaseToken,
+    );
+    const overflow: string[] = [];
+    for (const claim of claims) {
+      if (
+        (this.perEndpoint.get(claim.endpoint_id) ?? 0) >= this.config.webhooks.endpointConcurrency
+      ) {
+        overflow.push(claim.delivery_id);
+        continue;
+      }
+      this.start(claim);
+    }
+    await this.queue.release(overflow, this.leaseToken);
+    return claims.length;
+  }
+
+  private saturatedEndpoints(): string[] {
+    const limit = this.config.webhooks.endpointConcurrency;
+    return [...this.perEndpoint].filter(([, count]) => count >= limit).map(([id]) => id);
+  }
+
+  private start(claim: ClaimedDelivery): void {
+    this.inFlight += 1;
+    this.perEndpoint.set(claim.endpoint_id, (this.perEndpoint.get(claim.endpoint_id) ?? 0) + 1);
+    const done = this.deliver(claim)
+      .catch((error) =>
+        this.logger.error({ err: error, deliveryId: claim.delivery_id }, 'Webhook delivery failed'),
+      )
+      .finally(() => {
+        this.inFlight -= 1;
+        const left = (this.perEndpoint.get(claim.endpoint_id) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(claim.endpoint_id, left);
+        else this.perEndpoint.delete(claim.endpoint_id);
+        this.settled.delete(done);
+        this.wake?.();
+      });
+    this.settled.add(done);
+  }
+
+  private async deliver(claim: ClaimedDelivery): Promise<void> {
+    if (!claim.endpoint_live) return this.queue.park(claim.delivery_id, claim.lease_token);
+    const attempt = await this.sender.send(claim);
+    await this.queue.recordAttempt(claim, attempt, this.outcomeOf(claim, attempt));
+    if (attempt.succeeded) {
+      await this.health.succeeded(claim.endpoint_id);
+    } else {
+      await this.health.failed(claim.endpoint_id, attempt.attemptedAt, attempt.statusCode === 410);
+    }
+  }
+
+  private outcomeOf(claim: ClaimedDelivery, attempt: SentAttempt): DeliveryOutcome {
+    if (attempt.succeeded) return { status: 'Succeeded' };
+    if (attempt.statusCode === 410) return { status: 'Failed' };
+    const honoursRetryAfter = attempt.statusCode === 429 || attempt.statusCode === 503;
+    const retryInMs = retryDelayMs(
+      claim.attempt_count + 1,
+      honoursRetryAfter ? attempt.retryAfterSeconds : null,
+    );
+    return retryInMs === null ? { status: 'Failed' } : { status: 'Pending', retryInMs };
+  }
+
+  /** Waits `ms`, or less when a delivery frees a slot or the application stops. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+}

@@ -1,0 +1,196 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  IntersectionType,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import {
+  ApiErrorResponses,
+  ApiPaginatedResponse,
+  PaginationQueryDto,
+  setPaginationHeaders,
+  toPageRequest,
+} from '@app/common';
+import { SUB_MERCHANT_CODE_HEADER, SubMerchantScopeQueryDto } from '@app/sub-merchants';
+import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
+import { RecoverWebhookEndpointDto, RecoveryDto } from './dto/recover-webhook-endpoint.dto';
+import { RotateSecretDto } from './dto/rotate-secret.dto';
+import { UpdateWebhookEndpointDto } from './dto/update-webhook-endpoint.dto';
+import { WebhookEndpointDto, WebhookEndpointWithSecretDto } from './dto/webhook-endpoint.dto';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+class ListWebhookEndpointsQueryDto extends IntersectionType(
+  PaginationQueryDto,
+  SubMerchantScopeQueryDto,
+) {}
+
+const ENDPOINT_ID_PARAM = {
+  name: 'id',
+  description: 'Webhook endpoint id.',
+  example: 'we_8Kd2Lm9XcTz4Rb8VnK1pWd',
+};
+
+@ApiTags('Webhook endpoints')
+@ApiBearerAuth()
+@Controller('v1/webhook-endpoints')
+export class WebhookEndpointsController {
+  constructor(private readonly endpoints: WebhookEndpointsService) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Every event (or those in `events`) is POSTed to `url` as JSON, signed per the Standard ' +
+      'Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and with a ' +
+      'Stripe-style `X-Signature: t=<unix>,v1=<hex>`, both with `secret`, shown only in this ' +
+      'response. Answer 2xx within 15 s; anything else is retried with backoff for 3 days. See the ' +
+      'README for verification in a few lines.',
+  })
+  @ApiHeader({
+    name: SUB_MERCHANT_CODE_HEADER,
+    required: false,
+    description: "PSP accounts only: the endpoint receives only this sub-merchant's events.",
+    example: 'shop-042',
+  })
+  @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
+  @ApiErrorResponses(400, 401, 403, 422, 429)
+  async create(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateWebhookEndpointDto,
+    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    return this.endpoints.create(merchant, body, subMerchantCode);
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description:
+      'Newest first, as a bare JSON array with `X-Total-Count` and `Link` headers; sub-merchant ' +
+      'scoping as on other lists. Secrets are never listed.',
+  })
+  @ApiPaginatedResponse(WebhookEndpointDto, 'Webhook endpoints')
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Query() query: ListWebhookEndpointsQueryDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<WebhookEndpointDto[]> {
+    const page = toPageRequest(query);
+    const { items, total } = await this.endpoints.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, total);
+    return items;
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'Get a webhook endpoint' })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrorResponses(401, 404, 429)
+  async get(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+  ): Promise<WebhookEndpointDto> {
+    return this.endpoints.get(merchant, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Update a webhook endpoint',
+    description: 'Change `url`, `events`, `description`, or turn it off and on with `enabled`.',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiOkResponse({ type: WebhookEndpointDto })
+  @ApiErrorResponses(400, 401, 404, 429)
+  async update(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+    @Body() body: UpdateWebhookEndpointDto,
+  ): Promise<WebhookEndpointDto> {
+    return this.endpoints.update(merchant, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description: 'It receives nothing more; deliveries still queued for it are canceled.',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrorResponses(401, 404, 429)
+  async remove(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await this.endpoints.remove(merchant, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookEndpointSecret',
+    summary: "Rotate an endpoint's signing secret",
+    description:
+      'Returns the new `secret` (shown only here). For `grace_period_hours` (default 24) every ' +
+      'delivery carries signatures with both the new and the previous secret, so receivers can ' +
+      'switch without dropping a webhook.',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
+  @ApiErrorResponses(400, 401, 404, 429)
+  async rotateSecret(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+    @Body() body: RotateSecretDto,
+  ): Promise<WebhookEndpointWithSecretDto> {
+    return this.endpoints.rotateSecret(merchant, id, body.grace_period_hours);
+  }
+
+  @Post(':id/recover')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Redeliver failed events',
+    description:
+      'Schedules one more attempt, now, for every delivery to this endpoint that failed (retries ' +
+      'exhausted) for events created since `since`. For after an outage on your side.',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiAcceptedResponse({ type: RecoveryDto })
+  @ApiErrorResponses(400, 401, 404, 409, 429)
+  async recover(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+    @Body() body: RecoverWebhookEndpointDto,
+  ): Promise<RecoveryDto> {
+    return this.endpoints.recover(merchant, id, body);
+  }
+}

@@ -1,0 +1,186 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { commonListConditions, ListScope, queryPageWithTotal } from '@app/common';
+import { EventType } from '../event-types';
+import { DisabledReason, WebhookEndpointRecord } from './webhook-endpoint.types';
+
+export interface NewEndpointRow {
+  id: string;
+  merchantId: string;
+  subMerchantId: string | null;
+  livemode: boolean;
+  url: string;
+  description: string | null;
+  eventTypes: EventType[] | null;
+  secret: string;
+}
+
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: EventType[] | null;
+}
+
+const ENDPOINT_PROJECTION = `w.*, sm.code AS sub_merchant_code`;
+const ENDPOINT_SOURCE = `webhook_endpoints w LEFT JOIN sub_merchants sm ON sm.id = w.sub_merchant_id`;
+
+@Injectable()
+export class WebhookEndpointsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async countLive(merchantId: string): Promise<number> {
+    const [{ count }]: Array<{ count: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS count FROM webhook_endpoints WHERE merchant_id = $1 AND deleted_at IS NULL`,
+      [merchantId],
+    );
+    return count;
+  }
+
+  async insert(row: NewEndpointRow): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO webhook_endpoints
+         (id, merchant_id, sub_merchant_id, livemode, url, description, event_types, secret)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        row.id,
+        row.merchantId,
+        row.subMerchantId,
+        row.livemode,
+        row.url,
+        row.description,
+        row.eventTypes,
+        row.secret,
+      ],
+    );
+  }
+
+  /** The merchant's live endpoint, or null: another merchant's id looks like an unknown one. */
+  async findForMerchant(
+    merchantId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<WebhookEndpointRecord | null> {
+    const rows: WebhookEndpointRecord[] = await manager.query(
+      `SELECT ${ENDPOINT_PROJECTION} FROM ${ENDPOINT_SOURCE}
+        WHERE w.id = $1 AND w.merchant_id = $2 AND w.deleted_at IS NULL`,
+      [id, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async list(filter: {
+    merchantId: string;
+    scope: ListScope;
+    limit: number;
+    offset: number;
+  }): Promise<{ rows: WebhookEndpointRecord[]; total: number }> {
+    const params: unknown[] = [];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    const where = [...commonListConditions('w', filter, bind), 'w.deleted_at IS NULL'];
+    return queryPageWithTotal<WebhookEndpointRecord>(this.dataSource, {
+      select: ENDPOINT_PROJECTION,
+      from: ENDPOINT_SOURCE,
+      countFrom: 'webhook_endpoints w',
+      alias: 'w',
+      where,
+      params,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+  }
+
+  async update(manager: EntityManager, id: string, changes: EndpointChanges): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_endpoints
+          SET url = CASE WHEN $2 THEN $3 ELSE url END,
+              description = CASE WHEN $4 THEN $5 ELSE description END,
+              event_types = CASE WHEN $6 THEN $7::text[] ELSE event_types END,
+              updated_at = now()
+        WHERE id = $1`,
+      [
+        id,
+        changes.url !== undefined,
+        changes.url ?? null,
+        changes.description !== undefined,
+        changes.description ?? null,
+        changes.eventTypes !== undefined,
+        changes.eventTypes ?? null,
+      ],
+    );
+  }
+
+  /** Stops deliveries: those queued wait (next_attempt_at NULL) until it is enabled again. */
+  async disable(manager: EntityManager, id: string, reason: DisabledReason): Promise<boolean> {
+    const [{ changed }]: Array<{ changed: number }> = await manager.query(
+      `WITH disabled AS (
+         UPDATE webhook_endpoints
+            SET enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+          WHERE id = $1 AND enabled RETURNING id)
+       SELECT count(*)::int AS changed FROM disabled`,
+      [id, reason],
+    );
+    await manager.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = now()
+        WHERE endpoint_id = $1 AND status = 'Pending' AND lease_token IS NULL`,
+      [id],
+    );
+    return changed > 0;
+  }
+
+  /** Starts deliveries again, the waiting ones first (now). */
+  async enable(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_endpoints
+          SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL,
+              updated_at = now()
+        WHERE id = $1 AND NOT enabled`,
+      [id],
+    );
+    await manager.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), updated_at = now()
+        WHERE endpoint_id = $1 AND status = 'Pending' AND next_attempt_at IS NULL`,
+      [id],
+    );
+  }
+
+  /** Deleted endpoints are kept (their deliveries' history refers to them) but receive nothing. */
+  async softDelete(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_endpoints SET deleted_at = now(), enabled = false, updated_at = now()
+        WHERE id = $1`,
+      [id],
+    );
+    await manager.query(
+      `UPDATE webhook_deliveries SET status = 'Canceled', next_attempt_at = NULL, updated_at = now()
+        WHERE endpoint_id = $1 AND status = 'Pending'`,
+      [id],
+    );
+  }
+
+  async rotateSecret(id: string, secret: string, graceHours: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_endpoints
+          SET previous_secret = CASE WHEN $3 > 0 THEN secret END,
+              previous_secret_expires_at = CASE WHEN $3 > 0 THEN now() + $3 * interval '1 hour' END,
+              secret = $2, updated_at = now()
+        WHERE id = $1`,
+      [id, secret, graceHours],
+    );
+  }
+
+  /** Failed deliveries of events created in [since, until) go back to the queue; returns how many. */
+  async recover(id: string, since: Date, until: Date): Promise<number> {
+    const [{ scheduled }]: Array<{ scheduled: number }> = await this.dataSource.query(
+      `WITH recovered AS (
+         UPDATE webhook_deliveries d
+            SET status = 'Pending', next_attempt_at = clock_timestamp(), updated_at = now()
+           FROM events e
+          WHERE d.endpoint_id = $1 AND d.status = 'Failed' AND e.id = d.event_id
+            AND e.created_at >= $2 AND e.created_at < $3
+          RETURNING d.id)
+       SELECT count(*)::int AS scheduled FROM recovered`,
+      [id, since, until],
+    );
+    return scheduled;
+  }
+}

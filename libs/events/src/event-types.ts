@@ -1,0 +1,24 @@
+/**
+ * Every event type, in the order a merchant meets them. Published names are never renamed or
+ * removed (integrations switch on them); new ones are only added.
+ */
+export const EVENT_TYPES = [
+  'checkout.session.payment_detected',
+  'checkout.session.payment_confirmed',
+  'checkout.session.transaction_reverted',
+  'checkout.session.paid',
+  'checkout.session.underpaid',
+  'checkout.session.expired',
+  'checkout.session.pending',
+  'payout.created',
+  'payout.processing',
+  'payout.completed',
+  'payout.failed',
+  'payout.rejected',
+  'webhook_endpoint.disabled',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What `data.object` of an event is. */
+export const EVENT_OBJECT_TYPES = ['checkout.session', 'payout', 'webhook_endpoint'] as const;
+export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];

@@ -1,0 +1,69 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPES, EventType } from '../../event-types';
+
+export class EventDataDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The object the event is about, exactly as the API returns it at the moment of the change: a ' +
+      'checkout session (`checkout.session.*`), a payout (`payout.*`) or a webhook endpoint ' +
+      '(`webhook_endpoint.*`, without its secret).',
+  })
+  object: object;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the ' +
+      'transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`).',
+  })
+  transaction?: object;
+}
+
+export class EventDto {
+  @ApiProperty({ example: 'evt_5Jd8Qm2LxW9cTz4Rb8VnK1' })
+  id: string;
+
+  @ApiProperty({ enum: EVENT_TYPES, example: 'checkout.session.paid' })
+  type: EventType;
+
+  @ApiProperty({
+    description: 'When the change committed (ISO 8601, UTC).',
+    example: '2026-11-23T10:15:30.123Z',
+  })
+  created_at: string;
+
+  @ApiProperty({ description: 'false for sandbox events.', example: false })
+  livemode: boolean;
+
+  @ApiProperty({
+    description:
+      "1, 2, 3... per object (`data.object.id`), in the order of the object's changes. Deliveries " +
+      'can arrive out of order: keep the highest sequence you applied per object and ignore lower ones.',
+    example: 3,
+  })
+  sequence: number;
+
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'The status before this change: of the session or payout for status events, of the transfer ' +
+      '(`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.',
+    example: 'Pending',
+  })
+  previous_status: string | null;
+
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The sub-merchant the object belongs to (PSP accounts), else null.',
+    example: null,
+  })
+  sub_merchant_code: string | null;
+
+  @ApiProperty({ type: EventDataDto })
+  data: EventDataDto;
+}

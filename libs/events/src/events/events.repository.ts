@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { commonListConditions, ListScope, queryPageWithTotal } from '@app/common';
+import { EventType } from '../event-types';
+import { DeliveryStatus } from './dto/webhook-delivery.dto';
+import { EventRecord } from './event.mapper';
+
+export interface EventListFilter {
+  merchantId: string;
+  scope: ListScope;
+  types?: EventType[];
+  objectId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  limit: number;
+  offset: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  endpoint_id: string;
+  url: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  attempts: Array<{
+    attempted_at: string;
+    status_code: number | null;
+    latency_ms: number;
+    response_excerpt: string | null;
+    error: string | null;
+    succeeded: boolean;
+  }>;
+}
+
+@Injectable()
+export class EventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async findForMerchant(merchantId: string, id: string): Promise<EventRecord | null> {
+    const rows: EventRecord[] = await this.dataSource.query(
+      `SELECT * FROM events WHERE id = $1 AND merchant_id = $2`,
+      [id, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async list(filter: EventListFilter): Promise<{ rows: EventRecord[]; total: number }> {
+    const params: unknown[] = [];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    const where = commonListConditions('e', filter, bind);
+    if (filter.types?.length) where.push(`e.type = ANY(${bind(filter.types)}::text[])`);
+    if (filter.objectId) where.push(`e.object_id = ${bind(filter.objectId)}`);
+    return queryPageWithTotal<EventRecord>(this.dataSource, {
+      select: 'e.*',
+      from: 'events e',
+      countFrom: 'events e',
+      alias: 'e',
+      where,
+      params,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+  }
+
+  /** Every delivery of the event with all its attempts, oldest first. */
+  async deliveries(eventId: string): Promise<DeliveryRecord[]> {
+    return this.dataSource.query(
+      `SELECT d.id, d.endpoint_id, w.url, d.status, d.attempt_count, d.next_attempt_at,
+              d.last_attempt_at,
+              COALESCE((SELECT json_agg(json_build_object(
+                         'attempted_at', a.attempted_at, 'status_code', a.status_code,
+                         'latency_ms', a.latency_ms, 'response_excerpt', a.response_excerpt,
+                         'error', a.error, 'succeeded', a.succeeded) ORDER BY a.attempted_at, a.id)
+                          FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts
+         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.event_id = $1 ORDER BY d.created_at, d.id`,
+      [eventId],
+    );
+  }
+
+  /**
+   * Schedules the event again now: to one endpoint, or to every enabled endpoint that receives it.
+   * A delivery already in flight is left to finish; returns the endpoints scheduled.
+   */
+  async resend(event: EventRecord, endpointId: string | null): Promise<string[]> {
+    const rows: Array<{ endpoint_id: string }> = await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
+       SELECT $1, w.id, 'Pending', clock_timestamp() FROM webhook_endpoints w
+        WHERE w.merchant_id = $2 AND w.deleted_at IS NULL AND w.enabled
+          AND (w.sub_merchant_id IS NULL OR w.sub_merchant_id IS NOT DISTINCT FROM $3)
+          AND CASE WHEN $4::text IS NULL
+                   THEN w.event_types IS NULL OR $5 = ANY(w.event_types)
+                   ELSE w.id = $4 END
+       ON CONFLICT (event_id, endpoint_id) DO UPDATE
+         SET status = 'Pending', next_attempt_at = clock_timestamp(), updated_at = now()
+         WHERE webhook_deliveries.status <> 'Pending' OR webhook_deliveries.lease_token IS NULL
+       RETURNING endpoint_id`,
+      [event.id, event.merchant_id, event.sub_merchant_id, endpointId, event.type],
+    );
+    return rows.map((row) => row.endpoint_id);
+  }
+}

@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { ApiException, PageRequest } from '@app/common';
+import { AuthenticatedMerchant } from '@app/auth';
+import { SubMerchantsService } from '@app/sub-merchants';
+import { EventDto } from './dto/event.dto';
+import { ListEventsQueryDto } from './dto/list-events-query.dto';
+import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
+import { EventRecord, toEventDto } from './event.mapper';
+import { DeliveryRecord, EventsRepository } from './events.repository';
+
+function optionalIso(value: Date | string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function toDeliveryDto(row: DeliveryRecord): WebhookDeliveryDto {
+  return {
+    webhook_endpoint_id: row.endpoint_id,
+    url: row.url,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    next_attempt_at: row.status === 'Pending' ? optionalIso(row.next_attempt_at) : null,
+    last_attempt_at: optionalIso(row.last_attempt_at),
+    attempts: row.attempts.map((attempt) => ({
+      ...attempt,
+      attempted_at: new Date(attempt.attempted_at).toISOString(),
+    })),
+  };
+}
+
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly subMerchants: SubMerchantsService,
+  ) {}
+
+  async get(merchant: AuthenticatedMerchant, id: string): Promise<EventDto> {
+    return toEventDto(await this.find(merchant, id));
+  }
+
+  async list(
+    merchant: AuthenticatedMerchant,
+    query: ListEventsQueryDto,
+    page: PageRequest,
+  ): Promise<{ items: EventDto[]; total: number }> {
+    const scope = await this.subMerchants.resolveListScope(
+      merchant,
+      query.include_sub_merchants,
+      query.sub_merchant_code,
+    );
+    const { rows, total } = await this.events.list({
+      merchantId: merchant.merchantId,
+      scope,
+      types: query.type,
+      objectId: query.object_id,
+      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
+      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      limit: page.pageSize,
+      offset: page.offset,
+    });
+    return { items: rows.map(toEventDto), total };
+  }
+
+  async deliveries(merchant: AuthenticatedMerchant, id: string): Promise<WebhookDeliveryDto[]> {
+    const event = await this.find(merchant, id);
+    return (await this.events.deliveries(event.id)).map(toDeliveryDto);
+  }
+
+  async resend(
+    merchant: AuthenticatedMerchant,
+    id: string,
+    endpointId: string | undefined,
+  ): Promise<WebhookDeliveryDto[]> {
+    const event = await this.find(merchant, id);
+    const scheduled = await this.events.resend(event, endpointId ?? null);
+    if (endpointId !== undefined && !scheduled.length) {
+      throw ApiException.notFound('webhook endpoint', endpointId, 'webhook_endpoint_id');
+    }
+    return (await this.events.deliveries(event.id)).map(toDeliveryDto);
+  }
+
+  private async find(merchant: AuthenticatedMerchant, id: string): Promise<EventRecord> {
+    const event = await this.events.findForMerchant(merchant.merchantId, id);
+    if (!event) throw ApiException.notFound('event', id);
+    return event;
+  }
+}

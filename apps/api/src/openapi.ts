@@ -14,7 +14,11 @@ Branch on \`code\`; quote \`request_id\` (also the \`Request-Id\` header) to sup
 **Lists** are bare JSON arrays, newest first; \`X-Total-Count\` and \`Link\` headers carry the total and
 the neighbouring pages.
 
-**Idempotency.** Send \`Idempotency-Key\` on creating requests to retry safely for 24 hours.`;
+**Idempotency.** Send \`Idempotency-Key\` on creating requests to retry safely for 24 hours.
+
+**Webhooks.** Register an endpoint (\`POST /v1/webhook-endpoints\`) and every event is POSTed to it,
+signed per Standard Webhooks and Stripe style; see that operation's callback for the request you
+receive, and \`GET /v1/events\` for the same events as a list.`;
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -24,9 +28,66 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_... or sk_live_...' })
     .addServer('/', 'This environment')
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
   });
+  describeWebhookCallback(document);
+  return document;
+}
+
+const signatureHeader = (name: string, description: string, example: string) => ({
+  name,
+  in: 'header' as const,
+  required: true,
+  description,
+  schema: { type: 'string' as const, example },
+});
+
+/**
+ * The request a merchant's endpoint receives, as an OpenAPI callback of endpoint creation, so a
+ * client generator and Swagger UI show the webhook's body and signature headers.
+ */
+function describeWebhookCallback(document: OpenAPIObject): void {
+  const create = document.paths['/v1/webhook-endpoints']?.post;
+  if (!create) return;
+  create.callbacks = {
+    event: {
+      '{$request.body#/url}': {
+        post: {
+          summary: 'An event, sent to your endpoint',
+          description:
+            'Verify a signature over the raw body, answer 2xx within 15 s, then process. Retried ' +
+            'with backoff for 3 days on anything else; the same `webhook-id` on every retry.',
+          parameters: [
+            signatureHeader(
+              'webhook-id',
+              'The event id; dedupe on it.',
+              'evt_5Jd8Qm2LxW9cTz4Rb8VnK1',
+            ),
+            signatureHeader('webhook-timestamp', 'Unix seconds of this attempt.', '1795428930'),
+            signatureHeader(
+              'webhook-signature',
+              'Space-separated `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>`, one per valid secret.',
+              'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+            ),
+            signatureHeader(
+              'x-signature',
+              '`t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (one `v1` per valid secret).',
+              't=1795428930,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+            ),
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/EventDto' } } },
+          },
+          responses: {
+            '200': { description: 'Any 2xx: received.' },
+            '410': { description: 'Gone: the endpoint is disabled and receives nothing more.' },
+          },
+        },
+      },
+    },
+  };
 }
 
 export function mountSwaggerUi(app: INestApplication, document: OpenAPIObject): void {

@@ -28,7 +28,11 @@ const CASES: [string, string | null, string | null][] = [
     'link-local address ::ffff:169.254.169.254',
     'link-local address ::ffff:169.254.169.254',
   ],
-  ['::ffff:a9fe:a9fe', 'link-local address ::ffff:a9fe:a9fe', 'link-local address ::ffff:a9fe:a9fe'],
+  [
+    '::ffff:a9fe:a9fe',
+    'link-local address ::ffff:a9fe:a9fe',
+    'link-local address ::ffff:a9fe:a9fe',
+  ],
   ['fe80::1', 'link-local address fe80::1', 'link-local address fe80::1'],
   ['fe80::1%eth0', 'link-local address fe80::1%eth0', 'link-local address fe80::1%eth0'],
   ['fd00:ec2::254', 'cloud metadata address fd00:ec2::254', 'cloud metadata address fd00:ec2::254'],
@@ -57,11 +61,19 @@ const CASES: [string, string | null, string | null][] = [
   ['64:ff9b::a9fe:a9fe', 'NAT64 address 64:ff9b::a9fe:a9fe', 'NAT64 address 64:ff9b::a9fe:a9fe'],
   ['64:ff9b::7f00:1', 'NAT64 address 64:ff9b::7f00:1', 'NAT64 address 64:ff9b::7f00:1'],
   ['2002:7f00:1::1', '6to4 address 2002:7f00:1::1', '6to4 address 2002:7f00:1::1'],
-  ['2001:0:4136:e378::1', 'Teredo address 2001:0:4136:e378::1', 'Teredo address 2001:0:4136:e378::1'],
+  [
+    '2001:0:4136:e378::1',
+    'Teredo address 2001:0:4136:e378::1',
+    'Teredo address 2001:0:4136:e378::1',
+  ],
   ['::7f00:1', 'non-global IPv6 address ::7f00:1', 'non-global IPv6 address ::7f00:1'],
   // ipaddr.js reads the deprecated dotted IPv4-compatible form as IPv4-mapped: loopback either way.
   ['::127.0.0.1', 'loopback address ::127.0.0.1', null],
-  ['100::1', 'special-purpose address (discard) 100::1', 'special-purpose address (discard) 100::1'],
+  [
+    '100::1',
+    'special-purpose address (discard) 100::1',
+    'special-purpose address (discard) 100::1',
+  ],
 ];
 
 describe('addressRefusal', () => {

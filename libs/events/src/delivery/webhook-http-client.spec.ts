@@ -292,7 +292,9 @@ describe('WebhookHttpClient', () => {
     it('refuses a hostname that now resolves to cloud metadata, even with allowPrivate', async () => {
       const client = newClient(DEVELOPMENT, resolverOf({ 'hooks.test': ['169.254.169.254'] }));
 
-      const response = await post(client, 'http://hooks.test/latest/meta-data/', { timeoutMs: 2000 });
+      const response = await post(client, 'http://hooks.test/latest/meta-data/', {
+        timeoutMs: 2000,
+      });
 
       expect(response).toMatchObject({
         statusCode: null,

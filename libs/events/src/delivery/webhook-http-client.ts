@@ -52,7 +52,11 @@ export class WebhookHttpClient {
     private readonly resolve: Resolver = resolveAllAddresses,
   ) {
     // lifo keeps the busiest sockets warm and lets idle ones time out on the receiver's side.
-    const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, scheduling: 'lifo' as const };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS_PER_HOST,
+      scheduling: 'lifo' as const,
+    };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
   }
@@ -87,20 +91,6 @@ export class WebhookHttpClient {
       const chunks: Buffer[] = [];
       let bodyBytes = 0;
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-
-      const settle = (error: string | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({
-          statusCode,
-          latencyMs: elapsedSince(startedAt),
-          responseExcerpt: excerpt(chunks),
-          retryAfterSeconds,
-          error,
-        });
-      };
 
       const isHttps = url.protocol === 'https:';
       const outgoing = (isHttps ? https : http).request(url, {
@@ -114,10 +104,24 @@ export class WebhookHttpClient {
           'content-length': String(Buffer.byteLength(request.body)),
         },
       });
-      timer = setTimeout(() => {
+      // Created only once request() returned: it throws synchronously on a malformed header.
+      const timer = setTimeout(() => {
         settle(`timed out after ${request.timeoutMs} ms`);
         outgoing.destroy();
       }, request.timeoutMs);
+
+      const settle = (error: string | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({
+          statusCode,
+          latencyMs: elapsedSince(startedAt),
+          responseExcerpt: excerpt(chunks),
+          retryAfterSeconds,
+          error,
+        });
+      };
 
       outgoing.on('error', (error) => settle(describeError(error)));
       // No 'redirect' handling exists in node:http: a 3xx arrives here like any other status.
@@ -165,11 +169,15 @@ export class WebhookHttpClient {
     } catch {
       throw codedError('could not resolve host', UNRESOLVED);
     }
-    if (resolved.some((ip) => isIP(ip) === 0)) throw codedError('could not resolve host', UNRESOLVED);
+    if (resolved.some((ip) => isIP(ip) === 0)) {
+      throw codedError('could not resolve host', UNRESOLVED);
+    }
     // Every address, not only the one returned: net may fall back to any of them.
     for (const ip of resolved) {
       const refusal = addressRefusal(ip, this.policy);
-      if (refusal !== null) throw codedError(`address not allowed: ${refusal}`, ADDRESS_NOT_ALLOWED);
+      if (refusal !== null) {
+        throw codedError(`address not allowed: ${refusal}`, ADDRESS_NOT_ALLOWED);
+      }
     }
     const addresses = resolved
       .map((address) => ({ address, family: isIP(address) }))
@@ -214,7 +222,9 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 function describeError(error: unknown): string {
   // Duck-typed: errors from node internals fail `instanceof Error` inside jest's sandbox.
-  if (typeof error !== 'object' || error === null || !('message' in error)) return 'delivery failed';
+  if (typeof error !== 'object' || error === null || !('message' in error)) {
+    return 'delivery failed';
+  }
   const { code, message } = error as NodeJS.ErrnoException;
   if (code === ADDRESS_NOT_ALLOWED) return message;
   // net reports a failure to reach every address of a host as an AggregateError carrying the

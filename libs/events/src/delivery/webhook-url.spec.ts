@@ -14,7 +14,8 @@ const RECORDS: Record<string, string[]> = {
 };
 const resolver: Resolver = async (hostname) => {
   const addresses = RECORDS[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  if (!addresses)
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
   return addresses;
 };
 

@@ -52,7 +52,9 @@ export async function checkWebhookUrl(
   const literal = ipLiteralHost(url);
   if (literal !== null) {
     const kind = refusedAddressKind(literal, policy);
-    return kind === null ? { ok: true, url: url.href } : refuse(addressSentence(kind, literal, policy));
+    return kind === null
+      ? { ok: true, url: url.href }
+      : refuse(addressSentence(kind, literal, policy));
   }
 
   let addresses: string[];
@@ -65,7 +67,9 @@ export async function checkWebhookUrl(
   // Every address counts: the connection may go to any of them.
   for (const address of addresses) {
     const kind = refusedAddressKind(address, policy);
-    if (kind === NOT_AN_IP_ADDRESS) return refuse(`url host ${url.hostname} could not be resolved.`);
+    if (kind === NOT_AN_IP_ADDRESS) {
+      return refuse(`url host ${url.hostname} could not be resolved.`);
+    }
     if (kind !== null) return refuse(addressSentence(kind, address, policy));
   }
   return { ok: true, url: url.href };

@@ -23,7 +23,9 @@ function verifyXSignature(header: string, rawBody: string, secret: string): bool
   const expected = createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest();
   return fields.some(([name, value]) => {
     const signature = Buffer.from(value ?? '', 'hex');
-    return name === 'v1' && signature.length === expected.length && timingSafeEqual(signature, expected);
+    return (
+      name === 'v1' && signature.length === expected.length && timingSafeEqual(signature, expected)
+    );
   });
 }
 
@@ -55,7 +57,12 @@ describe('signWebhook', () => {
   const previous = newWebhookSecret();
 
   it('returns the Standard Webhooks headers and x-signature', () => {
-    const headers = signWebhook({ messageId: 'evt_1', timestamp: 1700000000, body, secrets: [current] });
+    const headers = signWebhook({
+      messageId: 'evt_1',
+      timestamp: 1700000000,
+      body,
+      secrets: [current],
+    });
     expect(Object.keys(headers).sort()).toEqual([
       'webhook-id',
       'webhook-signature',
@@ -129,12 +136,19 @@ describe('signWebhook', () => {
 
   it('signs the exact bytes of a non-ASCII body', () => {
     const unicode = JSON.stringify({ note: 'café ✓ 🚀' });
-    const headers = signWebhook({ messageId: 'evt_u', timestamp: now(), body: unicode, secrets: [current] });
+    const headers = signWebhook({
+      messageId: 'evt_u',
+      timestamp: now(),
+      body: unicode,
+      secrets: [current],
+    });
     expect(new Webhook(current).verify(unicode, headers)).toEqual(JSON.parse(unicode));
     expect(verifyXSignature(headers['x-signature'], unicode, current)).toBe(true);
   });
 
   it('refuses to sign without a secret', () => {
-    expect(() => signWebhook({ messageId: 'evt_1', timestamp: now(), body, secrets: [] })).toThrow();
+    expect(() =>
+      signWebhook({ messageId: 'evt_1', timestamp: now(), body, secrets: [] }),
+    ).toThrow();
   });
 });

@@ -40,7 +40,9 @@ export function signWebhook(input: WebhookSigningInput): Record<string, string> 
   const { messageId, timestamp, body, secrets } = input;
   if (secrets.length === 0) throw new Error('signWebhook needs at least one secret');
   const keys = secrets.map(webhookSecretBytes);
-  const standard = keys.map((key) => `v1,${hmac(key, `${messageId}.${timestamp}.${body}`, 'base64')}`);
+  const standard = keys.map(
+    (key) => `v1,${hmac(key, `${messageId}.${timestamp}.${body}`, 'base64')}`,
+  );
   const stripeStyle = keys.map((key) => `v1=${hmac(key, `${timestamp}.${body}`, 'hex')}`);
   return {
     'webhook-id': messageId,

@@ -1,10 +1,34 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { EVENT_TYPES, EventType } from '../../event-types';
 
+export class EventTransactionDto {
+  @ApiProperty({ example: '10' })
+  amount: string;
+
+  @ApiProperty({ example: '2026-11-23T10:15:20.000Z' })
+  created_at: string;
+
+  @ApiProperty({ example: 'ETHEREUM' })
+  network: string;
+
+  @ApiProperty({ enum: ['Pending', 'Confirmed', 'Reverted'], example: 'Confirmed' })
+  status: string;
+
+  @ApiProperty({ example: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060' })
+  tx_hash: string;
+
+  @ApiProperty({ description: 'Position of the transfer in its transaction.', example: 0 })
+  log_index: number;
+}
+
 export class EventDataDto {
+  // Referenced by schema name: the checkout and payouts libraries depend on this one, not back.
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
+    oneOf: [
+      { $ref: '#/components/schemas/CheckoutSessionDto' },
+      { $ref: '#/components/schemas/PayoutDto' },
+      { $ref: '#/components/schemas/WebhookEndpointDto' },
+    ],
     description:
       'The object the event is about, exactly as the API returns it at the moment of the change: a ' +
       'checkout session (`checkout.session.*`), a payout (`payout.*`) or a webhook endpoint ' +
@@ -13,13 +37,12 @@ export class EventDataDto {
   object: object;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
+    type: () => EventTransactionDto,
     description:
       'On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the ' +
       'transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`).',
   })
-  transaction?: object;
+  transaction?: EventTransactionDto;
 }
 
 export class EventDto {

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   ID_PREFIX,
   newId,
+  createdRange,
   PageRequest,
 } from '@app/common';
 import { NetworkRegistry } from '@app/chains';
@@ -115,8 +116,7 @@ export class CheckoutSessionsService {
       scope,
       statuses: query.status,
       network: query.network,
-      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      ...createdRange(query),
       searchText: query.search_text,
       limit: page.pageSize,
       offset: page.offset,

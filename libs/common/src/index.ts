@@ -22,3 +22,4 @@ export * from './http/is-string-map.validator';
 export * from './pagination/api-paginated-response.decorator';
 export * from './queue-root.module';
 export * from './pagination/list-conditions';
+export * from './pagination/created-range-query.dto';

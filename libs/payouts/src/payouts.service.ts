@@ -8,6 +8,7 @@ import {
   formatAmount,
   ID_PREFIX,
   newId,
+  createdRange,
   PageRequest,
 } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
@@ -164,8 +165,7 @@ export class PayoutsService {
       scope,
       statuses: query.status,
       network: query.network,
-      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      ...createdRange(query),
       searchText: query.search_text,
       limit: page.pageSize,
       offset: page.offset,

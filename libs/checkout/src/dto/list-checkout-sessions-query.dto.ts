@@ -1,17 +1,17 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { NETWORK_NAMES } from '@app/chains';
-import { PaginationQueryDto } from '@app/common';
+import { CreatedRangeQueryDto, PaginationQueryDto } from '@app/common';
 import { SubMerchantScopeQueryDto } from '@app/sub-merchants';
 import { SESSION_STATUSES, SessionStatus } from '../checkout-session.entity';
 
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
-const ISO_OPTIONS = { strict: true, strictSeparator: true };
 
 export class ListCheckoutSessionsQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,
+  CreatedRangeQueryDto,
 ) {
   @ApiPropertyOptional({
     description: 'Exact session id, pay address or transaction hash.',
@@ -41,20 +41,4 @@ export class ListCheckoutSessionsQueryDto extends IntersectionType(
   @IsOptional()
   @IsIn(NETWORK_NAMES, { message: `network must be one of ${NETWORK_NAMES.join(', ')}.` })
   network?: string;
-
-  @ApiPropertyOptional({
-    description: 'Only sessions created strictly after this instant (ISO 8601 with offset).',
-    example: '2026-11-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_after must be an ISO 8601 date-time.' })
-  created_after?: string;
-
-  @ApiPropertyOptional({
-    description: 'Only sessions created strictly before this instant (ISO 8601 with offset).',
-    example: '2026-12-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_before must be an ISO 8601 date-time.' })
-  created_before?: string;
 }

@@ -128,12 +128,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private async deliver(claim: ClaimedDelivery): Promise<void> {
     if (!claim.endpoint_live) return this.queue.park(claim.delivery_id, claim.lease_token);
     const attempt = await this.sender.send(claim);
-    await this.queue.recordAttempt(claim, attempt, this.outcomeOf(claim, attempt));
+    // The endpoint's state first: whoever sees the attempt recorded also sees its consequence (a
+    // 410 has disabled the endpoint by then).
     if (attempt.succeeded) {
       await this.health.succeeded(claim.endpoint_id);
     } else {
       await this.health.failed(claim.endpoint_id, attempt.attemptedAt, attempt.statusCode === 410);
     }
+    await this.queue.recordAttempt(claim, attempt, this.outcomeOf(claim, attempt));
   }
 
   private outcomeOf(claim: ClaimedDelivery, attempt: SentAttempt): DeliveryOutcome {

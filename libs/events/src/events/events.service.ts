@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException, PageRequest } from '@app/common';
+import { ApiException, createdRange, PageRequest } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
 import { SubMerchantsService } from '@app/sub-merchants';
 import { EventDto } from './dto/event.dto';
@@ -53,8 +53,7 @@ export class EventsService {
       scope,
       types: query.type,
       objectId: query.object_id,
-      createdAfter: query.created_after ? new Date(query.created_after) : undefined,
-      createdBefore: query.created_before ? new Date(query.created_before) : undefined,
+      ...createdRange(query),
       limit: page.pageSize,
       offset: page.offset,
     });

@@ -1,16 +1,16 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
-import { PaginationQueryDto } from '@app/common';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { CreatedRangeQueryDto, PaginationQueryDto } from '@app/common';
 import { SubMerchantScopeQueryDto } from '@app/sub-merchants';
 import { EVENT_TYPES, EventType } from '../../event-types';
 
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
-const ISO_OPTIONS = { strict: true, strictSeparator: true };
 
 export class ListEventsQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,
+  CreatedRangeQueryDto,
 ) {
   @ApiPropertyOptional({
     enum: EVENT_TYPES,
@@ -31,20 +31,4 @@ export class ListEventsQueryDto extends IntersectionType(
   @IsString({ message: 'object_id must be a single string.' })
   @Length(1, 100, { message: 'object_id must be 1 to 100 characters.' })
   object_id?: string;
-
-  @ApiPropertyOptional({
-    description: 'Only events created strictly after this instant (ISO 8601 with offset).',
-    example: '2026-11-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_after must be an ISO 8601 date-time.' })
-  created_after?: string;
-
-  @ApiPropertyOptional({
-    description: 'Only events created strictly before this instant (ISO 8601 with offset).',
-    example: '2026-12-01T00:00:00Z',
-  })
-  @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_before must be an ISO 8601 date-time.' })
-  created_before?: string;
 }

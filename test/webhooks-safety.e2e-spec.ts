@@ -10,6 +10,9 @@ import { startWebhookWorker } from './support/webhook-worker';
 const ROOT = join(__dirname, '..');
 const WORKER_MAIN = join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
 
+// Several waits for the worker per test: room for a slow shared machine.
+jest.setTimeout(90_000);
+
 interface Delivery {
   webhook_endpoint_id: string;
   status: string;
@@ -121,7 +124,7 @@ describe('Webhook delivery checks the address again when it connects', () => {
         );
         attempts = delivery?.attempts ?? [];
         return attempts.length > 0;
-      }, 10_000);
+      }, 20_000);
       expect(attempts[0]).toMatchObject({
         status_code: null,
         error: expect.stringMatching(/not allowed.*127\.0\.0\.1/),

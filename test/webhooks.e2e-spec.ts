@@ -11,6 +11,9 @@ import {
 import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
 
+// Several waits for the worker per test: room for a slow shared machine.
+jest.setTimeout(90_000);
+
 interface Delivery {
   webhook_endpoint_id: string;
   status: string;
@@ -123,7 +126,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     const endpoint = await createEndpoint(merchant, { url: `${target.url}/hooks` });
     const payoutId = await source.createPayout(merchant);
     const eventId = await source.eventId(merchant, payoutId, 'payout.created');
-    await waitFor(async () => target.forEvent(eventId).length === 1, 10_000, 'delivery');
+    await waitFor(async () => target.forEvent(eventId).length === 1, 20_000, 'delivery');
 
     const [webhook] = target.forEvent(eventId);
     expect(webhook.path).toBe('/hooks');
@@ -175,7 +178,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     expect(target.forEvent(eventId)).toHaveLength(2);
     const ids = target.forEvent(eventId).map((webhook) => webhook.headers['webhook-id']);
     expect(ids).toEqual([eventId, eventId]);
-  }, 60_000);
+  }, 90_000);
 
   it('honours Retry-After on a 429', async () => {
     const merchant = await fundedMerchant();
@@ -188,7 +191,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     await waitFor(async () => {
       delivery = await deliveryTo(merchant, eventId, endpoint.id);
       return delivery?.attempt_count === 1;
-    }, 10_000);
+    }, 20_000);
     const waitMs = new Date(delivery!.next_attempt_at!).getTime() - Date.now();
     expect(waitMs).toBeGreaterThan(500_000);
     expect(waitMs).toBeLessThanOrEqual(600_000);
@@ -210,7 +213,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     ]);
     const { body: endpoint } = await api.get(`${ENDPOINTS}/${goneEndpoint.id}`, merchant);
     expect(endpoint).toMatchObject({ enabled: false, disabled_reason: 'endpoint_gone' });
-    await waitFor(async () => watcher.received.length === 1, 10_000, 'disabled event');
+    await waitFor(async () => watcher.received.length === 1, 20_000, 'disabled event');
     expect(watcher.events()[0]).toMatchObject({
       type: 'webhook_endpoint.disabled',
       data: { object: { id: goneEndpoint.id, enabled: false, disabled_reason: 'endpoint_gone' } },
@@ -239,7 +242,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     await waitFor(async () => {
       read = (await api.get(`${ENDPOINTS}/${endpoint.id}`, merchant).expect(200)).body;
       return read!.enabled === false;
-    }, 10_000);
+    }, 20_000);
     expect(read!.disabled_reason).toBe('failing');
     const disabledEvent = await source.eventId(merchant, endpoint.id, 'webhook_endpoint.disabled');
     expect(disabledEvent).toMatch(/^evt_/);
@@ -253,8 +256,8 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     await createEndpoint(merchant, { url: rejectedOnly.url, events: ['payout.rejected'] });
     const payoutId = await source.createPayout(merchant);
     await source.reject(payoutId);
-    await waitFor(async () => everything.received.length === 2, 10_000, 'both events');
-    await waitFor(async () => rejectedOnly.received.length === 1, 10_000, 'the rejection');
+    await waitFor(async () => everything.received.length === 2, 20_000, 'both events');
+    await waitFor(async () => rejectedOnly.received.length === 1, 20_000, 'the rejection');
     expect(everything.events().map((event) => [event.type, event.sequence])).toEqual(
       expect.arrayContaining([
         ['payout.created', 1],
@@ -281,7 +284,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
 
     const payoutId = await source.createPayout(merchant);
     const eventId = await source.eventId(merchant, payoutId, 'payout.created');
-    await waitFor(async () => live.forEvent(eventId).length === 1, 10_000, 'live delivery');
+    await waitFor(async () => live.forEvent(eventId).length === 1, 20_000, 'live delivery');
     expect((await deliveries(merchant, eventId)).map((item) => item.webhook_endpoint_id)).toEqual([
       expect.not.stringMatching(new RegExp(`${disabledEndpoint.id}|${deletedEndpoint.id}`)),
     ]);
@@ -303,7 +306,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     );
     const payoutId = await source.createPayout(merchant);
     const eventId = await source.eventId(merchant, payoutId, 'payout.created');
-    await waitFor(async () => target.forEvent(eventId).length === 1, 10_000, 'delivery');
+    await waitFor(async () => target.forEvent(eventId).length === 1, 20_000, 'delivery');
     const [webhook] = target.forEvent(eventId);
     const headers = {
       'webhook-id': String(webhook.headers['webhook-id']),
@@ -325,7 +328,7 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     expect(again.previous_secret_expires_at).toBeNull();
     const second = await source.createPayout(merchant);
     const secondEvent = await source.eventId(merchant, second, 'payout.created');
-    await waitFor(async () => target.forEvent(secondEvent).length === 1, 10_000, 'delivery');
+    await waitFor(async () => target.forEvent(secondEvent).length === 1, 20_000, 'delivery');
     const [latest] = target.forEvent(secondEvent);
     expect(verifyStripeStyle(latest, again.secret)).toBe(true);
     expect(verifyStripeStyle(latest, rotated.secret)).toBe(false);
@@ -343,14 +346,14 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
       .post(`/v1/events/${eventId}/resend`, merchant, { webhook_endpoint_id: endpoint.id })
       .expect(202);
     expect(resent[0]).toMatchObject({ webhook_endpoint_id: endpoint.id, status: 'Pending' });
-    await waitFor(async () => target.forEvent(eventId).length === 2, 10_000, 'resend');
+    await waitFor(async () => target.forEvent(eventId).length === 2, 20_000, 'resend');
     await waitForDelivery(merchant, eventId, endpoint.id, 'Succeeded');
 
     // A delivery whose retries ran out while the receiver was down...
     target.replyNext({ status: 500 });
     const failedPayout = await source.createPayout(merchant);
     const failedEvent = await source.eventId(merchant, failedPayout, 'payout.created');
-    await waitFor(async () => target.forEvent(failedEvent).length === 1, 10_000, 'attempt');
+    await waitFor(async () => target.forEvent(failedEvent).length === 1, 20_000, 'attempt');
     await waitFor(
       async () => (await deliveryTo(merchant, failedEvent, endpoint.id))!.attempt_count === 1,
       10_000,
@@ -414,8 +417,8 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     expect(shopEndpoint.sub_merchant_code).toBe(code);
     const own = await source.createPayout(psp);
     const forShop = await source.createPayout(psp, code);
-    await waitFor(async () => pspWide.received.length === 2, 10_000, 'both to the PSP');
-    await waitFor(async () => shopOnly.received.length === 1, 10_000, 'one to the shop');
+    await waitFor(async () => pspWide.received.length === 2, 20_000, 'both to the PSP');
+    await waitFor(async () => shopOnly.received.length === 1, 20_000, 'one to the shop');
     expect(shopOnly.events()[0]).toMatchObject({
       sub_merchant_code: code,
       data: { object: { id: forShop, sub_merchant_code: code } },

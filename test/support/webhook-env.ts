@@ -79,7 +79,7 @@ export class PayoutEventSource {
         .expect(200);
       id = (body as Array<{ id: string; type: string }>).find((event) => event.type === type)?.id;
       return id !== undefined;
-    }, 10_000);
+    }, 20_000);
     return id!;
   }
 }

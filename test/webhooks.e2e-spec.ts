@@ -348,6 +348,21 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     expect(resent[0]).toMatchObject({ webhook_endpoint_id: endpoint.id, status: 'Pending' });
     await waitFor(async () => target.forEvent(eventId).length === 2, 20_000, 'resend');
     await waitForDelivery(merchant, eventId, endpoint.id, 'Succeeded');
+    // Not to a disabled endpoint (409), nor to an id that is not the merchant's (404).
+    const paused = await createEndpoint(merchant, { url: target.url });
+    await api.patch(`${ENDPOINTS}/${paused.id}`, merchant, { enabled: false }).expect(200);
+    const refused = await api
+      .post(`/v1/events/${eventId}/resend`, merchant, { webhook_endpoint_id: paused.id })
+      .expect(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'webhook_endpoint_disabled',
+      param: 'webhook_endpoint_id',
+    });
+    const stranger = await createEndpoint(await api.createMerchant(), { url: target.url });
+    await api
+      .post(`/v1/events/${eventId}/resend`, merchant, { webhook_endpoint_id: stranger.id })
+      .expect(404);
+    await api.delete(`${ENDPOINTS}/${paused.id}`, merchant).expect(204);
 
     // A delivery whose retries ran out while the receiver was down...
     target.replyNext({ status: 500 });

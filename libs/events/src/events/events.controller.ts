@@ -100,7 +100,7 @@ export class EventsController {
   })
   @ApiParam(EVENT_ID_PARAM)
   @ApiAcceptedResponse({ type: [WebhookDeliveryDto] })
-  @ApiErrorResponses(400, 401, 404, 429)
+  @ApiErrorResponses(400, 401, 404, 409, 429)
   async resend(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Param('id') id: string,

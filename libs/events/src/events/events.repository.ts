@@ -82,10 +82,10 @@ export class EventsRepository {
 
   /**
    * Schedules the event again now: to one endpoint, or to every enabled endpoint that receives it.
-   * A delivery already in flight is left to finish; returns the endpoints scheduled.
+   * A delivery already in flight is left to finish.
    */
-  async resend(event: EventRecord, endpointId: string | null): Promise<string[]> {
-    const rows: Array<{ endpoint_id: string }> = await this.dataSource.query(
+  async resend(event: EventRecord, endpointId: string | null): Promise<void> {
+    await this.dataSource.query(
       `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
        SELECT $1, w.id, 'Pending', clock_timestamp() FROM webhook_endpoints w
         WHERE w.merchant_id = $2 AND w.deleted_at IS NULL AND w.enabled
@@ -95,10 +95,8 @@ export class EventsRepository {
                    ELSE w.id = $4 END
        ON CONFLICT (event_id, endpoint_id) DO UPDATE
          SET status = 'Pending', next_attempt_at = clock_timestamp(), updated_at = now()
-         WHERE webhook_deliveries.status <> 'Pending' OR webhook_deliveries.lease_token IS NULL
-       RETURNING endpoint_id`,
+         WHERE webhook_deliveries.status <> 'Pending' OR webhook_deliveries.lease_token IS NULL`,
       [event.id, event.merchant_id, event.sub_merchant_id, endpointId, event.type],
     );
-    return rows.map((row) => row.endpoint_id);
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException, createdRange, PageRequest } from '@app/common';
+import { ApiException, createdRange, ErrorCode, PageRequest } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
 import { SubMerchantsService } from '@app/sub-merchants';
 import { EventDto } from './dto/event.dto';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto';
 import { EventRecord, toEventDto } from './event.mapper';
+import { WebhookEndpointsRepository } from '../endpoints/webhook-endpoints.repository';
 import { DeliveryRecord, EventsRepository } from './events.repository';
 
 function optionalIso(value: Date | string | null): string | null {
@@ -32,6 +33,7 @@ export class EventsService {
   constructor(
     private readonly events: EventsRepository,
     private readonly subMerchants: SubMerchantsService,
+    private readonly endpoints: WebhookEndpointsRepository,
   ) {}
 
   async get(merchant: AuthenticatedMerchant, id: string): Promise<EventDto> {
@@ -71,11 +73,31 @@ export class EventsService {
     endpointId: string | undefined,
   ): Promise<WebhookDeliveryDto[]> {
     const event = await this.find(merchant, id);
-    const scheduled = await this.events.resend(event, endpointId ?? null);
-    if (endpointId !== undefined && !scheduled.length) {
+    if (endpointId !== undefined) await this.assertCanReceive(merchant, event, endpointId);
+    await this.events.resend(event, endpointId ?? null);
+    return (await this.events.deliveries(event.id)).map(toDeliveryDto);
+  }
+
+  /** A named endpoint must be the merchant's, enabled, and in the event's sub-merchant scope. */
+  private async assertCanReceive(
+    merchant: AuthenticatedMerchant,
+    event: EventRecord,
+    endpointId: string,
+  ): Promise<void> {
+    const endpoint = await this.endpoints.findForMerchant(merchant.merchantId, endpointId);
+    const inScope =
+      endpoint &&
+      (endpoint.sub_merchant_id === null || endpoint.sub_merchant_id === event.sub_merchant_id);
+    if (!inScope) {
       throw ApiException.notFound('webhook endpoint', endpointId, 'webhook_endpoint_id');
     }
-    return (await this.events.deliveries(event.id)).map(toDeliveryDto);
+    if (!endpoint.enabled) {
+      throw new ApiException(
+        ErrorCode.WebhookEndpointDisabled,
+        `Webhook endpoint '${endpointId}' is disabled (${endpoint.disabled_reason}); enable it first (PATCH enabled: true).`,
+        'webhook_endpoint_id',
+      );
+    }
   }
 
   private async find(merchant: AuthenticatedMerchant, id: string): Promise<EventRecord> {

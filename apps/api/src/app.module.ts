@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
-import { CheckoutModule } from '@app/checkout';
+import { CheckoutModule, HostedPageModule } from '@app/checkout';
 import {
   ApiExceptionFilter,
   AppConfigModule,
@@ -24,6 +24,7 @@ import { HealthModule } from './health/health.module';
     DatabaseModule,
     AuthModule,
     CheckoutModule,
+    HostedPageModule,
     SubMerchantsModule,
     BalancesModule,
     queueRootModule(),

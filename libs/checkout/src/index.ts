@@ -10,3 +10,4 @@ export * from './deposits/deposit-watcher.service';
 export * from './settlement/session-expiry.service';
 export * from './settlement/session-settlement.service';
 export * from './settlement/fee-rule';
+export * from './hosted-page/hosted-page.module';

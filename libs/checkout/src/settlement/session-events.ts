@@ -5,6 +5,7 @@ import { formatAmount } from '@app/common';
 import { SessionStatus } from '../checkout-session.entity';
 import { CheckoutSessionMapper } from '../checkout-session.mapper';
 import { CheckoutSessionsRepository } from '../checkout-sessions.repository';
+import { SESSION_CHANGED_CHANNEL } from '../hosted-page/session-changes';
 
 /** What happened to one transfer of a session during a change. */
 export interface TransactionChange {
@@ -57,6 +58,8 @@ export class SessionEvents {
     status: { previous: SessionStatus; current: SessionStatus },
   ): Promise<void> {
     if (!transactionChanges.length && status.previous === status.current) return;
+    // Open checkout pages refresh at commit (see SessionChanges).
+    await manager.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANGED_CHANNEL, sessionId]);
     const { record, owner } = await this.sessions.findWithOwner(manager, sessionId);
     const object = this.mapper.toDto(record, owner);
     const base = {

@@ -21,12 +21,14 @@ interface PublicView {
 /** A real Server-Sent Events connection collecting the views it receives. */
 class StreamReader {
   readonly views: PublicView[] = [];
+  private finished = false;
   private readonly request: http.ClientRequest;
 
   constructor(url: string) {
     this.request = http.get(url, (response) => {
       let buffer = '';
       response.setEncoding('utf8');
+      response.on('end', () => (this.finished = true));
       response.on('data', (chunk: string) => {
         buffer += chunk;
         let end: number;
@@ -47,6 +49,11 @@ class StreamReader {
 
   async until(check: (views: PublicView[]) => boolean, what: string): Promise<void> {
     await waitFor(async () => check(this.views), 20_000, what);
+  }
+
+  /** Resolves when the server has ended the stream. */
+  async ended(): Promise<void> {
+    await waitFor(async () => this.finished, 20_000, 'the end of the stream');
   }
 
   close(): void {
@@ -174,6 +181,23 @@ describe('Hosted checkout page (HTTP)', () => {
       .expect(304);
     await request(api.http).get('/checkout/assets/page.css').expect(200);
     await request(api.http).get('/checkout/assets/secrets.json').expect(404);
+  });
+
+  it('ends open streams when the API shuts down, instead of waiting for the pages', async () => {
+    const other = await TestApi.start();
+    const server = other.app.getHttpServer() as http.Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const session = await createSession();
+    const stream = new StreamReader(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/checkout/${session.id}/stream`,
+    );
+    try {
+      await stream.until((views) => views.length === 1, 'the first view');
+      await other.close();
+      await stream.ended();
+    } finally {
+      stream.close();
+    }
   });
 
   it('streams a change committed by another connection (as the worker makes it) at once', async () => {

@@ -99,7 +99,7 @@ const POLL_MS = 100;
 const SETTLE_TIMEOUT_MS = 30_000;
 
 /** The dead endpoints' share of a dead phase's events is on top of the live rate. */
-export function deadRateOf(liveRate: number, sharePercent: number): number {
+function deadRateOf(liveRate: number, sharePercent: number): number {
   return Math.round((liveRate * sharePercent) / (100 - sharePercent));
 }
 
@@ -247,6 +247,6 @@ function phaseFailures(result: PhaseResult, drained: boolean): string[] {
   return failures;
 }
 
-export function latencyText(latency: Distribution): string {
+function latencyText(latency: Distribution): string {
   return latency.count ? `${latency.p50} / ${latency.p99}` : '-';
 }

@@ -93,6 +93,7 @@ export class HostedCheckoutController {
       view,
       () => this.sessions.find(id),
       (onChange) => this.changes.subscribe(id, onChange),
+      (end) => this.changes.track(end),
     );
   }
 

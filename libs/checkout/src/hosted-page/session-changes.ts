@@ -25,6 +25,7 @@ export class SessionChanges implements OnModuleDestroy {
   private client: Client | null = null;
   private connecting: Promise<void> | null = null;
   private closed = false;
+  private readonly streams = new Set<() => void>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -40,8 +41,15 @@ export class SessionChanges implements OnModuleDestroy {
     };
   }
 
+  /** Registers an open stream's end, so shutdown never waits on a page that stays open. */
+  track(end: () => void): () => void {
+    this.streams.add(end);
+    return () => this.streams.delete(end);
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
+    for (const end of [...this.streams]) end();
     await this.client?.end().catch(() => undefined);
   }
 

@@ -25,6 +25,7 @@ export async function streamSession(
   first: PublicSessionView,
   load: () => Promise<PublicSessionView | null>,
   subscribe: (onChange: () => void) => Promise<() => void>,
+  track: (end: () => void) => () => void,
 ): Promise<void> {
   response.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -77,8 +78,10 @@ export async function streamSession(
     clearInterval(heartbeat);
     clearTimeout(limit);
     unsubscribe();
+    untrack();
     response.end();
   };
   const limit = setTimeout(end, MAX_STREAM_MS);
+  const untrack = track(end);
   request.on('close', end);
 }

@@ -68,13 +68,15 @@ export class DeliveryQueueRepository {
     return rows;
   }
 
-  /** Gives leased deliveries back, due now (this worker will not send them). */
+  /** Gives leased deliveries back, due now (this worker will not send them); locks in id order. */
   async release(deliveryIds: string[], leaseToken: string): Promise<void> {
     if (!deliveryIds.length) return;
     await this.dataSource.query(
       `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), lease_token = NULL,
               updated_at = now()
-        WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND status = 'Pending'`,
+        WHERE id IN (SELECT id FROM webhook_deliveries
+                      WHERE id = ANY($1::bigint[]) AND lease_token = $2 AND status = 'Pending'
+                      ORDER BY id FOR UPDATE)`,
       [deliveryIds, leaseToken],
     );
   }

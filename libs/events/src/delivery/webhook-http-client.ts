@@ -32,6 +32,8 @@ export const RESPONSE_EXCERPT_CHARACTERS = 500;
 export const MAX_RESPONSE_BYTES = 4096;
 // High enough for one worker to deliver hundreds of events a second to one receiver.
 const MAX_SOCKETS_PER_HOST = 64;
+// Below the 5 s keep-alive timeout of Node and most servers.
+const IDLE_SOCKET_TIMEOUT_MS = 4_000;
 const MAX_ERROR_LENGTH = 200;
 const PREMATURE_END = 'connection closed before the response ended';
 
@@ -52,10 +54,14 @@ export class WebhookHttpClient {
     private readonly resolve: Resolver = resolveAllAddresses,
   ) {
     // lifo keeps the busiest sockets warm and lets idle ones time out on the receiver's side.
+    // An idle socket is closed by us before a receiver's usual 5 s keep-alive timeout closes it
+    // under us (Node 20 ignores the Keep-Alive header's timeout): a request written to a socket
+    // the receiver just closed fails with a reset although the receiver is fine.
     const agentOptions = {
       keepAlive: true,
       maxSockets: MAX_SOCKETS_PER_HOST,
       scheduling: 'lifo' as const,
+      timeout: IDLE_SOCKET_TIMEOUT_MS,
     };
     this.httpAgent = new http.Agent(agentOptions);
     this.httpsAgent = new https.Agent(agentOptions);
@@ -73,7 +79,11 @@ export class WebhookHttpClient {
       const literal = ipLiteralHost(url);
       const refusal = literal === null ? null : addressRefusal(literal, this.policy);
       if (refusal !== null) return failure(startedAt, `address not allowed: ${refusal}`);
-      return await this.send(url, request, startedAt);
+      const response = await this.send(url, request, startedAt);
+      // Node's documented pattern: a reused keep-alive socket closed by the receiver as we wrote
+      // is not the receiver failing; send once more on a new connection.
+      if (response.staleSocket) return await this.send(url, request, startedAt);
+      return response;
     } catch (error) {
       return failure(startedAt, describeError(error));
     }
@@ -84,7 +94,11 @@ export class WebhookHttpClient {
     this.httpsAgent.destroy();
   }
 
-  private send(url: URL, request: WebhookRequest, startedAt: number): Promise<WebhookResponse> {
+  private send(
+    url: URL,
+    request: WebhookRequest,
+    startedAt: number,
+  ): Promise<WebhookResponse & { staleSocket?: boolean }> {
     return new Promise((resolve) => {
       let statusCode: number | null = null;
       let retryAfterSeconds: number | null = null;
@@ -123,7 +137,20 @@ export class WebhookHttpClient {
         });
       };
 
-      outgoing.on('error', (error) => settle(describeError(error)));
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (
+          !settled &&
+          statusCode === null &&
+          outgoing.reusedSocket &&
+          error.code === 'ECONNRESET'
+        ) {
+          settled = true;
+          clearTimeout(timer);
+          resolve({ ...failure(startedAt, describeError(error)), staleSocket: true });
+          return;
+        }
+        settle(describeError(error));
+      });
       // No 'redirect' handling exists in node:http: a 3xx arrives here like any other status.
       outgoing.on('response', (response) => {
         statusCode = response.statusCode ?? null;

@@ -227,6 +227,41 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     expect(gone.received).toHaveLength(1);
   });
 
+  it('stops hammering a dead endpoint: after a few failures its queue waits for a probe', async () => {
+    const merchant = await fundedMerchant();
+    const closed = await receiver();
+    const deadUrl = closed.url;
+    await closed.stop();
+    const endpoint = await createEndpoint(merchant, { url: deadUrl });
+    const events = 30;
+    for (let index = 0; index < events; index++) await source.createPayout(merchant);
+    const attempts = async () =>
+      Number(
+        (
+          await api.dataSource.query(
+            `SELECT count(*) AS count FROM webhook_attempts a
+               JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+            [endpoint.id],
+          )
+        )[0].count,
+      );
+    // Every delivery waits (a retry or the open breaker), none is due any more...
+    await waitFor(
+      async () =>
+        (await api.count(
+          'webhook_deliveries',
+          `endpoint_id = $1 AND status = 'Pending' AND next_attempt_at <= now()`,
+          [endpoint.id],
+        )) === 0 &&
+        (await api.count('webhook_deliveries', 'endpoint_id = $1', [endpoint.id])) === events,
+      20_000,
+      'all deliveries waiting',
+    );
+    // ...and most were never tried: the breaker opened after a few connection refusals.
+    expect(await attempts()).toBeGreaterThanOrEqual(3);
+    expect(await attempts()).toBeLessThan(events / 2);
+  });
+
   it('disables an endpoint that has failed everything for 5 days', async () => {
     const merchant = await fundedMerchant();
     const down = await receiver();

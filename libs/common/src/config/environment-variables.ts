@@ -207,7 +207,7 @@ export class EnvironmentVariables {
   @IsInt({ message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
   @Min(1, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
   @Max(2000, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
-  WEBHOOK_CONCURRENCY = 256;
+  WEBHOOK_CONCURRENCY = 512;
 
   @Transform(toInteger)
   @IsInt({ message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })

@@ -81,6 +81,22 @@ export class DeliveryQueueRepository {
     );
   }
 
+  /**
+   * Moves an endpoint's due deliveries (those not in flight) to `delayMs` from now, while its
+   * breaker is open: claims then never walk past a dead endpoint's queue to reach live ones.
+   */
+  async postpone(endpointId: string, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries
+          SET next_attempt_at = clock_timestamp() + $2 * interval '1 millisecond', updated_at = now()
+        WHERE id IN (SELECT id FROM webhook_deliveries
+                      WHERE endpoint_id = $1 AND status = 'Pending' AND lease_token IS NULL
+                        AND next_attempt_at < clock_timestamp() + $2 * interval '1 millisecond'
+                      ORDER BY id FOR UPDATE SKIP LOCKED)`,
+      [endpointId, delayMs],
+    );
+  }
+
   /** Parks a delivery whose endpoint was disabled or deleted after it was claimed. */
   async park(deliveryId: string, leaseToken: string): Promise<void> {
     await this.dataSource.query(

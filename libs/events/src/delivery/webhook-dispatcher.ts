@@ -12,6 +12,7 @@ import {
   DeliveryOutcome,
   DeliveryQueueRepository,
 } from './delivery-queue.repository';
+import { EndpointBreakers } from './endpoint-breakers';
 import { EndpointHealth } from './endpoint-health';
 import { retryDelayMs } from './retry-schedule';
 import { SentAttempt, WebhookSender } from './webhook-sender';
@@ -38,6 +39,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private loopDone: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
   private readonly settled = new Set<Promise<void>>();
+  private readonly breakers = new EndpointBreakers();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -90,9 +92,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     );
     const overflow: string[] = [];
     for (const claim of claims) {
-      if (
-        (this.perEndpoint.get(claim.endpoint_id) ?? 0) >= this.config.webhooks.endpointConcurrency
-      ) {
+      if ((this.perEndpoint.get(claim.endpoint_id) ?? 0) >= this.limitFor(claim.endpoint_id)) {
         overflow.push(claim.delivery_id);
         continue;
       }
@@ -102,9 +102,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return claims.length;
   }
 
+  private limitFor(endpointId: string): number {
+    return this.breakers.limitFor(endpointId, this.config.webhooks.endpointConcurrency);
+  }
+
+  /** Endpoints this worker must not claim for now: at their limit, or their breaker open. */
   private saturatedEndpoints(): string[] {
-    const limit = this.config.webhooks.endpointConcurrency;
-    return [...this.perEndpoint].filter(([, count]) => count >= limit).map(([id]) => id);
+    const full = [...this.perEndpoint]
+      .filter(([id, count]) => count >= this.limitFor(id))
+      .map(([id]) => id);
+    const open = this.breakers
+      .restricted()
+      .filter((id) => this.limitFor(id) === 0 && !this.perEndpoint.has(id));
+    return [...full, ...open];
   }
 
   private start(claim: ClaimedDelivery): void {
@@ -131,11 +141,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     // The endpoint's state first: whoever sees the attempt recorded also sees its consequence (a
     // 410 has disabled the endpoint by then).
     if (attempt.succeeded) {
+      this.breakers.succeeded(claim.endpoint_id);
       await this.health.succeeded(claim.endpoint_id);
     } else {
       await this.health.failed(claim.endpoint_id, attempt.attemptedAt, attempt.statusCode === 410);
     }
     await this.queue.recordAttempt(claim, attempt, this.outcomeOf(claim, attempt));
+    if (!attempt.succeeded) {
+      const openForMs = this.breakers.failed(claim.endpoint_id);
+      if (openForMs !== null) await this.queue.postpone(claim.endpoint_id, openForMs);
+    }
   }
 
   private outcomeOf(claim: ClaimedDelivery, attempt: SentAttempt): DeliveryOutcome {

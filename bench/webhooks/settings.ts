@@ -23,7 +23,7 @@ export const TS_NODE_WITH_PATHS = [...TS_NODE, '--require', 'tsconfig-paths/regi
  * Never set by the benchmark: printed so a reader knows what the figures were measured with.
  */
 export const SERVICE_DEFAULTS = {
-  WEBHOOK_CONCURRENCY: 256,
+  WEBHOOK_CONCURRENCY: 512,
   WEBHOOK_ENDPOINT_CONCURRENCY: 32,
   WEBHOOK_POLL_INTERVAL_MS: 100,
   WEBHOOK_TIMEOUT_MS: 15000,

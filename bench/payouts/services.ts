@@ -100,7 +100,7 @@ function profileOptions(directory: string | null): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${directory}`, '--require', EXIT_ON_SIGTERM];
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);

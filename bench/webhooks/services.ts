@@ -91,7 +91,7 @@ export async function createEndpoint(
   merchant: BenchMerchant,
   url: string,
 ): Promise<Endpoint> {
-  const body = await call<{ id: string; secret: string }>(
+  const body = await callApi<{ id: string; secret: string }>(
     api,
     merchant,
     'POST',
@@ -107,10 +107,10 @@ export async function disableEndpoint(
   merchant: BenchMerchant,
   endpoint: Endpoint,
 ): Promise<void> {
-  await call(api, merchant, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: false });
+  await callApi(api, merchant, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: false });
 }
 
-async function call<T>(
+export async function callApi<T>(
   api: Api,
   merchant: BenchMerchant,
   method: string,

@@ -1,0 +1,149 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium } from 'playwright-core';
+import { flushRedis, resetDatabase } from '../deposits/database';
+import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/processes';
+import { describeMachine } from '../deposits/report';
+import { freePort } from '../payouts/services';
+import { callApi, createMerchant, startApi } from '../webhooks/services';
+import {
+  API_MAIN,
+  benchEnvironment,
+  CLI_MAIN,
+  DATABASE_URL,
+  REDIS_URL,
+  RESULTS_DIR,
+} from '../webhooks/settings';
+
+/*
+ * npm run bench:checkout-page: how fast the hosted checkout page paints and how much it transfers,
+ * cold (a new browser context per load), in Debian's Chromium against the built API on loopback.
+ * It shares bench:webhooks' database and Redis database: do not run both at once.
+ */
+
+const LOADS = 20;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+// Evaluated in the page after `load`: paint timings and bytes over the wire (headers included).
+const MEASURE = `(() => {
+  const paint = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+  const navigation = performance.getEntriesByType('navigation')[0];
+  const resources = performance.getEntriesByType('resource');
+  return {
+    firstPaintMs: paint('first-paint'),
+    firstContentfulPaintMs: paint('first-contentful-paint'),
+    loadMs: navigation.loadEventEnd,
+    transferBytes: navigation.transferSize + resources.reduce((sum, r) => sum + r.transferSize, 0),
+    files: [navigation.name, ...resources.map((r) => r.name)].length,
+  };
+})()`;
+
+interface Load {
+  firstPaintMs: number;
+  firstContentfulPaintMs: number;
+  loadMs: number;
+  transferBytes: number;
+  files: number;
+}
+
+const startedAt = Date.now();
+function step(message: string): void {
+  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}`);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function measure(browser: Browser, url: string): Promise<Load[]> {
+  const loads: Load[] = [];
+  for (let index = 0; index < LOADS; index++) {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    // Paint entries are recorded after the frame is presented, which can follow `load`.
+    // (Polled with evaluate: waitForFunction would eval in the page, which its CSP refuses.)
+    const painted = `performance.getEntriesByName('first-contentful-paint').length > 0`;
+    while (!(await page.evaluate<boolean>(painted))) await page.waitForTimeout(20);
+    loads.push(await page.evaluate<Load>(MEASURE));
+    await context.close();
+  }
+  return loads;
+}
+
+async function main(): Promise<void> {
+  const noBuild = process.argv.includes('--no-build');
+  installCleanup(stopAllProcesses);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  let browser: Browser | null = null;
+  try {
+    build(!noBuild, step, [API_MAIN, CLI_MAIN]);
+    step('database: drop, create, migrate; address pool');
+    await resetDatabase(DATABASE_URL, benchEnvironment());
+    await flushRedis(REDIS_URL);
+    runCli(['pool:fill'], benchEnvironment());
+    const api = await startApi(
+      await freePort(),
+      join(RESULTS_DIR, `checkout-page-${stamp}.api.log`),
+    );
+    const merchant = createMerchant('Page bench');
+    const session = await callApi<{ id: string }>(api, merchant, 'POST', '/v1/checkout/sessions', {
+      pricing_amount: '49.99',
+      pricing_currency: 'USD',
+      currency: 'USDT',
+      network: 'ETHEREUM',
+      success_url: 'https://shop.example/thanks',
+      cancel_url: 'https://shop.example/cart',
+    });
+    const url = `${api.url}/checkout/${session.id}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    step(`${LOADS} cold loads of ${url} in ${browser.version()}, phone viewport`);
+    const loads = await measure(browser, url);
+    const figure = (pick: (load: Load) => number) => {
+      const values = loads.map(pick);
+      return { p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) };
+    };
+    const report = {
+      startedAt: new Date(startedAt).toISOString(),
+      machine: describeMachine('(see bench:webhooks)', 'no chain'),
+      loads: LOADS,
+      firstPaintMs: figure((load) => load.firstPaintMs),
+      firstContentfulPaintMs: figure((load) => load.firstContentfulPaintMs),
+      loadMs: figure((load) => load.loadMs),
+      transferBytes: loads[0].transferBytes,
+      files: loads[0].files,
+    };
+    const fmt = (f: { p50: number; p95: number; max: number }) =>
+      `p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, max ${f.max.toFixed(0)} ms`;
+    console.log(`first paint:             ${fmt(report.firstPaintMs)}`);
+    console.log(`first contentful paint:  ${fmt(report.firstContentfulPaintMs)}`);
+    console.log(`load event:              ${fmt(report.loadMs)}`);
+    console.log(`transferred (cold):      ${report.transferBytes} bytes in ${report.files} files`);
+    const goals = [
+      `Goal: first paint under 1 s: p95 ${report.firstPaintMs.p95.toFixed(0)} ms ${report.firstPaintMs.p95 < 1000 ? 'PASS' : '<< BELOW TARGET'}`,
+      `Goal: under 100 kB transferred: ${(report.transferBytes / 1000).toFixed(1)} kB ${report.transferBytes < 100_000 ? 'PASS' : '<< BELOW TARGET'}`,
+    ];
+    goals.forEach((line) => console.log(line));
+    const file = join(RESULTS_DIR, `checkout-page-${stamp}.json`);
+    writeFileSync(file, JSON.stringify(report, null, 2));
+    console.log(`Results: ${file}`);
+  } finally {
+    await browser?.close();
+    await stopAllProcesses();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -10,19 +10,9 @@ import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
 
 const CONFIRMATIONS = 2;
-// Debian's chromium, never a downloaded browser; flags for a closed network, as root.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // Screenshots of each state, for people (gitignored).
 const SCREENSHOTS = join(__dirname, '..', 'test-results', 'checkout-page');
 
@@ -56,7 +46,7 @@ describe('Hosted checkout page in Chromium', () => {
     thanks = http.createServer((_, response) => response.end('<h1>Thanks from the shop</h1>'));
     await new Promise<void>((resolve) => thanks.listen(0, '127.0.0.1', resolve));
     thanksUrl = `http://127.0.0.1:${(thanks.address() as AddressInfo).port}/thanks`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   }, 120_000);
 
   afterAll(async () => {

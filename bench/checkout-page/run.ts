@@ -14,6 +14,7 @@ import {
   REDIS_URL,
   RESULTS_DIR,
 } from '../webhooks/settings';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
 
 /*
  * npm run bench:checkout-page: how fast the hosted checkout page paints and how much it transfers,
@@ -22,16 +23,6 @@ import {
  */
 
 const LOADS = 20;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // Evaluated in the page after `load`: paint timings and bytes over the wire (headers included).
 const MEASURE = `(() => {
   const paint = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
@@ -106,7 +97,7 @@ async function main(): Promise<void> {
       cancel_url: 'https://shop.example/cart',
     });
     const url = `${api.url}/checkout/${session.id}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     step(`${LOADS} cold loads of ${url} in ${browser.version()}, phone viewport`);
     const loads = await measure(browser, url);
     const figure = (pick: (load: Load) => number) => {

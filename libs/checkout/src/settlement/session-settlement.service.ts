@@ -42,6 +42,7 @@ export interface SettlementResult {
 export class SessionSettlementService {
   private readonly defaultFee: FeeRule;
   private readonly tolerancePercent: Decimal;
+  private readonly toleranceMax: Decimal;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -53,6 +54,7 @@ export class SessionSettlementService {
       fixed: new Decimal(config.feeFixed),
     };
     this.tolerancePercent = new Decimal(config.underpaymentTolerancePercent);
+    this.toleranceMax = new Decimal(config.underpaymentToleranceMax);
   }
 
   /**
@@ -87,6 +89,7 @@ export class SessionSettlementService {
       expiresAt: new Date(session.expires_at),
       now: new Date(session.now),
       tolerancePercent: this.tolerancePercent,
+      toleranceMax: this.toleranceMax,
     });
 
     const grossChange = received.minus(session.amount_received);

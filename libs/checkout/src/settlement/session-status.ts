@@ -8,6 +8,8 @@ export interface SessionState {
   expiresAt: Date;
   now: Date;
   tolerancePercent: Decimal;
+  /** The tolerance is the smaller of the percentage and this amount. */
+  toleranceMax: Decimal;
 }
 
 /**
@@ -15,7 +17,10 @@ export interface SessionState {
  * expiry) always lands in the same place. Paid wins even after expiry: a late full payment counts.
  */
 export function sessionStatusFor(state: SessionState): SessionStatus {
-  const tolerance = state.amount.times(state.tolerancePercent).dividedBy(100);
+  const tolerance = Decimal.min(
+    state.amount.times(state.tolerancePercent).dividedBy(100),
+    state.toleranceMax,
+  );
   if (
     state.received.greaterThan(0) &&
     state.received.greaterThanOrEqualTo(state.amount.minus(tolerance))

@@ -19,6 +19,8 @@ export interface AppConfig {
   feePercent: string;
   feeFixed: string;
   underpaymentTolerancePercent: string;
+  /** ...but never more than this many tokens short. */
+  underpaymentToleranceMax: string;
   /** Networks the deposit watcher scans; 'all' expands to every network of the registry. */
   watchNetworks: 'all' | string[];
   depositScanIntervalMs: number;
@@ -97,6 +99,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     feePercent: env.FEE_PERCENT,
     feeFixed: env.FEE_FIXED,
     underpaymentTolerancePercent: env.UNDERPAYMENT_TOLERANCE_PERCENT,
+    underpaymentToleranceMax: env.UNDERPAYMENT_TOLERANCE_MAX,
     watchNetworks:
       env.WATCH_NETWORKS === 'all'
         ? 'all'

@@ -93,10 +93,17 @@ export class EnvironmentVariables {
   })
   FEE_FIXED = '0';
 
-  @Matches(/^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/, {
-    message: 'UNDERPAYMENT_TOLERANCE_PERCENT must be a decimal from 0 to 99.9999, e.g. "0.1".',
+  // Bounded: a tolerance is for rounding in wallets and exchanges, not a discount.
+  @Matches(/^([0-4](\.[0-9]{1,4})?|5(\.0{1,4})?)$/, {
+    message: 'UNDERPAYMENT_TOLERANCE_PERCENT must be a decimal from 0 to 5, e.g. "0.1".',
   })
   UNDERPAYMENT_TOLERANCE_PERCENT = '0.1';
+
+  // The percentage alone would let a 10,000,000 session be Paid 10,000 short at 0.1 %.
+  @Matches(/^(0|[1-9][0-9]{0,2})(\.[0-9]{1,6})?$/, {
+    message: 'UNDERPAYMENT_TOLERANCE_MAX must be a token amount from 0 to 999.999999, e.g. "1".',
+  })
+  UNDERPAYMENT_TOLERANCE_MAX = '1';
 
   @Matches(/^(all|none|[A-Z]+(,[A-Z]+)*)$/, {
     message:

@@ -212,3 +212,17 @@ function median(d: Distribution): string {
 function value(number: number | null): string {
   return number === null ? '-' : number.toFixed(1);
 }
+
+/**
+ * Another benchmark, or a load average above 1 before we start anything, makes every figure low
+ * and noisy. At the end the load average is mostly this run's own: each phase's "other cores"
+ * says instead how busy the rest of the machine was.
+ */
+export function quietnessWarnings(state: Quietness, when: 'start' | 'end'): string[] {
+  const warnings = state.otherBenchmarks.map((line) => `another benchmark at the ${when}: ${line}`);
+  const [oneMinute] = state.loadAverage;
+  if (when === 'start' && oneMinute > 1) {
+    warnings.push(`load average ${oneMinute.toFixed(2)} at the start`);
+  }
+  return warnings;
+}

@@ -21,7 +21,7 @@ import {
   GOAL_BROADCAST_PER_SECOND,
   printReport,
   quietness,
-  Quietness,
+  quietnessWarnings,
   Report,
   writeReport,
 } from './report';
@@ -72,20 +72,6 @@ function writeDevnetFiles(devnet: Devnet, files: DevnetFiles): void {
   // anvil's well-known account #2: a public test key, never a real secret.
   const hotWallets = { ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey } };
   writeFileSync(files.hotWalletsFile, JSON.stringify(hotWallets));
-}
-
-/**
- * Another benchmark, or a load average above 1 before we start anything, makes every figure low
- * and noisy. At the end the load average is mostly this run's own: each phase's "other cores"
- * says instead how busy the rest of the machine was.
- */
-function quietnessWarnings(state: Quietness, when: 'start' | 'end'): string[] {
-  const warnings = state.otherBenchmarks.map((line) => `another benchmark at the ${when}: ${line}`);
-  const [oneMinute] = state.loadAverage;
-  if (when === 'start' && oneMinute > 1) {
-    warnings.push(`load average ${oneMinute.toFixed(2)} at the start`);
-  }
-  return warnings;
 }
 
 function phaseWarnings(phases: PhaseResult[]): string[] {

@@ -8,7 +8,7 @@ import { loadAverage, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from '../depos
 import { connectDatabase, flushRedis, postgresVersion, resetDatabase } from '../deposits/database';
 import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/processes';
 import { describeMachine, gitDescription } from '../deposits/report';
-import { fullMachineLine, Quietness } from '../payouts/report';
+import { fullMachineLine, Quietness, quietnessWarnings } from '../payouts/report';
 import { BENCH_APPLICATION_NAME } from '../payouts/waits';
 import { Generator } from './generator-client';
 import { BenchOptions, parseOptions, PhaseKind } from './options';
@@ -64,14 +64,6 @@ function runFiles() {
 
 function quietness(): Quietness {
   return { loadAverage: loadAverage(), otherBenchmarks: otherBenchmarks(OTHER_BENCHMARKS) };
-}
-
-function quietnessWarnings(state: Quietness, when: 'start' | 'end'): string[] {
-  const warnings = state.otherBenchmarks.map((line) => `another benchmark at the ${when}: ${line}`);
-  if (when === 'start' && state.loadAverage[0] > 1) {
-    warnings.push(`load average ${state.loadAverage[0].toFixed(2)} at the start`);
-  }
-  return warnings;
 }
 
 function phaseSpecs(options: BenchOptions): PhaseSpec[] {

@@ -94,6 +94,8 @@ async function main() {
     WEBHOOKS_ALLOW_PRIVATE_URLS: process.env.WEBHOOKS_ALLOW_PRIVATE_URLS ?? 'true',
   };
   run('npm', ['run', '-s', 'cli', '--', 'db:migrate'], env);
+  // Every demo starts a new devnet: the chain the watcher followed last time is gone.
+  run('npm', ['run', '-s', 'cli', '--', 'chains:forget', '--network', 'ETHEREUM'], env);
   const merchant = JSON.parse(
     run('npm', ['run', '-s', 'cli', '--', 'merchants:create', '--name', 'Demo Shop'], env).trim(),
   );

@@ -11,6 +11,7 @@ import { Devnet, startDevnet } from './support/devnet';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
+import { forgetChain } from './support/chain-reset';
 
 const CONFIRMATIONS = 2;
 // Screenshots of each state, for people (gitignored).
@@ -38,7 +39,8 @@ describe('Hosted checkout page in Chromium', () => {
     devnet = await startDevnet();
     environment = useChainEnvironment(devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
     api = await TestApi.start();
-    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
+    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
+    await forgetChain(api.app, 'ETHEREUM');
     merchant = await api.createMerchant({ name: 'Corner Café' });
     const server = api.app.getHttpServer() as http.Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

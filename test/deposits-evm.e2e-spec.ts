@@ -3,6 +3,7 @@ import { Devnet, startDevnet } from './support/devnet';
 import { RpcProxy } from './support/rpc-proxy';
 import { useChainEnvironment } from './support/chain-test-env';
 import { TestApi, TestMerchant } from './support/test-app';
+import { forgetChain } from './support/chain-reset';
 
 const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
@@ -32,9 +33,8 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
     );
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
-    // This suite's chain is new: a cursor left by another suite's chain would point past blocks
-    // this one never showed (following a reset chain is issue 10's fork detection).
-    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
+    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
+    await forgetChain(api.app, 'ETHEREUM');
   }, 60_000);
 
   afterAll(async () => {

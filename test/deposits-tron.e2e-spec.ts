@@ -4,6 +4,7 @@ import { DepositWatcherService } from '@app/checkout';
 import { useChainEnvironment } from './support/chain-test-env';
 import { FakeTronNode } from './support/fake-tron-node';
 import { TestApi, TestMerchant } from './support/test-app';
+import { forgetChain } from './support/chain-reset';
 
 const SESSIONS = '/v1/checkout/sessions';
 const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
@@ -27,6 +28,8 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
     );
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
+    // This suite's node is a new chain: forget the one an earlier suite left as TRON.
+    await forgetChain(api.app, 'TRON');
     merchant = await api.createMerchant();
   });
 

@@ -4,6 +4,7 @@ import { WorkerModule } from '../apps/worker/src/worker.module';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
 import { TestApi, TestMerchant } from './support/test-app';
+import { forgetChain } from './support/chain-reset';
 
 const SESSIONS = '/v1/checkout/sessions';
 
@@ -15,7 +16,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
   }
 }
 
-describe('Deposits detected by running workers (Bull repeatable jobs, real Redis)', () => {
+describe('Deposits detected by running workers (one watch loop per network in each of two workers)', () => {
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
@@ -29,9 +30,8 @@ describe('Deposits detected by running workers (Bull repeatable jobs, real Redis
       DEPOSIT_SCAN_INTERVAL_MS: '200',
     });
     api = await TestApi.start();
-    // This suite's chain is new: a cursor left by another suite's chain would point past blocks
-    // this one never showed (following a reset chain is issue 10's fork detection).
-    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
+    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
+    await forgetChain(api.app, 'ETHEREUM');
     merchant = await api.createMerchant();
     // Two workers on the same database and Redis, as in a scaled-out deployment.
     for (let i = 0; i < 2; i++) {

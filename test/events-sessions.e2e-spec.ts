@@ -2,6 +2,7 @@ import { DepositWatcherService, SessionExpiryService } from '@app/checkout';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
 import { TestApi, TestMerchant } from './support/test-app';
+import { forgetChain } from './support/chain-reset';
 
 const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
@@ -33,7 +34,8 @@ describe('Events of checkout sessions on a real EVM chain', () => {
     environment = useChainEnvironment(devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
-    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
+    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
+    await forgetChain(api.app, 'ETHEREUM');
   }, 60_000);
 
   afterAll(async () => {

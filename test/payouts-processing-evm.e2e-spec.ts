@@ -14,6 +14,7 @@ import { RpcProxy } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_REDIS_URL } from './setup/test-database';
 import { waitFor } from './support/wait-for';
+import { forgetChain } from './support/chain-reset';
 
 const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
 const DECIMALS = 6;
@@ -53,9 +54,8 @@ describe('Payouts sent on a real chain', () => {
       },
     );
     api = await TestApi.start();
-    // This suite's chain is new: a cursor left by another suite's chain would point past blocks
-    // this one never showed (following a reset chain is issue 10's fork detection).
-    await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = 'ETHEREUM'`);
+    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
+    await forgetChain(api.app, 'ETHEREUM');
     worker = await NestFactory.createApplicationContext(WorkerModule, {
       logger: process.env.TEST_WORKER_LOGS ? ['log', 'warn', 'error'] : false,
     });

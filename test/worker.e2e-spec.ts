@@ -71,11 +71,13 @@ describe('Worker (real Redis and Bull)', () => {
        VALUES ('mer_worker_test', 'old', 'POST /x', 'h', 201, '{}', now() - interval '1 minute'),
               ('mer_worker_test', 'live', 'POST /x', 'h', 201, '{}', now() + interval '1 hour')`,
     );
+    // The job may wait behind the pool's refill on a slow machine: wait for it, not for Jest's
+    // default timeout.
     const job = await queue.add(MAINTENANCE_JOBS.purgeIdempotencyKeys, {});
     await job.finished();
     const keys: Array<{ idempotency_key: string }> = await dataSource.query(
       `SELECT idempotency_key FROM idempotency_keys WHERE merchant_id = 'mer_worker_test'`,
     );
     expect(keys.map((row) => row.idempotency_key)).toEqual(['live']);
-  });
+  }, 120_000);
 });

@@ -22,9 +22,9 @@ function insertStatement(withSubMerchant) {
   return `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency,
     network, chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
     client_reference_id, success_url, cancel_url, expires_at, key_fingerprint, pay_address,
-    derivation_index${withSubMerchant ? ', sub_merchant_id' : ''})
+    derivation_index, fee_percent, fee_fixed${withSubMerchant ? ', sub_merchant_id' : ''})
     VALUES ($1, $2, $3, 'Pending', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-      now() + make_interval(mins => $15), $16, $17, $18${withSubMerchant ? ', $19' : ''})
+      now() + make_interval(mins => $15), $16, $17, $18, $19, $20${withSubMerchant ? ', $21' : ''})
     RETURNING id, status, created_at, expires_at`;
 }
 
@@ -71,6 +71,8 @@ async function main() {
       payAddress,
       nextDerivationIndex++,
     ];
+    // The fee rule is stored on each session when it is created (the API copies the merchant's).
+    values.push(template.fee_percent, template.fee_fixed);
     if (withSubMerchant) values.push(template.sub_merchant_id);
     const inserted = await pool.query(insertSession, values);
     response.status(201).json({ ...inserted.rows[0], pay_address: payAddress });

@@ -328,12 +328,13 @@ async function seedSessions(db, templateId, total) {
   await db.query(
     `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
        chain_family, currency_contract, pay_address, key_fingerprint, derivation_index,
-       pricing_amount, pricing_currency, exchange_rate, created_at, expires_at)
+       pricing_amount, pricing_currency, exchange_rate, created_at, expires_at, fee_percent,
+       fee_fixed)
      SELECT 'cs_seed' || lpad(g::text, 18, '0'), t.merchant_id, t.livemode, t.status, t.amount,
             t.currency, t.network, t.chain_family, t.currency_contract, 'Tseed' || g,
             t.key_fingerprint, 1000000000 + g, t.pricing_amount, t.pricing_currency,
             t.exchange_rate, t.created_at - make_interval(secs => g),
-            t.expires_at - make_interval(secs => g)
+            t.expires_at - make_interval(secs => g), t.fee_percent, t.fee_fixed
        FROM checkout_sessions t, generate_series(1, $2::int) g
       WHERE t.id = $1`,
     [templateId, total - 1],

@@ -1,4 +1,13 @@
-import { Interface, parseUnits, toQuantity, Transaction, Wallet } from 'ethers';
+import {
+  HDNodeWallet,
+  id,
+  Interface,
+  Mnemonic,
+  parseUnits,
+  toQuantity,
+  Transaction,
+  Wallet,
+} from 'ethers';
 import { Devnet, DEVNET_ACCOUNTS, DEVNET_TOKEN_DECIMALS } from '../../test/support/devnet';
 import { sleep, timestamp } from './clock';
 
@@ -9,6 +18,14 @@ import { sleep, timestamp } from './clock';
  */
 
 const TRANSFER = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
+// The devnet token's owner-only mint (contracts/TestToken.sol).
+const MINT = new Interface(['function mint(address to, uint256 amount)']);
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
+// anvil's default accounts come from this public mnemonic (#0-#2 are the devnet's deployer, payer
+// and hot wallet); they are unlocked, so anvil signs eth_sendTransaction from them itself.
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const FIRST_FREE_ACCOUNT = 3;
+const ANVIL_ACCOUNTS = 10;
 // Comfortably above an ERC-20 transfer to a fresh address (about 51,600 gas): transfers can be
 // signed up front, without an eth_estimateGas each.
 const GAS_LIMIT_PER_TRANSFER = 100_000n;
@@ -37,7 +54,35 @@ export class Rpc {
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
   }
+
+  /** One JSON-RPC batch (one HTTP request); each call's result or error message, in order. */
+  async batch(calls: Array<{ method: string; params: unknown[] }>): Promise<BatchAnswer[]> {
+    if (!calls.length) return [];
+    const firstId = this.nextId;
+    this.nextId += calls.length;
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        calls.map((call, index) => ({ jsonrpc: '2.0', id: firstId + index, ...call })),
+      ),
+    });
+    const body = (await response.json()) as Array<{
+      id: number;
+      result?: unknown;
+      error?: { message: string };
+    }>;
+    const byId = new Map(body.map((answer) => [answer.id, answer]));
+    return calls.map((call, index) => {
+      const answer = byId.get(firstId + index);
+      if (!answer) return { error: `${call.method}: no answer in the batch` };
+      if (answer.error) return { error: `${call.method}: ${answer.error.message}` };
+      return { result: answer.result };
+    });
+  }
 }
+
+export type BatchAnswer = { result: unknown; error?: undefined } | { error: string };
 
 export interface MinedTransfer {
   txHash: string;
@@ -91,23 +136,35 @@ export class Payer {
   }
 }
 
+interface Receipt {
+  blockNumber: string;
+  status: string;
+}
+
+/** The transaction's receipt, polled every 2 ms until it exists. */
+export async function waitForReceipt(
+  rpc: Rpc,
+  txHash: string,
+  timeoutMs = RECEIPT_TIMEOUT_MS,
+  pollMs = RECEIPT_POLL_MS,
+): Promise<Receipt> {
+  const deadline = timestamp() + timeoutMs;
+  while (timestamp() < deadline) {
+    const receipt = await rpc.call<Receipt | null>('eth_getTransactionReceipt', [txHash]);
+    if (receipt) return receipt;
+    await sleep(pollMs);
+  }
+  throw new Error(`Transaction ${txHash} not mined within ${timeoutMs} ms.`);
+}
+
 /** Sends a signed transfer on an automining devnet and waits until its receipt exists. */
 export async function sendAndWaitMined(rpc: Rpc, rawTransaction: string): Promise<MinedTransfer> {
   const sentAt = timestamp();
   const txHash = await rpc.call<string>('eth_sendRawTransaction', [rawTransaction]);
-  const deadline = sentAt + RECEIPT_TIMEOUT_MS;
-  while (timestamp() < deadline) {
-    const receipt = await rpc.call<{ blockNumber: string; status: string } | null>(
-      'eth_getTransactionReceipt',
-      [txHash],
-    );
-    if (receipt) {
-      if (receipt.status !== '0x1') throw new Error(`Transfer ${txHash} reverted.`);
-      return { txHash, blockNumber: Number(receipt.blockNumber), sentAt, minedAt: timestamp() };
-    }
-    await sleep(RECEIPT_POLL_MS);
-  }
-  throw new Error(`Transfer ${txHash} not mined within ${RECEIPT_TIMEOUT_MS} ms.`);
+  const receipt = await waitForReceipt(rpc, txHash);
+  const minedAt = timestamp();
+  if (receipt.status !== '0x1') throw new Error(`Transfer ${txHash} reverted.`);
+  return { txHash, blockNumber: Number(receipt.blockNumber), sentAt, minedAt };
 }
 
 export interface QueuedTransfers {
@@ -202,4 +259,126 @@ async function gasOfOneTransfer(rpc: Rpc, rawTransaction: string): Promise<numbe
     { from: transaction.from, to: transaction.to, data: transaction.data },
   ]);
   return Number(estimate);
+}
+
+/** Between blocks: mine every `seconds` (0 stops mining), like a real chain. */
+export async function setIntervalMining(rpc: Rpc, seconds: number): Promise<void> {
+  await rpc.call('evm_setIntervalMining', [seconds]);
+}
+
+/** Back to one block per transaction, after interval mining. */
+export async function setAutomine(rpc: Rpc): Promise<void> {
+  await rpc.call('evm_setIntervalMining', [0]);
+  await rpc.call('evm_setAutomine', [true]);
+}
+
+/** anvil's unlocked default accounts from #3 on: nobody else on the devnet uses them. */
+export function spareAccounts(count: number): string[] {
+  if (count > ANVIL_ACCOUNTS - FIRST_FREE_ACCOUNT) {
+    throw new Error(`anvil has only ${ANVIL_ACCOUNTS - FIRST_FREE_ACCOUNT} spare accounts.`);
+  }
+  const mnemonic = Mnemonic.fromPhrase(ANVIL_MNEMONIC);
+  return Array.from(
+    { length: count },
+    (_, index) =>
+      HDNodeWallet.fromMnemonic(mnemonic, `m/44'/60'/0'/0/${FIRST_FREE_ACCOUNT + index}`).address,
+  );
+}
+
+/** Mints `baseUnits` of the token to each holder (the deployer owns it); on an automining devnet. */
+export async function mintTo(
+  rpc: Rpc,
+  token: string,
+  holders: string[],
+  baseUnits: bigint,
+): Promise<void> {
+  for (const holder of holders) {
+    const txHash = await rpc.call<string>('eth_sendTransaction', [
+      {
+        from: DEVNET_ACCOUNTS.deployer.address,
+        to: token,
+        data: MINT.encodeFunctionData('mint', [holder, baseUnits]),
+        gas: toQuantity(GAS_LIMIT_PER_TRANSFER),
+      },
+    ]);
+    const receipt = await waitForReceipt(rpc, txHash);
+    if (receipt.status !== '0x1') throw new Error(`Minting to ${holder} failed (${txHash}).`);
+  }
+}
+
+/** The next nonce of each account, pending transactions included. */
+export async function pendingNonces(rpc: Rpc, accounts: string[]): Promise<Map<string, number>> {
+  const nonces = new Map<string, number>();
+  for (const account of accounts) {
+    const nonce = await rpc.call<string>('eth_getTransactionCount', [account, 'pending']);
+    nonces.set(account, Number(nonce));
+  }
+  return nonces;
+}
+
+/** An eth_sendTransaction of a token transfer from an unlocked account: anvil signs it. */
+export function unlockedTransfer(
+  token: string,
+  from: string,
+  nonce: number,
+  to: string,
+  baseUnits: bigint,
+): { method: string; params: unknown[] } {
+  return {
+    method: 'eth_sendTransaction',
+    params: [
+      {
+        from,
+        to: token,
+        nonce: toQuantity(nonce),
+        data: TRANSFER.encodeFunctionData('transfer', [to, baseUnits]),
+        gas: toQuantity(GAS_LIMIT_PER_TRANSFER),
+        maxFeePerGas: toQuantity(MAX_FEE_PER_GAS),
+        maxPriorityFeePerGas: toQuantity(PRIORITY_FEE_PER_GAS),
+      },
+    ],
+  };
+}
+
+export interface TransferLog {
+  blockNumber: number;
+  txHash: string;
+  from: string;
+  to: string;
+}
+
+/** The token's Transfer logs in a block range (read after a measured window). */
+export async function transferLogs(
+  rpc: Rpc,
+  token: string,
+  fromBlock: number,
+  toBlock: number,
+): Promise<TransferLog[]> {
+  const logs: TransferLog[] = [];
+  const step = 20;
+  for (let from = fromBlock; from <= toBlock; from += step) {
+    const answer = await rpc.call<
+      Array<{ blockNumber: string; transactionHash: string; topics: string[] }>
+    >('eth_getLogs', [
+      {
+        address: token,
+        topics: [TRANSFER_TOPIC],
+        fromBlock: toQuantity(from),
+        toBlock: toQuantity(Math.min(toBlock, from + step - 1)),
+      },
+    ]);
+    for (const log of answer) {
+      logs.push({
+        blockNumber: Number(log.blockNumber),
+        txHash: log.transactionHash.toLowerCase(),
+        from: topicAddress(log.topics[1]),
+        to: topicAddress(log.topics[2]),
+      });
+    }
+  }
+  return logs;
+}
+
+function topicAddress(topic: string): string {
+  return `0x${topic.slice(-40)}`.toLowerCase();
 }

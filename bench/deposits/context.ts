@@ -6,6 +6,8 @@ import type { RpcLog } from './rpc-log';
 export interface BenchContext {
   db: Client;
   rpc: Rpc;
+  /** The devnet's HTTP JSON-RPC URL (its WebSocket is the same port). */
+  rpcUrl: string;
   payer: Payer;
   /** The devnet's USDT contract, checksummed (what sessions store and the watcher compares). */
   tokenContract: string;

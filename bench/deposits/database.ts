@@ -40,7 +40,7 @@ export async function resetDatabase(url = DATABASE_URL, env?: NodeJS.ProcessEnv)
   runCli(['db:migrate'], env);
 }
 
-/** Empties Redis database 14 (this benchmark's queues only; other databases are not touched). */
+/** Empties Redis database 8 (this benchmark's queues only; other databases are not touched). */
 export async function flushRedis(url = REDIS_URL): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
@@ -67,20 +67,28 @@ export function randomSessions(count: number, idPrefix: string): BenchSession[] 
   }));
 }
 
+// The configured default fee rule (FEE_PERCENT / FEE_FIXED, not set here): what the API stores
+// on a session of a merchant without its own rule.
+const DEFAULT_FEE_PERCENT = '1';
+const DEFAULT_FEE_FIXED = '0';
+
 /**
  * Inserts Pending ETHEREUM/USDT sessions in one statement, with the columns the API's
- * CheckoutSessionsRepository.insertWithAddress writes.
+ * CheckoutSessionsRepository.insertWithAddress writes, the fee rule included (the merchant's,
+ * part by part, else the configured default).
  */
 export async function insertSessions(db: Client, batch: SessionBatch): Promise<void> {
   await db.query(
     `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
        chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
-       expires_at, key_fingerprint, sub_merchant_id, pay_address, derivation_index)
+       expires_at, key_fingerprint, sub_merchant_id, pay_address, derivation_index,
+       fee_percent, fee_fixed)
      SELECT s.id, $4, false, 'Pending', s.amount, 'USDT', 'ETHEREUM', 'EVM', $5, s.amount, 'USD',
             1, now() + make_interval(mins => $6), 'bench-random-addresses', NULL, s.address,
-            s.ordinal::int
+            s.ordinal::int, COALESCE(m.fee_percent, $7::numeric), COALESCE(m.fee_fixed, $8::numeric)
        FROM unnest($1::text[], $2::text[], $3::numeric[]) WITH ORDINALITY
-            AS s(id, address, amount, ordinal)`,
+            AS s(id, address, amount, ordinal)
+       JOIN merchants m ON m.id = $4`,
     [
       batch.sessions.map((session) => session.id),
       batch.sessions.map((session) => session.payAddress),
@@ -88,6 +96,8 @@ export async function insertSessions(db: Client, batch: SessionBatch): Promise<v
       batch.merchantId,
       batch.tokenContract,
       SESSION_LIFETIME_MINUTES,
+      DEFAULT_FEE_PERCENT,
+      DEFAULT_FEE_FIXED,
     ],
   );
 }
@@ -117,6 +127,15 @@ export async function isPaid(db: Client, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Which of these sessions read Paid now. */
+export async function paidAmong(db: Client, ids: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM checkout_sessions WHERE id = ANY($1) AND status = 'Paid'`,
+    [ids],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Counted on the (merchant_id, status, ...) index: cheap enough to ask every 10 ms. */
 export async function paidCount(db: Client, merchantId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
@@ -140,7 +159,7 @@ export async function settlementTicks(
   return rows.map((row) => ({ startedAt: row.started_at, sessions: row.sessions }));
 }
 
-/** The moment the watcher's cursor row last moved: every tick saves it, found something or not. */
+/** The moment the watcher's cursor row last moved: every full tick saves it (not a bare poll). */
 export async function cursorUpdatedAt(db: Client): Promise<number | null> {
   const { rows } = await db.query<{ updated_at: number }>(
     `SELECT ${EPOCH_MS('updated_at')} AS updated_at FROM chain_cursors WHERE network = 'ETHEREUM'`,

@@ -34,14 +34,18 @@ export interface LatencySample {
 }
 
 export interface LatencyResult {
-  scanIntervalMs: number;
+  /** "default" (DEPOSIT_SCAN_INTERVAL_MS not set) or the interval set, e.g. "500 ms". */
+  label: string;
+  scanIntervalMs: number | null;
+  /** How often the worker asked for the head (as it logged at start). */
+  pollIntervalMs: number;
   payments: number;
   latencyMs: Distribution;
   waitForTickMs: Distribution;
   tickMs: Distribution;
   /**
-   * Median tick of the first and of the last few payments: every tick re-checks each block that
-   * holds a payment still inside the reorg window, one RPC call each, so ticks grow as it fills.
+   * Median tick of the first and of the last few payments: the reorg window fills with payments
+   * over the run, and a tick that had to re-check each of them would grow.
    */
   tickGrowthMs: { first: number; last: number };
   sendToReceiptMs: Distribution;
@@ -68,11 +72,14 @@ export async function measureLatency(
   payments: number,
 ): Promise<LatencyResult> {
   const { db, step } = context;
-  const interval = worker.scanIntervalMs;
-  const merchantId = createMerchant(`Bench latency ${interval} ms`);
-  const sessions = randomSessions(payments, `lat${interval}_`);
+  const label = worker.label;
+  const merchantId = createMerchant(`Bench latency ${label}`);
+  const sessions = randomSessions(payments, `lat${worker.scanIntervalMs ?? 'default'}_`);
   await insertSessions(db, { merchantId, tokenContract: context.tokenContract, sessions });
-  step(`latency @ ${interval} ms: ${payments} payments, one at a time`);
+  step(
+    `latency (${label}, polls every ${worker.pollIntervalMs} ms): ${payments} payments, one at ` +
+      `a time`,
+  );
 
   const rpcMark = context.rpcLog.mark();
   const cpuBefore = cpuSnapshot(worker.process.child.pid ?? 0, context.anvilPid);
@@ -88,7 +95,9 @@ export async function measureLatency(
   );
   const samples = observed.map((item) => toSample(item, paidAt.get(item.session.id)));
   const result: LatencyResult = {
-    scanIntervalMs: interval,
+    label,
+    scanIntervalMs: worker.scanIntervalMs,
+    pollIntervalMs: worker.pollIntervalMs,
     payments,
     latencyMs: distribution(samples.map((sample) => sample.latencyMs)),
     waitForTickMs: distribution(samples.map((sample) => sample.waitForTickMs)),
@@ -103,22 +112,23 @@ export async function measureLatency(
     samples,
   };
   const { p50, p90, max } = result.latencyMs;
-  step(`latency @ ${interval} ms: p50 ${p50} ms, p90 ${p90} ms, max ${max} ms`);
+  step(`latency (${label}): p50 ${p50} ms, p90 ${p90} ms, max ${max} ms`);
   return result;
 }
 
 /**
- * A payment sent right after the previous one was seen Paid lands just after a tick and would
- * always wait a whole interval. Real payments arrive at any moment, so each one first waits a
- * random offset into the interval; the offsets are spread evenly (one per stratum, shuffled) so
- * that 30 samples cover the interval without clumping, and runs compare.
+ * A payment sent right after the previous one was seen Paid lands at the same point of the poll
+ * cycle every time (just after a poll), and would always wait about a whole poll interval. Real
+ * payments arrive at any moment, so each one first waits a random offset into the poll interval;
+ * the offsets are spread evenly (one per stratum, shuffled) so that 30 samples cover the interval
+ * without clumping, and runs compare.
  */
 async function payOneByOne(
   context: BenchContext,
   worker: Worker,
   sessions: BenchSession[],
 ): Promise<Observed[]> {
-  const interval = worker.scanIntervalMs;
+  const interval = worker.pollIntervalMs;
   const strata = shuffledIndexes(sessions.length);
   const observed: Observed[] = [];
   for (const [index, session] of sessions.entries()) {
@@ -136,7 +146,7 @@ async function waitUntilPaid(
   worker: Worker,
   sessionId: string,
 ): Promise<number> {
-  const deadline = timestamp() + 3 * worker.scanIntervalMs + 30_000;
+  const deadline = timestamp() + 3 * worker.pollIntervalMs + 30_000;
   while (timestamp() < deadline) {
     assertRunning(worker);
     if (await isPaid(context.db, sessionId)) return timestamp();

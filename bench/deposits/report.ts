@@ -3,12 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { relative } from 'node:path';
 import type { CpuUsage } from './cpu';
+import { BATCH_MOMENTS } from './foreign-load';
 import type { LatencyResult } from './latency';
+import type { MainnetResult } from './mainnet';
 import type { BenchOptions } from './options';
-import { ROOT } from './settings';
+import { CONFIRMATIONS, ROOT } from './settings';
 import type { TickSql } from './sql-trace';
+import { ALL_PAID_TARGET_MS, DETECTION_P90_TARGET_MS, MAX_LAG_BLOCKS } from './targets';
 import type { ThroughputResult } from './throughput';
-import type { MerchantCheck } from './verify';
+import type { ForeignCheck, MerchantCheck } from './verify';
 
 export interface Machine {
   cpu: string;
@@ -27,7 +30,9 @@ export interface Report {
   options: BenchOptions;
   latency: LatencyResult[];
   throughput: ThroughputResult | null;
+  mainnet: MainnetResult | null;
   verification: MerchantCheck[];
+  foreignCheck: ForeignCheck | null;
   warnings: string[];
   failures: string[];
   files: Record<string, string | null>;
@@ -64,7 +69,9 @@ export function printReport(report: Report): void {
   console.log('');
   printLatency(report.latency);
   if (report.throughput) printThroughput(report.throughput);
-  printVerification(report.verification);
+  if (report.mainnet) printMainnet(report.mainnet);
+  printVerification(report.verification, report.foreignCheck);
+  printTargets(report);
   console.log(machineLine(report.machine));
   for (const warning of report.warnings) console.log(`WARNING: ${warning}`);
 }
@@ -75,6 +82,7 @@ export function writeReport(file: string, report: Report): void {
     ...report,
     latency: report.latency.map((result) => ({ ...result, paid: undefined })),
     throughput: report.throughput && { ...report.throughput, paidSessions: undefined },
+    mainnet: report.mainnet && { ...report.mainnet, paid: undefined },
   };
   writeFileSync(file, `${JSON.stringify(slim, null, 2)}\n`);
   console.log(`Results: ${relative(ROOT, file)}`);
@@ -82,10 +90,14 @@ export function writeReport(file: string, report: Report): void {
 
 function printLatency(results: LatencyResult[]): void {
   if (!results.length) return;
-  console.log('Detection latency: block mined -> session Paid in PostgreSQL (confirmations 1)');
+  console.log(
+    `Detection latency, one payment at a time: block mined -> session Paid in PostgreSQL ` +
+      `(confirmations ${CONFIRMATIONS}, automining devnet)`,
+  );
   const rows = [
     [
-      'scan interval',
+      'worker',
+      'poll ms',
       'payments',
       'p50 ms',
       'p90 ms',
@@ -93,14 +105,16 @@ function printLatency(results: LatencyResult[]): void {
       'wait for tick p50',
       'tick p50',
       'tick first/last 5',
-      'ticks',
-      'RPC/tick: head',
+      'polls/s',
+      'full ticks',
+      'RPC/full tick: head',
       'getLogs',
       'getBlock',
       'other cores',
     ],
     ...results.map((result) => [
-      `${result.scanIntervalMs} ms`,
+      result.label,
+      String(result.pollIntervalMs),
       String(result.payments),
       String(result.latencyMs.p50),
       String(result.latencyMs.p90),
@@ -108,15 +122,19 @@ function printLatency(results: LatencyResult[]): void {
       String(result.waitForTickMs.p50),
       String(result.tickMs.p50),
       `${result.tickGrowthMs.first} / ${result.tickGrowthMs.last}`,
-      String(result.rpc.ticks),
-      String(result.rpc.perTick.eth_blockNumber),
-      String(result.rpc.perTick.eth_getLogs),
-      String(result.rpc.perTick.eth_getBlockByNumber),
+      perSecond(result.rpc.polls, result.cpu.seconds),
+      String(result.rpc.fullTicks),
+      String(result.rpc.perFullTick.eth_blockNumber),
+      String(result.rpc.perFullTick.eth_getLogs),
+      String(result.rpc.perFullTick.eth_getBlockByNumber),
       formatCores(result.cpu.otherCores),
     ]),
   ];
   printTable(rows);
-  for (const result of results) printSql(`  ${result.scanIntervalMs} ms ticks`, result.sql);
+  for (const result of results) {
+    console.log(`  ${result.label}: CPU ${formatCpu(result.cpu)}`);
+    printSql(`  ${result.label} ticks`, result.sql);
+  }
   console.log('');
 }
 
@@ -125,11 +143,12 @@ function printThroughput(result: ThroughputResult): void {
   console.log(
     `Throughput: ${count(result.sessions)} open sessions, ${count(result.paid)} paid in ` +
       `${blocks.length} blocks (${blocks.join(', ')} transfers) mined within ${result.burstMs} ms; ` +
-      `scan interval ${result.scanIntervalMs} ms`,
+      `worker ${result.worker} (polls every ${result.pollIntervalMs} ms)`,
   );
   console.log(
     `  last block mined -> first Paid ${result.firstPaidMs ?? '-'} ms, all ${count(result.paid)} ` +
-      `Paid ${result.allPaidMs ?? '(never)'} ms: ${result.paymentsPerSecond ?? '-'} payments/s`,
+      `Paid ${result.allPaidMs ?? '(never)'} ms${targetNote(throughputMet(result), `<= ${ALL_PAID_TARGET_MS} ms`)}: ` +
+      `${result.paymentsPerSecond ?? '-'} payments/s`,
   );
   const ticks = result.ticks
     .map((tick) => `${tick.sessions} (start +${tick.startedMs} ms, seen +${tick.seenMs} ms)`)
@@ -140,19 +159,67 @@ function printThroughput(result: ThroughputResult): void {
   console.log(`  CPU in the window: ${formatCpu(result.cpu)}`);
   const rpc = result.rpc;
   console.log(
-    `  worker RPC in the window: ${rpc.ticks} ticks, ${rpc.byMethod.eth_blockNumber} ` +
-      `eth_blockNumber, ${rpc.byMethod.eth_getLogs} eth_getLogs, ` +
-      `${rpc.byMethod.eth_getBlockByNumber} eth_getBlockByNumber`,
+    `  worker RPC in the window: ${rpc.polls} head polls, ${rpc.fullTicks} full ticks; ` +
+      `${rpc.byMethod.eth_blockNumber} eth_blockNumber, ${rpc.byMethod.eth_getLogs} eth_getLogs, ` +
+      `${rpc.byMethod.eth_getBlockByNumber} eth_getBlockByNumber${formatOther(rpc.other)}`,
   );
   printSql('  settling ticks', result.sql);
   const after = result.afterDrain;
   console.log(
-    `  idle ticks after the drain (${count(result.paid)} transfers in the reorg window): ` +
-      `${after.rpc.ticks} ticks, ${after.rpc.perTick.eth_getBlockByNumber} eth_getBlockByNumber ` +
-      `per tick, ${perTick(after.cpu.ms.worker, after.rpc.ticks)} ms worker CPU and ` +
-      `${perTick(after.cpu.ms.postgres, after.rpc.ticks)} ms PostgreSQL CPU per tick`,
+    `  idle after the drain (no new block, ${count(result.paid)} transfers in the reorg window): ` +
+      `${after.rpc.polls} head polls and ${after.rpc.fullTicks} full ticks in ${after.cpu.seconds} s; ` +
+      `worker ${perSecond(after.cpu.ms.worker, after.cpu.seconds)} ms CPU/s, PostgreSQL ` +
+      `${perSecond(after.cpu.ms.postgres, after.cpu.seconds)} ms CPU/s`,
   );
   printSql('  idle ticks', after.sql);
+  console.log('');
+}
+
+function printMainnet(result: MainnetResult): void {
+  const blockMs = result.blockIntervalMs;
+  const seen = result.foreignPerBlockSeen;
+  console.log(
+    `Mainnet-shaped: a block every ${result.blockTimeSeconds} s (measured p50 ${blockMs.p50} ms, ` +
+      `max ${blockMs.max} ms), ${result.foreignPerBlock} transfers to foreign addresses per block ` +
+      `(in the window min/p50/max ${seen.min}/${seen.p50}/${seen.max}), ${result.payments} ` +
+      `payments to our sessions at random moments; ${result.windowSeconds} s measured after a ` +
+      `${result.warmUpSeconds} s warm-up, ${result.blocks} blocks`,
+  );
+  const latency = result.latencyMs;
+  console.log(
+    `  detection, confirming block mined -> Paid: p50 ${latency.p50} ms, p90 ${latency.p90} ms` +
+      `${targetNote(latency.p90 <= DETECTION_P90_TARGET_MS, `p90 <= ${DETECTION_P90_TARGET_MS} ms`)}, ` +
+      `max ${latency.max} ms; wait for tick p50 ${result.waitForTickMs.p50} ms, tick p50 ` +
+      `${result.tickMs.p50} ms`,
+  );
+  const lag = result.lag;
+  const histogram = Object.entries(lag.histogram)
+    .map(([blocks, samples]) => `${blocks}: ${samples}`)
+    .join(', ');
+  console.log(
+    `  lag, head - cursor about every 200 ms (${lag.samples} samples; by blocks behind ` +
+      `${histogram}): p50 ${lag.p50}, p90 ${lag.p90}, max ${lag.max} blocks; ${lag.overLimit} ` +
+      `samples over ${MAX_LAG_BLOCKS}` +
+      targetNote(lag.keptUp, `kept up: never more than ${MAX_LAG_BLOCKS} blocks behind`),
+  );
+  const perBlock = Object.entries(result.rpcPerBlock)
+    .filter(([method]) => !['total', 'polls', 'fullTicks'].includes(method))
+    .map(([method, calls]) => `${method} ${calls}`)
+    .join(', ');
+  console.log(
+    `  worker RPC per block: ${result.rpcPerBlock.total} calls (${perBlock}); ` +
+      `${result.rpcPerBlock.polls} head polls and ${result.rpcPerBlock.fullTicks} full ticks per block`,
+  );
+  console.log(`  CPU: worker ${result.workerCores ?? '?'} cores; ${formatCpu(result.cpu)}`);
+  const foreign = result.foreign;
+  console.log(
+    `  foreign sender: ${count(foreign.sent)} transfers in ${count(foreign.batches)} batches ` +
+      `(${BATCH_MOMENTS.length} per block, at ${BATCH_MOMENTS.map((moment) => `${moment * 100} %`).join(', ')} ` +
+      `of the block time; p50 ${foreign.batchMs.p50} ms, max ${foreign.batchMs.max} ms to send), ` +
+      `${foreign.lateBatches} late, ${foreign.errors} refused` +
+      (foreign.firstError ? ` (first: ${foreign.firstError})` : ''),
+  );
+  printSql('  mainnet-shaped ticks', result.sql);
   console.log('');
 }
 
@@ -163,7 +230,8 @@ function printSql(label: string, sql: TickSql | null): void {
       `${Math.round(sql.sqlMs)} ms SQL of ${Math.round(sql.transactionMs)} ms in transactions`,
   );
   const busiest = sql.busiest;
-  if (!busiest || busiest.statements < 50) return;
+  // Only a tick worth reading statement by statement (set-based ticks send few, big ones).
+  if (!busiest || busiest.ms < 50) return;
   console.log(
     `    busiest tick: ${count(busiest.statements)} statements, ${Math.round(busiest.sqlMs)} ms ` +
       `SQL of ${Math.round(busiest.ms)} ms; by statement (count, ms):`,
@@ -176,13 +244,17 @@ function printSql(label: string, sql: TickSql | null): void {
   }
 }
 
-function printVerification(checks: MerchantCheck[]): void {
+function printVerification(checks: MerchantCheck[], foreign: ForeignCheck | null): void {
   const failed = checks.filter((check) => check.failures.length);
   const payments = checks.reduce((sum, check) => sum + check.expectedPaid, 0);
-  if (!failed.length) {
+  if (!failed.length && !foreign?.failures.length) {
     console.log(
       `Verification: OK (${checks.length} merchants, ${count(payments)} payments: each session ` +
-        `Paid once with one Confirmed transfer of the amount sent; ledger = sum of net_amount)`,
+        `Paid once with one Confirmed transfer of the amount sent; ledger = sum of net_amount` +
+        (foreign
+          ? `; no foreign transfer recorded as a session's or unmatched, blocks ` +
+            `${foreign.blockRange.from}-${foreign.blockRange.to})`
+          : ')'),
     );
     return;
   }
@@ -190,6 +262,53 @@ function printVerification(checks: MerchantCheck[]): void {
   for (const check of failed) {
     for (const failure of check.failures) console.log(`  - ${check.merchantId}: ${failure}`);
   }
+  for (const failure of foreign?.failures ?? []) console.log(`  - mainnet-shaped: ${failure}`);
+}
+
+/** Issue 10's targets, each with the figure that decides it. */
+function printTargets(report: Report): void {
+  const lines: string[] = [];
+  const headline = report.latency.find((result) => result.scanIntervalMs === null);
+  if (headline) {
+    lines.push(
+      `detection p90 <= ${DETECTION_P90_TARGET_MS} ms at the default configuration: ` +
+        `${headline.latencyMs.p90} ms${metNote(headline.latencyMs.p90 <= DETECTION_P90_TARGET_MS)}`,
+    );
+  }
+  if (report.throughput) {
+    lines.push(
+      `${count(report.throughput.paid)} of ${count(report.throughput.sessions)} Paid <= ` +
+        `${ALL_PAID_TARGET_MS} ms after the last block: ${report.throughput.allPaidMs ?? 'never'} ms` +
+        metNote(throughputMet(report.throughput)),
+    );
+  }
+  if (report.mainnet) {
+    const mainnet = report.mainnet;
+    lines.push(
+      `mainnet-shaped detection p90 <= ${DETECTION_P90_TARGET_MS} ms: ${mainnet.latencyMs.p90} ms` +
+        metNote(mainnet.latencyMs.p90 <= DETECTION_P90_TARGET_MS),
+    );
+    lines.push(
+      `mainnet-shaped keeps up (lag <= ${MAX_LAG_BLOCKS} blocks after warm-up): max ` +
+        `${mainnet.lag.max}${metNote(mainnet.lag.keptUp)}; ${mainnet.rpcPerBlock.total} worker ` +
+        `RPC calls per block`,
+    );
+  }
+  if (!lines.length) return;
+  console.log('Targets (issue 10):');
+  for (const line of lines) console.log(`  - ${line}`);
+}
+
+function throughputMet(result: ThroughputResult): boolean {
+  return result.allPaidMs !== null && result.allPaidMs <= ALL_PAID_TARGET_MS;
+}
+
+function targetNote(met: boolean, target: string): string {
+  return met ? ` (target ${target}: met)` : ` << BELOW TARGET (${target})`;
+}
+
+function metNote(met: boolean): string {
+  return met ? ': met' : '  << BELOW TARGET';
 }
 
 /** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
@@ -218,8 +337,15 @@ function formatCores(cores: number | null): string {
   return cores === null ? '?' : cores.toFixed(2);
 }
 
-function perTick(ms: number | null, ticks: number): string {
-  return ms === null || !ticks ? '?' : (ms / ticks).toFixed(1);
+function formatOther(other: Record<string, number>): string {
+  const entries = Object.entries(other);
+  return entries.length
+    ? `; other: ${entries.map(([method, calls]) => `${calls} ${method}`).join(', ')}`
+    : '';
+}
+
+function perSecond(value: number | null, seconds: number): string {
+  return value === null || seconds <= 0 ? '?' : (value / seconds).toFixed(1);
 }
 
 export function count(value: number): string {

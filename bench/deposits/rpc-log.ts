@@ -4,19 +4,46 @@ import { sleep } from './clock';
 /*
  * The worker's RPC calls, counted from anvil's own request log (test/support/devnet.ts writes it
  * when given logFile; anvil prints one method name per request). Nothing sits between the worker
- * and the node. The benchmark itself never calls these three methods inside a measured window.
+ * and the node. The benchmark itself never calls the worker's three methods inside a measured
+ * window (it learns of new blocks through a newHeads subscription, and mined transfers through
+ * receipts).
  */
 
 const WORKER_METHODS = ['eth_blockNumber', 'eth_getLogs', 'eth_getBlockByNumber'] as const;
+type WorkerMethod = (typeof WORKER_METHODS)[number];
+/** What the benchmark itself may send during a window: never counted as the worker's. */
+const BENCH_METHODS = new Set([
+  'eth_sendRawTransaction',
+  'eth_sendTransaction',
+  // anvil logs one for every eth_sendTransaction it signs (it looks up its unlocked accounts).
+  'eth_accounts',
+  'eth_getTransactionReceipt',
+  'eth_subscribe',
+  'eth_unsubscribe',
+  'evm_mine',
+  'anvil_mine',
+  'evm_setAutomine',
+  'evm_setIntervalMining',
+  'evm_setBlockGasLimit',
+  'txpool_status',
+]);
 const METHOD_LINE = /^[a-z0-9]+_[A-Za-z0-9]+$/;
 // anvil's output reaches the file through a pipe and a write stream: give it time to land.
 const FLUSH_WAIT_MS = 300;
 
 export interface WorkerRpcCalls {
-  /** Scan ticks: each asks for the head once, and once more per scanned range (before getLogs). */
-  ticks: number;
-  byMethod: Record<(typeof WORKER_METHODS)[number], number>;
-  perTick: Record<(typeof WORKER_METHODS)[number], number>;
+  /**
+   * Head polls: every poll is one eth_blockNumber, and a poll that finds a new head goes on into
+   * a full tick, which asks for the head once more (the same node, right before eth_getLogs).
+   */
+  polls: number;
+  /** Full ticks: one eth_getLogs each (one range of up to 500 blocks). */
+  fullTicks: number;
+  byMethod: Record<WorkerMethod, number>;
+  /** byMethod divided by full ticks. */
+  perFullTick: Record<WorkerMethod, number>;
+  /** Any other method logged in the window that is not the benchmark's own, with its count. */
+  other: Record<string, number>;
 }
 
 export class RpcLog {
@@ -33,11 +60,23 @@ export class RpcLog {
     const byMethod = Object.fromEntries(
       WORKER_METHODS.map((method) => [method, counts.get(method) ?? 0]),
     ) as WorkerRpcCalls['byMethod'];
-    const ticks = byMethod.eth_blockNumber - byMethod.eth_getLogs;
-    const perTick = Object.fromEntries(
-      WORKER_METHODS.map((method) => [method, ticks ? round(byMethod[method] / ticks) : 0]),
-    ) as WorkerRpcCalls['perTick'];
-    return { ticks, byMethod, perTick };
+    const fullTicks = byMethod.eth_getLogs;
+    const perFullTick = Object.fromEntries(
+      WORKER_METHODS.map((method) => [method, fullTicks ? round(byMethod[method] / fullTicks) : 0]),
+    ) as WorkerRpcCalls['perFullTick'];
+    const other = Object.fromEntries(
+      [...counts].filter(
+        ([method]) =>
+          !WORKER_METHODS.includes(method as WorkerMethod) && !BENCH_METHODS.has(method),
+      ),
+    );
+    return {
+      polls: byMethod.eth_blockNumber - fullTicks,
+      fullTicks,
+      byMethod,
+      perFullTick,
+      other,
+    };
   }
 
   /** Every method anvil logged since `mark`, with how many requests each. */

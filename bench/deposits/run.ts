@@ -1,15 +1,17 @@
 // npm run bench:deposits [-- options]: deposit detection of the real built worker against a real
-// anvil devnet: latency (mined -> Paid) at two scan intervals, then throughput (a burst of
-// payments among many open sessions), then a correctness check. See bench/README.md.
+// anvil devnet at its default configuration: latency (mined -> Paid), throughput (a burst of
+// payments among many open sessions), a mainnet-shaped chain (a block a second full of foreign
+// transfers), then a correctness check. See bench/README.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Client } from 'pg';
 import { Devnet, startDevnet } from '../../test/support/devnet';
 import { clientVersion, mineEmptyBlocks, Payer, Rpc } from './chain';
 import { BenchContext } from './context';
-import { anvilPid, loadAverage, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from './cpu';
+import { anvilPid, CpuUsage, loadAverage, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from './cpu';
 import { connectDatabase, flushRedis, postgresVersion, resetDatabase } from './database';
 import { LatencyResult, measureLatency } from './latency';
+import { MainnetResult, measureMainnet, prepareMainnet } from './mainnet';
 import { BenchOptions, parseOptions } from './options';
 import { build, installCleanup, runCli, stopAllProcesses } from './processes';
 import {
@@ -21,15 +23,23 @@ import {
   writeReport,
 } from './report';
 import { RpcLog } from './rpc-log';
-import { DATABASE, RESULTS_DIR, ROOT } from './settings';
+import { CONFIRMATIONS, DATABASE, REDIS_DATABASE, RESULTS_DIR, ROOT } from './settings';
 import { measureThroughput, ThroughputResult } from './throughput';
-import { verifyMerchant } from './verify';
-import { startWorker, stopWorker, waitForCursor, Worker, WorkerFiles } from './worker';
+import { ForeignCheck, MerchantCheck, verifyForeign, verifyMerchant } from './verify';
+import {
+  startWorker,
+  stopWorker,
+  waitForCursor,
+  Worker,
+  WorkerConfig,
+  WorkerFiles,
+} from './worker';
 
 const startedAt = Date.now();
 // More than the devnet's reorg window (confirmations 1 + 64 blocks): mined between phases, so the
 // payments of one phase are no longer re-checked by every tick of the next, and phases compare.
 const BLOCKS_BETWEEN_PHASES = 100;
+const DEFAULT_WORKER: WorkerConfig = { label: 'default', scanIntervalMs: null };
 
 function step(message: string): void {
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
@@ -40,78 +50,182 @@ interface RunFiles {
   report: string;
   anvilLog: string;
   networks: string;
-  worker: (scanIntervalMs: number) => WorkerFiles;
+  /** The worker files of one run, by a key that names it in file names. */
+  worker: (key: string) => WorkerFiles;
+  workerLogs: Map<string, string>;
 }
 
 function runFiles(options: BenchOptions, networks: string): RunFiles {
   const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
   const base = join(RESULTS_DIR, `deposits-${stamp}`);
+  const workerLogs = new Map<string, string>();
   return {
     report: `${base}.json`,
     anvilLog: `${base}.anvil.log`,
     networks,
-    worker: (scanIntervalMs) => ({
-      networksFile: networks,
-      logFile: `${base}.worker-${scanIntervalMs}.log`,
-      sqlTrace: options.traceSql,
-      cpuProfileDir: options.cpuProfile ? `${base}.worker-${scanIntervalMs}-profile` : null,
-    }),
+    workerLogs,
+    worker: (key) => {
+      const logFile = `${base}.worker-${key}.log`;
+      workerLogs.set(key, logFile);
+      return {
+        networksFile: networks,
+        logFile,
+        sqlTrace: options.traceSql,
+        cpuProfileDir: options.cpuProfile ? `${base}.worker-${key}-profile` : null,
+      };
+    },
   };
 }
 
+// Command lines of work that competes for the cores: the other benchmarks and test runs.
+const COMPETITORS = [
+  'bench/api',
+  'bench/payouts',
+  'bench/webhooks',
+  'bench/checkout-page',
+  '.bin/jest',
+];
+const LISTED_COMPETITORS = 4;
+
 /** Another benchmark or a busy machine makes every figure here low and noisy: say so up front. */
 function quietnessWarnings(when: 'start' | 'end'): string[] {
-  const warnings = otherBenchmarks().map(
-    (line) => `another benchmark was running at the ${when}: ${line}`,
-  );
+  const found = otherBenchmarks(COMPETITORS);
+  const warnings = found
+    .slice(0, LISTED_COMPETITORS)
+    .map((line) => `another benchmark or test run was running at the ${when}: ${line}`);
+  if (found.length > LISTED_COMPETITORS) {
+    warnings.push(
+      `... and ${found.length - LISTED_COMPETITORS} more such processes at the ${when}`,
+    );
+  }
   const [oneMinute] = loadAverage();
   if (oneMinute > 1) warnings.push(`load average ${oneMinute.toFixed(2)} at the ${when}`);
   return warnings;
 }
 
-function windowWarnings(latency: LatencyResult[], throughput: ThroughputResult | null): string[] {
-  const windows = [
-    ...latency.map((result) => [`latency @ ${result.scanIntervalMs} ms`, result.cpu] as const),
-    ...(throughput ? [['throughput', throughput.cpu] as const] : []),
+function windowWarnings(results: PhaseResults): string[] {
+  const windows: Array<[string, CpuUsage]> = [
+    ...results.latency.map((result): [string, CpuUsage] => [
+      `latency (${result.label})`,
+      result.cpu,
+    ]),
+    ...(results.throughput ? [['throughput', results.throughput.cpu] as [string, CpuUsage]] : []),
+    ...(results.mainnet ? [['mainnet-shaped', results.mainnet.cpu] as [string, CpuUsage]] : []),
   ];
   return windows
     .filter(([, cpu]) => (cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
     .map(([name, cpu]) => `${name}: other processes used ${cpu.otherCores} cores`);
 }
 
+interface PhaseResults {
+  latency: LatencyResult[];
+  throughput: ThroughputResult | null;
+  mainnet: MainnetResult | null;
+}
+
 async function runPhases(
   options: BenchOptions,
   context: BenchContext,
   files: RunFiles,
-): Promise<{ latency: LatencyResult[]; throughput: ThroughputResult }> {
-  const latency: LatencyResult[] = [];
-  let worker: Worker | null = null;
-  for (const scanIntervalMs of options.intervalsMs) {
-    if (worker) await stopWorker(worker);
+): Promise<PhaseResults> {
+  const results: PhaseResults = { latency: [], throughput: null, mainnet: null };
+  const phases = new Set(options.phases);
+  // An automining devnet only moves when we send something: the warm-up mines empty blocks.
+  const nudge = () => mineEmptyBlocks(context.rpc, 1);
+  const start = async (config: WorkerConfig, key: string): Promise<Worker> => {
     await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
-    step(`starting the worker, DEPOSIT_SCAN_INTERVAL_MS=${scanIntervalMs}`);
-    worker = await startWorker(context.db, scanIntervalMs, files.worker(scanIntervalMs));
-    latency.push(await measureLatency(context, worker, options.payments));
+    const setting =
+      config.scanIntervalMs === null
+        ? 'the default configuration (DEPOSIT_SCAN_INTERVAL_MS not set)'
+        : `DEPOSIT_SCAN_INTERVAL_MS=${config.scanIntervalMs}`;
+    context.step(`starting the worker (${config.label}): ${setting}`);
+    const worker = await startWorker(context.db, config, files.worker(key), nudge);
+    context.step(`worker (${config.label}) polls the devnet every ${worker.pollIntervalMs} ms`);
+    return worker;
+  };
+
+  // The headline: the default configuration, latency then throughput on the same worker.
+  if (phases.has('latency') || phases.has('throughput')) {
+    const worker = await start(DEFAULT_WORKER, 'default');
+    try {
+      if (phases.has('latency')) {
+        results.latency.push(await measureLatency(context, worker, options.payments));
+      }
+      if (phases.has('throughput')) {
+        const head = await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
+        await waitForCursor(context.db, worker, head);
+        results.throughput = await measureThroughput(context, worker, {
+          sessions: options.sessions,
+          paid: options.paid,
+          perBlock: options.perBlock,
+        });
+      }
+    } finally {
+      await stopWorker(worker);
+    }
   }
-  // The throughput phase runs on the last worker: the one with the shortest interval by default,
-  // so the wait for the next tick is a small part of the figure.
-  const head = await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
-  await waitForCursor(context.db, worker as Worker, head);
-  const throughput = await measureThroughput(context, worker as Worker, {
-    sessions: options.sessions,
-    paid: options.paid,
-    perBlock: options.perBlock,
-  });
-  await stopWorker(worker as Worker);
-  return { latency, throughput };
+  if (phases.has('latency')) {
+    for (const scanIntervalMs of options.intervalsMs) {
+      const worker = await start(
+        { label: `${scanIntervalMs} ms`, scanIntervalMs },
+        String(scanIntervalMs),
+      );
+      try {
+        results.latency.push(await measureLatency(context, worker, options.payments));
+      } finally {
+        await stopWorker(worker);
+      }
+    }
+  }
+  if (phases.has('mainnet')) {
+    const settings = {
+      seconds: options.mainnetSeconds,
+      payments: options.mainnetPayments,
+      foreignPerBlock: options.foreignPerBlock,
+      blockTimeSeconds: options.blockTimeSeconds,
+    };
+    await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
+    const prepared = await prepareMainnet(context, settings);
+    const worker = await start({ label: 'mainnet-shaped', scanIntervalMs: null }, 'mainnet');
+    try {
+      results.mainnet = await measureMainnet(context, worker, prepared, settings);
+    } finally {
+      await stopWorker(worker);
+    }
+  }
+  return results;
+}
+
+async function verify(
+  db: Client,
+  results: PhaseResults,
+): Promise<{ verification: MerchantCheck[]; foreignCheck: ForeignCheck | null }> {
+  const verification: MerchantCheck[] = [];
+  for (const { merchantId, paid } of [
+    ...results.latency.map((result) => ({ merchantId: result.merchantId, paid: result.paid })),
+    ...(results.throughput
+      ? [{ merchantId: results.throughput.merchantId, paid: results.throughput.paidSessions }]
+      : []),
+    ...(results.mainnet
+      ? [{ merchantId: results.mainnet.merchantId, paid: results.mainnet.paid }]
+      : []),
+  ]) {
+    verification.push(await verifyMerchant(db, merchantId, paid));
+  }
+  const mainnet = results.mainnet;
+  const foreignCheck = mainnet
+    ? await verifyForeign(db, mainnet.foreignSenders, mainnet.blockRange, mainnet.paymentTxHashes)
+    : null;
+  return { verification, foreignCheck };
 }
 
 async function prepare(devnet: Devnet, db: Client, files: RunFiles): Promise<BenchContext> {
-  writeFileSync(files.networks, devnet.networksFileJson({ confirmations: 1 }));
+  writeFileSync(files.networks, devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
   const rpc = new Rpc(devnet.rpcUrl);
   return {
     db,
     rpc,
+    rpcUrl: devnet.rpcUrl,
     payer: await Payer.create(devnet, rpc),
     tokenContract: devnet.tokens.USDT.contract,
     rpcLog: new RpcLog(files.anvilLog),
@@ -136,7 +250,7 @@ async function main(): Promise<void> {
   });
   try {
     build(options.build, step);
-    step(`database ${DATABASE}: drop, create, migrate; Redis database 14: flush`);
+    step(`database ${DATABASE}: drop, create, migrate; Redis database ${REDIS_DATABASE}: flush`);
     await resetDatabase();
     await flushRedis();
     // The worker's pool refill would otherwise derive 4,000 addresses while we measure.
@@ -148,36 +262,30 @@ async function main(): Promise<void> {
     console.log(machineLine(machine));
     step(`devnet at ${devnet.rpcUrl}, USDT ${context.tokenContract}`);
 
-    const { latency, throughput } = await runPhases(options, context, files);
-    const verification = [];
-    for (const { merchantId, paid } of [
-      ...latency.map((result) => ({ merchantId: result.merchantId, paid: result.paid })),
-      { merchantId: throughput.merchantId, paid: throughput.paidSessions },
-    ]) {
-      verification.push(await verifyMerchant(db, merchantId, paid));
-    }
-    warnings.push(...windowWarnings(latency, throughput), ...quietnessWarnings('end'));
-    const failures = verification.flatMap((check) =>
-      check.failures.map((failure) => `${check.merchantId}: ${failure}`),
-    );
+    const results = await runPhases(options, context, files);
+    const { verification, foreignCheck } = await verify(db, results);
+    warnings.push(...windowWarnings(results), ...quietnessWarnings('end'));
+    const failures = [
+      ...verification.flatMap((check) =>
+        check.failures.map((failure) => `${check.merchantId}: ${failure}`),
+      ),
+      ...(foreignCheck?.failures ?? []).map((failure) => `mainnet-shaped: ${failure}`),
+    ];
     const report: Report = {
       startedAt: new Date(startedAt).toISOString(),
       git: gitDescription(),
       machine,
       options,
-      latency,
-      throughput,
+      ...results,
       verification,
+      foreignCheck,
       warnings: [...new Set(warnings)],
       failures,
       files: {
         anvilLog: relative(ROOT, files.anvilLog),
         networks: relative(ROOT, files.networks),
         ...Object.fromEntries(
-          options.intervalsMs.map((interval) => [
-            `worker${interval}Log`,
-            relative(ROOT, files.worker(interval).logFile),
-          ]),
+          [...files.workerLogs].map(([key, file]) => [`worker-${key}`, relative(ROOT, file)]),
         ),
       },
     };

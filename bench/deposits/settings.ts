@@ -5,11 +5,16 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '..', '..');
 export const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
-// A database and a Redis database of its own: `npm run bench:api` (payments_bench) may run at the
-// same time, and neither must see the other's rows or queues.
+// A database and a Redis database of its own: the other benchmarks (payments_bench*, Redis 12 and
+// 13) and the tests (Redis 15, or 14 through TEST_REDIS_URL) may run at the same time, and none
+// must see another's rows or queues.
 export const DATABASE = 'payments_bench_deposits';
 export const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
-export const REDIS_URL = 'redis://127.0.0.1:6379/14';
+export const REDIS_DATABASE = 8;
+export const REDIS_URL = `redis://127.0.0.1:6379/${REDIS_DATABASE}`;
+
+/** The devnet's confirmations in the NETWORKS_FILE: a transfer's own block confirms it. */
+export const CONFIRMATIONS = 1;
 
 export const CLI_MAIN = 'dist/apps/cli/apps/cli/src/main.js';
 export const WORKER_MAIN = 'dist/apps/worker/apps/worker/src/main.js';
@@ -44,14 +49,22 @@ export function appEnvironment(extra: Record<string, string> = {}): NodeJS.Proce
 
 export interface WorkerSettings {
   networksFile: string;
-  scanIntervalMs: number;
+  /** DEPOSIT_SCAN_INTERVAL_MS, or null for the worker's default (the variable is not set). */
+  scanIntervalMs: number | null;
 }
 
+// Tuning a shell may carry: the default configuration is measured with none of them set.
+const TUNING_VARIABLES = ['DEPOSIT_SCAN_INTERVAL_MS', 'DATABASE_POOL_SIZE'];
+
 export function workerEnvironment(settings: WorkerSettings): NodeJS.ProcessEnv {
-  return appEnvironment({
+  const env = appEnvironment({
     LOG_LEVEL: WORKER_LOG_LEVEL,
     NETWORKS_FILE: settings.networksFile,
     WATCH_NETWORKS: 'ETHEREUM',
-    DEPOSIT_SCAN_INTERVAL_MS: String(settings.scanIntervalMs),
   });
+  for (const name of TUNING_VARIABLES) delete env[name];
+  if (settings.scanIntervalMs !== null) {
+    env.DEPOSIT_SCAN_INTERVAL_MS = String(settings.scanIntervalMs);
+  }
+  return env;
 }

@@ -17,8 +17,12 @@ export interface TickSql {
   } | null;
 }
 
-// Only the scan tick takes the cursor row; expiry and pool refills run other transactions.
-const SCAN_TICK_MARKER = 'SELECT last_scanned_block FROM chain_cursors';
+// Only the scan tick's transaction locks the cursor row (compare-and-set on its version; older
+// builds read it with FOR UPDATE); expiry and pool refills run other transactions.
+const SCAN_TICK_MARKERS = [
+  'SELECT 1 FROM chain_cursors WHERE network',
+  'SELECT last_scanned_block FROM chain_cursors',
+];
 const TOP_STATEMENTS = 12;
 
 export function tickSql(trace: SqlTraceSnapshot | null, from: number, to: number): TickSql | null {
@@ -27,7 +31,9 @@ export function tickSql(trace: SqlTraceSnapshot | null, from: number, to: number
     (transaction) =>
       transaction.startedAt >= from &&
       transaction.startedAt <= to &&
-      Object.keys(transaction.byKey).some((key) => key.startsWith(SCAN_TICK_MARKER)),
+      Object.keys(transaction.byKey).some((key) =>
+        SCAN_TICK_MARKERS.some((marker) => key.startsWith(marker)),
+      ),
   );
   const sum = (pick: (transaction: TracedTransaction) => number) =>
     ticks.reduce((total, transaction) => total + pick(transaction), 0);

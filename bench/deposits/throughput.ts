@@ -34,7 +34,9 @@ export interface SettlementTick {
 }
 
 export interface ThroughputResult extends ThroughputSettings {
-  scanIntervalMs: number;
+  /** The worker's label ("default") and poll interval. */
+  worker: string;
+  pollIntervalMs: number;
   insertMs: number;
   queueMs: number;
   blocks: number[];
@@ -49,7 +51,10 @@ export interface ThroughputResult extends ThroughputSettings {
   rpc: WorkerRpcCalls;
   cpu: CpuUsage;
   sql: TickSql | null;
-  /** Ticks after the drain: each re-checks the paid transfers still inside the reorg window. */
+  /**
+   * The seconds after the drain, no new block: the worker only polls the head, with the paid
+   * transfers still inside the reorg window.
+   */
   afterDrain: { rpc: WorkerRpcCalls; cpu: CpuUsage; sql: TickSql | null };
   merchantId: string;
   paidSessions: BenchSession[];
@@ -109,7 +114,8 @@ export async function measureThroughput(
   const tickSeconds = ticks.reduce((sum, tick) => sum + (tick.seenMs - tick.startedMs), 0) / 1000;
   const result: ThroughputResult = {
     ...settings,
-    scanIntervalMs: worker.scanIntervalMs,
+    worker: worker.label,
+    pollIntervalMs: worker.pollIntervalMs,
     insertMs: Math.round(insertMs),
     queueMs: Math.round(queueMs),
     blocks: await transactionsPerBlock(context.rpc, packed.firstBlock, packed.blocks),
@@ -160,7 +166,7 @@ async function waitUntilAllPaid(
   return timeline;
 }
 
-/** Idle ticks right after the drain: no new block, but 1,000 fresh transfers to re-check. */
+/** Right after the drain: no new block (only head polls), 1,000 fresh transfers in the window. */
 async function measureAfterDrain(
   context: BenchContext,
   worker: Worker,

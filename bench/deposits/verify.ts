@@ -93,3 +93,86 @@ function toCheck(merchantId: string, expected: number, row: CheckRow): MerchantC
     failures,
   };
 }
+
+/** The mainnet-shaped phase's foreign traffic: none of it may reach a session or be recorded. */
+export interface ForeignCheck {
+  foreignSenders: number;
+  blockRange: { from: number; to: number };
+  /** Session transactions sent by the foreign senders (must be 0). */
+  foreignAsSessionTransactions: number;
+  /** Unmatched transfers recorded from the foreign senders (must be 0: not our addresses). */
+  foreignAsUnmatched: number | null;
+  /** Session transactions in the phase's blocks that are not our payments (must be 0). */
+  otherSessionTransactionsInRange: number;
+  /** Our payments recorded as session transactions (must be one each). */
+  paymentsRecorded: number;
+  expectedPayments: number;
+  failures: string[];
+}
+
+interface ForeignRow {
+  foreign_as_session: number;
+  foreign_as_unmatched: number | null;
+  others_in_range: number;
+  payments_recorded: number;
+}
+
+export async function verifyForeign(
+  db: Client,
+  senders: string[],
+  blockRange: { from: number; to: number },
+  paymentTxHashes: string[],
+): Promise<ForeignCheck> {
+  const { rows } = await db.query<{ exists: boolean }>(
+    `SELECT to_regclass('unmatched_transfers') IS NOT NULL AS exists`,
+  );
+  const unmatchedCount = rows[0].exists
+    ? `(SELECT count(*)::int FROM unmatched_transfers WHERE lower(from_address) = ANY($1))`
+    : 'NULL::int';
+  const { rows: counts } = await db.query<ForeignRow>(
+    `SELECT
+       (SELECT count(*)::int FROM session_transactions WHERE lower(from_address) = ANY($1))
+         AS foreign_as_session,
+       ${unmatchedCount} AS foreign_as_unmatched,
+       (SELECT count(*)::int FROM session_transactions
+         WHERE network = 'ETHEREUM' AND block_number BETWEEN $2 AND $3
+           AND NOT (lower(tx_hash) = ANY($4))) AS others_in_range,
+       (SELECT count(*)::int FROM session_transactions WHERE lower(tx_hash) = ANY($4))
+         AS payments_recorded`,
+    [
+      senders.map((sender) => sender.toLowerCase()),
+      blockRange.from,
+      blockRange.to,
+      paymentTxHashes.map((hash) => hash.toLowerCase()),
+    ],
+  );
+  const row = counts[0];
+  const failures: string[] = [];
+  if (row.foreign_as_session) {
+    failures.push(`${row.foreign_as_session} foreign transfers recorded as session transactions`);
+  }
+  if (row.foreign_as_unmatched) {
+    failures.push(`${row.foreign_as_unmatched} foreign transfers recorded as unmatched transfers`);
+  }
+  if (row.others_in_range) {
+    failures.push(
+      `${row.others_in_range} session transactions in blocks ${blockRange.from}-${blockRange.to} ` +
+        'that are not our payments',
+    );
+  }
+  if (row.payments_recorded !== paymentTxHashes.length) {
+    failures.push(
+      `${row.payments_recorded} session transactions for ${paymentTxHashes.length} payments`,
+    );
+  }
+  return {
+    foreignSenders: senders.length,
+    blockRange,
+    foreignAsSessionTransactions: row.foreign_as_session,
+    foreignAsUnmatched: row.foreign_as_unmatched,
+    otherSessionTransactionsInRange: row.others_in_range,
+    paymentsRecorded: row.payments_recorded,
+    expectedPayments: paymentTxHashes.length,
+    failures,
+  };
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Client } from 'pg';
 import { sleep, timestamp } from './clock';
 import { cursorBlock, cursorUpdatedAt, flushRedis } from './database';
@@ -15,8 +16,16 @@ export interface WorkerFiles {
   cpuProfileDir: string | null;
 }
 
-export interface Worker {
-  scanIntervalMs: number;
+export interface WorkerConfig {
+  /** Names the worker in the output and its log file: "default", "3000 ms", "mainnet". */
+  label: string;
+  /** DEPOSIT_SCAN_INTERVAL_MS, or null: not set, the worker's default applies. */
+  scanIntervalMs: number | null;
+}
+
+export interface Worker extends WorkerConfig {
+  /** How often it asks the devnet for its head, as the worker logged it at start. */
+  pollIntervalMs: number;
   process: TrackedProcess;
   files: WorkerFiles;
 }
@@ -26,28 +35,56 @@ export interface Worker {
 const WARM_UP_TICKS = 2;
 const START_TIMEOUT_MS = 60_000;
 const READY_POLL_MS = 50;
+// A full tick runs only when the head moved: on an automining devnet nothing moves it unless we
+// do, so the warm-up mines an empty block whenever the cursor has not moved for this long.
+const NUDGE_AFTER_MS = 300;
+// What libs/checkout/src/deposits/poll-interval.ts gives a devnet (chain id 31337), if the
+// worker's start line cannot be read.
+const DEVNET_POLL_INTERVAL_MS = 250;
+const STARTED_LINE = 'Deposit watching started';
 const TRACE_TIMEOUT_MS = 10_000;
 // The message bench/deposits/sql-trace-preload.js answers.
 const SQL_TRACE_REQUEST = 'bench:sql-trace';
 
+/**
+ * Starts a worker and returns once it has committed two ticks. `nudge` moves the head (mines an
+ * empty block) when the chain would not move by itself.
+ */
 export async function startWorker(
   db: Client,
-  scanIntervalMs: number,
+  config: WorkerConfig,
   files: WorkerFiles,
+  nudge: (() => Promise<unknown>) | null,
 ): Promise<Worker> {
-  // Queues left by the previous worker (its repeatable scan job, stalled jobs) go first.
+  // Queues left by the previous worker (stalled maintenance jobs) go first.
   await flushRedis();
   const startedAt = timestamp();
   const child = startNode(
-    `worker (${scanIntervalMs} ms)`,
+    `worker (${config.label})`,
     [...nodeOptions(files), WORKER_MAIN],
-    workerEnvironment({ networksFile: files.networksFile, scanIntervalMs }),
+    workerEnvironment({ networksFile: files.networksFile, scanIntervalMs: config.scanIntervalMs }),
     files.logFile,
     files.sqlTrace,
   );
-  const worker = { scanIntervalMs, process: child, files };
-  await waitForTicks(db, worker, startedAt);
+  const worker: Worker = { ...config, pollIntervalMs: NaN, process: child, files };
+  await waitForTicks(db, worker, startedAt, nudge);
+  worker.pollIntervalMs = loggedPollInterval(files.logFile) ?? DEVNET_POLL_INTERVAL_MS;
   return worker;
+}
+
+/** The poll interval of ETHEREUM from the worker's "Deposit watching started" log line. */
+function loggedPollInterval(logFile: string): number | null {
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes(STARTED_LINE)) continue;
+    try {
+      const entry = JSON.parse(line) as { pollIntervalsMs?: Record<string, number> };
+      const interval = entry.pollIntervalsMs?.ETHEREUM;
+      if (typeof interval === 'number') return interval;
+    } catch {
+      // Not a JSON line: keep looking.
+    }
+  }
+  return null;
 }
 
 /** Until the worker has scanned up to `head`. */
@@ -72,7 +109,10 @@ export function stopWorker(worker: Worker): Promise<void> {
 }
 
 /** Asks the preloaded SQL tracer for everything it has recorded so far. */
-export async function readSqlTrace(worker: Worker): Promise<SqlTraceSnapshot | null> {
+export async function readSqlTrace(
+  // Only these two are used: other benchmarks pass workers of their own.
+  worker: Pick<Worker, 'process' | 'files'> & Partial<Worker>,
+): Promise<SqlTraceSnapshot | null> {
   if (!worker.files.sqlTrace) return null;
   const child = worker.process.child;
   return new Promise((resolve, reject) => {
@@ -122,17 +162,31 @@ function nodeOptions(files: WorkerFiles): string[] {
   return options;
 }
 
-/** Every tick saves the cursor row, found something or not: its updated_at counts the ticks. */
-async function waitForTicks(db: Client, worker: Worker, startedAt: number): Promise<void> {
+/** Every full tick saves the cursor row, found something or not: its updated_at counts them. */
+async function waitForTicks(
+  db: Client,
+  worker: Worker,
+  startedAt: number,
+  nudge: (() => Promise<unknown>) | null,
+): Promise<void> {
   const seen = new Set<number>();
   const deadline = startedAt + START_TIMEOUT_MS;
+  let movedAt = timestamp();
   while (seen.size < WARM_UP_TICKS) {
     assertRunning(worker);
     if (timestamp() > deadline) {
       throw new Error(`The worker did not scan within ${START_TIMEOUT_MS} ms; see its log.`);
     }
     const updatedAt = await cursorUpdatedAt(db);
-    if (updatedAt !== null && updatedAt > startedAt) seen.add(updatedAt);
+    if (updatedAt !== null && updatedAt > startedAt && !seen.has(updatedAt)) {
+      seen.add(updatedAt);
+      movedAt = timestamp();
+    }
+    // The first tick runs unprompted; the next one needs a new head.
+    if (nudge && seen.size > 0 && timestamp() - movedAt > NUDGE_AFTER_MS) {
+      await nudge();
+      movedAt = timestamp();
+    }
     await sleep(READY_POLL_MS);
   }
 }

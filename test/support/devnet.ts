@@ -13,11 +13,18 @@ import {
   toQuantity,
   Wallet,
 } from 'ethers';
-import type { Currency, NetworkConfig, TokenConfig } from '@app/chains/networks/network.types';
+import type {
+  Currency,
+  NetworkConfig,
+  NetworkName,
+  TokenConfig,
+} from '@app/chains/networks/network.types';
 
 /*
  * A real local EVM chain for tests and development: anvil (from @foundry-rs/anvil) with the
- * committed TestToken deployed as USDT and USDC, 6 decimals like on Ethereum.
+ * committed TestToken deployed as USDT and USDC, 6 decimals like on Ethereum. With `chainId` and
+ * `tokenDecimals` (or startDevnetAs) it stands in for any EVM network of the registry, e.g. BSC:
+ * chain id 56, tokens of 18 decimals (the TestToken constructor takes the decimals).
  */
 
 export const DEVNET_CHAIN_ID = 31337;
@@ -64,6 +71,10 @@ export interface DevnetOptions {
   port?: number;
   /** Where anvil's own log goes; by default it is discarded. */
   logFile?: string;
+  /** The chain id anvil reports and transactions are signed for; DEVNET_CHAIN_ID by default. */
+  chainId?: number;
+  /** Decimals of the deployed tokens, for both or per currency; DEVNET_TOKEN_DECIMALS by default. */
+  tokenDecimals?: number | Partial<Record<Currency, number>>;
 }
 
 export type DevnetTokens = Record<Currency, TokenConfig>;
@@ -84,11 +95,31 @@ export interface NetworksFile {
   networks: { ETHEREUM: Omit<NetworkConfig, 'name' | 'chainFamily'> };
 }
 
+/** One network's entry of a NETWORKS_FILE; a currency set to null removes the registry's token. */
+export interface NetworksFileEntry {
+  displayName: string;
+  chainId: number;
+  rpcUrls: string[];
+  publicRpcUrl: string;
+  confirmations: number;
+  tokens: Partial<Record<Currency, TokenConfig | null>>;
+}
+
+/** A network of the registry with the entry that maps it onto a chain of the tests. */
+export interface NamedNetworksFileEntry {
+  name: NetworkName;
+  entry: NetworksFileEntry;
+}
+
 /** Starts anvil, deploys USDT and USDC and funds the payer and the hot wallet. */
 export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
-  const { child, port } = await spawnAnvil(options);
+  const chainId = options.chainId ?? DEVNET_CHAIN_ID;
+  const decimals = tokenDecimalsOf(options);
+  const { child, port } = await spawnAnvil(options, chainId);
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const network = Network.from(DEVNET_CHAIN_ID);
+  // A bare network: Network.from(137) would bring ethers' Polygon plugin, which asks Polygon's
+  // public gas station (not this node) for fee data.
+  const network = new Network(`devnet-${chainId}`, chainId);
   const provider = new JsonRpcProvider(rpcUrl, network, {
     staticNetwork: network,
     // ethers' 250 ms cache would return a stale head and reuse nonces right after a block.
@@ -96,8 +127,8 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     pollingInterval: 100,
   });
   try {
-    const tokens = await deployTokens(provider);
-    return new Devnet(child, provider, rpcUrl, tokens, options.blockTime);
+    const tokens = await deployTokens(provider, decimals);
+    return new Devnet(child, provider, rpcUrl, tokens, options.blockTime, chainId);
   } catch (error) {
     provider.destroy();
     await stopProcess(child);
@@ -105,8 +136,22 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   }
 }
 
+/**
+ * A devnet standing in for `network` of the registry: its chain id, and each token with the
+ * decimals the registry gives it (a currency the network lacks is still deployed, with 6).
+ */
+export function startDevnetAs(
+  network: NetworkConfig,
+  options: DevnetOptions = {},
+): Promise<Devnet> {
+  if (network.chainFamily !== 'EVM') throw new Error(`${network.name} is not an EVM network.`);
+  const tokenDecimals = Object.fromEntries(
+    Object.entries(network.tokens).map(([currency, token]) => [currency, token.decimals]),
+  );
+  return startDevnet({ chainId: network.chainId, tokenDecimals, ...options });
+}
+
 export class Devnet {
-  readonly chainId = DEVNET_CHAIN_ID;
   readonly accounts = DEVNET_ACCOUNTS;
   /** The payer's wallet; the NonceManager hands out nonces locally, so sends never collide. */
   readonly payer: NonceManager;
@@ -118,6 +163,7 @@ export class Devnet {
     readonly rpcUrl: string,
     readonly tokens: DevnetTokens,
     private readonly blockTime: number | undefined,
+    readonly chainId: number = DEVNET_CHAIN_ID,
   ) {
     this.payer = new NonceManager(new Wallet(DEVNET_ACCOUNTS.payer.privateKey, provider));
     // A test run that dies without stop() must not leave anvil running.
@@ -174,14 +220,40 @@ export class Devnet {
     return {
       name: 'ETHEREUM',
       chainFamily: 'EVM',
-      ...devnetNetworksFile(this.rpcUrl, this.tokens).networks.ETHEREUM,
+      ...devnetNetworksFile(this.rpcUrl, this.tokens, { chainId: this.chainId }).networks.ETHEREUM,
       ...overrides,
     };
   }
 
   /** The content of a NETWORKS_FILE that maps ETHEREUM onto this devnet. */
   networksFileJson(overrides: Partial<NetworksFile['networks']['ETHEREUM']> = {}): string {
-    return JSON.stringify(devnetNetworksFile(this.rpcUrl, this.tokens, overrides), null, 2);
+    const file = devnetNetworksFile(this.rpcUrl, this.tokens, {
+      chainId: this.chainId,
+      ...overrides,
+    });
+    return JSON.stringify(file, null, 2);
+  }
+
+  /**
+   * `name` (any network of the registry) pointing at this devnet: its chain id, both tokens,
+   * confirmations 1. Combine entries of several devnets with networksFileJsonOf.
+   */
+  networkEntry(
+    name: NetworkName,
+    overrides: Partial<NetworksFileEntry> = {},
+  ): NamedNetworksFileEntry {
+    return {
+      name,
+      entry: {
+        displayName: `${DEVNET_DISPLAY_NAME} as ${name}`,
+        chainId: this.chainId,
+        rpcUrls: [this.rpcUrl],
+        publicRpcUrl: this.rpcUrl,
+        confirmations: 1,
+        tokens: { USDT: { ...this.tokens.USDT }, USDC: { ...this.tokens.USDC } },
+        ...overrides,
+      },
+    };
   }
 
   async stop(): Promise<void> {
@@ -238,6 +310,16 @@ export function devnetNetworksFile(
   };
 }
 
+/** The content of a NETWORKS_FILE holding every entry given; a network may appear only once. */
+export function networksFileJsonOf(entries: NamedNetworksFileEntry[]): string {
+  const networks: Partial<Record<NetworkName, NetworksFileEntry>> = {};
+  for (const { name, entry } of entries) {
+    if (networks[name]) throw new Error(`${name} is in the networks file twice.`);
+    networks[name] = entry;
+  }
+  return JSON.stringify({ networks }, null, 2);
+}
+
 interface TokenArtifact {
   abi: InterfaceAbi;
   bytecode: string;
@@ -254,7 +336,10 @@ function readArtifact(): TokenArtifact {
  * Deploys USDT then USDC from anvil's account #0, so both land at the same addresses on every
  * fresh devnet, then mints to the payer and the hot wallet.
  */
-async function deployTokens(provider: JsonRpcProvider): Promise<DevnetTokens> {
+async function deployTokens(
+  provider: JsonRpcProvider,
+  decimals: Record<Currency, number>,
+): Promise<DevnetTokens> {
   const deployer = new NonceManager(new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, provider));
   const { abi, bytecode } = readArtifact();
   const factory = new ContractFactory(abi, bytecode, deployer);
@@ -262,15 +347,15 @@ async function deployTokens(provider: JsonRpcProvider): Promise<DevnetTokens> {
   // Sent together and awaited together: with interval mining each wait costs a block.
   const contracts: Contract[] = [];
   for (const currency of currencies) {
-    const contract = await factory.deploy(TOKEN_NAMES[currency], currency, DEVNET_TOKEN_DECIMALS);
+    const contract = await factory.deploy(TOKEN_NAMES[currency], currency, decimals[currency]);
     contracts.push(contract as Contract);
   }
   await Promise.all(contracts.map((contract) => contract.waitForDeployment()));
 
   // Only once the code exists: gas estimation against a missing contract would come out too low.
-  const amount = parseUnits(DEVNET_TOKEN_FUNDING, DEVNET_TOKEN_DECIMALS);
   const mints: ContractTransactionResponse[] = [];
-  for (const contract of contracts) {
+  for (const [index, contract] of contracts.entries()) {
+    const amount = parseUnits(DEVNET_TOKEN_FUNDING, decimals[currencies[index]]);
     for (const holder of [DEVNET_ACCOUNTS.payer, DEVNET_ACCOUNTS.hotWallet]) {
       const mint = contract.getFunction('mint');
       mints.push((await mint(holder.address, amount)) as ContractTransactionResponse);
@@ -280,9 +365,24 @@ async function deployTokens(provider: JsonRpcProvider): Promise<DevnetTokens> {
 
   const addresses = await Promise.all(contracts.map((contract) => contract.getAddress()));
   return {
-    USDT: { contract: addresses[0], decimals: DEVNET_TOKEN_DECIMALS },
-    USDC: { contract: addresses[1], decimals: DEVNET_TOKEN_DECIMALS },
+    USDT: { contract: addresses[0], decimals: decimals.USDT },
+    USDC: { contract: addresses[1], decimals: decimals.USDC },
   };
+}
+
+function tokenDecimalsOf(options: DevnetOptions): Record<Currency, number> {
+  const given = options.tokenDecimals ?? DEVNET_TOKEN_DECIMALS;
+  const decimals =
+    typeof given === 'number'
+      ? { USDT: given, USDC: given }
+      : { USDT: given.USDT ?? DEVNET_TOKEN_DECIMALS, USDC: given.USDC ?? DEVNET_TOKEN_DECIMALS };
+  for (const [currency, value] of Object.entries(decimals)) {
+    // TestToken stores them as a uint8.
+    if (!Number.isInteger(value) || value < 0 || value > 255) {
+      throw new Error(`${currency} decimals must be a whole number from 0 to 255, got ${value}.`);
+    }
+  }
+  return decimals;
 }
 
 /** The anvil binary of the installed platform package (what `npx anvil` runs). */
@@ -293,9 +393,12 @@ function anvilBinary(): string {
   return require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/${name}`);
 }
 
-async function spawnAnvil(options: DevnetOptions): Promise<{ child: ChildProcess; port: number }> {
+async function spawnAnvil(
+  options: DevnetOptions,
+  chainId: number,
+): Promise<{ child: ChildProcess; port: number }> {
   const args = ['--host', '127.0.0.1', '--port', String(options.port ?? 0)];
-  args.push('--chain-id', String(DEVNET_CHAIN_ID));
+  args.push('--chain-id', String(chainId));
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   try {

@@ -33,6 +33,8 @@
  * /wallet/gettransactioninfobyblocknum, /wallet/gettransactioninfobyid,
  * /wallet/gettransactionbyid, /wallet/getaccount, /wallet/triggersmartcontract,
  * /wallet/triggerconstantcontract (balanceOf only), /wallet/broadcasttransaction.
+ * triggerconstantcontract also answers decimals(): 6 (TRON USDT's) for any contract unless
+ * setTokenDecimals said otherwise.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -132,6 +134,8 @@ const recoverSigner: (hash: string, signature: string) => string = utils.crypto.
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const TRANSFER_SELECTOR = 'a9059cbb';
 const BALANCE_OF_SELECTOR = '70a08231';
+const DECIMALS_SELECTOR = '313ce567';
+const DEFAULT_TOKEN_DECIMALS = 6;
 const DEFAULT_SOLID_LAG = 19;
 const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 const BLOCK_INTERVAL_MS = 3_000;
@@ -168,6 +172,8 @@ export class FakeTronNode {
   /** Accepted broadcasts not mined yet, by id, in the order they came. */
   private readonly pending = new Map<string, Json>();
   private readonly balances = new FakeTronBalances();
+  /** decimals() per contract (hex); null: no contract at the address. */
+  private readonly decimals = new Map<string, number | null>();
   private readonly server: Server;
   private port = 0;
   private outage: FakeOutage | null = null;
@@ -222,6 +228,14 @@ export class FakeTronNode {
   /** A TRC-20 balance balanceOf reports; mined transfer() broadcasts of the token move it. */
   setTokenBalance(contract: string, address: string, units: bigint): void {
     this.balances.setToken(hexAddress(contract), hexAddress(address), units);
+  }
+
+  /**
+   * What decimals() of the contract answers (6 until set); null makes the address one without a
+   * contract, which java-tron refuses with CONTRACT_VALIDATE_ERROR.
+   */
+  setTokenDecimals(contract: string, decimals: number | null): void {
+    this.decimals.set(hexAddress(contract), decimals);
   }
 
   tokenBalance(contract: string, address: string): bigint {
@@ -536,6 +550,7 @@ export class FakeTronNode {
   private constantCall(params: Json): unknown {
     const selector = TronWeb.sha3(String(params.function_selector ?? ''), false).slice(0, 8);
     const parameter = typeof params.parameter === 'string' ? params.parameter.toLowerCase() : '';
+    if (selector === DECIMALS_SELECTOR && parameter === '') return this.decimalsCall(params);
     if (selector !== BALANCE_OF_SELECTOR || !/^0{24}[0-9a-f]{40}$/.test(parameter)) {
       return {
         result: {
@@ -550,6 +565,27 @@ export class FakeTronNode {
       result: { result: true },
       energy_used: 1_953,
       constant_result: [word(balance.toString(16))],
+    };
+  }
+
+  /** decimals(): the word it returns, or java-tron's refusal for an address without a contract. */
+  private decimalsCall(params: Json): unknown {
+    const contract = String(params.contract_address ?? '').toLowerCase();
+    const decimals = this.decimals.has(contract)
+      ? this.decimals.get(contract)
+      : DEFAULT_TOKEN_DECIMALS;
+    if (decimals === null || decimals === undefined) {
+      return {
+        result: {
+          code: 'CONTRACT_VALIDATE_ERROR',
+          message: utf8Hex('Smart contract is not exist.'),
+        },
+      };
+    }
+    return {
+      result: { result: true },
+      energy_used: 222,
+      constant_result: [word(decimals.toString(16))],
     };
   }
 

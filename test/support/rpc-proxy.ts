@@ -22,20 +22,25 @@ export interface ProxyReply {
 /** Returns a reply to answer a request itself, or undefined to forward it to the node. */
 export type RpcInterceptor = (request: JsonRpcRequest) => ProxyReply | undefined;
 
-/** `refuse`: the port is closed (ECONNREFUSED). `unavailable`: every request gets a 503. */
-export type DownMode = 'refuse' | 'unavailable';
+/**
+ * `refuse`: the port is closed (ECONNREFUSED). `unavailable`: every request gets a 503. `hang`:
+ * requests are accepted and never answered (a node stuck behind a load balancer).
+ */
+export type DownMode = 'refuse' | 'unavailable' | 'hang';
 
 export class RpcProxy {
   /** Methods of the requests that reached the proxy while it was up, in order. */
   readonly methods: string[] = [];
   private readonly sockets = new Set<Socket>();
+  /** Requests held unanswered in `hang` mode; dropped when the mode changes. */
+  private readonly held = new Set<ServerResponse>();
   private mode: DownMode | 'up' = 'up';
   private interceptor: RpcInterceptor | undefined;
 
   private readonly server: Server;
   private port = 0;
 
-  private constructor(private readonly target: string) {
+  private constructor(private target: string) {
     this.server = createServer((request, response) => {
       this.handle(request, response).catch(() => response.destroy());
     });
@@ -64,12 +69,18 @@ export class RpcProxy {
     await this.switchTo('up');
   }
 
+  /** Forwards to another node from now on (a restarted devnet at a new URL). */
+  retarget(target: string): void {
+    this.target = target;
+  }
+
   /** Answers matching requests itself (e.g. errors); undefined restores plain forwarding. */
   intercept(interceptor: RpcInterceptor | undefined): void {
     this.interceptor = interceptor;
   }
 
   async stop(): Promise<void> {
+    for (const response of this.held) response.destroy();
     if (this.mode !== 'refuse') await this.closeServer();
   }
 
@@ -78,6 +89,10 @@ export class RpcProxy {
     if (this.mode === 'unavailable') return reply(response, { status: 503, body: 'unavailable' });
     const rpcRequest = parseRequest(body);
     if (rpcRequest) this.methods.push(rpcRequest.method);
+    if (this.mode === 'hang') {
+      this.held.add(response);
+      return;
+    }
     const intercepted = rpcRequest && this.interceptor?.(rpcRequest);
     if (intercepted) return reply(response, intercepted);
 
@@ -91,6 +106,8 @@ export class RpcProxy {
 
   private async switchTo(next: DownMode | 'up'): Promise<void> {
     if (next === this.mode) return;
+    for (const response of this.held) response.destroy();
+    this.held.clear();
     if (this.mode === 'refuse') await listen(this.server, this.port);
     if (next === 'refuse') await this.closeServer();
     this.mode = next;

@@ -1,7 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ApiKeysService, MerchantsService } from '@app/auth';
-import { PayAddressPool } from '@app/checkout';
-import { CHAIN_FAMILIES, ChainFamily } from '@app/chains';
+import {
+  ChainResetService,
+  PayAddressPool,
+  UNMATCHED_REASONS,
+  UNMATCHED_STATUSES,
+  UnmatchedReason,
+  UnmatchedStatus,
+  UnmatchedTransfersService,
+} from '@app/checkout';
+import { CHAIN_FAMILIES, ChainFamily, NETWORK_NAMES, NetworkName } from '@app/chains';
 import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus, WalletStatus } from '@app/payouts';
 
 export type Options = Record<string, string | string[] | boolean | undefined>;
@@ -44,6 +52,20 @@ function payoutStatuses(options: Options): PayoutStatus[] {
     }
   }
   return [...new Set(statuses)] as PayoutStatus[];
+}
+
+/** An option given once or more, each value possibly a comma list, each one of `allowed`. */
+function listOption<T extends string>(options: Options, name: string, allowed: readonly T[]): T[] {
+  const given = options[name];
+  if (given === undefined) return [];
+  const raw = Array.isArray(given) ? given : [String(given)];
+  const values = raw.flatMap((value) => value.split(',')).map((value) => value.trim());
+  for (const value of values) {
+    if (!allowed.includes(value as T)) {
+      throw new UsageError(`--${name} must be one of ${allowed.join(', ')}.`);
+    }
+  }
+  return [...new Set(values)] as T[];
 }
 
 function required(options: Options, name: string): string {
@@ -179,6 +201,38 @@ export const COMMANDS: Record<string, Command> = {
     return app.get(PayoutReviews).reject(id, by, requiredText(options, 'reason', 500));
   },
 
+  'unmatched:list': async (app, options) => {
+    const network = options.network === undefined ? undefined : String(options.network);
+    if (network !== undefined && !(NETWORK_NAMES as readonly string[]).includes(network)) {
+      throw new UsageError(`--network must be one of ${NETWORK_NAMES.join(', ')}.`);
+    }
+    const limit = Number(options.limit ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new UsageError('--limit must be a whole number from 1 to 1000.');
+    }
+    return app.get(UnmatchedTransfersService).listForOperator({
+      merchantId: typeof options.merchant === 'string' ? options.merchant.trim() : undefined,
+      network,
+      reasons: listOption<UnmatchedReason>(options, 'reason', UNMATCHED_REASONS),
+      statuses: listOption<UnmatchedStatus>(options, 'status', UNMATCHED_STATUSES),
+      limit,
+    });
+  },
+
+  'chains:forget': async (app, options) => {
+    const network = required(options, 'network');
+    if (!(NETWORK_NAMES as readonly string[]).includes(network)) {
+      throw new UsageError(`--network must be one of ${NETWORK_NAMES.join(', ')}.`);
+    }
+    const report = await app.get(ChainResetService).forget(network as NetworkName);
+    return {
+      network: report.network,
+      reverted_transfers: report.revertedTransfers,
+      settled_sessions: report.settledSessions,
+      reverted_unmatched_transfers: report.revertedUnmatched,
+    };
+  },
+
   'pool:fill': async (app, options) => {
     const count = Number(options.count ?? 2000);
     if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
@@ -222,4 +276,14 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   payouts:approve PAYOUT_ID --by NAME          approve a payout awaiting review; the worker sends it
   payouts:reject PAYOUT_ID --by NAME --reason TEXT
                                                reject a Pending payout; its funds go back to the
-                                               balance`;
+                                               balance
+  unmatched:list [--network NETWORK] [--reason REASON[,REASON]] [--status STATUS]...
+                 [--merchant MERCHANT_ID] [--limit N]
+                                               transfers to our addresses that no session took
+                                               (reasons wrong_network, wrong_token,
+                                               session_already_paid, unknown_address; statuses
+                                               detected, reverted), every merchant's and those of
+                                               no merchant, newest first, at most N (default 100)
+  chains:forget --network NETWORK              after a devnet restart or testnet reset only: the
+                                               chain the watcher followed is gone; its transfers
+                                               are taken back and the watcher starts afresh`;

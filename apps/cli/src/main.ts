@@ -27,6 +27,8 @@ async function main(): Promise<void> {
       by: { type: 'string' },
       reason: { type: 'string' },
       status: { type: 'string', multiple: true },
+      network: { type: 'string' },
+      limit: { type: 'string' },
     },
     strict: true,
   });

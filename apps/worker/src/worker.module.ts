@@ -1,13 +1,14 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
+import { ChainsModule } from '@app/chains';
 import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, AppLoggerModule, QUEUES, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { WebhookDeliveryModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
 import { PayoutProcessingModule } from '@app/payouts';
-import { DepositsProcessor } from './deposits/deposits.processor';
-import { DepositsScheduler } from './deposits/deposits.scheduler';
+import { DepositWatchLoops } from './deposits/deposit-watch-loops';
+import { TokenDecimalsCheck } from './deposits/token-decimals.check';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 import { PayoutsProcessor } from './payouts/payouts.processor';
@@ -21,6 +22,7 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
     DatabaseModule,
     queueRootModule(),
     BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.deposits }),
+    ChainsModule,
     CheckoutModule,
     IdempotencyModule,
     PayoutProcessingModule,
@@ -29,8 +31,8 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
   providers: [
     MaintenanceProcessor,
     MaintenanceScheduler,
-    DepositsProcessor,
-    DepositsScheduler,
+    DepositWatchLoops,
+    TokenDecimalsCheck,
     PayoutsProcessor,
     PayoutsScheduler,
   ],

@@ -15,6 +15,8 @@ const config: AppConfig = loadAppConfig({
   PUBLIC_URL: 'https://pay.example.com',
   HD_EVM_XPUB: keys.evmXpub,
   HD_TRON_XPUB: keys.tronXpub,
+  // Production names its exchange-rate source (the file is not read here).
+  FX_RATES_FILE: '/etc/payments/rates.json',
 });
 
 // Stands in for the global AppConfigModule, which reads process.env.

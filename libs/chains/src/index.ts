@@ -2,6 +2,7 @@ export * from './networks/network.types';
 export * from './networks/default-networks';
 export * from './networks/network-registry';
 export { NetworksFileError } from './networks/networks-file';
+export { secretInPublicRpcUrl } from './networks/public-rpc-url';
 export * from './hd/addresses';
 export {
   EVM_ACCOUNT_PATH,

@@ -15,6 +15,9 @@ export class CheckoutSessionEntity {
   @Column('numeric', { name: 'amount_received', precision: 38, scale: 18 }) amountReceived: string;
   @Column('numeric', { name: 'fee_amount', precision: 38, scale: 18 }) feeAmount: string;
   @Column('numeric', { name: 'net_amount', precision: 38, scale: 18 }) netAmount: string;
+  /** The fee rule in force when the session was created; settlement charges it, never a later one. */
+  @Column('numeric', { name: 'fee_percent', precision: 7, scale: 4 }) feePercent: string;
+  @Column('numeric', { name: 'fee_fixed', precision: 38, scale: 18 }) feeFixed: string;
   @Column('text') currency: string;
   @Column('text') network: string;
   @Column('text', { name: 'chain_family' }) chainFamily: string;
@@ -45,6 +48,9 @@ export interface CheckoutSessionRecord {
   amount_received: string;
   fee_amount: string;
   net_amount: string;
+  /** The fee rule stored at creation (internal: never part of the public object). */
+  fee_percent: string;
+  fee_fixed: string;
   currency: string;
   network: string;
   chain_family: string;

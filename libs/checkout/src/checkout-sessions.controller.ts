@@ -69,7 +69,7 @@ export class CheckoutSessionsController {
       },
     },
   })
-  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429, 503)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateCheckoutSessionDto,

@@ -6,6 +6,7 @@ import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
 import type { SessionOwner } from './checkout-session.mapper';
+import { FeeRule, MerchantFeeRule } from './settlement/fee-rule';
 
 export interface NewSessionRow {
   id: string;
@@ -13,6 +14,8 @@ export interface NewSessionRow {
   subMerchantId: string | null;
   livemode: boolean;
   amount: string;
+  /** The fee rule in force now (the merchant's or the default), kept for every later settlement. */
+  feeRule: FeeRule;
   currency: string;
   network: string;
   chainFamily: ChainFamily;
@@ -58,6 +61,8 @@ const INSERT_COLUMNS = [
   'livemode',
   'status',
   'amount',
+  'fee_percent',
+  'fee_fixed',
   'currency',
   'network',
   'chain_family',
@@ -95,6 +100,8 @@ export function newSessionRecord(
     amount_received: '0',
     fee_amount: '0',
     net_amount: '0',
+    fee_percent: row.feeRule.percent.toFixed(),
+    fee_fixed: row.feeRule.fixed.toFixed(),
     currency: row.currency,
     network: row.network,
     chain_family: row.chainFamily,
@@ -117,6 +124,8 @@ export function newSessionRecord(
     row.livemode,
     'Pending',
     row.amount,
+    row.feeRule.percent.toFixed(),
+    row.feeRule.fixed.toFixed(),
     row.currency,
     row.network,
     row.chainFamily,
@@ -141,6 +150,16 @@ export function newSessionRecord(
 export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The merchant's own fee rule (null parts fall back to the configured default). */
+  async findMerchantFeeRule(merchantId: string): Promise<MerchantFeeRule> {
+    const rows: Array<{ fee_percent: string | null; fee_fixed: string | null }> =
+      await this.dataSource.query(`SELECT fee_percent, fee_fixed FROM merchants WHERE id = $1`, [
+        merchantId,
+      ]);
+    if (!rows.length) throw new Error(`No merchant ${merchantId}.`);
+    return { percent: rows[0].fee_percent, fixed: rows[0].fee_fixed };
+  }
+
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
   async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {
     const rows: CheckoutSessionRecord[] = await this.dataSource.query(
@@ -150,19 +169,26 @@ export class CheckoutSessionsRepository {
     return rows[0] ?? null;
   }
 
-  /** A session and its owner as this transaction sees them (for the event of a change it made). */
-  async findWithOwner(
+  /** Sessions and their owners as this transaction sees them (for the events of a change it made). */
+  async findManyWithOwner(
     manager: EntityManager,
-    id: string,
-  ): Promise<{ record: CheckoutSessionRecord; owner: SessionOwner }> {
-    const [row]: Array<
+    ids: string[],
+  ): Promise<Map<string, { record: CheckoutSessionRecord; owner: SessionOwner }>> {
+    if (!ids.length) return new Map();
+    const rows: Array<
       CheckoutSessionRecord & { owner_name: string; owner_logo_url: string | null }
     > = await manager.query(
       `SELECT ${SESSION_PROJECTION}, m.name AS owner_name, m.logo_url AS owner_logo_url
-           FROM ${SESSION_SOURCE} JOIN merchants m ON m.id = s.merchant_id WHERE s.id = $1`,
-      [id],
+           FROM ${SESSION_SOURCE} JOIN merchants m ON m.id = s.merchant_id
+          WHERE s.id = ANY($1::text[])`,
+      [ids],
     );
-    return { record: row, owner: { name: row.owner_name, logoUrl: row.owner_logo_url } };
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { record: row, owner: { name: row.owner_name, logoUrl: row.owner_logo_url } },
+      ]),
+    );
   }
 
   /** One page, newest first, with the total count of the filtered set. */

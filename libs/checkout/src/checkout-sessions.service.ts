@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
 import {
   APP_CONFIG,
   AppConfig,
@@ -11,7 +12,7 @@ import {
 } from '@app/common';
 import { NetworkRegistry } from '@app/chains';
 import { AuthenticatedMerchant } from '@app/auth';
-import { IdempotencyService, IdempotentResult } from '@app/idempotency';
+import { IdempotencyService, IdempotentRequest, IdempotentResult } from '@app/idempotency';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { CheckoutSessionRecord } from './checkout-session.entity';
 import { CheckoutSessionMapper } from './checkout-session.mapper';
@@ -25,11 +26,14 @@ import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
 import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
 import { PricingService } from './pricing/pricing.service';
+import { effectiveFeeRule, FeeRule } from './settlement/fee-rule';
 
 export const CREATE_SESSION_ENDPOINT = 'POST /v1/checkout/sessions';
 
 @Injectable()
 export class CheckoutSessionsService {
+  private readonly defaultFee: FeeRule;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly networks: NetworkRegistry,
@@ -39,12 +43,40 @@ export class CheckoutSessionsService {
     private readonly idempotency: IdempotencyService,
     private readonly mapper: CheckoutSessionMapper,
     private readonly subMerchants: SubMerchantsService,
-  ) {}
+  ) {
+    this.defaultFee = {
+      percent: new Decimal(config.feePercent),
+      fixed: new Decimal(config.feeFixed),
+    };
+  }
 
   async create(
     merchant: AuthenticatedMerchant,
     input: CreateCheckoutSessionDto,
     idempotencyKey: string | undefined,
+    subMerchantCode: string | undefined,
+  ): Promise<IdempotentResult<CheckoutSessionDto>> {
+    const request: IdempotentRequest = {
+      merchantId: merchant.merchantId,
+      key: idempotencyKey,
+      endpoint: CREATE_SESSION_ENDPOINT,
+      // The header changes what is created, so a different sub-merchant is a different request.
+      fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
+    };
+    try {
+      return await this.createOnce(merchant, input, request, subMerchantCode);
+    } catch (error) {
+      // A replay answers what the first request got, even if it could not be created now.
+      const stored = await this.idempotency.storedResult<CheckoutSessionDto>(request);
+      if (stored) return stored;
+      throw error;
+    }
+  }
+
+  private async createOnce(
+    merchant: AuthenticatedMerchant,
+    input: CreateCheckoutSessionDto,
+    request: IdempotentRequest,
     subMerchantCode: string | undefined,
   ): Promise<IdempotentResult<CheckoutSessionDto>> {
     const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
@@ -58,12 +90,20 @@ export class CheckoutSessionsService {
       );
     }
     const quote = this.pricing.quote(input.pricing_amount, input.pricing_currency);
+    // The address is taken outside the transaction (see PayAddressPool.next): a replayed or failed
+    // request leaves it unused forever, which costs nothing. The fee rule is the one in force now,
+    // stored on the session so that a later change never re-prices it.
+    const [address, merchantFee] = await Promise.all([
+      this.pool.next(network.chainFamily),
+      this.sessions.findMerchantFeeRule(merchant.merchantId),
+    ]);
     const row: NewSessionRow = {
       id: newId(ID_PREFIX.checkoutSession),
       merchantId: merchant.merchantId,
       subMerchantId: subMerchant?.id ?? null,
       livemode: this.config.livemode,
       amount: quote.amount.toFixed(),
+      feeRule: effectiveFeeRule(merchantFee, this.defaultFee),
       currency: input.currency,
       network: input.network,
       chainFamily: network.chainFamily,
@@ -77,22 +117,9 @@ export class CheckoutSessionsService {
       cancelUrl: input.cancel_url ?? null,
       lifetimeMinutes: this.config.sessionLifetimeMinutes,
     };
-    // Taken outside the transaction (see PayAddressPool.next). A replayed or failed request leaves
-    // this address unused forever, which costs nothing.
-    const address = await this.pool.next(network.chainFamily);
     const { record, insert } = newSessionRecord(row, address, new Date());
     const body = this.mapper.toDto(withSubMerchant(record, subMerchant), merchant);
-    return this.idempotency.executeInsert(
-      {
-        merchantId: merchant.merchantId,
-        key: idempotencyKey,
-        endpoint: CREATE_SESSION_ENDPOINT,
-        // The header changes what is created, so a different sub-merchant is a different request.
-        fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
-      },
-      { status: 201, body },
-      insert,
-    );
+    return this.idempotency.executeInsert(request, { status: 201, body }, insert);
   }
 
   async get(merchant: AuthenticatedMerchant, id: string): Promise<CheckoutSessionDto> {

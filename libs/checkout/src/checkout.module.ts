@@ -15,11 +15,20 @@ import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
 import { PayAddressesRepository } from './pay-addresses/pay-addresses.repository';
 import { EXCHANGE_RATE_PROVIDER } from './pricing/exchange-rate.provider';
 import { PricingService } from './pricing/pricing.service';
-import { StaticExchangeRates } from './pricing/static-exchange-rates';
+import { createExchangeRateProvider } from './pricing/exchange-rates.factory';
 import { SessionTransactionEntity } from './session-transaction.entity';
 import { ChainCursorsRepository } from './deposits/chain-cursors.repository';
 import { DepositWatcherService } from './deposits/deposit-watcher.service';
+import { ChainResetService } from './deposits/chain-reset.service';
 import { DetectedTransfersRepository } from './deposits/detected-transfers.repository';
+import { TransferMatcher } from './deposits/transfer-matcher';
+import { WatchedTokens } from './deposits/watched-tokens';
+import { WatcherStatusRepository } from './networks-status/watcher-status.repository';
+import { NetworksStatusController } from './networks-status/networks-status.controller';
+import { NetworksStatusService } from './networks-status/networks-status.service';
+import { UnmatchedTransfersRepository } from './unmatched-transfers/unmatched-transfers.repository';
+import { UnmatchedTransfersController } from './unmatched-transfers/unmatched-transfers.controller';
+import { UnmatchedTransfersService } from './unmatched-transfers/unmatched-transfers.service';
 import { SessionExpiryService } from './settlement/session-expiry.service';
 import { SessionEvents } from './settlement/session-events';
 import { SessionSettlementService } from './settlement/session-settlement.service';
@@ -33,12 +42,12 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     LedgerModule,
     EventOutboxModule,
   ],
-  controllers: [CheckoutSessionsController],
+  controllers: [CheckoutSessionsController, UnmatchedTransfersController, NetworksStatusController],
   providers: [
     {
       provide: EXCHANGE_RATE_PROVIDER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => StaticExchangeRates.fromFile(config.fxRatesFile),
+      useFactory: (config: AppConfig) => createExchangeRateProvider(config),
     },
     PricingService,
     PayAddressesRepository,
@@ -51,7 +60,14 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     SessionExpiryService,
     ChainCursorsRepository,
     DetectedTransfersRepository,
+    TransferMatcher,
+    WatchedTokens,
+    UnmatchedTransfersRepository,
+    UnmatchedTransfersService,
+    WatcherStatusRepository,
+    NetworksStatusService,
     DepositWatcherService,
+    ChainResetService,
   ],
   exports: [
     CheckoutSessionsService,
@@ -59,6 +75,8 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     SessionSettlementService,
     SessionExpiryService,
     DepositWatcherService,
+    ChainResetService,
+    UnmatchedTransfersService,
   ],
 })
 export class CheckoutModule {}

@@ -94,6 +94,19 @@ export class IdempotencyService {
     throw inProgress();
   }
 
+  /**
+   * The stored result of an earlier request with this key, if there is one (a conflict if its body
+   * differed). For work that failed before it could run: a replay must return what the first
+   * request got, even when what it depended on (exchange rates, a sub-merchant) has changed since.
+   */
+  async storedResult<T>(request: IdempotentRequest): Promise<IdempotentResult<T> | undefined> {
+    if (request.key === undefined) return undefined;
+    assertValidKey(request.key);
+    const scope = { merchantId: request.merchantId, key: request.key, endpoint: request.endpoint };
+    const stored = await this.keys.findLive(this.dataSource.manager, scope);
+    return stored ? replayOrConflict<T>(stored, hashOf(request.fingerprint)) : undefined;
+  }
+
   async purgeExpired(batchSize = 1000): Promise<number> {
     let total = 0;
     for (;;) {

@@ -19,32 +19,52 @@ export class LedgerService {
    * `merchant_held:`, its release would otherwise lock them the other way round).
    */
   async post(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
-    const lines = entry.lines
-      .filter((line) => !line.amount.isZero())
+    const [posted] = await this.postMany(manager, [entry]);
+    return posted;
+  }
+
+  /**
+   * Several entries in two statements (settling a block's payments posts hundreds at once); per
+   * entry, true when it was posted. The lines of all entries are written in one account order.
+   */
+  async postMany(manager: EntityManager, entries: LedgerEntry[]): Promise<boolean[]> {
+    const linesOf = new Map<string, LedgerLine[]>();
+    for (const entry of entries) {
+      const lines = entry.lines.filter((line) => !line.amount.isZero());
+      assertBalancedPerToken(entry.reference, lines);
+      if (lines.length) linesOf.set(entry.reference, lines);
+    }
+    const postable = entries.filter((entry) => linesOf.has(entry.reference));
+    if (!postable.length) return entries.map(() => false);
+    const inserted: Array<{ id: string; reference: string }> = await manager.query(
+      `INSERT INTO ledger_entries (reference, kind)
+       SELECT unnest($1::text[]), unnest($2::text[])
+       ON CONFLICT (reference) DO NOTHING RETURNING id, reference`,
+      [postable.map((entry) => entry.reference), postable.map((entry) => entry.kind)],
+    );
+    const entryIds = new Map(inserted.map((row) => [row.reference, row.id]));
+    const lines = inserted
+      .flatMap((row) =>
+        (linesOf.get(row.reference) ?? []).map((line) => ({ ...line, entryId: row.id })),
+      )
       .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-    assertBalancedPerToken(entry.reference, lines);
-    if (!lines.length) return false;
-    const inserted: Array<{ id: string }> = await manager.query(
-      `INSERT INTO ledger_entries (reference, kind) VALUES ($1, $2)
-       ON CONFLICT (reference) DO NOTHING RETURNING id`,
-      [entry.reference, entry.kind],
-    );
-    if (!inserted.length) return false;
-    await manager.query(
-      `INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id, sub_merchant_id)
-       SELECT $1, unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::numeric[]),
-              unnest($6::text[]), unnest($7::text[])`,
-      [
-        inserted[0].id,
-        lines.map((line) => line.account),
-        lines.map((line) => line.currency),
-        lines.map((line) => line.network),
-        lines.map((line) => line.amount.toFixed()),
-        lines.map((line) => line.merchantId ?? null),
-        lines.map((line) => line.subMerchantId ?? null),
-      ],
-    );
-    return true;
+    if (lines.length) {
+      await manager.query(
+        `INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id, sub_merchant_id)
+         SELECT unnest($1::bigint[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]),
+                unnest($5::numeric[]), unnest($6::text[]), unnest($7::text[])`,
+        [
+          lines.map((line) => line.entryId),
+          lines.map((line) => line.account),
+          lines.map((line) => line.currency),
+          lines.map((line) => line.network),
+          lines.map((line) => line.amount.toFixed()),
+          lines.map((line) => line.merchantId ?? null),
+          lines.map((line) => line.subMerchantId ?? null),
+        ],
+      );
+    }
+    return entries.map((entry) => entryIds.has(entry.reference));
   }
 
   /**

@@ -66,6 +66,14 @@ export interface ChainAdapter {
    */
   getTransactionStatus(txHash: string): Promise<TransactionStatus | null>;
 
+  /**
+   * The token contract's own `decimals()` (contract in registry format), read from the chain at
+   * its head: what the registry's configured decimals must equal before transfers are credited.
+   * Permanent ChainError when no contract answers it (no code at the address, a revert, or a
+   * value that is no uint8); transient when the node could not be asked.
+   */
+  getTokenDecimals(contract: string): Promise<number>;
+
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;
 

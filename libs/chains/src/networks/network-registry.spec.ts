@@ -128,6 +128,18 @@ describe('NetworkRegistry', () => {
       networks({ publicRpcUrl: 'https://rpc.example.com/?apikey=1' }),
       'networks.ETHEREUM.publicRpcUrl',
     ],
+    [
+      'a public URL with an Infura key in its path',
+      networks({ publicRpcUrl: 'https://mainnet.infura.io/v3/84842078b09946638c03157f83405213' }),
+      /networks\.ETHEREUM\.publicRpcUrl is shown to payers as detection_rpc_url, but its path carries a provider key \(Infura/,
+    ],
+    [
+      'a public URL with an Alchemy key in its path',
+      networks({
+        publicRpcUrl: 'https://eth-mainnet.g.alchemy.com/v2/Zp3xJ9kQw2LmN7vB4tR8yH1cD6fG0sAe',
+      }),
+      /networks\.ETHEREUM\.publicRpcUrl[^\n]*Alchemy \/v2\/<key>/,
+    ],
     ['fractional confirmations', networks({ confirmations: 1.5 }), 'ETHEREUM.confirmations'],
     ['text confirmations', networks({ confirmations: '12' }), 'ETHEREUM.confirmations'],
     ['zero confirmations', networks({ confirmations: 0 }), 'ETHEREUM.confirmations'],
@@ -182,6 +194,17 @@ describe('NetworkRegistry', () => {
         networks: { ETHEREUM: { chainId: 0 }, BSC: { confirmations: -1 }, MOON: {} },
       });
     expect(build).toThrow(/ETHEREUM\.chainId[\s\S]*BSC\.confirmations[\s\S]*MOON/);
+  });
+
+  it('names a keyed public URL without repeating the key, and accepts keys in rpcUrls', () => {
+    const key = '84842078b09946638c03157f83405213';
+    const keyed = `https://mainnet.infura.io/v3/${key}`;
+    const build = () => new NetworkRegistry('production', networks({ publicRpcUrl: keyed }));
+    expect(build).toThrow(/rpcUrls, which are never shown/);
+    expect(build).not.toThrow(key);
+    const registry = new NetworkRegistry('production', networks({ rpcUrls: [keyed] }));
+    expect(registry.get('ETHEREUM').rpcUrls).toEqual([keyed]);
+    expect(registry.get('ETHEREUM').publicRpcUrl).toBe('https://ethereum-rpc.publicnode.com');
   });
 
   it('never repeats RPC URLs, which may carry keys', () => {

@@ -9,7 +9,8 @@ import {
   NetworkName,
   TokenConfig,
 } from './network.types';
-import { applyNetworksFile, NetworksFileError } from './networks-file';
+import { applyNetworksFile, KEYED_URL_ADVICE, NetworksFileError } from './networks-file';
+import { secretInPublicRpcUrl } from './public-rpc-url';
 
 /** The networks of this deployment: mainnets in production, testnets in the sandbox. */
 export class NetworkRegistry {
@@ -27,6 +28,7 @@ export class NetworkRegistry {
     const defaults = env === 'production' ? MAINNET_NETWORKS : TESTNET_NETWORKS;
     const networks =
       overrides === undefined ? defaults : applyNetworksFile(defaults, overrides, source);
+    assertPublicRpcUrls(networks, source);
     // Frozen copies: a caller mutating a config must not change what every other caller sees.
     this.networks = Object.freeze(
       Object.fromEntries(
@@ -79,6 +81,22 @@ export function loadNetworkRegistry(
     throw new NetworksFileError(`${source} is not valid JSON${where}.`);
   }
   return new NetworkRegistry(config.env, parsed, source);
+}
+
+/**
+ * Every network's detection_rpc_url, whether from the file or the built-in table, is safe to
+ * show: a last check where the registry is built, so no other path can bring a keyed URL in.
+ */
+function assertPublicRpcUrls(networks: Record<NetworkName, NetworkConfig>, source: string): void {
+  const problems = NETWORK_NAMES.flatMap((name) => {
+    const secret = secretInPublicRpcUrl(networks[name].publicRpcUrl);
+    return secret === null ? [] : [`networks.${name}.publicRpcUrl: ${secret}.`];
+  });
+  if (problems.length > 0) {
+    throw new NetworksFileError(
+      `${source}: detection_rpc_url would leak a key:\n  - ${problems.join('\n  - ')}\n${KEYED_URL_ADVICE}`,
+    );
+  }
 }
 
 function freezeNetwork(network: NetworkConfig): NetworkConfig {

@@ -7,6 +7,7 @@ import {
   NetworkName,
   TokenConfig,
 } from './network.types';
+import { secretInPublicRpcUrl } from './public-rpc-url';
 
 /**
  * A NETWORKS_FILE: `{ "networks": { "ETHEREUM": { ...fields of NetworkConfig } } }`.
@@ -107,10 +108,7 @@ function applyEntry(
         } else problems.push(`${fieldAt} must be a non-empty list of http(s) URLs.`);
         break;
       case 'publicRpcUrl':
-        if (isHttpUrl(value) && !looksSecret(value)) config.publicRpcUrl = value;
-        else {
-          problems.push(`${fieldAt} must be an http(s) URL without credentials or query string.`);
-        }
+        applyPublicRpcUrl(config, value, fieldAt, problems);
         break;
       case 'tokens':
         applyTokens(config, value, fieldAt, problems);
@@ -121,6 +119,29 @@ function applyEntry(
   }
   return config;
 }
+
+/** The URL every payer sees as detection_rpc_url: refused when it would leak a key. */
+function applyPublicRpcUrl(
+  config: NetworkConfig,
+  value: unknown,
+  at: string,
+  problems: Problems,
+): void {
+  if (!isHttpUrl(value)) {
+    problems.push(`${at} must be an http(s) URL.`);
+    return;
+  }
+  // The reason names what looks secret; the URL itself is never repeated.
+  const secret = secretInPublicRpcUrl(value);
+  if (secret === null) config.publicRpcUrl = value;
+  else
+    problems.push(
+      `${at} is shown to payers as detection_rpc_url, but ${secret}. ${KEYED_URL_ADVICE}`,
+    );
+}
+
+export const KEYED_URL_ADVICE =
+  'Use a keyless public endpoint there; URLs with API keys belong in rpcUrls, which are never shown.';
 
 function applyTokens(config: NetworkConfig, value: unknown, at: string, problems: Problems): void {
   if (!isRecord(value)) {
@@ -195,10 +216,4 @@ function isHttpUrl(value: unknown): value is string {
   } catch {
     return false;
   }
-}
-
-// detection_rpc_url is shown to payers: credentials or an API key in the query must not leak.
-function looksSecret(value: string): boolean {
-  const url = new URL(value);
-  return url.username !== '' || url.password !== '' || url.search !== '';
 }

@@ -1,52 +1,49 @@
 import { Injectable, Logger } from '@nestjs/common';
-import Decimal from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
-import {
-  ChainAdapter,
-  ChainAdapters,
-  NetworkName,
-  NetworkRegistry,
-  TokenTransfer,
-} from '@app/chains';
-import { SessionSettlementService } from '../settlement/session-settlement.service';
-import { ChainCursorsRepository } from './chain-cursors.repository';
+import { ChainAdapters, ChainError, NetworkName, NetworkRegistry } from '@app/chains';
+import { WatcherStatusRepository } from '../networks-status/watcher-status.repository';
 import { TransactionChange } from '../settlement/session-events';
-import {
-  DetectedTransfer,
-  DetectedTransfersRepository,
-  OpenTransfer,
-} from './detected-transfers.repository';
-import { tokensByContract, WatchedToken } from './token-index';
+import { SessionSettlementService } from '../settlement/session-settlement.service';
+import { UnmatchedTransfersRepository } from '../unmatched-transfers/unmatched-transfers.repository';
+import { ChainCursorsRepository } from './chain-cursors.repository';
+import { DetectedTransfersRepository, OpenTransfer } from './detected-transfers.repository';
+import { planScan, ScanPlan, watchedDepth } from './scan-plan';
+import { TransferMatcher } from './transfer-matcher';
+import { WatchedTokens } from './watched-tokens';
 
 // A new cursor starts this far below the head, so payments made before the first scan are found.
 const START_LOOKBACK_BLOCKS = 100;
-// Confirmed transfers stay under watch this many blocks past their confirmations: a deeper reorg
-// than the configured confirmations is rare, but a devnet with 1 confirmation must survive one.
-const REORG_SAFETY_BLOCKS = 64;
-// Bounded work per tick keeps the transaction (and its row lock) short; the next tick continues.
-const MAX_RANGES_PER_TICK = 20;
-// Block-hash lookups in flight at once while re-checking recent transfers.
-const BLOCK_HASH_CONCURRENCY = 8;
+// How often an idle tick (head unchanged) is written to the watcher's status.
+const IDLE_STATUS_INTERVAL_MS = 5_000;
 
 export interface ScanReport {
   network: NetworkName;
+  /** True when another worker committed first (or holds the network): nothing was written. */
   skipped: boolean;
+  /** True when the head had not moved since `sinceHead`: nothing was read past the head. */
+  idle: boolean;
   head: number;
   cursor: number;
+  /** Blocks undone by a reorg found in this tick (0 without one). */
+  reorgDepth: number;
   detected: number;
   confirmed: number;
   reverted: number;
+  unmatched: number;
 }
 
 /**
- * One tick of deposit detection on one network. Everything happens in one transaction holding the
- * network's cursor row: new transfers, confirmations, reverts, session settlement and the cursor
- * move commit together, so a crash or RPC failure at any point loses nothing and repeats nothing,
- * and a second worker skips the network instead of double-counting.
+ * One tick of deposit detection on one network, in two halves. First the chain is read without
+ * any lock: head, fork point (from the hashes of the blocks remembered last time), transfers and
+ * block hashes. Then one short transaction, taken only if no other tick committed meanwhile
+ * (compare-and-set on the cursor's version), applies it: reverts, new transfers, confirmations,
+ * session settlement, remembered blocks and the cursor commit together. A crash or RPC failure at
+ * any point loses nothing and repeats nothing; a second worker's tick is skipped.
  */
 @Injectable()
 export class DepositWatcherService {
   private readonly logger = new Logger(DepositWatcherService.name);
+  private readonly idleRecordedAt = new Map<NetworkName, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -55,207 +52,249 @@ export class DepositWatcherService {
     private readonly cursors: ChainCursorsRepository,
     private readonly transfers: DetectedTransfersRepository,
     private readonly settlement: SessionSettlementService,
+    private readonly matcher: TransferMatcher,
+    private readonly watchedTokens: WatchedTokens,
+    private readonly unmatched: UnmatchedTransfersRepository,
+    private readonly status: WatcherStatusRepository,
   ) {}
 
-  async scan(networkName: NetworkName): Promise<ScanReport> {
+  /**
+   * One tick. With `sinceHead` (the head the caller's last complete tick reached), a head that has
+   * not moved ends the tick after one call: the loop that follows heads polls often and cheaply.
+   */
+  async scan(networkName: NetworkName, sinceHead?: number): Promise<ScanReport> {
+    try {
+      const report = await this.scanOnce(networkName, sinceHead);
+      await this.recordSuccess(report);
+      return report;
+    } catch (error) {
+      if (error instanceof ChainError) {
+        // The status is a report, not part of the tick: its own failure must not hide the RPC's.
+        await this.status.recordFailure(networkName, error.message).catch((statusError) => {
+          this.logger.warn(
+            { network: networkName, reason: String(statusError) },
+            'Status not saved',
+          );
+        });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A committed tick is a success; so is an idle one (the node answered, the head had not moved),
+   * recorded at most every IDLE_STATUS_INTERVAL_MS so a quiet chain does not look stalled.
+   */
+  private async recordSuccess(report: ScanReport): Promise<void> {
+    const now = Date.now();
+    if (report.idle) {
+      const last = this.idleRecordedAt.get(report.network) ?? 0;
+      if (now - last < IDLE_STATUS_INTERVAL_MS) return;
+    } else if (report.skipped) {
+      return;
+    }
+    this.idleRecordedAt.set(report.network, now);
+    await this.status.recordSuccess(report.network, report.head, report.cursor);
+  }
+
+  private async scanOnce(networkName: NetworkName, sinceHead?: number): Promise<ScanReport> {
     const network = this.networks.get(networkName);
     const adapter = this.adapters.adapterFor(networkName);
-    const tokens = tokensByContract(network);
     const head = await adapter.getHeadBlockNumber();
-    return this.dataSource.transaction(async (manager) => {
-      const locked = await this.cursors.lock(
+    if (head === sinceHead) return idleReport(networkName, head);
+    const tokens = await this.watchedTokens.of(network, adapter);
+    const reader = this.dataSource.manager;
+    const state = await this.cursors.read(
+      reader,
+      networkName,
+      Math.max(head - START_LOOKBACK_BLOCKS, -1),
+    );
+    const openFrom = Math.max(head - watchedDepth(network.confirmations), 0);
+    // Pending transfers at any depth (a watcher stopped for long finds them below the window).
+    const openHeights = [
+      ...(await this.transfers.findOpenFrom(reader, networkName, openFrom)),
+      ...(await this.transfers.findPendingUpTo(reader, networkName, head)),
+      ...(await this.unmatched.findOpenFrom(reader, networkName, openFrom)),
+    ].map((transfer) => Number(transfer.block_number));
+    const plan = await planScan({
+      adapter,
+      head,
+      state,
+      confirmations: network.confirmations,
+      contracts: [...tokens.keys()],
+      openHeights,
+    });
+    const report: ScanReport = {
+      network: networkName,
+      skipped: true,
+      idle: false,
+      head: plan.head,
+      cursor: plan.previousCursor,
+      reorgDepth: Math.max(plan.previousCursor - plan.forkPoint, 0),
+      detected: 0,
+      confirmed: 0,
+      reverted: 0,
+      unmatched: 0,
+    };
+    const applied = await this.dataSource.transaction(async (manager) => {
+      if (!(await this.cursors.lockAtVersion(manager, networkName, plan.version))) return false;
+      const tick = new ScanTick(manager, networkName, plan);
+      await this.revertReorged(tick, openFrom, report);
+      const { detected, unmatched } = await this.matcher.match(
         manager,
         networkName,
-        Math.max(head - START_LOOKBACK_BLOCKS, -1),
+        tokens,
+        plan.found,
       );
-      const report: ScanReport = {
-        network: networkName,
-        skipped: locked === null,
-        head,
-        cursor: locked ?? -1,
-        detected: 0,
-        confirmed: 0,
-        reverted: 0,
-      };
-      if (locked === null) return report;
-      const tick = new ScanTick(manager, adapter, head);
-      // A rolled-back or restarted chain can be behind the cursor; rescan from its head.
-      let cursor = Math.min(locked, head);
-      cursor = Math.min(
-        cursor,
-        await this.revertDroppedTransfers(tick, network.confirmations, report),
+      report.unmatched = await this.unmatched.record(manager, unmatched);
+      // A backlog's transfers are often deep enough already: written Confirmed at once (the
+      // tick's own logs vouch for their blocks), saving a second pass over each.
+      const deepest = plan.head - network.confirmations + 1;
+      const written = await this.transfers.insertDetected(
+        manager,
+        detected.map((transfer) => ({ ...transfer, confirmed: transfer.blockNumber <= deepest })),
       );
-      cursor = await this.scanNewBlocks(tick, cursor, networkName, tokens, report);
-      cursor = Math.min(
-        cursor,
-        await this.confirmMatureTransfers(tick, network.confirmations, report),
-      );
-      for (const sessionId of [...tick.touchedSessions].sort()) {
-        await this.settlement.settle(manager, sessionId, tick.changesOf(sessionId));
-      }
-      await this.cursors.save(manager, networkName, cursor);
-      report.cursor = cursor;
-      if (report.detected || report.confirmed || report.reverted) {
-        this.logger.log(report, 'Deposits scanned');
-      }
-      return report;
-    });
-  }
-
-  /** Re-checks recent transfers against the canonical chain; returns the height to rescan from. */
-  private async revertDroppedTransfers(
-    tick: ScanTick,
-    confirmations: number,
-    report: ScanReport,
-  ): Promise<number> {
-    const open = await this.transfers.findOpenFrom(
-      tick.manager,
-      tick.adapter.network.name,
-      Math.max(tick.head - confirmations - REORG_SAFETY_BLOCKS, 0),
-    );
-    return this.revertIfDropped(tick, open, report);
-  }
-
-  private async scanNewBlocks(
-    tick: ScanTick,
-    cursor: number,
-    network: NetworkName,
-    tokens: Map<string, WatchedToken>,
-    report: ScanReport,
-  ): Promise<number> {
-    const contracts = [...tokens.keys()];
-    for (let ranges = 0; cursor < tick.head && ranges < MAX_RANGES_PER_TICK; ranges++) {
-      const toBlock = Math.min(tick.head, cursor + tick.adapter.maxScanRange);
-      const found = await tick.adapter.scanTransfers(cursor + 1, toBlock, contracts);
-      const detected = await this.matchToSessions(tick.manager, network, tokens, found);
-      for (const transfer of found) tick.blockHashes.set(transfer.blockNumber, transfer.blockHash);
-      const inserted = await this.transfers.insertPending(tick.manager, detected);
-      for (const transfer of inserted) {
+      for (const transfer of written) {
         tick.note(transfer.session_id, {
           transactionId: transfer.id,
           kind: 'detected',
           previousStatus: transfer.inserted ? null : 'Reverted',
         });
+        report.detected += 1;
+        if (transfer.status !== 'Confirmed') continue;
+        tick.note(transfer.session_id, {
+          transactionId: transfer.id,
+          kind: 'confirmed',
+          previousStatus: 'Pending',
+        });
+        report.confirmed += 1;
       }
-      report.detected += inserted.length;
-      cursor = toBlock;
-    }
-    return cursor;
-  }
-
-  /** Keeps only transfers of a session's own token to its pay address; one query per range. */
-  private async matchToSessions(
-    manager: EntityManager,
-    network: NetworkName,
-    tokens: Map<string, WatchedToken>,
-    found: TokenTransfer[],
-  ): Promise<DetectedTransfer[]> {
-    const sessions = await this.transfers.findSessionsByPayAddress(manager, network, [
-      ...new Set(found.map((transfer) => transfer.to)),
-    ]);
-    const byAddress = new Map(sessions.map((session) => [session.pay_address, session]));
-    const detected: DetectedTransfer[] = [];
-    for (const transfer of found) {
-      const session = byAddress.get(transfer.to);
-      const token = tokens.get(transfer.tokenContract);
-      if (!session || !token) continue;
-      if (session.currency_contract !== transfer.tokenContract) {
-        this.logger.warn(
-          { network, session: session.id, txHash: transfer.txHash, token: token.currency },
-          'Transfer of another token to a pay address: not credited, needs manual recovery',
-        );
-        continue;
-      }
-      detected.push({
-        sessionId: session.id,
-        network,
-        currency: token.currency,
-        tokenContract: transfer.tokenContract,
-        fromAddress: transfer.from,
-        toAddress: transfer.to,
-        txHash: transfer.txHash,
-        logIndex: transfer.logIndex,
-        amount: new Decimal(transfer.amountBaseUnits.toString())
-          .dividedBy(new Decimal(10).pow(token.decimals))
-          .toFixed(),
-        amountBaseUnits: transfer.amountBaseUnits.toString(),
-        blockNumber: transfer.blockNumber,
-        blockHash: transfer.blockHash,
+      await this.confirmMature(tick, network.confirmations, report);
+      await this.settlement.settleMany(manager, tick.changesBySession());
+      await this.cursors.save(manager, networkName, {
+        lastScannedBlock: plan.scanTo,
+        keepUpTo: plan.scanTo,
+        blocks: plan.remember,
+        forgetBelow: plan.scanTo - watchedDepth(network.confirmations) + 1,
       });
-    }
-    return detected;
+      return true;
+    });
+    if (!applied) return report;
+    report.skipped = false;
+    report.cursor = plan.scanTo;
+    this.logTick(plan, report);
+    return report;
   }
 
-  /** Confirms pending transfers deep enough under the head, if their block is still canonical. */
-  private async confirmMatureTransfers(
-    tick: ScanTick,
-    confirmations: number,
-    report: ScanReport,
-  ): Promise<number> {
-    const deepest = tick.head - confirmations + 1;
-    const mature = await this.transfers.findPendingUpTo(
-      tick.manager,
-      tick.adapter.network.name,
-      deepest,
-    );
-    const rescanFrom = await this.revertIfDropped(tick, mature, report);
-    const stillCanonical = mature.filter((transfer) => !tick.reverted.has(transfer.id));
-    await this.transfers.markConfirmed(
-      tick.manager,
-      stillCanonical.map((transfer) => transfer.id),
-    );
-    for (const transfer of stillCanonical) {
-      tick.note(transfer.session_id, {
-        transactionId: transfer.id,
-        kind: 'confirmed',
-        previousStatus: 'Pending',
-      });
-    }
-    report.confirmed += stillCanonical.length;
-    return rescanFrom;
-  }
-
-  /** Reverts transfers whose block is gone or replaced; returns the height to rescan from. */
-  private async revertIfDropped(
-    tick: ScanTick,
-    transfers: OpenTransfer[],
-    report: ScanReport,
-  ): Promise<number> {
-    let rescanFrom = Number.MAX_SAFE_INTEGER;
-    const dropped: string[] = [];
-    await tick.prefetchBlockHashes(transfers.map((transfer) => Number(transfer.block_number)));
-    for (const transfer of transfers) {
-      const blockNumber = Number(transfer.block_number);
-      if ((await tick.blockHash(blockNumber)) === transfer.block_hash) continue;
-      dropped.push(transfer.id);
+  /** Reverts open transfers whose block the chain replaced: a real hash mismatch, nothing less. */
+  private async revertReorged(tick: ScanTick, openFrom: number, report: ScanReport): Promise<void> {
+    const open = await this.transfers.findOpenFrom(tick.manager, tick.network, openFrom);
+    const dropped = open.filter((transfer) => tick.replaced(transfer));
+    for (const transfer of dropped) {
       tick.reverted.add(transfer.id);
       tick.note(transfer.session_id, {
         transactionId: transfer.id,
         kind: 'reverted',
         previousStatus: transfer.status,
       });
-      // The transaction may be mined again in another block: scan that height once more.
-      rescanFrom = Math.min(rescanFrom, blockNumber - 1);
     }
-    await this.transfers.markReverted(tick.manager, dropped);
+    await this.transfers.markReverted(
+      tick.manager,
+      dropped.map((transfer) => transfer.id),
+    );
     report.reverted += dropped.length;
-    return rescanFrom;
+    const openUnmatched = await this.unmatched.findOpenFrom(tick.manager, tick.network, openFrom);
+    await this.unmatched.markReverted(
+      tick.manager,
+      openUnmatched.filter((transfer) => tick.replaced(transfer)).map((transfer) => transfer.id),
+    );
+  }
+
+  /** Confirms pending transfers deep enough under the head whose block is still the chain's. */
+  private async confirmMature(
+    tick: ScanTick,
+    confirmations: number,
+    report: ScanReport,
+  ): Promise<void> {
+    const deepest = tick.plan.head - confirmations + 1;
+    const mature = (await this.transfers.findPendingUpTo(tick.manager, tick.network, deepest))
+      // A transfer whose block could not be checked waits for a tick that can.
+      .filter((transfer) => tick.canonical(transfer));
+    await this.transfers.markConfirmed(
+      tick.manager,
+      mature.map((transfer) => transfer.id),
+    );
+    for (const transfer of mature) {
+      tick.note(transfer.session_id, {
+        transactionId: transfer.id,
+        kind: 'confirmed',
+        previousStatus: 'Pending',
+      });
+    }
+    report.confirmed += mature.length;
+  }
+
+  private logTick(plan: ScanPlan, report: ScanReport): void {
+    if (plan.deepReorg) {
+      this.logger.error(
+        { ...report, forkPoint: plan.forkPoint },
+        'Reorg deeper than the watched window: transfers below it were not re-checked',
+      );
+    } else if (report.reorgDepth > 0) {
+      this.logger.warn({ ...report, forkPoint: plan.forkPoint }, 'Reorg: rescanned from the fork');
+    } else if (report.detected || report.confirmed || report.reverted || report.unmatched) {
+      this.logger.log(report, 'Deposits scanned');
+    }
   }
 }
 
-/** What one scan tick has learned so far. */
+function idleReport(network: NetworkName, head: number): ScanReport {
+  return {
+    network,
+    skipped: true,
+    idle: true,
+    head,
+    cursor: head,
+    reorgDepth: 0,
+    detected: 0,
+    confirmed: 0,
+    reverted: 0,
+    unmatched: 0,
+  };
+}
+
+/** What one tick has learned so far. */
 class ScanTick {
   readonly touchedSessions = new Set<string>();
   readonly reverted = new Set<string>();
   /** Per session, its transfers' changes in the order they happened (for its events). */
   private readonly changes = new Map<string, TransactionChange[]>();
-  readonly blockHashes = new Map<number, string | null>();
+  private readonly foundBlocks: Set<string>;
 
   constructor(
     readonly manager: EntityManager,
-    readonly adapter: ChainAdapter,
-    readonly head: number,
-  ) {}
+    readonly network: NetworkName,
+    readonly plan: ScanPlan,
+  ) {
+    this.foundBlocks = new Set(
+      plan.found.map((found) => `${found.blockNumber}:${found.blockHash}`),
+    );
+  }
+
+  /** The chain now has another block at the transfer's height. */
+  replaced(transfer: { block_number: string; block_hash: string }): boolean {
+    const hash = this.plan.canonical.get(Number(transfer.block_number));
+    return hash !== undefined && hash !== transfer.block_hash;
+  }
+
+  /** The transfer's block is known to be the chain's (read or vouched for in this tick). */
+  canonical(transfer: OpenTransfer): boolean {
+    const blockNumber = Number(transfer.block_number);
+    const hash = this.plan.canonical.get(blockNumber);
+    if (hash !== undefined) return hash === transfer.block_hash;
+    // Found by this tick's own scan below the remembered window (catching up): the logs carried it.
+    return this.foundBlocks.has(`${blockNumber}:${transfer.block_hash}`);
+  }
 
   note(sessionId: string, change: TransactionChange): void {
     this.touchedSessions.add(sessionId);
@@ -264,32 +303,10 @@ class ScanTick {
     this.changes.set(sessionId, changes);
   }
 
-  changesOf(sessionId: string): TransactionChange[] {
-    return this.changes.get(sessionId) ?? [];
-  }
-
-  /**
-   * Fetches the hashes of these heights a few at a time: with a hosted RPC at ~50 ms a call, one
-   * call after another over a reorg window of dozens of blocks would outlast the scan interval.
-   */
-  async prefetchBlockHashes(blockNumbers: number[]): Promise<void> {
-    const missing = [...new Set(blockNumbers)].filter(
-      (blockNumber) => blockNumber <= this.head && !this.blockHashes.has(blockNumber),
+  /** Every touched session with its transfers' changes (none for a session only re-checked). */
+  changesBySession(): Map<string, TransactionChange[]> {
+    return new Map(
+      [...this.touchedSessions].map((sessionId) => [sessionId, this.changes.get(sessionId) ?? []]),
     );
-    for (let start = 0; start < missing.length; start += BLOCK_HASH_CONCURRENCY) {
-      await Promise.all(
-        missing
-          .slice(start, start + BLOCK_HASH_CONCURRENCY)
-          .map((blockNumber) => this.blockHash(blockNumber)),
-      );
-    }
-  }
-
-  async blockHash(blockNumber: number): Promise<string | null> {
-    if (blockNumber > this.head) return null;
-    if (!this.blockHashes.has(blockNumber)) {
-      this.blockHashes.set(blockNumber, await this.adapter.getBlockHash(blockNumber));
-    }
-    return this.blockHashes.get(blockNumber) ?? null;
   }
 }

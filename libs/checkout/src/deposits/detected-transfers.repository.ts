@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ID_PREFIX, newId } from '@app/common';
 
-export interface DetectedTransfer {
-  sessionId: string;
+/** A token transfer as the watcher records it: where, what, how much, and in which block. */
+export interface RecordedTransferFacts {
   network: string;
   currency: string;
   tokenContract: string;
@@ -17,11 +17,19 @@ export interface DetectedTransfer {
   blockHash: string;
 }
 
+/** A transfer a session takes. */
+export interface DetectedTransfer extends RecordedTransferFacts {
+  sessionId: string;
+  /** Already deep enough when first seen (a backlog): written Confirmed at once. */
+  confirmed?: boolean;
+}
+
 export interface InsertedTransfer {
   id: string;
   session_id: string;
   /** False when a reverted transfer came back (mined again after a reorg). */
   inserted: boolean;
+  status: 'Pending' | 'Confirmed';
 }
 
 export interface OpenTransfer {
@@ -52,10 +60,11 @@ export class DetectedTransfersRepository {
   }
 
   /**
-   * Inserts each transfer once (network, tx hash, log index) and returns those new or back from
-   * Reverted; a transfer already known (and not reverted) is left alone.
+   * Inserts each transfer once (network, tx hash, log index), Pending or, when already deep
+   * enough, Confirmed, and returns those new or back from Reverted; a transfer already known (and
+   * not reverted) is left alone.
    */
-  async insertPending(
+  async insertDetected(
     manager: EntityManager,
     transfers: DetectedTransfer[],
   ): Promise<InsertedTransfer[]> {
@@ -63,18 +72,21 @@ export class DetectedTransfersRepository {
     return manager.query(
       `INSERT INTO session_transactions (id, session_id, network, currency, token_contract,
          from_address, to_address, tx_hash, log_index, amount, amount_base_units, status,
-         block_number, block_hash)
-       SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]),
-              unnest($5::text[]), unnest($6::text[]), unnest($7::text[]), unnest($8::text[]),
-              unnest($9::int[]), unnest($10::numeric[]), unnest($11::numeric[]), 'Pending',
-              unnest($12::bigint[]), unnest($13::text[])
+         block_number, block_hash, confirmed_at)
+       SELECT v.*, CASE WHEN v.status = 'Confirmed' THEN now() END
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                     $7::text[], $8::text[], $9::int[], $10::numeric[], $11::numeric[],
+                     $14::text[], $12::bigint[], $13::text[])
+           AS v(id, session_id, network, currency, token_contract, from_address, to_address,
+                tx_hash, log_index, amount, amount_base_units, status, block_number, block_hash)
        ON CONFLICT (network, tx_hash, log_index) DO UPDATE
          -- A transfer dropped by a reorg and mined again in another block comes back to life.
-         SET status = 'Pending', block_number = EXCLUDED.block_number,
-             block_hash = EXCLUDED.block_hash, confirmed_at = NULL, reverted_at = NULL, updated_at = now()
+         SET status = EXCLUDED.status, block_number = EXCLUDED.block_number,
+             block_hash = EXCLUDED.block_hash, confirmed_at = EXCLUDED.confirmed_at,
+             reverted_at = NULL, updated_at = now()
          WHERE session_transactions.status = 'Reverted'
        -- xmax is 0 on a freshly inserted row version, not on one updated by ON CONFLICT.
-       RETURNING id, session_id, (xmax = 0) AS inserted`,
+       RETURNING id, session_id, (xmax = 0) AS inserted, status`,
       [
         transfers.map(() => newId(ID_PREFIX.sessionTransaction)),
         transfers.map((item) => item.sessionId),
@@ -89,6 +101,7 @@ export class DetectedTransfersRepository {
         transfers.map((item) => item.amountBaseUnits),
         transfers.map((item) => item.blockNumber),
         transfers.map((item) => item.blockHash),
+        transfers.map((item) => (item.confirmed ? 'Confirmed' : 'Pending')),
       ],
     );
   }

@@ -52,6 +52,8 @@ const EN = {
   noscript:
     'With JavaScript on, this page updates itself. Without it, reload the page to see the latest status.',
   reconnecting: 'Connection lost. Reconnecting…',
+  detectionDelayed:
+    'Payments on {network} are being detected with a delay. Your payment is safe: it will appear here as soon as it is detected.',
   notFoundTitle: 'Payment link not found',
   notFoundText: 'This payment link does not exist or has been removed.',
   notFoundHint: 'Please check the link, or ask the merchant for a new one.',
@@ -110,6 +112,8 @@ const DE: Messages = {
   noscript:
     'Mit JavaScript aktualisiert sich diese Seite selbst. Ohne JavaScript laden Sie die Seite neu, um den aktuellen Stand zu sehen.',
   reconnecting: 'Verbindung unterbrochen. Neuer Versuch …',
+  detectionDelayed:
+    'Zahlungen im Netzwerk {network} werden derzeit verzögert erkannt. Ihre Zahlung ist sicher: Sie erscheint hier, sobald sie erkannt wurde.',
   notFoundTitle: 'Zahlungslink nicht gefunden',
   notFoundText: 'Dieser Zahlungslink existiert nicht oder wurde entfernt.',
   notFoundHint: 'Bitte prüfen Sie den Link oder bitten Sie den Händler um einen neuen.',
@@ -163,6 +167,8 @@ const ES: Messages = {
   noscript:
     'Con JavaScript activado, esta página se actualiza sola. Sin él, recargue la página para ver el estado actual.',
   reconnecting: 'Conexión perdida. Reconectando…',
+  detectionDelayed:
+    'Los pagos en la red {network} se están detectando con retraso. Su pago está seguro: aparecerá aquí en cuanto se detecte.',
   notFoundTitle: 'Enlace de pago no encontrado',
   notFoundText: 'Este enlace de pago no existe o ha sido eliminado.',
   notFoundHint: 'Compruebe el enlace o pida uno nuevo al comercio.',
@@ -218,6 +224,8 @@ const FR: Messages = {
   noscript:
     'Avec JavaScript, cette page se met à jour toute seule. Sans JavaScript, rechargez la page pour voir l’état actuel.',
   reconnecting: 'Connexion perdue. Reconnexion…',
+  detectionDelayed:
+    'Les paiements sur le réseau {network} sont détectés avec du retard. Votre paiement est en sécurité\u00a0: il apparaîtra ici dès qu’il sera détecté.',
   notFoundTitle: 'Lien de paiement introuvable',
   notFoundText: 'Ce lien de paiement n’existe pas ou a été supprimé.',
   notFoundHint: 'Vérifiez le lien ou demandez-en un nouveau au marchand.',
@@ -273,6 +281,8 @@ const PT: Messages = {
   noscript:
     'Com JavaScript ativado, esta página se atualiza sozinha. Sem ele, recarregue a página para ver o status atual.',
   reconnecting: 'Conexão perdida. Reconectando…',
+  detectionDelayed:
+    'Os pagamentos na rede {network} estão sendo detectados com atraso. Seu pagamento está seguro: ele aparecerá aqui assim que for detectado.',
   notFoundTitle: 'Link de pagamento não encontrado',
   notFoundText: 'Este link de pagamento não existe ou foi removido.',
   notFoundHint: 'Verifique o link ou peça um novo ao comerciante.',

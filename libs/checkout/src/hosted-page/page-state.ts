@@ -19,6 +19,11 @@ export interface PageState {
   showReceived: boolean;
   /** Least-confirmed pending transfer: n of m. */
   confirmations: { n: number; m: number } | null;
+  /**
+   * Detection on the network is delayed or down: the page says payments show late but are safe.
+   * Not once paid (nothing is left to wait for).
+   */
+  detectionNotice: boolean;
 }
 
 /** Compares two plain decimal strings exactly: -1, 0 or 1. */
@@ -77,6 +82,8 @@ export function pageStateOf(view: PublicSessionView, nowMs: number): PageState {
     headlineAmount: headline === 'amountStillDue' ? view.amount_due : view.amount,
     showReceived: seen && phase !== 'paid',
     confirmations,
+    detectionNotice:
+      (view.detection === 'delayed' || view.detection === 'down') && phase !== 'paid',
   };
 }
 

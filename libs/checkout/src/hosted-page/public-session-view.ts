@@ -1,3 +1,5 @@
+import { DetectionState } from '../networks-status/watcher-health';
+
 /**
  * What the hosted checkout page knows of a session: the JSON of `GET /checkout/<id>/state`, of each
  * `session` event on `/checkout/<id>/stream`, and of the page's embedded initial state. Public by
@@ -38,6 +40,11 @@ export interface PublicSessionView {
   /** ISO 8601, to correct the client's clock for the countdown. */
   server_time: string;
   confirmations_required: number;
+  /**
+   * Deposit detection on the session's network (the watcher's health, docs/networks.md): when
+   * 'delayed' or 'down' the page tells the payer that payments show late but are safe.
+   */
+  detection: DetectionState;
   transactions: Array<{
     tx_hash: string;
     amount: string;

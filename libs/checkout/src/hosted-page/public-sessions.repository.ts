@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import {
+  WatcherStatusJson,
+  watcherStatusJsonSql,
+} from '../networks-status/watcher-status.repository';
 
 /** What the hosted page may know of a session, and nothing more (no merchant id, fees, refs). */
 export interface PublicSessionRecord {
@@ -24,6 +28,8 @@ export interface PublicSessionRecord {
   sub_merchant_logo_url: string | null;
   /** The deposit watcher's last scanned block: confirmations are counted against it. */
   scanned_block: string | null;
+  /** The watcher's last report on the session's network, or null if it never reported. */
+  watcher: WatcherStatusJson | null;
   transactions: Array<{
     tx_hash: string;
     amount: string;
@@ -45,6 +51,8 @@ export class PublicSessionsRepository {
               sm.name AS sub_merchant_name, sm.logo_url AS sub_merchant_logo_url,
               (SELECT last_scanned_block FROM chain_cursors c WHERE c.network = s.network)
                 AS scanned_block,
+              (SELECT ${watcherStatusJsonSql('w')} FROM watcher_status w WHERE w.network = s.network)
+                AS watcher,
               COALESCE((
                 SELECT json_agg(json_build_object(
                          'tx_hash', t.tx_hash, 'amount', t.amount::text, 'status', t.status,

@@ -1,7 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
-import { formatAmount } from '@app/common';
-import { Currency, NetworkName, NetworkRegistry } from '@app/chains';
+import { APP_CONFIG, AppConfig, formatAmount } from '@app/common';
+import { Currency, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
+import { blockTimeMs } from '../deposits/poll-interval';
+import { watchedNetworks } from '../networks-status/watched-networks';
+import { DetectionState, detectionStateOf, watcherHealth } from '../networks-status/watcher-health';
+import { watcherStatusFromJson } from '../networks-status/watcher-status.repository';
 import { paymentUri } from './payment-uri';
 import { PublicSessionView } from './public-session-view';
 import { PublicSessionRecord, PublicSessionsRepository } from './public-sessions.repository';
@@ -11,10 +15,15 @@ const SESSION_ID = /^cs_[0-9A-Za-z]{22}$/;
 /** The public view of a session that the hosted page reads (by id alone: ids are unguessable). */
 @Injectable()
 export class PublicSessions {
+  private readonly watched: Set<NetworkName>;
+
   constructor(
     private readonly sessions: PublicSessionsRepository,
     private readonly networks: NetworkRegistry,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.watched = watchedNetworks(config);
+  }
 
   async find(id: string): Promise<PublicSessionView | null> {
     if (!SESSION_ID.test(id)) return null;
@@ -62,6 +71,7 @@ export class PublicSessions {
       expires_at: new Date(row.expires_at).toISOString(),
       server_time: new Date(row.server_time).toISOString(),
       confirmations_required: required,
+      detection: this.detectionOf(network, row),
       transactions: row.transactions.map((transaction) => ({
         tx_hash: transaction.tx_hash,
         amount: formatAmount(transaction.amount),
@@ -69,6 +79,19 @@ export class PublicSessions {
         confirmations: confirmationsOf(transaction, scanned, required),
       })),
     };
+  }
+
+  /** The same health as GET /v1/networks, judged by the database's clock (server_time). */
+  private detectionOf(network: NetworkConfig, row: PublicSessionRecord): DetectionState {
+    return detectionStateOf(
+      watcherHealth({
+        watched: this.watched.has(network.name),
+        status: row.watcher && watcherStatusFromJson(row.watcher),
+        confirmations: network.confirmations,
+        blockTimeMs: blockTimeMs(network),
+        nowMs: new Date(row.server_time).getTime(),
+      }),
+    );
   }
 }
 

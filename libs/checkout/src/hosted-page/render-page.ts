@@ -153,6 +153,7 @@ export function renderCheckoutPage(
 <main id="checkout" class="checkout" data-phase="${state.phase}">
 ${renderMerchant(context)}
 ${renderSummary(context)}
+${renderDetection(context)}
 ${renderStatus(context)}
 ${renderPaid(context)}
 ${renderPay(context, basePath)}
@@ -217,6 +218,28 @@ export function statusTexts(
         detail,
       };
   }
+}
+
+/** The calm notice shown while detection on the network is delayed or down, or ''. */
+export function detectionNoticeText(
+  view: PublicSessionView,
+  state: PageState,
+  locale: Locale,
+): string {
+  return state.detectionNotice
+    ? translate(locale, 'detectionDelayed', { network: view.network_name })
+    : '';
+}
+
+/**
+ * Its own polite live region, always in the page (a region added or unhidden later is not
+ * reliably announced); only the notice inside it shows and hides.
+ */
+function renderDetection({ view, locale, state }: Context): string {
+  const text = detectionNoticeText(view, state, locale);
+  return `<div id="detection-live" class="detection-live" role="status" aria-live="polite" aria-atomic="true">
+<p id="detection-notice" class="detection-notice"${attribute('hidden', !text)}>${escapeHtml(text)}</p>
+</div>`;
 }
 
 function renderStatus({ view, locale, state, t }: Context): string {

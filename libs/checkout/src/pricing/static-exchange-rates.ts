@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import Decimal from 'decimal.js';
-import { ExchangeRateProvider } from './exchange-rate.provider';
+import { CurrentRates } from './current-rates';
+import { ExchangeRateProvider, RateLookup } from './exchange-rate.provider';
+import { parseRatesDocument } from './rates-document';
 
-// Indicative defaults (USD per unit); deployments set real figures with FX_RATES_FILE.
-// USD and the USD stablecoins are 1:1 by definition of this service, not by a quote.
+// Indicative defaults (USD per unit) for the sandbox only: production refuses to start without
+// FX_RATES_FILE or FX_RATES_URL. USD and the USD stablecoins are 1:1 by definition of the
+// service (PricingService), not by a quote.
 export const DEFAULT_USD_RATES: Record<string, string> = {
-  USD: '1',
-  USDT: '1',
-  USDC: '1',
   EUR: '1.08',
   GBP: '1.27',
   CHF: '1.13',
@@ -24,45 +22,20 @@ export const DEFAULT_USD_RATES: Record<string, string> = {
   VND: '0.0000393',
 };
 
-const RATE_SHAPE = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,12})?$/;
-
-/** Rates from a fixed table, optionally replaced by a JSON file `{ "EUR": "1.08", ... }`. */
+/** A fixed, undated table that never goes stale: the sandbox default, and tests. */
 export class StaticExchangeRates implements ExchangeRateProvider {
-  private readonly rates: Map<string, Decimal>;
+  private readonly rates: CurrentRates;
 
-  constructor(table: Record<string, string>) {
-    this.rates = new Map();
-    for (const [currency, rate] of Object.entries(table)) {
-      if (!/^[A-Z]{3,5}$/.test(currency) || !RATE_SHAPE.test(rate) || new Decimal(rate).isZero()) {
-        throw new Error(
-          `FX_RATES_FILE: bad rate ${JSON.stringify(currency)}: ${JSON.stringify(rate)}`,
-        );
-      }
-      this.rates.set(currency, new Decimal(rate));
-    }
-    // The pegs hold even when a file forgets them.
-    for (const pegged of ['USD', 'USDT', 'USDC']) this.rates.set(pegged, new Decimal(1));
+  constructor(table: Record<string, string>, source = 'the built-in rate table') {
+    this.rates = new CurrentRates(source, { maxAgeMs: null, retryAfterSeconds: 60 });
+    this.rates.offer(parseRatesDocument(table, source, { allowUndated: true, now: new Date() }));
   }
 
-  static fromFile(path: string | undefined): StaticExchangeRates {
-    if (!path) return new StaticExchangeRates(DEFAULT_USD_RATES);
-    let table: unknown;
-    try {
-      table = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (error) {
-      throw new Error(`FX_RATES_FILE: cannot read ${path}: ${(error as Error).message}`);
-    }
-    if (!table || typeof table !== 'object' || Array.isArray(table)) {
-      throw new Error('FX_RATES_FILE must hold a JSON object of currency code to decimal string.');
-    }
-    return new StaticExchangeRates(table as Record<string, string>);
-  }
-
-  usdPerUnit(currency: string): Decimal | undefined {
-    return this.rates.get(currency);
+  lookup(currency: string, now: Date): RateLookup {
+    return this.rates.lookup(currency, now);
   }
 
   supportedCurrencies(): string[] {
-    return [...this.rates.keys()].sort();
+    return this.rates.supportedCurrencies();
   }
 }

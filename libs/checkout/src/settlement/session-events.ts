@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { EventType, EventWriter } from '@app/events';
+import { EventType, EventWriter, NewEvent } from '@app/events';
 import { formatAmount } from '@app/common';
 import { SessionStatus } from '../checkout-session.entity';
 import { CheckoutSessionMapper } from '../checkout-session.mapper';
@@ -38,10 +38,19 @@ interface TransactionRow {
   log_index: number;
 }
 
+/** One session's change in a settlement: its transfers' changes and its status before and after. */
+export interface SessionChange {
+  sessionId: string;
+  transactionChanges: TransactionChange[];
+  previous: SessionStatus;
+  current: SessionStatus;
+}
+
 /**
- * Writes a session's events in the transaction that changed it (its row lock held): first one per
- * transfer that changed, in chain order, then one for the session's new status, each carrying the
- * session as the API returns it after the change.
+ * Writes sessions' events in the transaction that changed them (their row locks held): per
+ * session, first one per transfer that changed, in chain order, then one for the session's new
+ * status, each carrying the session as the API returns it after the change. A whole block's worth
+ * of sessions costs a handful of statements, not a handful per session.
  */
 @Injectable()
 export class SessionEvents {
@@ -51,56 +60,65 @@ export class SessionEvents {
     private readonly mapper: CheckoutSessionMapper,
   ) {}
 
-  async record(
-    manager: EntityManager,
-    sessionId: string,
-    transactionChanges: TransactionChange[],
-    status: { previous: SessionStatus; current: SessionStatus },
-  ): Promise<void> {
-    if (!transactionChanges.length && status.previous === status.current) return;
+  async recordMany(manager: EntityManager, changes: SessionChange[]): Promise<void> {
+    const changed = changes.filter(
+      (change) => change.transactionChanges.length || change.previous !== change.current,
+    );
+    if (!changed.length) return;
+    const ids = changed.map((change) => change.sessionId);
     // Open checkout pages refresh at commit (see SessionChanges).
-    await manager.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANGED_CHANNEL, sessionId]);
-    const { record, owner } = await this.sessions.findWithOwner(manager, sessionId);
-    const object = this.mapper.toDto(record, owner);
-    const base = {
-      merchantId: record.merchant_id,
-      subMerchantId: record.sub_merchant_id ?? null,
-      subMerchantCode: record.sub_merchant_code ?? null,
-      objectType: 'checkout.session' as const,
-      objectId: record.id,
-    };
+    await manager.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
+      SESSION_CHANGED_CHANNEL,
+      ids,
+    ]);
+    const sessions = await this.sessions.findManyWithOwner(manager, ids);
     const transactions = await this.transactions(
       manager,
-      transactionChanges.map((change) => change.transactionId),
+      changed.flatMap((change) => change.transactionChanges.map((item) => item.transactionId)),
     );
-    for (const change of transactionChanges) {
-      const transaction = transactions.get(change.transactionId);
-      if (!transaction) continue;
-      await this.events.record(manager, {
-        ...base,
-        type: TRANSACTION_EVENT[change.kind],
-        previousStatus: change.previousStatus,
-        data: {
-          object,
-          transaction: {
-            amount: formatAmount(transaction.amount),
-            created_at: new Date(transaction.created_at).toISOString(),
-            network: transaction.network,
-            status: transaction.status,
-            tx_hash: transaction.tx_hash,
-            log_index: transaction.log_index,
+    const events: NewEvent[] = [];
+    for (const change of changed) {
+      const found = sessions.get(change.sessionId);
+      if (!found) continue;
+      const { record, owner } = found;
+      const object = this.mapper.toDto(record, owner);
+      const base = {
+        merchantId: record.merchant_id,
+        subMerchantId: record.sub_merchant_id ?? null,
+        subMerchantCode: record.sub_merchant_code ?? null,
+        objectType: 'checkout.session' as const,
+        objectId: record.id,
+      };
+      for (const transactionChange of change.transactionChanges) {
+        const transaction = transactions.get(transactionChange.transactionId);
+        if (!transaction) continue;
+        events.push({
+          ...base,
+          type: TRANSACTION_EVENT[transactionChange.kind],
+          previousStatus: transactionChange.previousStatus,
+          data: {
+            object,
+            transaction: {
+              amount: formatAmount(transaction.amount),
+              created_at: new Date(transaction.created_at).toISOString(),
+              network: transaction.network,
+              status: transaction.status,
+              tx_hash: transaction.tx_hash,
+              log_index: transaction.log_index,
+            },
           },
-        },
-      });
+        });
+      }
+      if (change.previous !== change.current) {
+        events.push({
+          ...base,
+          type: STATUS_EVENT[change.current],
+          previousStatus: change.previous,
+          data: { object },
+        });
+      }
     }
-    if (status.previous !== status.current) {
-      await this.events.record(manager, {
-        ...base,
-        type: STATUS_EVENT[status.current],
-        previousStatus: status.previous,
-        data: { object },
-      });
-    }
+    await this.events.recordMany(manager, events);
   }
 
   private async transactions(

@@ -10,16 +10,17 @@ export class SessionExpiryService {
     private readonly settlement: SessionSettlementService,
   ) {}
 
-  /** Settles up to `limit` due sessions, each in its own short transaction; returns how many. */
+  /** Settles up to `limit` due sessions in one set-based transaction; returns how many. */
   async expireDue(limit = 500): Promise<number> {
     const due: Array<{ id: string }> = await this.dataSource.query(
       `SELECT id FROM checkout_sessions WHERE status = 'Pending' AND expires_at <= now()
         ORDER BY expires_at LIMIT $1`,
       [limit],
     );
-    for (const { id } of due) {
-      await this.dataSource.transaction((manager) => this.settlement.settle(manager, id));
-    }
+    if (!due.length) return 0;
+    await this.dataSource.transaction((manager) =>
+      this.settlement.settleMany(manager, new Map(due.map(({ id }) => [id, []]))),
+    );
     return due.length;
   }
 }

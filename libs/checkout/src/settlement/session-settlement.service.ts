@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
-import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
 import { SessionStatus } from '../checkout-session.entity';
-import { computeFee, FeeRule } from './fee-rule';
+import { computeFee } from './fee-rule';
 import { SessionEvents, TransactionChange } from './session-events';
 import { sessionStatusFor } from './session-status';
 
@@ -22,9 +22,24 @@ interface LockedSession {
   expires_at: Date;
   paid_at: Date | null;
   ledger_version: number;
-  fee_percent: string | null;
-  fee_fixed: string | null;
+  /** The rule stored when the session was created. */
+  fee_percent: string;
+  fee_fixed: string;
   now: Date;
+}
+
+interface SettlementOutcome {
+  sessionId: string;
+  previousStatus: SessionStatus;
+  status: SessionStatus;
+  received: Decimal;
+  fee: Decimal;
+  net: Decimal;
+  ledgerVersion: number;
+  /** The ledger entry that brings the credit in line, if anything changed. */
+  entry?: LedgerEntry;
+  /** Whether the session row needs an update. */
+  changed: boolean;
 }
 
 export interface SettlementResult {
@@ -40,7 +55,6 @@ export interface SettlementResult {
  */
 @Injectable()
 export class SessionSettlementService {
-  private readonly defaultFee: FeeRule;
   private readonly tolerancePercent: Decimal;
   private readonly toleranceMax: Decimal;
 
@@ -49,10 +63,6 @@ export class SessionSettlementService {
     private readonly ledger: LedgerService,
     private readonly events: SessionEvents,
   ) {
-    this.defaultFee = {
-      percent: new Decimal(config.feePercent),
-      fixed: new Decimal(config.feeFixed),
-    };
     this.tolerancePercent = new Decimal(config.underpaymentTolerancePercent);
     this.toleranceMax = new Decimal(config.underpaymentToleranceMax);
   }
@@ -66,22 +76,73 @@ export class SessionSettlementService {
     sessionId: string,
     transactionChanges: TransactionChange[] = [],
   ): Promise<SettlementResult> {
-    const [session]: LockedSession[] = await manager.query(
+    const [result] = await this.settleMany(manager, new Map([[sessionId, transactionChanges]]));
+    return result;
+  }
+
+  /**
+   * Settles many sessions at once (every session a block touched), set-based: one statement each
+   * to lock them (in id order, like every other path that locks sessions), sum their transfers,
+   * post their ledger entries, update them and write their events, whatever their number.
+   */
+  async settleMany(
+    manager: EntityManager,
+    changesBySession: Map<string, TransactionChange[]>,
+  ): Promise<SettlementResult[]> {
+    const ids = [...changesBySession.keys()].sort();
+    if (!ids.length) return [];
+    const sessions: LockedSession[] = await manager.query(
       `SELECT s.id, s.merchant_id, s.sub_merchant_id, s.currency, s.network, s.amount,
               s.amount_received, s.fee_amount, s.net_amount, s.status, s.expires_at, s.paid_at,
-              s.ledger_version, m.fee_percent, m.fee_fixed, now() AS now
-         FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
-        WHERE s.id = $1 FOR UPDATE OF s`,
-      [sessionId],
+              s.ledger_version, s.fee_percent, s.fee_fixed, now() AS now
+         FROM checkout_sessions s
+        WHERE s.id = ANY($1::text[]) ORDER BY s.id FOR UPDATE`,
+      [ids],
     );
-    // A separate statement after the lock, so it sees every transfer committed before we got it.
-    const [{ confirmed }]: Array<{ confirmed: string }> = await manager.query(
-      `SELECT COALESCE(sum(amount), 0) AS confirmed FROM session_transactions
-        WHERE session_id = $1 AND status = 'Confirmed'`,
-      [sessionId],
+    // A separate statement after the locks, so it sees every transfer committed before we got them.
+    const sums: Array<{ session_id: string; confirmed: string }> = await manager.query(
+      `SELECT session_id, sum(amount) AS confirmed FROM session_transactions
+        WHERE session_id = ANY($1::text[]) AND status = 'Confirmed' GROUP BY session_id`,
+      [ids],
     );
-    const received = new Decimal(confirmed);
-    const fee = computeFee(received, this.feeRuleOf(session));
+    const confirmed = new Map(sums.map((row) => [row.session_id, row.confirmed]));
+    const outcomes = sessions.map((session) =>
+      this.outcomeOf(session, new Decimal(confirmed.get(session.id) ?? 0)),
+    );
+    await this.ledger.postMany(
+      manager,
+      outcomes.flatMap((outcome) => (outcome.entry ? [outcome.entry] : [])),
+    );
+    await this.saveChanged(
+      manager,
+      outcomes.filter((outcome) => outcome.changed),
+    );
+    await this.events.recordMany(
+      manager,
+      outcomes.map((outcome) => ({
+        sessionId: outcome.sessionId,
+        transactionChanges: changesBySession.get(outcome.sessionId) ?? [],
+        previous: outcome.previousStatus,
+        current: outcome.status,
+      })),
+    );
+    return outcomes.map(({ sessionId, previousStatus, status }) => ({
+      sessionId,
+      previousStatus,
+      status,
+    }));
+  }
+
+  /**
+   * What the session's confirmed total makes of it: amounts, status, and the ledger difference.
+   * The fee is charged on the whole total with the session's own rule, never the merchant's
+   * current one, so settling again (a top-up, a reorg, a late payment) never re-prices it.
+   */
+  private outcomeOf(session: LockedSession, received: Decimal): SettlementOutcome {
+    const fee = computeFee(received, {
+      percent: new Decimal(session.fee_percent),
+      fixed: new Decimal(session.fee_fixed),
+    });
     const net = received.minus(fee);
     const status = sessionStatusFor({
       amount: new Decimal(session.amount),
@@ -91,14 +152,14 @@ export class SessionSettlementService {
       tolerancePercent: this.tolerancePercent,
       toleranceMax: this.toleranceMax,
     });
-
     const grossChange = received.minus(session.amount_received);
     const feeChange = fee.minus(session.fee_amount);
     const netChange = net.minus(session.net_amount);
     let ledgerVersion = session.ledger_version;
+    let entry: LedgerEntry | undefined;
     if (!grossChange.isZero() || !feeChange.isZero()) {
       ledgerVersion += 1;
-      await this.ledger.post(manager, {
+      entry = {
         reference: `checkout_session:${session.id}:v${ledgerVersion}`,
         kind: grossChange.isNegative() ? 'deposit_reversal' : 'deposit',
         lines: [
@@ -128,30 +189,40 @@ export class SessionSettlementService {
             network: session.network,
           },
         ],
-      });
+      };
     }
-    if (ledgerVersion !== session.ledger_version || status !== session.status) {
-      await manager.query(
-        `UPDATE checkout_sessions
-            SET amount_received = $2, fee_amount = $3, net_amount = $4, status = $5,
-                paid_at = CASE WHEN $5 = 'Paid' THEN COALESCE(paid_at, now()) END,
-                ledger_version = $6, updated_at = now()
-          WHERE id = $1`,
-        [session.id, received.toFixed(), fee.toFixed(), net.toFixed(), status, ledgerVersion],
-      );
-    }
-    await this.events.record(manager, session.id, transactionChanges, {
-      previous: session.status,
-      current: status,
-    });
-    return { sessionId: session.id, previousStatus: session.status, status };
+    return {
+      sessionId: session.id,
+      previousStatus: session.status,
+      status,
+      received,
+      fee,
+      net,
+      ledgerVersion,
+      entry,
+      changed: ledgerVersion !== session.ledger_version || status !== session.status,
+    };
   }
 
-  private feeRuleOf(session: LockedSession): FeeRule {
-    return {
-      percent:
-        session.fee_percent === null ? this.defaultFee.percent : new Decimal(session.fee_percent),
-      fixed: session.fee_fixed === null ? this.defaultFee.fixed : new Decimal(session.fee_fixed),
-    };
+  private async saveChanged(manager: EntityManager, outcomes: SettlementOutcome[]): Promise<void> {
+    if (!outcomes.length) return;
+    await manager.query(
+      `UPDATE checkout_sessions s
+          SET amount_received = v.received, fee_amount = v.fee, net_amount = v.net,
+              status = v.status,
+              paid_at = CASE WHEN v.status = 'Paid' THEN COALESCE(s.paid_at, now()) END,
+              ledger_version = v.ledger_version, updated_at = now()
+         FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::text[],
+                     $6::int[]) AS v(id, received, fee, net, status, ledger_version)
+        WHERE s.id = v.id`,
+      [
+        outcomes.map((outcome) => outcome.sessionId),
+        outcomes.map((outcome) => outcome.received.toFixed()),
+        outcomes.map((outcome) => outcome.fee.toFixed()),
+        outcomes.map((outcome) => outcome.net.toFixed()),
+        outcomes.map((outcome) => outcome.status),
+        outcomes.map((outcome) => outcome.ledgerVersion),
+      ],
+    );
   }
 }

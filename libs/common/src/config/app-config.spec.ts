@@ -33,6 +33,57 @@ describe('loadAppConfig', () => {
     );
   });
 
+  const PRODUCTION = {
+    APP_ENV: 'production',
+    DATABASE_URL: 'postgres://db/payments',
+    REDIS_URL: 'redis://redis:6379',
+    PUBLIC_URL: 'https://pay.example.com',
+    HD_EVM_XPUB: `xpub${'a'.repeat(107)}`,
+    HD_TRON_XPUB: `xpub${'b'.repeat(107)}`,
+  };
+
+  it('requires a named rate source in production', () => {
+    expect(() => loadAppConfig(PRODUCTION)).toThrow(
+      'FX_RATES_URL or FX_RATES_FILE is required when APP_ENV=production',
+    );
+    expect(loadAppConfig({ ...PRODUCTION, FX_RATES_FILE: '/etc/rates.json' }).fxRatesFile).toBe(
+      '/etc/rates.json',
+    );
+    expect(
+      loadAppConfig({ ...PRODUCTION, FX_RATES_URL: 'https://fx.example.com/rates?key=k' }),
+    ).toMatchObject({
+      fxRatesUrl: 'https://fx.example.com/rates?key=k',
+      fxRatesRefreshSeconds: 60,
+      fxRatesMaxAgeSeconds: 3600,
+    });
+  });
+
+  it('needs no rate source in the sandbox (the built-in table)', () => {
+    expect(loadAppConfig({})).toMatchObject({ fxRatesFile: undefined, fxRatesUrl: undefined });
+  });
+
+  it.each([
+    [{ FX_RATES_FILE: '/a.json', FX_RATES_URL: 'https://fx.example.com' }, 'both set'],
+    [{ FX_RATES_URL: 'ftp://fx.example.com' }, 'FX_RATES_URL must be an http(s) URL'],
+    [{ FX_RATES_REFRESH_SECONDS: '0' }, 'FX_RATES_REFRESH_SECONDS must be a whole number'],
+    [{ FX_RATES_MAX_AGE_SECONDS: '59' }, 'FX_RATES_MAX_AGE_SECONDS must be a whole number'],
+    [
+      { FX_RATES_REFRESH_SECONDS: '600', FX_RATES_MAX_AGE_SECONDS: '600' },
+      'FX_RATES_REFRESH_SECONDS must be less than FX_RATES_MAX_AGE_SECONDS',
+    ],
+  ])('refuses the rate settings %p', (env, message) => {
+    expect(() => loadAppConfig(env)).toThrow(message);
+  });
+
+  it('takes rates over https in production, or from this host', () => {
+    const withUrl = (url: string) => () => loadAppConfig({ ...PRODUCTION, FX_RATES_URL: url });
+    expect(withUrl('http://fx.example.com/rates')).toThrow('FX_RATES_URL must be https');
+    expect(withUrl('http://127.0.0.1:8080/rates')).not.toThrow();
+    expect(withUrl('http://localhost:8080/rates')).not.toThrow();
+    // The URL may carry a key: messages never repeat it.
+    expect(withUrl('http://fx.example.com/rates?key=SECRET')).not.toThrow('SECRET');
+  });
+
   it('strips a trailing slash from PUBLIC_URL', () => {
     expect(loadAppConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe(
       'https://pay.example.com',

@@ -12,7 +12,12 @@ export interface AppConfig {
   hdTronXpub?: string;
   devSecretsDir: string;
   networksFile?: string;
+  /** Rate sources (at most one); production requires one. See docs/configuration-checks.md. */
   fxRatesFile?: string;
+  fxRatesUrl?: string;
+  fxRatesRefreshSeconds: number;
+  /** Rates older than this are refused: fiat-priced sessions answer 503 instead. */
+  fxRatesMaxAgeSeconds: number;
   sessionLifetimeMinutes: number;
   logLevel: string;
   /** Default fee rule: percent of the amount received plus a fixed amount per paid session. */
@@ -94,6 +99,9 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     devSecretsDir: env.DEV_SECRETS_DIR,
     networksFile: env.NETWORKS_FILE,
     fxRatesFile: env.FX_RATES_FILE,
+    fxRatesUrl: env.FX_RATES_URL,
+    fxRatesRefreshSeconds: env.FX_RATES_REFRESH_SECONDS,
+    fxRatesMaxAgeSeconds: env.FX_RATES_MAX_AGE_SECONDS,
     sessionLifetimeMinutes: env.SESSION_LIFETIME_MINUTES,
     logLevel: env.LOG_LEVEL,
     feePercent: env.FEE_PERCENT,

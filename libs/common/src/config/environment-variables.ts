@@ -69,6 +69,28 @@ export class EnvironmentVariables {
   @IsString({ message: 'FX_RATES_FILE must be a path to a JSON table of USD rates.' })
   FX_RATES_FILE?: string;
 
+  // Polled for the rates document (docs/configuration-checks.md); may carry an API key, so the
+  // messages never repeat it.
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(\/\S*)?$/, {
+    message: 'FX_RATES_URL must be an http(s) URL of a rates document.',
+  })
+  FX_RATES_URL?: string;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
+  @Min(1, { message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
+  @Max(86400, { message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
+  FX_RATES_REFRESH_SECONDS = 60;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.' })
+  @Min(60, { message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.' })
+  @Max(2592000, {
+    message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.',
+  })
+  FX_RATES_MAX_AGE_SECONDS = 3600;
+
   @IsString({ message: 'DEV_SECRETS_DIR must be a folder path.' })
   DEV_SECRETS_DIR = '.secrets';
 
@@ -240,6 +262,41 @@ const REQUIRED_IN_PRODUCTION = [
 
 export class ConfigurationError extends Error {}
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Fiat prices need a named rate source in production: the built-in table is indicative, for the
+ * sandbox only. One source at a time, read more often than its rates may age, and over https
+ * (or a sidecar on this host), since whoever can change the rates can change every price.
+ */
+function rateSourceProblems(env: EnvironmentVariables): string[] {
+  const problems: string[] = [];
+  if (env.FX_RATES_FILE && env.FX_RATES_URL) {
+    problems.push('FX_RATES_FILE and FX_RATES_URL are both set; use one rate source.');
+  }
+  if (env.APP_ENV === 'production' && !env.FX_RATES_FILE && !env.FX_RATES_URL) {
+    problems.push(
+      'FX_RATES_URL or FX_RATES_FILE is required when APP_ENV=production ' +
+        '(the built-in exchange rates are indicative, for the sandbox only).',
+    );
+  }
+  const { FX_RATES_REFRESH_SECONDS: refresh, FX_RATES_MAX_AGE_SECONDS: maxAge } = env;
+  // Compared only when both are numbers (a bad value has its own message).
+  if (typeof refresh === 'number' && typeof maxAge === 'number' && refresh >= maxAge) {
+    problems.push(
+      'FX_RATES_REFRESH_SECONDS must be less than FX_RATES_MAX_AGE_SECONDS, or the rates go ' +
+        'stale between two reads.',
+    );
+  }
+  if (env.APP_ENV === 'production' && env.FX_RATES_URL && URL.canParse(env.FX_RATES_URL)) {
+    const url = new URL(env.FX_RATES_URL);
+    if (url.protocol !== 'https:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+      problems.push('FX_RATES_URL must be https when APP_ENV=production (or on this host).');
+    }
+  }
+  return problems;
+}
+
 /** Parses and checks the environment, or throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
@@ -252,6 +309,7 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
       if (!env[name]) problems.push(`${name} is required when APP_ENV=production.`);
     }
   }
+  problems.push(...rateSourceProblems(env));
   if (problems.length) {
     throw new ConfigurationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }

@@ -3,7 +3,7 @@ import { ApiResponse } from '@nestjs/swagger';
 import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
 import { ErrorResponseDto } from './error-response.dto';
 
-type DocumentedStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
+type DocumentedStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 503;
 
 const DESCRIPTIONS: Record<DocumentedStatus, string> = {
   400: 'Invalid input; `param` names the field, query parameter or header.',
@@ -14,6 +14,7 @@ const DESCRIPTIONS: Record<DocumentedStatus, string> = {
   413: 'The request body is larger than 64 kB.',
   422: 'The request is well-formed but breaks a business rule.',
   429: 'Too many requests; see `Retry-After`.',
+  503: 'A dependency is unavailable (e.g. exchange rates too old to price in this currency); retry after `Retry-After`.',
 };
 
 const EXAMPLE_CODES: Record<DocumentedStatus, ErrorCode[]> = {
@@ -25,6 +26,7 @@ const EXAMPLE_CODES: Record<DocumentedStatus, ErrorCode[]> = {
   413: [ErrorCode.RequestTooLarge],
   422: [ErrorCode.UnsupportedNetworkCurrency],
   429: [ErrorCode.RateLimited],
+  503: [ErrorCode.ServiceUnavailable],
 };
 
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, { message: string; param?: string }>> = {
@@ -60,6 +62,11 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, { message: string; param?: str
     param: 'currency',
   },
   [ErrorCode.RateLimited]: { message: 'Too many requests. Retry later.' },
+  [ErrorCode.ServiceUnavailable]: {
+    message:
+      'Exchange rates for EUR are out of date; sessions priced in EUR cannot be created now.',
+    param: 'pricing_currency',
+  },
 };
 
 /** Documents the error envelope for each status an operation can answer with, with examples. */

@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   payout: 'po',
   event: 'evt',
   webhookEndpoint: 'we',
+  unmatchedTransfer: 'utx',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

@@ -3,6 +3,11 @@ import { SubMerchants1763900000000 } from './1763900000000-sub-merchants';
 import { DepositsAndLedger1764000000000 } from './1764000000000-deposits-and-ledger';
 import { Payouts1764100000000 } from './1764100000000-payouts';
 import { EventsAndWebhooks1764200000000 } from './1764200000000-events-and-webhooks';
+import { SessionFeeRule1764300000000 } from './1764300000000-session-fee-rule';
+import { UnmatchedTransfers1764400000000 } from './1764400000000-unmatched-transfers';
+import { WatcherStatus1764500000000 } from './1764500000000-watcher-status';
+import { ChainBlocks1764600000000 } from './1764600000000-chain-blocks';
+import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-balances-per-statement';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -11,4 +16,9 @@ export const MIGRATIONS = [
   DepositsAndLedger1764000000000,
   Payouts1764100000000,
   EventsAndWebhooks1764200000000,
+  SessionFeeRule1764300000000,
+  UnmatchedTransfers1764400000000,
+  WatcherStatus1764500000000,
+  ChainBlocks1764600000000,
+  LedgerBalancesPerStatement1764800000000,
 ];

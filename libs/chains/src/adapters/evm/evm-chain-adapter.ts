@@ -1,10 +1,11 @@
-import { getAddress, JsonRpcProvider, Log } from 'ethers';
+import { Contract, getAddress, JsonRpcProvider, Log } from 'ethers';
 import { isValidAddress } from '../../hd/addresses';
 import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { RetryOptions } from '../../rpc/retry';
 import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
+import { uint8Decimals } from '../token-decimals';
 import { RangeTooLargeError } from './evm-errors';
 import { EvmRpc } from './evm-rpc';
 import { checkedTransactionHash, readTransactionStatus } from './evm-transaction-status';
@@ -28,6 +29,10 @@ export interface EvmChainAdapterOptions {
  * watcher ever lags; a node with a tighter cap is handled by splitting the range.
  */
 const MAX_SCAN_RANGE = 500;
+
+// Declared uint256, not uint8: ethers masks a uint8 result to its low byte, which would let a
+// contract answering 262 read as 6. The whole word is checked instead (uint8Decimals).
+const DECIMALS_ABI = ['function decimals() view returns (uint256)'];
 
 /** ChainAdapter for EVM chains over JSON-RPC, failing over across the network's RPC URLs. */
 export class EvmChainAdapter implements ChainAdapter {
@@ -92,6 +97,23 @@ export class EvmChainAdapter implements ChainAdapter {
     return this.rpc.call('eth_getTransactionReceipt', (provider) =>
       readTransactionStatus(provider, hash, this.network.name),
     );
+  }
+
+  async getTokenDecimals(contract: string): Promise<number> {
+    if (!this.isValidAddress(contract)) {
+      throw this.badArgument(`${JSON.stringify(contract)} is not an EVM address`);
+    }
+    const address = getAddress(contract);
+    // An address without code answers "0x", which ethers refuses to decode (BAD_DATA): permanent.
+    const word = await this.rpc.call('eth_call decimals()', async (provider) => {
+      const token = new Contract(address, DECIMALS_ABI, provider);
+      return (await token.getFunction('decimals').staticCall()) as bigint;
+    });
+    const decimals = uint8Decimals(word);
+    if (decimals === undefined) {
+      throw this.badArgument(`decimals() of ${address} returned ${word}, not a uint8`);
+    }
+    return decimals;
   }
 
   /** Destroys the providers; every later call fails with a permanent ChainError. */

@@ -15,6 +15,8 @@ const POLLING_INTERVAL_MS = 250;
 export class EvmRpc {
   readonly retry: RetryOptions;
   private readonly providers: JsonRpcProvider[];
+  /** The provider that answered last: calls start there, so a dead first URL costs one timeout. */
+  private preferredIndex = 0;
   private closed = false;
 
   constructor(
@@ -30,7 +32,8 @@ export class EvmRpc {
   }
 
   /**
-   * One RPC call with retries; attempt i goes to RPC URL i mod n, so failures fail over. An
+   * One RPC call with retries; attempt i goes to RPC URL (preferred + i) mod n, so failures fail
+   * over and the next call starts at the URL that last answered. An
    * operation that must not be retried after some answer returns that answer instead of throwing.
    */
   call<T>(
@@ -42,11 +45,17 @@ export class EvmRpc {
       return Promise.reject(new ChainError('permanent', 'RPC client closed', this.network.name));
     }
     const count = this.providers.length;
+    const first = this.preferredIndex;
+    let latestAttempt = 0;
     return withRetry(
       async (attempt) => {
-        const index = attempt % count;
+        latestAttempt = attempt;
+        const index = (first + attempt) % count;
         try {
-          return await operation(this.providers[index]);
+          const result = await operation(this.providers[index]);
+          // An attempt abandoned on timeout that answers late does not make its URL preferred.
+          if (attempt === latestAttempt) this.preferredIndex = index;
+          return result;
         } catch (error) {
           // The position, never the URL: hosted RPC URLs carry API keys.
           const context = count > 1 ? `${method} (RPC ${index + 1} of ${count})` : method;
@@ -72,7 +81,9 @@ export class EvmRpc {
     // let a hung request run for 5 minutes after withRetry gave up on it.
     request.retryFunc = async () => false;
     request.timeout = this.retry.timeoutMs;
-    const network = Network.from(this.network.chainId);
+    // A bare network, not Network.from(chainId): for known chains ethers attaches plugins, e.g. a
+    // fee-data fetcher that asks Polygon's gas station instead of the configured RPC URLs.
+    const network = new Network(this.network.name, this.network.chainId);
     return new JsonRpcProvider(request, network, {
       // A static network: otherwise a provider whose node is down retries detection forever.
       staticNetwork: network,

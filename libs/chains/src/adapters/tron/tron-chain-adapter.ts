@@ -3,6 +3,7 @@ import { deriveTronAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
+import { uint8Decimals } from '../token-decimals';
 import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
 import {
   checkedTransactionId,
@@ -12,7 +13,7 @@ import {
   tronError,
 } from './tron-chain-reads';
 import { TronNodeClient, TronNodeClientOptions } from './tron-node-client';
-import { parseTransactionInfos, TronBlock } from './tron-responses';
+import { parseConstantWord, parseTransactionInfos, TronBlock } from './tron-responses';
 
 // TRON's HTTP API has no log filter over a block range: a scan costs one request per block, plus
 // one per block holding a watched transfer, plus the head. 20 blocks is a minute of chain (3 s
@@ -20,6 +21,8 @@ import { parseTransactionInfos, TronBlock } from './tron-responses';
 // per-second rate limits, and a failed scan has little to redo.
 const MAX_SCAN_RANGE = 20;
 const SCAN_CONCURRENCY = 4;
+// A constant call needs a caller; the zero address is what tronweb uses without a default one.
+const CONSTANT_CALLER = '41' + '00'.repeat(20);
 
 interface FoundTransfer extends DecodedTransfer {
   transactionId: string;
@@ -93,6 +96,26 @@ export class TronChainAdapter implements ChainAdapter {
   async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {
     const transactionId = checkedTransactionId(txHash, this.network.name);
     return readTransactionStatus(this.node, transactionId, this.network.name);
+  }
+
+  async getTokenDecimals(contract: string): Promise<number> {
+    const contractHex = `41${this.toLogAddress(contract)}`;
+    const word = await this.node.request(
+      'wallet/triggerconstantcontract',
+      {
+        owner_address: CONSTANT_CALLER,
+        contract_address: contractHex,
+        function_selector: 'decimals()',
+        parameter: '',
+        visible: false,
+      },
+      (value) => parseConstantWord(value, 'decimals()'),
+    );
+    const decimals = uint8Decimals(word);
+    if (decimals === undefined) {
+      throw this.error('permanent', `decimals() of ${contract} returned ${word}, not a uint8`);
+    }
+    return decimals;
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,10 @@
 import { TronResponseError } from './tron-errors';
-import { parseBlock, parseTransactionInfos, parseTransactionOutcome } from './tron-responses';
+import {
+  parseBlock,
+  parseConstantWord,
+  parseTransactionInfos,
+  parseTransactionOutcome,
+} from './tron-responses';
 
 const BLOCK_ID = '0000000003fe266bf6b6d392f654dc2e5011601546ed04623d9fcc4e9d439a25';
 const TX_ID = 'ff44a2823a870c12f12a4ca6e7647650356bc2bb5e02c5855312cf2db4c950c1';
@@ -113,5 +118,58 @@ describe('parseTransactionOutcome', () => {
     expect(() => parseTransactionOutcome(busy, TX_ID)).toThrow(
       expect.objectContaining({ transient: true }),
     );
+  });
+});
+
+describe('parseConstantWord', () => {
+  const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
+  const parse = (value: unknown) => () => parseConstantWord(value, 'decimals()');
+
+  it('reads the one word a view function returned', () => {
+    const answer = { result: { result: true }, constant_result: ['0'.repeat(62) + '12'] };
+    expect(parseConstantWord(answer, 'decimals()')).toBe(18n);
+  });
+
+  it("refuses java-tron's refusal (no contract at the address) as permanent", () => {
+    const refused = {
+      result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('Smart contract is not exist.') },
+    };
+    expect(parse(refused)).toThrow(
+      'decimals() refused: CONTRACT_VALIDATE_ERROR Smart contract is not exist.',
+    );
+    try {
+      parseConstantWord(refused, 'decimals()');
+    } catch (error) {
+      expect((error as TronResponseError).transient).toBe(false);
+    }
+  });
+
+  it('refuses as transient a node too busy to serve the call', () => {
+    try {
+      parseConstantWord({ result: { code: 'SERVER_BUSY', message: hex('busy') } }, 'decimals()');
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(error).toBeInstanceOf(TronResponseError);
+      expect((error as TronResponseError).transient).toBe(true);
+    }
+  });
+
+  it('refuses a call that reverted inside the contract', () => {
+    const reverted = {
+      result: { result: true, message: hex('REVERT opcode executed') },
+      constant_result: [''],
+      transaction: { ret: [{ ret: 'FAILED' }] },
+    };
+    expect(parse(reverted)).toThrow('decimals() failed: REVERT opcode executed');
+  });
+
+  it('refuses anything but exactly one 32-byte word', () => {
+    for (const constant of [undefined, [], [''], ['12'], ['0'.repeat(64), '0'.repeat(64)], [6]]) {
+      expect(parse({ result: { result: true }, constant_result: constant })).toThrow(
+        'malformed response',
+      );
+    }
+    expect(parse({})).toThrow('without a result');
+    expect(parse({ Error: 'lack of computing resources' })).toThrow(TronResponseError);
   });
 });

@@ -1,3 +1,4 @@
+import { decodeTronMessage } from '../../payouts/node-messages';
 import { TronResponseError } from './tron-errors';
 
 // Shapes of java-tron's HTTP API (FullNode, visible=false: hex addresses without 0x) that the
@@ -37,8 +38,16 @@ type JsonObject = Record<string, unknown>;
 const HASH_FORMAT = /^[0-9a-fA-F]{64}$/;
 const LOG_ADDRESS_FORMAT = /^[0-9a-fA-F]{40}$/;
 const HEX_FORMAT = /^([0-9a-fA-F]{2})*$/;
+const WORD_FORMAT = /^[0-9a-fA-F]{64}$/;
 // java-tron's own rate limiter answers HTTP 200 with this error (RateLimiterServlet).
 const NODE_BUSY_MESSAGE = 'lack of computing resources';
+// Result codes of a node that could not serve the call now (response_code in java-tron's API
+// protocol); every other refusal (CONTRACT_VALIDATE_ERROR, ...) is about the call itself.
+const BUSY_NODE_CODES = new Set([
+  'SERVER_BUSY',
+  'NO_CONNECTION',
+  'NOT_ENOUGH_EFFECTIVE_CONNECTION',
+]);
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -148,4 +157,34 @@ export function parseTransactionOutcome(
     throw malformed('transaction info without a block number');
   }
   return { blockNumber, succeeded: succeeded(value) };
+}
+
+/**
+ * triggerconstantcontract of a view function returning one 32-byte word (decimals()). The node's
+ * refusal (`result.result` not true: no contract at the address, "Smart contract is not exist.")
+ * and a call that failed inside the contract (java-tron answers result true, the transaction's
+ * `ret` FAILED and a message such as "REVERT opcode executed") are permanent: asking again, or
+ * another node, gets the same answer.
+ */
+export function parseConstantWord(value: unknown, what: string): bigint {
+  throwIfNodeError(value);
+  if (!isObject(value) || !isObject(value.result)) throw malformed(`${what} without a result`);
+  const { result } = value;
+  if (result.result !== true) {
+    const code = typeof result.code === 'string' ? result.code : 'no code';
+    throw new TronResponseError(
+      `${what} refused: ${code} ${decodeTronMessage(result.message)}`,
+      BUSY_NODE_CODES.has(code),
+    );
+  }
+  const transaction = isObject(value.transaction) ? value.transaction : {};
+  const [outcome] = optionalArray(transaction.ret, 'transaction ret');
+  if (isObject(outcome) && outcome.ret === 'FAILED') {
+    throw new TronResponseError(`${what} failed: ${decodeTronMessage(result.message)}`);
+  }
+  const words = optionalArray(value.constant_result, 'constant_result');
+  if (words.length !== 1 || typeof words[0] !== 'string' || !WORD_FORMAT.test(words[0])) {
+    throw malformed(`${what} did not return one 32-byte word`);
+  }
+  return BigInt(`0x${words[0]}`);
 }

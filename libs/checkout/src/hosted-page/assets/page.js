@@ -71,6 +71,8 @@
       headlineAmount: headline === 'amountStillDue' ? view.amount_due : view.amount,
       showReceived: seen && phase !== 'paid',
       confirmations: confirmations,
+      detectionNotice:
+        (view.detection === 'delayed' || view.detection === 'down') && phase !== 'paid',
     };
   }
 
@@ -160,6 +162,12 @@
     return { text: text, hint: hint, detail: detail };
   }
 
+  function detectionNotice(view, state, messages) {
+    return state.detectionNotice
+      ? translate(messages, 'detectionDelayed', { network: view.network_name })
+      : '';
+  }
+
   function transactionStatus(transaction, required, messages) {
     if (transaction.status === 'Confirmed') return translate(messages, 'txConfirmed');
     if (transaction.status === 'Reverted') return translate(messages, 'txReverted');
@@ -187,6 +195,7 @@
     formatWithSymbols: formatWithSymbols,
     translate: translate,
     statusTexts: statusTexts,
+    detectionNotice: detectionNotice,
     transactionStatus: transactionStatus,
     safeHttpUrl: safeHttpUrl,
   };
@@ -285,6 +294,11 @@
         progress.value = state.confirmations.n;
       }
     }
+
+    // Its live region stays in the page; the notice inside it is announced when it appears.
+    var notice = detectionNotice(view, state, messages);
+    setText(byId('detection-notice'), notice);
+    setHidden(byId('detection-notice'), !notice);
 
     setHidden(byId('paid'), state.phase !== 'paid');
     setHidden(byId('cancel'), state.phase === 'paid');

@@ -27,6 +27,7 @@ export function sessionView(changes: Partial<PublicSessionView> = {}): PublicSes
     expires_at: '2030-01-01T12:30:00.000Z',
     server_time: '2030-01-01T12:00:00.000Z',
     confirmations_required: 12,
+    detection: 'operational',
     transactions: [],
     ...changes,
   };

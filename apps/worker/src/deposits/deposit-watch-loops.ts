@@ -1,0 +1,124 @@
+import { InjectQueue } from '@nestjs/bull';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import type { Queue } from 'bull';
+import { ChainError, NETWORK_NAMES, NetworkName, NetworkRegistry } from '@app/chains';
+import { DepositWatcherService, pollIntervalMs } from '@app/checkout';
+import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, QUEUES } from '@app/common';
+
+// After failures the loop backs off, up to this long: an RPC outage is not worth a log line
+// every 250 ms, and detection resumes within this long of the RPC coming back.
+const MAX_BACKOFF_MS = 10_000;
+
+/**
+ * One loop per watched network (WATCH_NETWORKS), in this process, each following its chain's
+ * head at its own pace (see pollIntervalMs): a network whose RPC hangs or fails delays no other,
+ * and detection needs neither Redis nor a queue. Several workers may run the same loops; the
+ * watcher's compare-and-set makes each tick count once.
+ */
+@Injectable()
+export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(DepositWatchLoops.name);
+  private readonly loops: Promise<void>[] = [];
+  private readonly wakeUps = new Set<() => void>();
+  private stopping = false;
+
+  constructor(
+    private readonly watcher: DepositWatcherService,
+    private readonly networks: NetworkRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(QUEUES.deposits) private readonly queue: Queue,
+  ) {}
+
+  watchedNetworks(): NetworkName[] {
+    if (this.config.watchNetworks === 'all') return [...NETWORK_NAMES];
+    for (const name of this.config.watchNetworks) {
+      if (!NETWORK_NAMES.includes(name as NetworkName)) {
+        throw new Error(
+          `WATCH_NETWORKS: unknown network ${name}; use ${NETWORK_NAMES.join(', ')}.`,
+        );
+      }
+    }
+    return this.config.watchNetworks as NetworkName[];
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const networks = this.watchedNetworks();
+    await this.dropQueuedSchedules();
+    const intervals: Record<string, number> = {};
+    for (const name of networks) {
+      const interval = pollIntervalMs(this.networks.get(name), this.config.depositScanIntervalMs);
+      intervals[name] = interval;
+      this.loops.push(this.follow(name, interval));
+    }
+    this.logger.log({ pollIntervalsMs: intervals }, 'Deposit watching started');
+  }
+
+  /** Ends every loop after its current tick (a tick commits whole or not at all). */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    for (const wakeUp of this.wakeUps) wakeUp();
+    await Promise.all(this.loops);
+  }
+
+  private async follow(network: NetworkName, intervalMs: number): Promise<void> {
+    let sinceHead: number | undefined;
+    let failures = 0;
+    while (!this.stopping) {
+      let catchingUp = false;
+      try {
+        const report = await this.watcher.scan(network, sinceHead);
+        // Caught up (by this worker or another): nothing to do until the head moves again.
+        sinceHead = report.cursor >= report.head ? report.head : undefined;
+        // A tick that committed but stopped short of the head (a backlog) goes on at once.
+        catchingUp = !report.skipped && report.cursor < report.head;
+        failures = 0;
+      } catch (error) {
+        sinceHead = undefined;
+        failures += 1;
+        this.logFailure(network, error, failures);
+      }
+      if (catchingUp) continue;
+      const backoff = Math.min(intervalMs * 2 ** Math.min(failures, 10), MAX_BACKOFF_MS);
+      await this.sleep(failures ? Math.max(backoff, intervalMs) : intervalMs);
+    }
+  }
+
+  private logFailure(network: NetworkName, error: unknown, failures: number): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof ChainError && error.transient) {
+      this.logger.warn({ network, reason, failures }, 'RPC unavailable; retrying');
+    } else {
+      this.logger.error({ network, reason, failures }, 'Deposit scan failed; retrying');
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wakeUp = () => {
+        clearTimeout(timer);
+        this.wakeUps.delete(wakeUp);
+        resolve();
+      };
+      const timer = setTimeout(wakeUp, ms);
+      this.wakeUps.add(wakeUp);
+    });
+  }
+
+  /** Earlier versions scanned through repeatable Bull jobs: remove their schedules. */
+  private async dropQueuedSchedules(): Promise<void> {
+    try {
+      for (const job of await this.queue.getRepeatableJobs()) {
+        if (job.name === DEPOSIT_JOBS.scanNetwork) await this.queue.removeRepeatableByKey(job.key);
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ reason }, 'Could not remove old scan schedules from Redis');
+    }
+  }
+}

@@ -1,0 +1,422 @@
+import type { Client } from 'pg';
+import {
+  mintTo,
+  setAutomine,
+  setIntervalMining,
+  spareAccounts,
+  transferLogs,
+  waitForReceipt,
+} from './chain';
+import { sleep, timestamp } from './clock';
+import { BenchContext, STATUS_POLL_MS } from './context';
+import { cpuSnapshot, cpuUsage, CpuUsage } from './cpu';
+import {
+  BenchSession,
+  createMerchant,
+  cursorBlock,
+  insertSessions,
+  paidAmong,
+  paidAtBySession,
+  randomSessions,
+} from './database';
+import { ForeignLoad, ForeignLoadStats, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
+import { HeadTracker } from './heads';
+import { WorkerRpcCalls } from './rpc-log';
+import { CONFIRMATIONS } from './settings';
+import { TickSql, tickSql } from './sql-trace';
+import { distribution, Distribution, shuffledIndexes } from './stats';
+import { MAX_LAG_BLOCKS } from './targets';
+import { assertRunning, readSqlTrace, Worker } from './worker';
+
+/*
+ * Phase 3: a mainnet-shaped chain. anvil mines a block every second (interval mining), and every
+ * block carries `foreignPerBlock` token transfers between addresses that are not ours (the
+ * watcher's eth_getLogs returns them all and it must throw them away), while our sessions are paid
+ * at random moments. Measured over a fixed window after a warm-up: detection latency, how far the
+ * watcher's cursor trails the head, the worker's RPC calls per block and its CPU.
+ */
+
+export interface MainnetSettings {
+  seconds: number;
+  payments: number;
+  foreignPerBlock: number;
+  blockTimeSeconds: number;
+}
+
+/** What the phase prepared before its worker starts (the worker must not see the minting). */
+export interface MainnetPreparation {
+  merchantId: string;
+  sessions: BenchSession[];
+  paid: BenchSession[];
+  senders: string[];
+}
+
+export interface MainnetSample {
+  sessionId: string;
+  txHash: string;
+  blockNumber: number;
+  /** Block mined (the confirming one: + confirmations - 1) -> Paid visible. */
+  latencyMs: number;
+  /** Mined -> start of the transaction that settled it (paid_at). */
+  waitForTickMs: number;
+  /** That transaction's start -> Paid visible. */
+  tickMs: number;
+  /** eth_sendRawTransaction -> its block announced. */
+  sendToMinedMs: number;
+}
+
+export interface LagFigures {
+  /**
+   * Sampled every 200 ms on average over the window (each wait drawn from 100-300 ms, so the
+   * samples do not lock onto one phase of the 1 s block cycle): head (newHeads) -
+   * chain_cursors.last_scanned_block.
+   */
+  samples: number;
+  /** Samples by lag in blocks. */
+  histogram: Record<string, number>;
+  p50: number;
+  p90: number;
+  max: number;
+  /** Samples more than MAX_LAG_BLOCKS behind. */
+  overLimit: number;
+  keptUp: boolean;
+}
+
+export interface MainnetResult extends MainnetSettings {
+  warmUpSeconds: number;
+  windowSeconds: number;
+  /** Blocks mined in the window, and the time between consecutive ones. */
+  blocks: number;
+  blockIntervalMs: Distribution;
+  /** Transfer logs of the token per block of the window (foreign + ours), read afterwards. */
+  transfersPerBlock: Distribution;
+  foreignPerBlockSeen: Distribution;
+  foreign: ForeignLoadStats;
+  latencyMs: Distribution;
+  waitForTickMs: Distribution;
+  tickMs: Distribution;
+  lag: LagFigures;
+  rpc: WorkerRpcCalls;
+  /** The worker's calls per block mined in the window, by method, and all of them. */
+  rpcPerBlock: Record<string, number>;
+  cpu: CpuUsage;
+  /** Worker CPU over the window, in cores (1 = one core busy all the time). */
+  workerCores: number | null;
+  sql: TickSql | null;
+  merchantId: string;
+  paid: BenchSession[];
+  /** The accounts that sent the foreign transfers, and the blocks they were sent into. */
+  foreignSenders: string[];
+  blockRange: { from: number; to: number };
+  /** Our payments' transaction hashes (lower case): nothing else in blockRange is a session's. */
+  paymentTxHashes: string[];
+  samples: MainnetSample[];
+}
+
+// anvil's spare unlocked accounts that send the foreign transfers (nonces per sender stay low).
+const FOREIGN_SENDERS = 4;
+// Blocks before the window: the first full ticks with 200 logs each, JIT, the sender's pace.
+const WARM_UP_SECONDS = 10;
+const LAG_SAMPLE_MS = 200;
+// No payment in the last seconds of the window: each is normally Paid inside it.
+const LAST_PAYMENT_MARGIN_MS = 3_000;
+// After the window, for a payment still not Paid (the figures will show it).
+const PAID_TIMEOUT_MS = 60_000;
+const RECEIPT_TIMEOUT_MS = 30_000;
+
+/** The merchant, its sessions, and tokens for the foreign senders (on the automining devnet). */
+export async function prepareMainnet(
+  context: BenchContext,
+  settings: MainnetSettings,
+): Promise<MainnetPreparation> {
+  const merchantId = createMerchant('Bench mainnet-shaped');
+  // Three open sessions per paid one: the unpaid must stay untouched among the foreign traffic.
+  const sessions = randomSessions(settings.payments * 3, 'main_');
+  await insertSessions(context.db, {
+    merchantId,
+    tokenContract: context.tokenContract,
+    sessions,
+  });
+  const paid = shuffledIndexes(sessions.length)
+    .slice(0, settings.payments)
+    .map((index) => sessions[index]);
+  const senders = spareAccounts(FOREIGN_SENDERS);
+  const blocks =
+    Math.ceil(
+      (WARM_UP_SECONDS + settings.seconds + PAID_TIMEOUT_MS / 1000) / settings.blockTimeSeconds,
+    ) + 10;
+  const perSender = Math.ceil(settings.foreignPerBlock / senders.length);
+  await mintTo(
+    context.rpc,
+    context.tokenContract,
+    senders,
+    BigInt(perSender) * BigInt(blocks) * MAX_FOREIGN_TRANSFER_BASE_UNITS,
+  );
+  return { merchantId, sessions, paid, senders };
+}
+
+export async function measureMainnet(
+  context: BenchContext,
+  worker: Worker,
+  prepared: MainnetPreparation,
+  settings: MainnetSettings,
+): Promise<MainnetResult> {
+  const { rpc, step } = context;
+  const heads = await HeadTracker.start(rpc, context.rpcUrl);
+  let load: ForeignLoad | null = null;
+  let lagSampler: LagSampler | null = null;
+  try {
+    await setIntervalMining(rpc, settings.blockTimeSeconds);
+    load = await ForeignLoad.start(rpc, heads, context.tokenContract, {
+      perBlock: settings.foreignPerBlock,
+      blockTimeMs: settings.blockTimeSeconds * 1000,
+      senders: prepared.senders,
+    });
+    const firstBlock = heads.head() + 1;
+    step(
+      `mainnet-shaped: a block every ${settings.blockTimeSeconds} s, ${settings.foreignPerBlock} ` +
+        `foreign transfers in each; ${WARM_UP_SECONDS} s warm-up, then ${settings.seconds} s ` +
+        `with ${settings.payments} payments at random moments`,
+    );
+    await sleep(WARM_UP_SECONDS * 1000);
+
+    const pid = worker.process.child.pid ?? 0;
+    const rpcMark = context.rpcLog.mark();
+    const cpuBefore = cpuSnapshot(pid, context.anvilPid);
+    const windowStart = timestamp();
+    const headAtStart = heads.head();
+    lagSampler = sampleLag(context.db, heads);
+    const payments = payAtRandomMoments(context, worker, prepared.paid, settings.seconds * 1000);
+    // A failed payment ends the phase at once; a late one is waited for after the window.
+    await Promise.race([sleep(settings.seconds * 1000), payments]);
+    await sleep(Math.max(windowStart + settings.seconds * 1000 - timestamp(), 0));
+    const windowEnd = timestamp();
+    const headAtEnd = heads.head();
+    const cpu = cpuUsage(cpuBefore, cpuSnapshot(pid, context.anvilPid));
+    const lagSamples = await lagSampler.stop();
+    lagSampler = null;
+    const calls = await context.rpcLog.workerCallsSince(rpcMark);
+    const observed = await payments;
+    const foreign = await load.stop();
+    load = null;
+    const lastBlock = heads.head();
+    await setAutomine(rpc);
+
+    const blocks = headAtEnd - headAtStart;
+    const logs = await transferLogs(rpc, context.tokenContract, headAtStart + 1, headAtEnd);
+    const senders = new Set(prepared.senders.map((sender) => sender.toLowerCase()));
+    const perBlock = (filter: (from: string) => boolean) =>
+      distribution(
+        range(headAtStart + 1, headAtEnd).map(
+          (block) => logs.filter((log) => log.blockNumber === block && filter(log.from)).length,
+        ),
+      );
+    const samples = await toSamples(context, heads, observed);
+    const sql = tickSql(await readSqlTrace(worker), windowStart, windowEnd);
+    const result: MainnetResult = {
+      ...settings,
+      warmUpSeconds: WARM_UP_SECONDS,
+      windowSeconds: round((windowEnd - windowStart) / 1000),
+      blocks,
+      blockIntervalMs: distribution(intervals(heads.blocksBetween(windowStart, windowEnd))),
+      transfersPerBlock: perBlock(() => true),
+      foreignPerBlockSeen: perBlock((from) => senders.has(from)),
+      foreign,
+      latencyMs: distribution(samples.map((sample) => sample.latencyMs)),
+      waitForTickMs: distribution(samples.map((sample) => sample.waitForTickMs)),
+      tickMs: distribution(samples.map((sample) => sample.tickMs)),
+      lag: lagFigures(lagSamples),
+      rpc: calls,
+      rpcPerBlock: perBlockCalls(calls, blocks),
+      cpu,
+      workerCores: cpu.ms.worker === null ? null : round(cpu.ms.worker / (cpu.seconds * 1000)),
+      sql,
+      merchantId: prepared.merchantId,
+      paid: prepared.paid,
+      foreignSenders: prepared.senders,
+      blockRange: { from: firstBlock, to: lastBlock },
+      paymentTxHashes: observed.map((item) => item.txHash.toLowerCase()),
+      samples,
+    };
+    const { p50, p90, max } = result.latencyMs;
+    step(
+      `mainnet-shaped: p50 ${p50} ms, p90 ${p90} ms, max ${max} ms; lag max ` +
+        `${result.lag.max} blocks; ${result.rpcPerBlock.total} worker RPC calls per block`,
+    );
+    return result;
+  } finally {
+    await lagSampler?.stop();
+    await load?.stop();
+    await heads.stop();
+  }
+}
+
+interface SentPayment {
+  session: BenchSession;
+  txHash: string;
+  sentAt: number;
+}
+
+interface Observed extends SentPayment {
+  paidSeenAt: number;
+}
+
+/**
+ * Sends each payment at a random moment of the window (uniform, in order), and notes when each
+ * session is first seen Paid (all outstanding ones asked in one query every 10 ms).
+ */
+async function payAtRandomMoments(
+  context: BenchContext,
+  worker: Worker,
+  sessions: BenchSession[],
+  windowMs: number,
+): Promise<Observed[]> {
+  const spread = Math.max(windowMs - LAST_PAYMENT_MARGIN_MS, 0);
+  const offsets = sessions.map(() => Math.random() * spread).sort((a, b) => a - b);
+  const start = timestamp();
+  const outstanding = new Map<string, SentPayment>();
+  const observed: Observed[] = [];
+  let failure: unknown = null;
+  const sending = (async () => {
+    for (const [index, session] of sessions.entries()) {
+      const raw = await context.payer.sign(session.payAddress, session.amount);
+      await sleep(Math.max(start + offsets[index] - timestamp(), 0));
+      const sentAt = timestamp();
+      const txHash = await context.rpc.call<string>('eth_sendRawTransaction', [raw]);
+      outstanding.set(session.id, { session, txHash, sentAt });
+    }
+  })().catch((error: unknown) => {
+    failure = error;
+  });
+  const deadline = start + windowMs + PAID_TIMEOUT_MS;
+  while (observed.length < sessions.length) {
+    if (failure) throw failure;
+    assertRunning(worker);
+    if (timestamp() > deadline) {
+      throw new Error(
+        `mainnet-shaped: ${sessions.length - observed.length} payments not Paid ` +
+          `${PAID_TIMEOUT_MS / 1000} s after the window; see the worker log.`,
+      );
+    }
+    if (outstanding.size) {
+      const paid = await paidAmong(context.db, [...outstanding.keys()]);
+      const seenAt = timestamp();
+      for (const id of paid) {
+        const payment = outstanding.get(id) as SentPayment;
+        outstanding.delete(id);
+        observed.push({ ...payment, paidSeenAt: seenAt });
+      }
+    }
+    await sleep(STATUS_POLL_MS);
+  }
+  await sending;
+  return observed;
+}
+
+/** Block of each payment (from its receipt, read afterwards) and when that block was announced. */
+async function toSamples(
+  context: BenchContext,
+  heads: HeadTracker,
+  observed: Observed[],
+): Promise<MainnetSample[]> {
+  const paidAt = await paidAtBySession(
+    context.db,
+    observed.map((item) => item.session.id),
+  );
+  const samples: MainnetSample[] = [];
+  for (const item of observed) {
+    const receipt = await waitForReceipt(context.rpc, item.txHash, RECEIPT_TIMEOUT_MS);
+    if (receipt.status !== '0x1') throw new Error(`Payment ${item.txHash} reverted.`);
+    const blockNumber = Number(receipt.blockNumber);
+    const minedAt = heads.seenAt(blockNumber + CONFIRMATIONS - 1);
+    if (minedAt === null) throw new Error(`Block ${blockNumber} was never announced.`);
+    const tickStart = paidAt.get(item.session.id) ?? item.paidSeenAt;
+    samples.push({
+      sessionId: item.session.id,
+      txHash: item.txHash,
+      blockNumber,
+      latencyMs: round(item.paidSeenAt - minedAt),
+      waitForTickMs: round(tickStart - minedAt),
+      tickMs: round(item.paidSeenAt - tickStart),
+      sendToMinedMs: round(minedAt - item.sentAt),
+    });
+  }
+  return samples;
+}
+
+interface LagSample {
+  at: number;
+  lag: number;
+}
+
+interface LagSampler {
+  stop: () => Promise<LagSample[]>;
+}
+
+/**
+ * head - cursor about every 200 ms: the head as newHeads announced it, the cursor from PostgreSQL.
+ * A fixed 200 ms would sample the same five moments of every 1 s block; jitter spreads them.
+ */
+function sampleLag(db: Client, heads: HeadTracker): LagSampler {
+  const samples: LagSample[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const at = timestamp();
+      // The head first: a block announced while the cursor is read cannot be in it anyway.
+      const head = heads.head();
+      const cursor = (await cursorBlock(db)) ?? -1;
+      samples.push({ at, lag: Math.max(head - cursor, 0) });
+      const wait = LAG_SAMPLE_MS * (0.5 + Math.random());
+      await sleep(Math.max(at + wait - timestamp(), 0));
+    }
+  })();
+  // A failed query ends the sampling; the phase's own error says why.
+  const finished = loop.catch(() => undefined);
+  return {
+    stop: async () => {
+      stopped = true;
+      await finished;
+      return samples;
+    },
+  };
+}
+
+function lagFigures(samples: LagSample[]): LagFigures {
+  const lags = distribution(samples.map((sample) => sample.lag));
+  const overLimit = samples.filter((sample) => sample.lag > MAX_LAG_BLOCKS).length;
+  const histogram: Record<string, number> = {};
+  for (const sample of samples) histogram[sample.lag] = (histogram[sample.lag] ?? 0) + 1;
+  return {
+    samples: samples.length,
+    histogram,
+    p50: lags.p50,
+    p90: lags.p90,
+    max: lags.max,
+    overLimit,
+    keptUp: samples.length > 0 && overLimit === 0,
+  };
+}
+
+function perBlockCalls(calls: WorkerRpcCalls, blocks: number): Record<string, number> {
+  const all: Record<string, number> = { ...calls.byMethod, ...calls.other };
+  const per = (count: number) => (blocks > 0 ? round(count / blocks) : 0);
+  const result: Record<string, number> = {};
+  for (const [method, count] of Object.entries(all)) result[method] = per(count);
+  result.total = per(Object.values(all).reduce((sum, count) => sum + count, 0));
+  result.polls = per(calls.polls);
+  result.fullTicks = per(calls.fullTicks);
+  return result;
+}
+
+function intervals(blocks: Array<{ at: number }>): number[] {
+  return blocks.slice(1).map((block, index) => block.at - blocks[index].at);
+}
+
+function range(from: number, to: number): number[] {
+  return from > to ? [] : Array.from({ length: to - from + 1 }, (_, offset) => from + offset);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

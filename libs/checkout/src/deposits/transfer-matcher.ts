@@ -1,0 +1,258 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { EntityManager } from 'typeorm';
+import { ChainFamily, NetworkName, NetworkRegistry, TokenTransfer } from '@app/chains';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { UnmatchedReason, UnmatchedTransfer } from '../unmatched-transfers/unmatched-transfer';
+import { DetectedTransfer } from './detected-transfers.repository';
+import { WatchedToken } from './token-index';
+
+export interface MatchedTransfers {
+  /** Transfers a session takes: its own token, on its own network, to its pay address. */
+  detected: DetectedTransfer[];
+  /** Transfers of a watched token to one of our addresses that no session may take. */
+  unmatched: UnmatchedTransfer[];
+}
+
+/** The session that owns a pay address, on whichever network of the family it was created. */
+export interface AddressSession {
+  id: string;
+  network: string;
+  pay_address: string;
+  currency_contract: string;
+  merchant_id: string;
+  sub_merchant_id: string | null;
+  livemode: boolean;
+  /** Paid, with a confirmed transfer still standing (a reorg in this tick may have taken it). */
+  paid: boolean;
+}
+
+/** A transfer already recorded on this network, as a session's or as unmatched. */
+export type KnownTransfer =
+  | { kind: 'session'; session_id: string }
+  | {
+      kind: 'unmatched';
+      reason: UnmatchedReason;
+      session_id: string | null;
+      merchant_id: string | null;
+      sub_merchant_id: string | null;
+      livemode: boolean;
+    };
+
+export interface ClassifyInput {
+  network: NetworkName;
+  tokens: Map<string, WatchedToken>;
+  found: TokenTransfer[];
+  /** Sessions by pay address, across every network of the chain family. */
+  sessions: Map<string, AddressSession>;
+  /** Addresses of our pool that no session has. */
+  poolAddresses: Set<string>;
+  /** Already recorded transfers by `transferKey`. */
+  known: Map<string, KnownTransfer>;
+  /** The deployment's environment: the livemode of transfers no session owns. */
+  livemode: boolean;
+}
+
+export function transferKey(transfer: { txHash: string; logIndex: number }): string {
+  return `${transfer.txHash}:${transfer.logIndex}`;
+}
+
+/**
+ * Sorts found transfers without touching the database. A transfer keeps the side it was first
+ * recorded on: a session's own stays the session's (the trailing rescan finds it again once the
+ * session is Paid, and must not call it a second payment), an unmatched one stays unmatched (a
+ * later change of the session never credits it silently). Zero-value transfers (address
+ * poisoning) and transfers to addresses that are not ours are dropped.
+ */
+export function classifyTransfers(input: ClassifyInput): MatchedTransfers {
+  const detected: DetectedTransfer[] = [];
+  const unmatched: UnmatchedTransfer[] = [];
+  for (const transfer of input.found) {
+    const token = input.tokens.get(transfer.tokenContract);
+    if (!token || transfer.amountBaseUnits <= 0n) continue;
+    const facts = {
+      network: input.network,
+      currency: token.currency,
+      tokenContract: transfer.tokenContract,
+      fromAddress: transfer.from,
+      toAddress: transfer.to,
+      txHash: transfer.txHash,
+      logIndex: transfer.logIndex,
+      amount: toTokenAmount(transfer.amountBaseUnits, token.decimals),
+      amountBaseUnits: transfer.amountBaseUnits.toString(),
+      blockNumber: transfer.blockNumber,
+      blockHash: transfer.blockHash,
+    };
+    const known = input.known.get(transferKey(transfer));
+    if (known?.kind === 'session') {
+      detected.push({ ...facts, sessionId: known.session_id });
+      continue;
+    }
+    if (known?.kind === 'unmatched') {
+      unmatched.push({
+        ...facts,
+        reason: known.reason,
+        sessionId: known.session_id,
+        merchantId: known.merchant_id,
+        subMerchantId: known.sub_merchant_id,
+        livemode: known.livemode,
+      });
+      continue;
+    }
+    const session = input.sessions.get(transfer.to);
+    if (session) {
+      const reason = mismatchOf(session, input.network, transfer.tokenContract);
+      if (!reason) {
+        detected.push({ ...facts, sessionId: session.id });
+      } else {
+        unmatched.push({
+          ...facts,
+          reason,
+          sessionId: session.id,
+          merchantId: session.merchant_id,
+          subMerchantId: session.sub_merchant_id,
+          livemode: session.livemode,
+        });
+      }
+    } else if (input.poolAddresses.has(transfer.to)) {
+      unmatched.push({
+        ...facts,
+        reason: 'unknown_address',
+        sessionId: null,
+        merchantId: null,
+        subMerchantId: null,
+        livemode: input.livemode,
+      });
+    }
+  }
+  return { detected, unmatched };
+}
+
+/** Why the session may not take this transfer, or null when it may. */
+function mismatchOf(
+  session: AddressSession,
+  network: string,
+  tokenContract: string,
+): UnmatchedReason | null {
+  if (session.network !== network) return 'wrong_network';
+  if (session.currency_contract !== tokenContract) return 'wrong_token';
+  if (session.paid) return 'session_already_paid';
+  return null;
+}
+
+/** Base units to a decimal string in whole tokens ("10500000", 6 -> "10.5"); never a number. */
+export function toTokenAmount(baseUnits: bigint, decimals: number): string {
+  return new Decimal(baseUnits.toString()).dividedBy(new Decimal(10).pow(decimals)).toFixed();
+}
+
+/**
+ * Sorts the transfers a scan found into those sessions take and those they do not. At most three
+ * queries per call, whatever the number of transfers: the sessions owning the receiving addresses
+ * (on any network of the family: EVM addresses are the same on every EVM chain), the pool addresses
+ * among the rest, and which of the transfers to our addresses are already recorded.
+ */
+@Injectable()
+export class TransferMatcher {
+  constructor(
+    private readonly networks: NetworkRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async match(
+    manager: EntityManager,
+    network: NetworkName,
+    tokens: Map<string, WatchedToken>,
+    found: TokenTransfer[],
+  ): Promise<MatchedTransfers> {
+    const relevant = found.filter(
+      (transfer) => tokens.has(transfer.tokenContract) && transfer.amountBaseUnits > 0n,
+    );
+    if (!relevant.length) return { detected: [], unmatched: [] };
+    const family = this.networks.get(network).chainFamily;
+    const addresses = [...new Set(relevant.map((transfer) => transfer.to))];
+    const sessions = await this.sessionsByPayAddress(manager, family, addresses);
+    const others = addresses.filter((address) => !sessions.has(address));
+    const poolAddresses = await this.poolAddressesWithoutSession(manager, family, others);
+    const ours = relevant.filter(
+      (transfer) => sessions.has(transfer.to) || poolAddresses.has(transfer.to),
+    );
+    const known = await this.knownTransfers(manager, network, ours);
+    return classifyTransfers({
+      network,
+      tokens,
+      found: relevant,
+      sessions,
+      poolAddresses,
+      known,
+      livemode: this.config.livemode,
+    });
+  }
+
+  /** One indexed query (pay_address is unique) for the sessions of every network of the family. */
+  private async sessionsByPayAddress(
+    manager: EntityManager,
+    family: ChainFamily,
+    addresses: string[],
+  ): Promise<Map<string, AddressSession>> {
+    const rows: AddressSession[] = await manager.query(
+      `SELECT s.id, s.network, s.pay_address, s.currency_contract, s.merchant_id,
+              s.sub_merchant_id, s.livemode,
+              (s.status = 'Paid' AND EXISTS (
+                 SELECT 1 FROM session_transactions t
+                  WHERE t.session_id = s.id AND t.status = 'Confirmed')) AS paid
+         FROM checkout_sessions s
+        WHERE s.pay_address = ANY($1::text[]) AND s.chain_family = $2`,
+      [addresses, family],
+    );
+    return new Map(rows.map((row) => [row.pay_address, row]));
+  }
+
+  /** Addresses of our pool (claimed by a failed request, or not yet handed out) among these. */
+  private async poolAddressesWithoutSession(
+    manager: EntityManager,
+    family: ChainFamily,
+    addresses: string[],
+  ): Promise<Set<string>> {
+    if (!addresses.length) return new Set();
+    const rows: Array<{ address: string }> = await manager.query(
+      `SELECT address FROM pay_addresses WHERE address = ANY($1::text[]) AND chain_family = $2`,
+      [addresses, family],
+    );
+    return new Set(rows.map((row) => row.address));
+  }
+
+  /** Which transfers are already recorded, as a session's (any status) or as unmatched. */
+  private async knownTransfers(
+    manager: EntityManager,
+    network: NetworkName,
+    transfers: TokenTransfer[],
+  ): Promise<Map<string, KnownTransfer>> {
+    if (!transfers.length) return new Map();
+    const rows: Array<KnownTransfer & { tx_hash: string; log_index: number }> = await manager.query(
+      `WITH found (tx_hash, log_index) AS (SELECT * FROM unnest($2::text[], $3::int[]))
+       SELECT 'session' AS kind, t.tx_hash, t.log_index, t.session_id,
+              NULL AS reason, NULL AS merchant_id, NULL AS sub_merchant_id, NULL::boolean AS livemode
+         FROM found f
+         JOIN session_transactions t
+           ON t.network = $1 AND t.tx_hash = f.tx_hash AND t.log_index = f.log_index
+       UNION ALL
+       SELECT 'unmatched', u.tx_hash, u.log_index, u.session_id,
+              u.reason, u.merchant_id, u.sub_merchant_id, u.livemode
+         FROM found f
+         JOIN unmatched_transfers u
+           ON u.network = $1 AND u.tx_hash = f.tx_hash AND u.log_index = f.log_index`,
+      [
+        network,
+        transfers.map((transfer) => transfer.txHash),
+        transfers.map((transfer) => transfer.logIndex),
+      ],
+    );
+    const known = new Map<string, KnownTransfer>();
+    for (const row of rows) {
+      const key = transferKey({ txHash: row.tx_hash, logIndex: row.log_index });
+      // A session's own wins: were a transfer ever in both tables, it is credited, not refunded.
+      if (row.kind === 'session' || !known.has(key)) known.set(key, row);
+    }
+    return known;
+  }
+}

@@ -1,0 +1,259 @@
+import { DepositWatcherService } from '@app/checkout';
+import { forgetChain } from './support/chain-reset';
+import { useChainEnvironment } from './support/chain-test-env';
+import { Devnet, startDevnet } from './support/devnet';
+import { JsonRpcRequest, RpcProxy, rpcResultReply } from './support/rpc-proxy';
+import { TestApi, TestMerchant } from './support/test-app';
+
+const SESSIONS = '/v1/checkout/sessions';
+const CONFIRMATIONS = 2;
+const LAG_BLOCKS = 20;
+
+interface Session {
+  id: string;
+  status: string;
+  amount_received: string;
+  pay_address: string;
+  transactions: Array<{ status: string; tx_hash: string }>;
+}
+
+/**
+ * Reorgs and misbehaving RPC providers, as real chains and hosted RPCs produce them: the watcher
+ * must find every payment that ends up on the chain, and undo only what the chain really undid.
+ */
+describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () => {
+  let devnet: Devnet;
+  let primary: RpcProxy;
+  let lagging: RpcProxy;
+  let api: TestApi;
+  let watcher: DepositWatcherService;
+  let environment: ReturnType<typeof useChainEnvironment>;
+
+  beforeAll(async () => {
+    devnet = await startDevnet();
+    primary = await RpcProxy.start(devnet.rpcUrl);
+    lagging = await RpcProxy.start(devnet.rpcUrl);
+    environment = useChainEnvironment(
+      devnet.networksFileJson({
+        rpcUrls: [primary.url, lagging.url],
+        confirmations: CONFIRMATIONS,
+      }),
+    );
+    api = await TestApi.start();
+    watcher = api.app.get(DepositWatcherService);
+    await forgetChain(api.app, 'ETHEREUM');
+  }, 60_000);
+
+  afterEach(async () => {
+    primary.intercept(undefined);
+    lagging.intercept(undefined);
+    await primary.up();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await primary?.stop();
+    await lagging?.stop();
+    await devnet?.stop();
+    environment?.restore();
+  });
+
+  const scan = () => watcher.scan('ETHEREUM');
+  const createSession = async (merchant: TestMerchant, amount: string) =>
+    (
+      await api
+        .post(SESSIONS, merchant, {
+          pricing_amount: amount,
+          pricing_currency: 'USD',
+          currency: 'USDT',
+          network: 'ETHEREUM',
+        })
+        .expect(201)
+    ).body as Session;
+  const read = async (merchant: TestMerchant, id: string) =>
+    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
+  const balance = async (merchant: TestMerchant) => {
+    const { body } = await api.get('/v1/balances', merchant).expect(200);
+    const entry = body.find(
+      (item: { network: string; currency: string }) =>
+        item.network === 'ETHEREUM' && item.currency === 'USDT',
+    );
+    return entry?.available ?? '0';
+  };
+  const ledgerKinds = async (sessionId: string) =>
+    (
+      await api.dataSource.query(
+        `SELECT kind FROM ledger_entries WHERE reference LIKE $1 ORDER BY id`,
+        [`checkout_session:${sessionId}:%`],
+      )
+    ).map((entry: { kind: string }) => entry.kind);
+  const transferRows = async (txHash: string) =>
+    api.dataSource.query(
+      `SELECT status, block_number::int AS block FROM session_transactions WHERE tx_hash = $1`,
+      [txHash],
+    );
+  /** The signed transaction, to mine it again on the other side of a reorg. */
+  const rawTransaction = async (txHash: string) =>
+    (await devnet.provider.send('eth_getRawTransactionByHash', [txHash])) as string;
+  const rebroadcast = async (raw: string) => {
+    await devnet.provider.send('eth_sendRawTransaction', [raw]);
+  };
+
+  it('finds a payment the reorg moved to a lower height', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '10');
+    const fork = await devnet.snapshot();
+    const forkHeight = await devnet.head();
+    await devnet.mine(3);
+    const sent = await devnet.transfer('USDT', session.pay_address, '10');
+    expect(sent.blockNumber).toBe(forkHeight + 4);
+    const raw = await rawTransaction(sent.txHash);
+    await devnet.mine(CONFIRMATIONS - 1);
+    await scan();
+    expect((await read(merchant, session.id)).status).toBe('Paid');
+
+    // The replacement chain mines the same transaction first, then grows past the old head.
+    await devnet.revert(fork);
+    await rebroadcast(raw);
+    await devnet.mine(6);
+    await scan();
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '10',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: forkHeight + 1 },
+    ]);
+    expect(await balance(merchant)).toBe('9.9');
+  });
+
+  it('finds a new payment in a replacement block at a height already scanned', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '7');
+    const fork = await devnet.snapshot();
+    await devnet.mine(3);
+    await scan();
+
+    await devnet.revert(fork);
+    const sent = await devnet.transfer('USDT', session.pay_address, '7');
+    await devnet.mine(4);
+    await scan();
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '7',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: sent.blockNumber },
+    ]);
+  });
+
+  it('undoes a reorg deeper than the confirmations, then counts the payment once when re-mined', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '10');
+    const fork = await devnet.snapshot();
+    const sent = await devnet.transfer('USDT', session.pay_address, '10');
+    const raw = await rawTransaction(sent.txHash);
+    await devnet.mine(CONFIRMATIONS + 3);
+    await scan();
+    expect((await read(merchant, session.id)).status).toBe('Paid');
+    expect(await balance(merchant)).toBe('9.9');
+
+    await devnet.revert(fork);
+    await devnet.mine(CONFIRMATIONS + 6);
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '0',
+    });
+    expect(await balance(merchant)).toBe('0');
+
+    await rebroadcast(raw);
+    await devnet.mine(CONFIRMATIONS);
+    await scan();
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '10',
+    });
+    expect(await balance(merchant)).toBe('9.9');
+    expect(await transferRows(sent.txHash)).toHaveLength(1);
+    expect(await ledgerKinds(session.id)).toEqual(['deposit', 'deposit_reversal', 'deposit']);
+  });
+
+  it('reverts nothing when the failover RPC is 20 blocks behind', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '5');
+    await devnet.mine(1);
+    // The second provider stops following the chain here.
+    const frozenAt = await devnet.head();
+    lagging.intercept(behindAt(frozenAt));
+    const sent = await devnet.transfer('USDT', session.pay_address, '5');
+    await devnet.mine(LAG_BLOCKS - 1);
+    await scan();
+    expect((await read(merchant, session.id)).status).toBe('Paid');
+    expect(sent.blockNumber).toBeGreaterThan(frozenAt);
+
+    // The primary goes away; only the lagging provider answers.
+    await primary.down();
+    await scan().catch(() => undefined);
+    await scan().catch(() => undefined);
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '5',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: sent.blockNumber },
+    ]);
+    expect(await balance(merchant)).toBe('4.95');
+    expect(await ledgerKinds(session.id)).toEqual(['deposit']);
+  });
+
+  it('finds a payment a load-balanced RPC left out of one eth_getLogs answer', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '3');
+    const sent = await devnet.transfer('USDT', session.pay_address, '3');
+    // One backend behind the load balancer has not seen the block yet: its answer is empty.
+    // (Both URLs: the watcher sticks to whichever answered last.)
+    let shortAnswers = 0;
+    const shortOnce = (request: JsonRpcRequest) => {
+      if (request.method !== 'eth_getLogs' || shortAnswers > 0) return undefined;
+      shortAnswers += 1;
+      return rpcResultReply(request, []);
+    };
+    primary.intercept(shortOnce);
+    lagging.intercept(shortOnce);
+    await scan();
+    expect(shortAnswers).toBe(1);
+    expect((await read(merchant, session.id)).transactions).toEqual([]);
+
+    primary.intercept(undefined);
+    lagging.intercept(undefined);
+    await devnet.mine(CONFIRMATIONS - 1);
+    await scan();
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '3',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: sent.blockNumber },
+    ]);
+  });
+});
+
+/** A node that stopped at `height`: its head stays there and later blocks do not exist for it. */
+function behindAt(height: number) {
+  return (request: JsonRpcRequest) => {
+    if (request.method === 'eth_blockNumber') {
+      return rpcResultReply(request, `0x${height.toString(16)}`);
+    }
+    if (request.method === 'eth_getBlockByNumber') {
+      const [tag] = request.params as [string];
+      if (tag === 'latest' || Number(tag) > height) return rpcResultReply(request, null);
+    }
+    return undefined;
+  };
+}

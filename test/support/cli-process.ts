@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const CLI_TIMEOUT_MS = 60_000;
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: CLI_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/**
+ * The operator CLI as its own process, built fresh for one suite (dist/ is git-ignored) the way
+ * `npm run build` does it, without type checking (that is `npx tsc`'s job). It runs on this test
+ * run's database and Redis, with the environment of the calling process (NETWORKS_FILE too).
+ */
+export class CliProcess {
+  private constructor(private readonly build: string) {}
+
+  static async build(name: string): Promise<CliProcess> {
+    const build = join(ROOT, 'dist', `cli-e2e-${name}-${process.pid}`);
+    const result = await run([
+      require.resolve('typescript/bin/tsc'),
+      ...['-p', 'apps/cli/tsconfig.app.json', '--noCheck', '--sourceMap', 'false'],
+      ...['--outDir', build],
+    ]);
+    if (result.code !== 0) throw new Error(`CLI build failed: ${result.stdout}${result.stderr}`);
+    return new CliProcess(build);
+  }
+
+  run(...args: string[]): Promise<CliResult> {
+    return run(
+      ['-r', 'tsconfig-paths/register', join(this.build, 'apps/cli/src/main.js'), ...args],
+      { TS_NODE_BASEURL: this.build, LOG_LEVEL: 'silent' },
+    );
+  }
+
+  remove(): void {
+    rmSync(this.build, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,214 @@
+import { INestApplicationContext, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DepositWatcherService } from '@app/checkout';
+import { WatchedTokens } from '@app/checkout/deposits/watched-tokens';
+import { TokenDecimalsCheck } from '../apps/worker/src/deposits/token-decimals.check';
+import { WorkerModule } from '../apps/worker/src/worker.module';
+import { forgetChain } from './support/chain-reset';
+import { useChainEnvironment } from './support/chain-test-env';
+import { DEVNET_TOKEN_DECIMALS, Devnet, startDevnet } from './support/devnet';
+import { RpcProxy } from './support/rpc-proxy';
+import { TestApi, TestMerchant } from './support/test-app';
+import { waitFor } from './support/wait-for';
+
+const SESSIONS = '/v1/checkout/sessions';
+// What an operator might type for USDT when copying BSC's entry: the devnet token has 6.
+const WRONG_DECIMALS = 18;
+
+interface Session {
+  id: string;
+  status: string;
+  amount_received: string;
+  pay_address: string;
+  transactions: Array<{ amount: string; status: string }>;
+}
+
+describe('Token decimals checked against the contract (anvil ERC-20 with 6 decimals)', () => {
+  let devnet: Devnet;
+  let proxy: RpcProxy;
+  let api: TestApi | undefined;
+  let worker: INestApplicationContext | undefined;
+  let environment: ReturnType<typeof useChainEnvironment> | undefined;
+
+  beforeAll(async () => {
+    devnet = await startDevnet();
+    proxy = await RpcProxy.start(devnet.rpcUrl);
+    expect(devnet.tokens.USDT.decimals).toBe(DEVNET_TOKEN_DECIMALS);
+  }, 60_000);
+
+  afterEach(async () => {
+    await worker?.close();
+    await api?.close();
+    worker = undefined;
+    api = undefined;
+    environment?.restore();
+    environment = undefined;
+    await proxy.up();
+    jest.restoreAllMocks();
+  });
+
+  afterAll(async () => {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  /** ETHEREUM on the devnet, USDT with the given decimals, USDC right. */
+  const useNetworks = (
+    usdtDecimals: number,
+    extra: Record<string, string> = {},
+    rpcUrl?: string,
+  ) => {
+    environment = useChainEnvironment(
+      devnet.networksFileJson({
+        ...(rpcUrl ? { rpcUrls: [rpcUrl] } : {}),
+        tokens: {
+          USDT: { contract: devnet.tokens.USDT.contract, decimals: usdtDecimals },
+          USDC: { ...devnet.tokens.USDC },
+        },
+      }),
+      extra,
+    );
+  };
+  const startApi = async (): Promise<TestApi> => {
+    api = await TestApi.start();
+    return api;
+  };
+  const createSession = async (
+    app: TestApi,
+    merchant: TestMerchant,
+    amount: string,
+    currency = 'USDT',
+  ) =>
+    (
+      await app
+        .post(SESSIONS, merchant, {
+          pricing_amount: amount,
+          pricing_currency: 'USD',
+          currency,
+          network: 'ETHEREUM',
+        })
+        .expect(201)
+    ).body as Session;
+  const read = async (app: TestApi, merchant: TestMerchant, id: string) =>
+    (await app.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
+  const transactionsOf = (app: TestApi, sessionId: string) =>
+    app.count('session_transactions', 'session_id = $1', [sessionId]);
+
+  it('does not credit a token configured with wrong decimals, reports it, and credits once they are right', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    useNetworks(WRONG_DECIMALS);
+    const app = await startApi();
+    await forgetChain(app.app, 'ETHEREUM');
+    const watcher = app.app.get(DepositWatcherService);
+    const merchant = await app.createMerchant();
+    const inUsdt = await createSession(app, merchant, '10');
+    const inUsdc = await createSession(app, merchant, '5', 'USDC');
+
+    await devnet.transfer('USDT', inUsdt.pay_address, '10');
+    await devnet.transfer('USDC', inUsdc.pay_address, '5');
+    await watcher.scan('ETHEREUM');
+    await devnet.mine(2);
+    await watcher.scan('ETHEREUM');
+
+    // The right token of the same network is credited in the same ticks...
+    expect(await read(app, merchant, inUsdc.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '5',
+    });
+    // ...the wrong one is not seen at all: it would have been credited 10^-12 of the payment.
+    expect(await read(app, merchant, inUsdt.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '0',
+      transactions: [],
+    });
+    expect(await transactionsOf(app, inUsdt.id)).toBe(0);
+
+    const refused = {
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      contract: devnet.tokens.USDT.contract,
+      configured: WRONG_DECIMALS,
+      actual: DEVNET_TOKEN_DECIMALS,
+    };
+    expect(app.app.get(WatchedTokens).refusedTokens()).toEqual([refused]);
+    expect(errors).toHaveBeenCalledWith(
+      refused,
+      expect.stringMatching(
+        /^ETHEREUM USDT: configured with 18 decimals, but the contract .* has 6\./,
+      ),
+    );
+
+    // The same flow with the decimals fixed (and the process restarted) credits.
+    await app.close();
+    environment?.restore();
+    useNetworks(DEVNET_TOKEN_DECIMALS);
+    const fixed = await startApi();
+    const session = await createSession(fixed, merchant, '10');
+    await devnet.transfer('USDT', session.pay_address, '10');
+    await fixed.app.get(DepositWatcherService).scan('ETHEREUM');
+    await devnet.mine(2);
+    await fixed.app.get(DepositWatcherService).scan('ETHEREUM');
+
+    const paid = await read(fixed, merchant, session.id);
+    expect(paid).toMatchObject({ status: 'Paid', amount_received: '10' });
+    expect(paid.transactions).toEqual([
+      expect.objectContaining({ amount: '10', status: 'Confirmed' }),
+    ]);
+    expect(fixed.app.get(WatchedTokens).refusedTokens()).toEqual([]);
+  });
+
+  it('checks at worker start and says so loudly', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    useNetworks(WRONG_DECIMALS, { WATCH_NETWORKS: 'ETHEREUM' });
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+
+    const checks = await worker.get(TokenDecimalsCheck).done;
+    expect(checks.map((check) => [check.token.currency, check.status]).sort()).toEqual([
+      ['USDC', 'verified'],
+      ['USDT', 'refused'],
+    ]);
+    expect(worker.get(WatchedTokens, { strict: false }).refusedTokens()).toEqual([
+      expect.objectContaining({ currency: 'USDT', configured: 18, actual: 6 }),
+    ]);
+    expect(errors).toHaveBeenCalledWith(
+      { network: 'ETHEREUM', currency: 'USDT', configured: 18, actual: 6 },
+      expect.stringMatching(
+        /^WRONG TOKEN DECIMALS: ETHEREUM USDT is configured with 18, its contract has 6/,
+      ),
+    );
+  }, 60_000);
+
+  it('starts the worker while the RPC is down, and watches once the decimals are confirmed', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
+    await proxy.down('refuse');
+    useNetworks(DEVNET_TOKEN_DECIMALS, { WATCH_NETWORKS: 'ETHEREUM' }, proxy.url);
+    const app = await startApi();
+    const merchant = await app.createMerchant();
+    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
+    await worker.init();
+
+    const checks = await worker.get(TokenDecimalsCheck).done;
+    expect(checks.map((check) => check.status)).toEqual(['unverified', 'unverified']);
+    const watchedTokens = worker.get(WatchedTokens, { strict: false });
+    expect(watchedTokens.unverifiedTokens()).toEqual([
+      expect.objectContaining({ currency: 'USDC', transient: true }),
+      expect.objectContaining({ currency: 'USDT', transient: true }),
+    ]);
+    expect(warnings).toHaveBeenCalledWith(
+      expect.objectContaining({ network: 'ETHEREUM' }),
+      expect.stringMatching(/^Token decimals not verified at start/),
+    );
+
+    // The node comes back: the watcher checks on its next tick, then credits.
+    await proxy.up();
+    const session = await createSession(app, merchant, '3');
+    await devnet.transfer('USDT', session.pay_address, '3');
+    await waitFor(
+      async () => (await read(app, merchant, session.id)).status === 'Paid',
+      60_000,
+      'the session to be Paid',
+    );
+    expect(watchedTokens.unverifiedTokens()).toEqual([]);
+  }, 90_000);
+});

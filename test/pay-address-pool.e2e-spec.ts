@@ -88,6 +88,16 @@ describe('Pay-address pool', () => {
     const { body: session } = await api.post(SESSIONS, merchant, body).expect(201);
     expect(session.pay_address).not.toBe('0x000000000000000000000000000000000000dEaD');
   });
+
+  it('derives a shortfall once when two workers refill at the same moment', async () => {
+    await api.dataSource.query(`DELETE FROM pay_addresses WHERE claimed_at IS NULL`);
+    // Two refills racing, as two workers whose ticks coincide: one derives, the other finds the
+    // lock taken (or, arriving later, a full pool) and adds nothing.
+    const added = await Promise.all([pool.refill('EVM', 1200, 600), pool.refill('EVM', 1200, 600)]);
+
+    expect(added.sort((a, b) => a - b)).toEqual([0, 1200]);
+    expect(await unclaimed('EVM')).toBe(1200);
+  }, 120_000);
 });
 
 describe('Pay-address pool under more concurrent requests than database connections', () => {

@@ -4,8 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
-import { POOL_TARGET_SIZE } from '@app/checkout';
+import { APP_CONFIG, AppConfig, MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -36,6 +35,7 @@ describe('Worker (real Redis and Bull)', () => {
 
   afterAll(() => worker.close());
 
+  const poolTarget = () => worker.get<AppConfig>(APP_CONFIG).payAddressPool.targetSize;
   const unclaimed = async (family: string) => {
     const rows: Array<{ count: string }> = await dataSource.query(
       `SELECT count(*) AS count FROM pay_addresses WHERE chain_family = $1 AND claimed_at IS NULL`,
@@ -56,8 +56,7 @@ describe('Worker (real Redis and Bull)', () => {
   it('fills an empty pay-address pool of every chain family on start', async () => {
     await waitFor(
       async () =>
-        (await unclaimed('EVM')) >= POOL_TARGET_SIZE &&
-        (await unclaimed('TRON')) >= POOL_TARGET_SIZE,
+        (await unclaimed('EVM')) >= poolTarget() && (await unclaimed('TRON')) >= poolTarget(),
       60_000,
     );
   }, 70_000);

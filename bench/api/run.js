@@ -16,10 +16,15 @@ const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const DATABASE = 'payments_bench';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 const ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE_POOL_SIZE = 20;
-const LOG_LEVEL = 'warn';
+// The tuned setup only: the default setup leaves both to the service's own defaults.
+const TUNED_DATABASE_POOL_SIZE = 20;
+const TUNED_LOG_LEVEL = 'warn';
 const CLI_MAIN = 'dist/apps/cli/apps/cli/src/main.js';
 const API_MAIN = 'dist/apps/api/apps/api/src/main.js';
+const WORKER_MAIN = 'dist/apps/worker/apps/worker/src/main.js';
+// The service's default pool size (PAY_ADDRESS_POOL_TARGET); the worker fills it on start.
+const DEFAULT_POOL_TARGET = 60000;
+const POOL_FILL_TIMEOUT_MS = 600_000;
 const BARE_MAIN = path.join(__dirname, 'bare-server.js');
 // Public test account keys: no development wallet is generated, no real funds are involved.
 const HD_EVM_XPUB =
@@ -42,8 +47,11 @@ const REQUEST_TIMEOUT_S = 5;
 const OTHER_LOAD_WARNING_CORES = 0.2;
 
 const USAGE = `Usage: npm run bench:api [-- options]
+  --setup default|tuned default: API and worker as the README starts them (default logging and
+                        pool, the worker filling the pay-address pool); tuned: the API alone,
+                        LOG_LEVEL=warn, NODE_ENV=production, pool pre-filled by the CLI
   --no-build            use dist/ as it is (default: npm run build first)
-  --duration S          measured seconds per scenario (default 8)
+  --duration S          measured seconds per scenario (default 20, a burst; tuned: 8)
   --warmup S            discarded warm-up seconds per scenario (default 2)
   --connections N       autocannon connections (default 32)
   --seed N              sessions of the merchant before the read scenarios (default 5000)
@@ -55,8 +63,9 @@ const USAGE = `Usage: npm run bench:api [-- options]
 
 const { values: args } = parseArgs({
   options: {
+    setup: { type: 'string', default: 'default' },
     'no-build': { type: 'boolean', default: false },
-    duration: { type: 'string', default: '8' },
+    duration: { type: 'string' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     seed: { type: 'string', default: '5000' },
@@ -71,17 +80,24 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
+if (!['default', 'tuned'].includes(args.setup)) {
+  console.error(`--setup must be default or tuned.\n\n${USAGE}`);
+  process.exit(2);
+}
+const TUNED = args.setup === 'tuned';
 // Where the app under test is built and run from (this repository unless --app-dir).
 const APP_ROOT = path.resolve(args['app-dir'] ?? ROOT);
 const settings = {
+  setup: args.setup,
   connections: positiveInteger(args.connections, 'connections'),
   warmup_s: positiveInteger(args.warmup, 'warmup'),
-  duration_s: positiveInteger(args.duration, 'duration'),
+  duration_s: positiveInteger(args.duration ?? (TUNED ? '8' : '20'), 'duration'),
   seed_sessions: positiveInteger(args.seed, 'seed'),
   attempts: positiveInteger(args.attempts, 'attempts'),
-  database_pool_size: DATABASE_POOL_SIZE,
-  log_level: LOG_LEVEL,
-  node_env: 'production',
+  database_pool_size: TUNED ? TUNED_DATABASE_POOL_SIZE : 'service default',
+  log_level: TUNED ? TUNED_LOG_LEVEL : 'service default',
+  node_env: TUNED ? 'production' : 'unset',
+  worker: !TUNED,
   pipelining: 1,
 };
 
@@ -211,13 +227,22 @@ function step(message) {
 }
 
 function appEnv(extra = {}) {
+  const env = { ...process.env };
+  // The default setup is the service's own configuration: nothing inherited may tune it.
+  for (const name of ['NODE_ENV', 'LOG_LEVEL', 'DATABASE_POOL_SIZE', 'PAY_ADDRESS_POOL_TARGET']) {
+    delete env[name];
+  }
   return {
-    ...process.env,
+    ...env,
     APP_ENV: 'sandbox',
-    NODE_ENV: 'production',
-    LOG_LEVEL,
+    ...(TUNED
+      ? {
+          NODE_ENV: 'production',
+          LOG_LEVEL: TUNED_LOG_LEVEL,
+          DATABASE_POOL_SIZE: String(TUNED_DATABASE_POOL_SIZE),
+        }
+      : {}),
     DATABASE_URL,
-    DATABASE_POOL_SIZE: String(DATABASE_POOL_SIZE),
     HD_EVM_XPUB,
     HD_TRON_XPUB,
     ...extra,
@@ -310,6 +335,26 @@ async function count(db, sql) {
 
 const unclaimedAddresses = (db) =>
   count(db, `SELECT count(*) AS n FROM pay_addresses WHERE claimed_at IS NULL`);
+
+/** Default setup: the worker fills the pool on start, as it does in production. */
+async function waitForWorkerPool(db, worker) {
+  const started = Date.now();
+  const full = async () =>
+    (await count(
+      db,
+      `SELECT min(n) AS n FROM (SELECT count(*) AS n FROM pay_addresses
+        WHERE claimed_at IS NULL GROUP BY chain_family) counts`,
+    )) >= DEFAULT_POOL_TARGET;
+  while (!(await full())) {
+    if (worker.exitCode !== null) throw new Error(`the worker exited; see ${worker.logFile}`);
+    if (Date.now() - started > POOL_FILL_TIMEOUT_MS) {
+      throw new Error(`the worker did not fill the pool in ${POOL_FILL_TIMEOUT_MS / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  step(`  the worker filled the pool to ${DEFAULT_POOL_TARGET} per chain family (${seconds} s)`);
+}
 
 async function ensurePool(db, wanted) {
   const before = await unclaimedAddresses(db);
@@ -446,10 +491,11 @@ function machineCpuMs() {
   }
 }
 
-function cpuSnapshot(serverPid) {
+function cpuSnapshot(serverPid, workerPid) {
   const client = process.cpuUsage();
   return {
     server: processCpuMs(serverPid),
+    worker: workerPid ? processCpuMs(workerPid) : null,
     postgres: postgresCpuMs(),
     client: (client.user + client.system) / 1000,
     machine: machineCpuMs(),
@@ -458,7 +504,7 @@ function cpuSnapshot(serverPid) {
 
 function cpuDelta(before, after, requests, seconds) {
   const delta = {};
-  for (const part of ['server', 'client']) {
+  for (const part of ['server', 'worker', 'client']) {
     delta[part] =
       before[part] === null || after[part] === null ? null : Math.round(after[part] - before[part]);
   }
@@ -492,6 +538,7 @@ function cpuDelta(before, after, requests, seconds) {
     ms: delta,
     us_per_request: {
       server: perRequest(delta.server),
+      worker: perRequest(delta.worker),
       postgres: perRequest(delta.postgres),
       client: perRequest(delta.client),
     },
@@ -537,9 +584,15 @@ async function runScenario(scenario, context, failures, warnings) {
     step(
       `${scenario.name}: measuring ${settings.duration_s} s${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
     );
-    const cpuBefore = cpuSnapshot(serverPid);
+    const workerPid = scenario.server === 'api' ? context.pids.worker : undefined;
+    const cpuBefore = cpuSnapshot(serverPid, workerPid);
     const result = summarize(await load(scenario, context, settings.duration_s));
-    result.cpu = cpuDelta(cpuBefore, cpuSnapshot(serverPid), result.requests, result.duration_s);
+    result.cpu = cpuDelta(
+      cpuBefore,
+      cpuSnapshot(serverPid, workerPid),
+      result.requests,
+      result.duration_s,
+    );
     attempts.push(result);
     const other = result.cpu.machine?.other_cores ?? 0;
     step(
@@ -624,6 +677,7 @@ function printTable(results, ratios) {
       'errors',
       'vs bare',
       'CPU µs/req: server',
+      'worker',
       'postgres',
       'client',
       'cores busy',
@@ -642,6 +696,7 @@ function printTable(results, ratios) {
       `${m.errors}${m.timeouts ? ` (${m.timeouts} timeouts)` : ''}`,
       ratio ? `${ratio.ratio.toFixed(2)} of ${ratio.baseline}` : '',
       formatNumber(m.cpu.us_per_request.server ?? '?'),
+      formatNumber(m.cpu.us_per_request.worker ?? '-'),
       formatNumber(m.cpu.us_per_request.postgres ?? '?'),
       formatNumber(m.cpu.us_per_request.client ?? '?'),
       m.cpu.cores_busy.toFixed(2),
@@ -717,7 +772,11 @@ async function main() {
       path.join(__dirname, 'exit-on-sigterm.js'),
     );
   }
-  step(`starting the API on :${apiPort} (LOG_LEVEL=${LOG_LEVEL}: request logging at warn)`);
+  step(
+    TUNED
+      ? `starting the API alone on :${apiPort} (tuned: LOG_LEVEL=${TUNED_LOG_LEVEL})`
+      : `starting the API on :${apiPort} and one worker (default configuration and logging)`,
+  );
   const api = startNode(
     'api',
     [...apiNodeArgs, API_MAIN],
@@ -726,6 +785,12 @@ async function main() {
   );
   const urls = { api: `http://127.0.0.1:${apiPort}`, bare: `http://127.0.0.1:${barePort}` };
   await waitForHealth(api, urls.api);
+  let worker = null;
+  if (!TUNED) {
+    logs.worker = path.join(RESULTS_DIR, `api-${stamp}.worker.log`);
+    worker = startNode('worker', [WORKER_MAIN], appEnv(), logs.worker);
+    await waitForWorkerPool(db, worker);
+  }
 
   const created = await fetch(`${urls.api}/v1/checkout/sessions`, {
     method: 'POST',
@@ -752,7 +817,7 @@ async function main() {
   );
   await waitForHealth(bare, urls.bare);
 
-  const pids = { api: api.pid, bare: bare.pid };
+  const pids = { api: api.pid, bare: bare.pid, worker: worker?.pid };
   const context = { db, urls, pids, apiKey: merchant.api_key, sessionId: session.id };
   const failures = [];
   const warnings = [];
@@ -776,8 +841,12 @@ async function main() {
 
   console.log(
     `\nc=${settings.connections}, warm-up ${settings.warmup_s} s discarded, ` +
-      `measured ${settings.duration_s} s per scenario; LOG_LEVEL=${LOG_LEVEL} (request logging ` +
-      `at warn), NODE_ENV=production, DB pool ${DATABASE_POOL_SIZE} in both servers; ` +
+      `measured ${settings.duration_s} s per scenario; ` +
+      (TUNED
+        ? `tuned setup: the API alone, LOG_LEVEL=${TUNED_LOG_LEVEL} (request logging at warn), ` +
+          `NODE_ENV=production, DB pool ${TUNED_DATABASE_POOL_SIZE}, pool pre-filled by the CLI; `
+        : 'default setup: API and worker as the README starts them, default logging and ' +
+          'configuration, the pool filled by the worker; ') +
       `${settings.seed_sessions} sessions before the reads.`,
   );
   printTable(results, ratios);

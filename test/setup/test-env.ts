@@ -17,4 +17,7 @@ Object.assign(process.env, {
   DATABASE_POOL_SIZE: '30',
   // Suites that watch a chain point NETWORKS_FILE at their own devnet and name the network.
   WATCH_NETWORKS: 'none',
+  // Every worker a suite starts fills the pool; the production size (60,000 per family) would
+  // spend minutes of the run's CPU deriving addresses no test uses.
+  PAY_ADDRESS_POOL_TARGET: '500',
 });

@@ -10,6 +10,7 @@ import {
   UnmatchedTransfersService,
 } from '@app/checkout';
 import { CHAIN_FAMILIES, ChainFamily, NETWORK_NAMES, NetworkName } from '@app/chains';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus, WalletStatus } from '@app/payouts';
 
 export type Options = Record<string, string | string[] | boolean | undefined>;
@@ -234,7 +235,8 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   'pool:fill': async (app, options) => {
-    const count = Number(options.count ?? 2000);
+    // By default up to the pool size the worker keeps (PAY_ADDRESS_POOL_TARGET).
+    const count = Number(options.count ?? app.get<AppConfig>(APP_CONFIG).payAddressPool.targetSize);
     if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
       throw new UsageError('--count must be a whole number from 1 to 1000000.');
     }
@@ -268,7 +270,7 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   keys:create --merchant MERCHANT_ID           issue another API key (shown once)
   keys:list --merchant MERCHANT_ID
   keys:revoke --key API_KEY_ID
-  pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed
+  pool:fill [--count N] [--family EVM|TRON]    pre-derive pay addresses up to N unclaimed (default: the pool target)
   wallets:status                               each hot wallet: address, token and native
                                                balances, next nonce, payouts in flight and waiting
   payouts:list [--status STATUS]...            payouts in these statuses (repeat, or a comma list;

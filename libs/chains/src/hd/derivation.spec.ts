@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb } from 'tronweb';
 import {
+  bip32,
   deriveAddress,
   deriveEvmAddress,
   deriveTronAddress,
@@ -75,7 +76,7 @@ describe('HD address derivation', () => {
 
   it('parses each xpub once', () => {
     const fresh = accountXpub(hardhatRoot, "m/44'/60'/7'");
-    const parse = jest.spyOn(HDNodeWallet, 'fromExtendedKey');
+    const parse = jest.spyOn(bip32, 'fromBase58');
     try {
       for (let index = 0; index < 5; index += 1) deriveEvmAddress(fresh, index);
       expect(parse).toHaveBeenCalledTimes(1);

@@ -1,10 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CHAIN_FAMILIES, ChainFamily, HdWallet } from '@app/chains';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { DerivedAddress, PayAddressesRepository } from './pay-addresses.repository';
 
-// Derivation costs 1-3 ms of CPU, so the worker keeps addresses ready and the API only claims one.
-export const POOL_LOW_WATERMARK = 500;
-export const POOL_TARGET_SIZE = 2000;
+// Derivation costs a fraction of a millisecond of CPU per address, so the worker keeps addresses
+// ready (PAY_ADDRESS_POOL_TARGET) and the API only claims one.
 const REFILL_BATCH_SIZE = 500;
 // Each API process takes this many pooled addresses per round trip and hands them out from memory.
 export const CLAIM_BATCH_SIZE = 50;
@@ -19,6 +19,7 @@ export class PayAddressPool {
   constructor(
     private readonly hdWallet: HdWallet,
     private readonly addresses: PayAddressesRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The HD key addresses are derived from now; claims only take addresses of this key. */
@@ -76,8 +77,8 @@ export class PayAddressPool {
 
   /** Tops every chain family up to `targetSize` unclaimed addresses when below the watermark. */
   async refillAll(
-    targetSize = POOL_TARGET_SIZE,
-    lowWatermark = Math.min(POOL_LOW_WATERMARK, targetSize),
+    targetSize = this.config.payAddressPool.targetSize,
+    lowWatermark = Math.min(this.config.payAddressPool.lowWatermark, targetSize),
   ): Promise<Record<ChainFamily, number>> {
     const added = {} as Record<ChainFamily, number>;
     for (const family of CHAIN_FAMILIES) {
@@ -86,8 +87,25 @@ export class PayAddressPool {
     return added;
   }
 
+  /**
+   * One refill per key at a time across all workers (an advisory lock): two workers that both saw
+   * the pool low would otherwise each derive the whole shortfall. A worker that finds the lock
+   * taken adds nothing; the holder fills the pool.
+   */
   async refill(family: ChainFamily, targetSize: number, lowWatermark: number): Promise<number> {
     const fingerprint = this.fingerprintOf(family);
+    const added = await this.addresses.whileRefillLocked(family, fingerprint, () =>
+      this.refillLocked(family, fingerprint, targetSize, lowWatermark),
+    );
+    return added ?? 0;
+  }
+
+  private async refillLocked(
+    family: ChainFamily,
+    fingerprint: string,
+    targetSize: number,
+    lowWatermark: number,
+  ): Promise<number> {
     const unclaimed = await this.addresses.countUnclaimed(family, fingerprint);
     if (unclaimed >= lowWatermark) return 0;
     let missing = targetSize - unclaimed;

@@ -87,6 +87,35 @@ export class PayAddressesRepository {
     );
   }
 
+  /**
+   * Runs `work` holding a session-level advisory lock for this key's refills, or returns undefined
+   * at once when another process holds it. The lock lives on a connection of its own, released
+   * (with the connection) whatever `work` does; `work` uses ordinary pooled connections.
+   */
+  async whileRefillLocked<T>(
+    family: ChainFamily,
+    fingerprint: string,
+    work: () => Promise<T>,
+  ): Promise<T | undefined> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    const lockKey = `pay_addresses.refill:${family}:${fingerprint}`;
+    try {
+      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+        [lockKey],
+      );
+      if (!locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
   async countUnclaimed(family: ChainFamily, fingerprint: string): Promise<number> {
     const rows: Array<{ count: string }> = await this.dataSource.query(
       `SELECT count(*) AS count FROM pay_addresses

@@ -84,6 +84,25 @@ describe('loadAppConfig', () => {
     expect(withUrl('http://fx.example.com/rates?key=SECRET')).not.toThrow('SECRET');
   });
 
+  it('sizes the pay-address pool for a burst, with the watermark at a sixth by default', () => {
+    expect(loadAppConfig({}).payAddressPool).toEqual({ targetSize: 60000, lowWatermark: 10000 });
+    expect(loadAppConfig({ PAY_ADDRESS_POOL_TARGET: '600' }).payAddressPool).toEqual({
+      targetSize: 600,
+      lowWatermark: 100,
+    });
+    // A watermark above the target would refill on every tick: capped at the target.
+    expect(
+      loadAppConfig({ PAY_ADDRESS_POOL_TARGET: '600', PAY_ADDRESS_POOL_LOW_WATERMARK: '5000' })
+        .payAddressPool,
+    ).toEqual({ targetSize: 600, lowWatermark: 600 });
+    expect(() => loadAppConfig({ PAY_ADDRESS_POOL_TARGET: '5' })).toThrow(
+      'PAY_ADDRESS_POOL_TARGET',
+    );
+    expect(() => loadAppConfig({ PAY_ADDRESS_POOL_LOW_WATERMARK: 'lots' })).toThrow(
+      'PAY_ADDRESS_POOL_LOW_WATERMARK',
+    );
+  });
+
   it('strips a trailing slash from PUBLIC_URL', () => {
     expect(loadAppConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe(
       'https://pay.example.com',

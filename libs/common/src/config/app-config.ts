@@ -32,6 +32,15 @@ export interface AppConfig {
   trongridApiKey?: string;
   payouts: PayoutConfig;
   webhooks: WebhookConfig;
+  payAddressPool: PayAddressPoolConfig;
+}
+
+/** Pre-derived pay addresses the worker keeps ready (see docs/decisions.md, pay-address pool). */
+export interface PayAddressPoolConfig {
+  /** Unclaimed addresses per chain family after a refill... */
+  targetSize: number;
+  /** ...which starts when fewer than this many are left. */
+  lowWatermark: number;
 }
 
 /** Webhook delivery (see docs/events-and-webhooks.md). */
@@ -131,6 +140,13 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       retryDelayMs: env.PAYOUT_RETRY_DELAY_MS,
       sendConcurrency: env.PAYOUT_SEND_CONCURRENCY,
       tronFeeLimitSun: env.PAYOUT_TRON_FEE_LIMIT_SUN,
+    },
+    payAddressPool: {
+      targetSize: env.PAY_ADDRESS_POOL_TARGET,
+      lowWatermark: Math.min(
+        env.PAY_ADDRESS_POOL_LOW_WATERMARK ?? Math.ceil(env.PAY_ADDRESS_POOL_TARGET / 6),
+        env.PAY_ADDRESS_POOL_TARGET,
+      ),
     },
     webhooks: {
       allowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',

@@ -249,6 +249,24 @@ export class EnvironmentVariables {
   @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   @Max(200, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   DATABASE_POOL_SIZE = 20;
+
+  // Sized for a burst: at 1,000 sessions a second, 20 s of creation takes 20,000 addresses per
+  // family without the worker deriving any (derivation competes with the API for CPU).
+  @Transform(toInteger)
+  @IsInt({ message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
+  @Min(10, { message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
+  @Max(1000000, { message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
+  PAY_ADDRESS_POOL_TARGET = 60000;
+
+  /** Below this many unclaimed addresses the worker tops the pool up; default a sixth of the target. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.' })
+  @Min(1, { message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.' })
+  @Max(1000000, {
+    message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.',
+  })
+  PAY_ADDRESS_POOL_LOW_WATERMARK?: number;
 }
 
 // Production must be told where everything is; the sandbox may fall back to local defaults.

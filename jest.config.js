@@ -30,6 +30,7 @@ module.exports = {
   ],
   maxWorkers: 1,
   // Global only: jest-circus reads the global testTimeout and ignores one set in a project (which
-  // left the end-to-end suites at the 5 s default).
-  testTimeout: 30000,
+  // left the end-to-end suites at the 5 s default). Generous: suites start apps and processes,
+  // which takes seconds apiece on a slow shared 2-core machine; tests wait for conditions.
+  testTimeout: 120000,
 };

@@ -221,6 +221,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     expect(balance).toMatchObject({ network: 'ETHEREUM', currency: 'USDT', available: '9.9' });
   });
 
+  // Six CLI processes, each starting Nest: seconds apiece on a loaded machine.
   it('records a transfer to a pool address without a session for operators only (CLI)', async () => {
     // An address a failed request claimed and never used: ours, but no session's.
     const { address } = await api.app.get(PayAddressPool).next('EVM');
@@ -286,7 +287,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
       [sent.txHash],
     );
     expect(count).toBe(1);
-  });
+  }, 180_000);
 
   it('ignores zero-value transfers entirely (address poisoning)', async () => {
     const merchant = await api.createMerchant();

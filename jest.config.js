@@ -25,6 +25,7 @@ module.exports = {
       moduleNameMapper,
       transform,
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
     },
   ],

@@ -1,6 +1,15 @@
-/** The dedicated database the end-to-end suites use; recreated from migrations on every run. */
-export const TEST_DATABASE_URL =
+/**
+ * The database and Redis database of this test run, recreated from migrations and emptied at its
+ * start. Global setup picks a free slot (see run-slot.ts) and exports both URLs in the environment,
+ * so two runs on one host never share them; TEST_DATABASE_URL and TEST_REDIS_URL set by hand win.
+ */
+export const testDatabaseUrl = (): string =>
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_test';
+export const testRedisUrl = (): string => process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';
+
+// Read when a suite loads, after global setup has chosen the run's slot.
+export const TEST_DATABASE_URL = testDatabaseUrl();
+export const TEST_REDIS_URL = testRedisUrl();
 
 // Public test vectors (the well-known "abandon ... about" mnemonic): safe to commit, never funds.
 // Not anvil's "test ... junk" mnemonic: its accounts are the devnet's funded payer and hot wallet,
@@ -9,6 +18,3 @@ export const TEST_HD_EVM_XPUB =
   'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
 export const TEST_HD_TRON_XPUB =
   'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd';
-
-/** Redis database 15, flushed before each run, so tests never touch a developer's queues. */
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/15';

@@ -1,6 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { openSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { parseUnits, Wallet } from 'ethers';
@@ -28,6 +29,9 @@ describe('Payouts survive a worker killed at random moments', () => {
   let api: TestApi;
   let environment: ReturnType<typeof useChainEnvironment>;
   let worker: ChildProcess | undefined;
+  // Every worker's log (warnings and errors) lands here; a failure prints its end.
+  const logDir = mkdtempSync(join(tmpdir(), 'payouts-crash-'));
+  const logFile = process.env.TEST_WORKER_LOG ?? join(logDir, 'workers.log');
 
   beforeAll(async () => {
     // The real worker process runs the compiled code, as in production.
@@ -58,17 +62,55 @@ describe('Payouts survive a worker killed at random moments', () => {
     await api?.close();
     await devnet?.stop();
     environment?.restore();
+    rmSync(logDir, { recursive: true, force: true });
   });
 
   function startWorker(): void {
+    const log = openSync(logFile, 'a');
     worker = spawn(process.execPath, [WORKER_MAIN], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: process.env.TEST_WORKER_LOG ? 'info' : 'silent' },
-      // TEST_WORKER_LOG=<file> keeps the workers' logs for a failed run.
-      stdio: process.env.TEST_WORKER_LOG
-        ? ['ignore', openSync(process.env.TEST_WORKER_LOG, 'a'), 'inherit']
-        : 'ignore',
+      // TEST_WORKER_LOG=<file> keeps every line of the workers' logs (info) for a failed run.
+      env: { ...process.env, LOG_LEVEL: process.env.TEST_WORKER_LOG ? 'info' : 'warn' },
+      stdio: ['ignore', log, log],
     });
+    closeSync(log);
+  }
+
+  /** Waits for the running worker to make progress; says why when it does not. */
+  async function waitForProgress(progress: () => Promise<number>, before: number): Promise<void> {
+    const running = worker!;
+    try {
+      await waitFor(
+        async () => {
+          // A worker that died on its own (not killed by this test) will never make progress.
+          if (running.exitCode !== null) throw new Error(`worker exited ${running.exitCode}`);
+          return (await progress()) > before;
+        },
+        60_000,
+        'the worker at work',
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await diagnostics()}`);
+    }
+  }
+
+  async function diagnostics(): Promise<string> {
+    const waiting = await api.dataSource.query(
+      `SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS in_transaction,
+              left(query, 160) AS query
+         FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND (state = 'idle in transaction' OR wait_event_type = 'Lock')`,
+    );
+    const payouts = await api.dataSource.query(
+      `SELECT network, status, count(*)::int AS count FROM payouts GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const log = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+    return [
+      `sessions waiting or idle in a transaction: ${JSON.stringify(waiting)}`,
+      `payouts: ${JSON.stringify(payouts)}`,
+      `last lines of the workers' log (${logFile}):\n${log}`,
+    ].join('\n');
   }
 
   async function stopWorker(signal: NodeJS.Signals): Promise<void> {
@@ -126,8 +168,7 @@ describe('Payouts survive a worker killed at random moments', () => {
       ));
     const finishedAtKill: number[] = [];
     for (let kill = 0; kill < KILLS; kill++) {
-      const before = await progress();
-      await waitFor(async () => (await progress()) > before, 60_000, 'the worker at work');
+      await waitForProgress(progress, await progress());
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 400));
       finishedAtKill.push(await finished());
       await stopWorker('SIGKILL');

@@ -3,8 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { parseUnits, Wallet } from 'ethers';
 import Redis from 'ioredis';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { PayoutsScheduler } from '../apps/worker/src/payouts/payouts.scheduler';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { formatAmount } from '@app/common';
+import { formatAmount, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutReviews } from '@app/payouts';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
@@ -154,6 +157,26 @@ describe('Payouts sent on a real chain', () => {
     ]);
   }
 
+  it('runs only the schedules of its own hot wallets (a stale one would hold its job slots)', async () => {
+    const queue = worker.get<Queue>(getQueueToken(QUEUES.payouts));
+    // Left by a worker with a TRON hot wallet, or an older tracking interval.
+    const options = { repeat: { every: 200 } };
+    await queue.add(PAYOUT_JOBS.track, { network: 'TRON' }, { ...options, jobId: 'track:TRON' });
+    await queue.add(
+      PAYOUT_JOBS.track,
+      { network: 'ETHEREUM' },
+      { jobId: 'track:ETHEREUM', repeat: { every: 3_000 } },
+    );
+
+    await worker.get(PayoutsScheduler).schedule();
+
+    // Keys are name:jobId::every (Bull's parsed fields split the ':' inside our job ids).
+    const schedules = await queue.getRepeatableJobs();
+    expect(schedules.map((job) => job.key).sort()).toEqual([
+      `${PAYOUT_JOBS.reconcile}:reconcile::5000`,
+      `${PAYOUT_JOBS.track}:track:ETHEREUM::200`,
+    ]);
+  });
   it('sends a payout funded by a real deposit: Completed, the recipient holds net_amount on chain', async () => {
     const merchant = await fundedMerchant('100');
     const recipient = Wallet.createRandom().address;

@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { MaintenanceScheduler } from '../apps/worker/src/maintenance/maintenance.scheduler';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -50,6 +51,21 @@ describe('Worker (real Redis and Bull)', () => {
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
       MAINTENANCE_JOBS.refillPayAddresses,
+    ]);
+  });
+
+  it('removes schedules it no longer runs when it starts again', async () => {
+    // Left by an older version or configuration: every worker would run it forever.
+    await queue.add(MAINTENANCE_JOBS.expireSessions, {}, { repeat: { every: 3_000 } });
+    await queue.add('retired-job', {}, { repeat: { every: 60_000 } });
+
+    await worker.get(MaintenanceScheduler).onApplicationBootstrap();
+
+    const repeatable = await queue.getRepeatableJobs();
+    expect(repeatable.map((job) => [job.name, job.every]).sort()).toEqual([
+      [MAINTENANCE_JOBS.expireSessions, 5_000],
+      [MAINTENANCE_JOBS.purgeIdempotencyKeys, 3_600_000],
+      [MAINTENANCE_JOBS.refillPayAddresses, 10_000],
     ]);
   });
 

@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { removeOtherSchedules } from '../repeatable-jobs';
 
 const EVERY_5_SECONDS = 5_000;
 const EVERY_10_SECONDS = 10_000;
@@ -10,34 +11,30 @@ const EVERY_HOUR = 3_600_000;
 /** Registers the repeatable jobs; Bull keys them by name and interval, so many workers add one. */
 @Injectable()
 export class MaintenanceScheduler implements OnApplicationBootstrap {
+  private readonly logger = new Logger(MaintenanceScheduler.name);
+
   constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const options = { removeOnComplete: true, removeOnFail: 100 };
-    await this.queue.add(
-      MAINTENANCE_JOBS.refillPayAddresses,
-      {},
-      {
-        ...options,
-        repeat: { every: EVERY_10_SECONDS },
-      },
-    );
-    await this.queue.add(
-      MAINTENANCE_JOBS.purgeIdempotencyKeys,
-      {},
-      {
-        ...options,
-        repeat: { every: EVERY_HOUR },
-      },
-    );
-    await this.queue.add(
-      MAINTENANCE_JOBS.expireSessions,
-      {},
-      {
-        ...options,
-        repeat: { every: EVERY_5_SECONDS },
-      },
-    );
+    const added = [
+      await this.queue.add(
+        MAINTENANCE_JOBS.refillPayAddresses,
+        {},
+        { ...options, repeat: { every: EVERY_10_SECONDS } },
+      ),
+      await this.queue.add(
+        MAINTENANCE_JOBS.purgeIdempotencyKeys,
+        {},
+        { ...options, repeat: { every: EVERY_HOUR } },
+      ),
+      await this.queue.add(
+        MAINTENANCE_JOBS.expireSessions,
+        {},
+        { ...options, repeat: { every: EVERY_5_SECONDS } },
+      ),
+    ];
+    await removeOtherSchedules(this.queue, added, this.logger);
     // Fill the pool right away instead of waiting for the first tick.
     await this.queue.add(MAINTENANCE_JOBS.refillPayAddresses, {}, options);
   }

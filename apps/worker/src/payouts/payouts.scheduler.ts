@@ -9,6 +9,7 @@ import {
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { HotWallets } from '@app/payouts';
+import { removeOtherSchedules } from '../repeatable-jobs';
 
 const RECONCILE_EVERY_MS = 5_000;
 // Repeatable jobs live in Redis: after a flush or a Redis restart without persistence they are
@@ -46,17 +47,23 @@ export class PayoutsScheduler implements OnApplicationBootstrap, OnApplicationSh
     const options = { removeOnComplete: true, removeOnFail: 100 };
     const every = this.config.payouts.trackIntervalMs;
     const networks = this.wallets.all().map((key) => key.network);
+    const added = [];
     for (const network of networks) {
-      await this.queue.add(
-        PAYOUT_JOBS.track,
-        { network },
-        { ...options, jobId: `track:${network}`, repeat: { every } },
+      added.push(
+        await this.queue.add(
+          PAYOUT_JOBS.track,
+          { network },
+          { ...options, jobId: `track:${network}`, repeat: { every } },
+        ),
       );
     }
-    await this.queue.add(
-      PAYOUT_JOBS.reconcile,
-      {},
-      { ...options, jobId: 'reconcile', repeat: { every: RECONCILE_EVERY_MS } },
+    added.push(
+      await this.queue.add(
+        PAYOUT_JOBS.reconcile,
+        {},
+        { ...options, jobId: 'reconcile', repeat: { every: RECONCILE_EVERY_MS } },
+      ),
     );
+    await removeOtherSchedules(this.queue, added, this.logger);
   }
 }

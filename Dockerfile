@@ -20,7 +20,10 @@ COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node package.json ./
 COPY --chown=node:node scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh
+# The development wallet of the sandbox is written here; a volume keeps it (compose.yaml).
+RUN mkdir -p /app/.secrets && chown node:node /app/.secrets
 USER node
-EXPOSE 3000
+# 3000: the API. 9464: the worker's /metrics (WORKER_METRICS_PORT).
+EXPOSE 3000 9464
 ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 CMD ["api"]

@@ -52,7 +52,21 @@ describe('OpenAPI document', () => {
       expect(operation.security).toEqual([{ bearer: [] }]);
       expect(operation.responses['401']).toBeDefined();
     }
-    expect(document.components?.schemas?.ErrorResponseDto).toBeDefined();
+    expect(document.components?.schemas?.ErrorResponse).toBeDefined();
+  });
+
+  it('names schemas as a generated client shows them: no `Dto`, and every $ref resolves', () => {
+    const document = JSON.parse(JSON.stringify(buildOpenApiDocument(api.app)));
+    const names = Object.keys(document.components.schemas);
+    expect(names.filter((name) => /dto$/i.test(name))).toEqual([]);
+    expect(names).toEqual(
+      expect.arrayContaining(['CheckoutSession', 'CreateCheckoutSessionRequest', 'Payout']),
+    );
+    const refs = JSON.stringify(document).match(/"#\/components\/schemas\/[^"]+"/g) ?? [];
+    const unresolved = refs
+      .map((ref) => ref.slice('"#/components/schemas/'.length, -1))
+      .filter((name) => !names.includes(name));
+    expect(unresolved).toEqual([]);
   });
 
   it('documents payouts: a required Idempotency-Key, and every field present, null where empty', () => {
@@ -64,7 +78,7 @@ describe('OpenAPI document', () => {
     );
     expect(document.paths['/v1/payouts'].get.operationId).toBe('listPayouts');
     expect(document.paths['/v1/payouts/{id}'].get.operationId).toBe('getPayout');
-    const payout = document.components.schemas.PayoutDto;
+    const payout = document.components.schemas.Payout;
     expect(payout.required).toEqual(Object.keys(payout.properties));
     const nullable = Object.keys(payout.properties).filter(
       (name) => payout.properties[name].nullable,

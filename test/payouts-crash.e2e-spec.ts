@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { parseUnits, Wallet } from 'ethers';
 import { formatAmount } from '@app/common';
+import { buildApp, mainOf } from './support/built-apps';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { creditBalance } from './support/ledger-credit';
@@ -14,7 +15,7 @@ import { TestApi } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..');
-const WORKER_MAIN = join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
+const WORKER_MAIN = mainOf('worker');
 const PAYOUTS = 200;
 const KILLS = 10;
 const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
@@ -35,14 +36,7 @@ describe('Payouts survive a worker killed at random moments', () => {
 
   beforeAll(async () => {
     // The real worker process runs the compiled code, as in production.
-    execFileSync(
-      process.execPath,
-      [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'worker'],
-      {
-        cwd: ROOT,
-        stdio: 'ignore',
-      },
-    );
+    await buildApp('worker');
     devnet = await startDevnet({ blockTime: 1 });
     environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
       WATCH_NETWORKS: 'none',

@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { buildApp, mainOf } from './support/built-apps';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { ENDPOINTS, PayoutEventSource, withEnvironment } from './support/webhook-env';
@@ -8,7 +9,7 @@ import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
 
 const ROOT = join(__dirname, '..');
-const WORKER_MAIN = join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
+const WORKER_MAIN = mainOf('worker');
 
 // Several waits for the worker per test: room for a slow shared machine.
 jest.setTimeout(90_000);
@@ -150,11 +151,7 @@ describe('Webhook delivery survives a worker killed mid-delivery', () => {
   let restoreEnvironment: () => void;
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [require.resolve('@nestjs/cli/bin/nest.js'), 'build', 'worker'],
-      { cwd: ROOT, stdio: 'ignore' },
-    );
+    await buildApp('worker');
     restoreEnvironment = withEnvironment({
       WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_TIMEOUT_MS: '3000',

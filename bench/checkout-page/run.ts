@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     step('database: drop, create, migrate; address pool');
     await resetDatabase(DATABASE_URL, benchEnvironment());
     await flushRedis(REDIS_URL);
-    runCli(['pool:fill'], benchEnvironment());
+    runCli(['pool:fill', '--count', '2000'], benchEnvironment());
     const api = await startApi(
       await freePort(),
       join(RESULTS_DIR, `checkout-page-${stamp}.api.log`),

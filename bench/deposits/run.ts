@@ -254,7 +254,7 @@ async function main(): Promise<void> {
     await resetDatabase();
     await flushRedis();
     // The worker's pool refill would otherwise derive 4,000 addresses while we measure.
-    runCli(['pool:fill']);
+    runCli(['pool:fill', '--count', '2000']);
     db = await connectDatabase();
     devnet = await startDevnet({ logFile: files.anvilLog });
     const context = await prepare(devnet, db, files);

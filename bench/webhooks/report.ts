@@ -78,7 +78,8 @@ export function printReport(report: Report): void {
       `WEBHOOK_ENDPOINT_CONCURRENCY ${service.WEBHOOK_ENDPOINT_CONCURRENCY}, ` +
       `WEBHOOK_POLL_INTERVAL_MS ${service.WEBHOOK_POLL_INTERVAL_MS}, WEBHOOK_TIMEOUT_MS ` +
       `${service.WEBHOOK_TIMEOUT_MS}, DATABASE_POOL_SIZE ${service.DATABASE_POOL_SIZE}, LOG_LEVEL ` +
-      `${service.LOG_LEVEL}) but WEBHOOKS_ALLOW_PRIVATE_URLS=true (the receivers are on loopback); ` +
+      `${service.LOG_LEVEL}) but WEBHOOKS_ALLOW_PRIVATE_URLS=true (the receivers are on loopback) ` +
+      `and merchant rate limits raised (one merchant drives the load); ` +
       `${options.merchants} live merchants with an endpoint each; one transaction per event, up ` +
       `to ${options.inFlight} at once; ${options.warmupSeconds} s warm-up, ` +
       `${options.durationSeconds} s measured`,

@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     await resetDatabase(DATABASE_URL, benchEnvironment());
     await flushRedis(REDIS_URL);
     // The worker's pool refill would otherwise derive addresses while we measure.
-    runCli(['pool:fill'], benchEnvironment());
+    runCli(['pool:fill', '--count', '2000'], benchEnvironment());
     db = await connectDatabase(DATABASE_URL);
     // Not sampled with the service's sessions.
     await db.query(`SET application_name = '${BENCH_APPLICATION_NAME}'`);

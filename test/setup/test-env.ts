@@ -17,7 +17,14 @@ Object.assign(process.env, {
   DATABASE_POOL_SIZE: '30',
   // Suites that watch a chain point NETWORKS_FILE at their own devnet and name the network.
   WATCH_NETWORKS: 'none',
+  // Suites fire requests fast and all count in one Redis: limits only where a suite asks for them.
+  RATE_LIMIT_READS_PER_SECOND: '1000000',
+  RATE_LIMIT_WRITES_PER_SECOND: '1000000',
+  RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE: '1000000',
+  RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '1000000',
   // Every worker a suite starts fills the pool; the production size (60,000 per family) would
   // spend minutes of the run's CPU deriving addresses no test uses.
   PAY_ADDRESS_POOL_TARGET: '500',
+  // Spawned workers would all want the same port: a suite that scrapes one names its own.
+  WORKER_METRICS_PORT: '0',
 });

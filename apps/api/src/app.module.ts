@@ -2,13 +2,16 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
-import { CheckoutModule, HostedPageModule } from '@app/checkout';
+import { CheckoutModule, HOSTED_PAGE_PATH, HostedPageModule } from '@app/checkout';
 import {
   ApiExceptionFilter,
+  ApiRateLimitGuard,
   AppConfigModule,
   AppLoggerModule,
   createValidationPipe,
   queueRootModule,
+  RateLimitModule,
+  RequestInputGuard,
 } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { EventsModule } from '@app/events';
@@ -31,9 +34,15 @@ import { HealthModule } from './health/health.module';
     PayoutsModule,
     EventsModule,
     HealthModule,
+    // Public routes other than the hosted page (health, metrics) are not limited.
+    RateLimitModule.forApi({ clientAddressPaths: [HOSTED_PAGE_PATH] }),
   ],
   providers: [
+    // First: unstorable or absurdly nested input is a 400 before authentication reads anything.
+    { provide: APP_GUARD, useClass: RequestInputGuard },
     { provide: APP_GUARD, useExisting: BearerAuthGuard },
+    // After authentication: API limits count per merchant (docs/rate-limits.md).
+    { provide: APP_GUARD, useExisting: ApiRateLimitGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
   ],

@@ -11,8 +11,9 @@ const DESCRIPTION = `Accept and send USDT and USDC on TRON and EVM networks.
 **Errors** share one envelope: \`{"error": {"type", "code", "message", "param", "request_id"}}\`.
 Branch on \`code\`; quote \`request_id\` (also the \`Request-Id\` header) to support.
 
-**Lists** are bare JSON arrays, newest first; \`X-Total-Count\` and \`Link\` headers carry the total and
-the neighbouring pages.
+**Lists** are bare JSON arrays, newest first; \`X-Total-Count\` (exact up to 1,000 matches, else
+\`X-Total-Count-At-Least\`; \`include_total=true\` always counts) and \`Link\` headers carry the total
+and the neighbouring pages. Page with \`page\` (first 10,000 rows) or the \`starting_after\` cursor.
 
 **Idempotency.** Send \`Idempotency-Key\` on creating requests to retry safely for 24 hours.
 
@@ -78,7 +79,7 @@ function describeWebhookCallback(document: OpenAPIObject): void {
           ],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/EventDto' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } },
           },
           responses: {
             '200': { description: 'Any 2xx: received.' },

@@ -6,6 +6,7 @@ import { AppConfigModule, AppLoggerModule, QUEUES, queueRootModule } from '@app/
 import { DatabaseModule } from '@app/database';
 import { WebhookDeliveryModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
+import { JobMetrics, MetricsModule } from '@app/metrics';
 import { PayoutProcessingModule } from '@app/payouts';
 import { DepositWatchLoops } from './deposits/deposit-watch-loops';
 import { TokenDecimalsCheck } from './deposits/token-decimals.check';
@@ -13,6 +14,7 @@ import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
+import { WorkerDrain } from './worker-drain';
 
 /** The worker: the same domain modules as the API, plus the queue processors. No HTTP listener. */
 @Module({
@@ -27,6 +29,7 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
     IdempotencyModule,
     PayoutProcessingModule,
     WebhookDeliveryModule,
+    MetricsModule,
   ],
   providers: [
     MaintenanceProcessor,
@@ -35,6 +38,8 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
     TokenDecimalsCheck,
     PayoutsProcessor,
     PayoutsScheduler,
+    JobMetrics,
+    WorkerDrain,
   ],
 })
 export class WorkerModule {}

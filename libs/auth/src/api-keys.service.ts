@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { timingSafeEqual } from 'node:crypto';
 import { IsNull, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig, ID_PREFIX, newId } from '@app/common';
@@ -7,15 +8,14 @@ import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-format';
 import { AuthenticatedMerchant } from './authenticated-merchant';
 
-interface CachedLookup {
-  merchant: AuthenticatedMerchant | null;
-  expiresAt: number;
-}
-
 // Every request authenticates; caching the hash lookup briefly saves a query per request.
-// A revoked key stops working within this window on every process.
+// A revoked key stops working at once on the process that revoked it, within this window elsewhere.
 export const API_KEY_CACHE_TTL_MS = 5_000;
-const API_KEY_CACHE_MAX_ENTRIES = 10_000;
+// Least recently used keys leave first, so the keys in use stay cached.
+const KNOWN_KEYS_MAX = 10_000;
+// Unknown keys are remembered apart (a client retrying a revoked key costs no query), so spraying
+// random keys only ever evicts other unknown keys, never a merchant's.
+const UNKNOWN_KEYS_MAX = 1_000;
 
 export interface CreatedApiKey {
   id: string;
@@ -27,7 +27,14 @@ export interface CreatedApiKey {
 
 @Injectable()
 export class ApiKeysService {
-  private readonly cache = new Map<string, CachedLookup>();
+  private readonly knownKeys = new LRUCache<string, AuthenticatedMerchant>({
+    max: KNOWN_KEYS_MAX,
+    ttl: API_KEY_CACHE_TTL_MS,
+  });
+  private readonly unknownKeys = new LRUCache<string, true>({
+    max: UNKNOWN_KEYS_MAX,
+    ttl: API_KEY_CACHE_TTL_MS,
+  });
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly apiKeys: Repository<ApiKeyEntity>,
@@ -62,7 +69,7 @@ export class ApiKeysService {
       { id: apiKeyId, revokedAt: IsNull() },
       { revokedAt: () => 'now()' },
     );
-    this.cache.clear();
+    this.forgetKey(apiKeyId);
     return (result.affected ?? 0) > 0;
   }
 
@@ -74,12 +81,20 @@ export class ApiKeysService {
   async authenticate(apiKey: string): Promise<AuthenticatedMerchant | null> {
     const hash = hashApiKey(apiKey);
     const cacheKey = hash.toString('base64');
-    const cached = this.cache.get(cacheKey);
-    if (cached && cached.expiresAt > Date.now()) return cached.merchant;
+    const known = this.knownKeys.get(cacheKey);
+    if (known) return known;
+    if (this.unknownKeys.has(cacheKey)) return null;
     const merchant = await this.lookup(hash);
-    if (this.cache.size >= API_KEY_CACHE_MAX_ENTRIES) this.cache.clear();
-    this.cache.set(cacheKey, { merchant, expiresAt: Date.now() + API_KEY_CACHE_TTL_MS });
+    if (merchant) this.knownKeys.set(cacheKey, merchant);
+    else this.unknownKeys.set(cacheKey, true);
     return merchant;
+  }
+
+  private forgetKey(apiKeyId: string): void {
+    const cached = [...this.knownKeys.entries()].filter(
+      ([, merchant]) => merchant.apiKeyId === apiKeyId,
+    );
+    for (const [cacheKey] of cached) this.knownKeys.delete(cacheKey);
   }
 
   private async lookup(hash: Buffer): Promise<AuthenticatedMerchant | null> {

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { APP_CONFIG, AppConfig, ApiException, ErrorCode } from '@app/common';
+import { APP_CONFIG, AppConfig, ApiException, clientAddressOf, ErrorCode } from '@app/common';
 import { ApiKeysService } from './api-keys.service';
 import { hasApiKeyShape, isLiveKey, keyPrefixFor } from './api-key-format';
 import { AuthenticatedRequest } from './current-merchant.decorator';
@@ -24,22 +24,20 @@ export class BearerAuthGuard implements CanActivate {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const clientAddress = request.ip ?? 'unknown';
-    const retryAfter = this.limiter.retryAfterSeconds(clientAddress);
-    if (retryAfter > 0) {
-      throw new ApiException(
-        ErrorCode.RateLimited,
-        'Too many failed authentication attempts from this address. Retry later.',
-        undefined,
-        { 'Retry-After': String(retryAfter) },
-      );
-    }
     try {
       request.merchant = await this.authenticate(request.headers.authorization);
       return true;
     } catch (error) {
-      if (error instanceof ApiException) await this.limiter.recordFailure(clientAddress);
-      throw error;
+      if (!(error instanceof ApiException)) throw error;
+      // Only failures are counted and refused: a valid key is never locked out by its neighbours.
+      const retryAfter = await this.limiter.recordFailure(clientAddressOf(request));
+      if (retryAfter === 0) throw error;
+      throw new ApiException(
+        ErrorCode.RateLimited,
+        `Too many failed authentication attempts from this address. Retry after ${retryAfter} s.`,
+        undefined,
+        { 'Retry-After': String(retryAfter) },
+      );
     }
   }
 

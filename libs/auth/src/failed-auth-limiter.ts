@@ -1,42 +1,34 @@
-import { Injectable } from '@nestjs/common';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { APP_CONFIG, AppConfig, RATE_LIMIT_STORAGE } from '@app/common';
 
 const WINDOW_MS = 60_000;
-const MAX_FAILURES_PER_WINDOW = 30;
 const BLOCK_MS = 60_000;
 const THROTTLER_NAME = 'failed-auth';
 
 /**
- * Slows key guessing: a client address with too many failed authentications in a minute is refused
- * (429) for a minute, even with a valid key. Counts live in this process (see docs/decisions.md).
+ * Slows key guessing: a client address with more than RATE_LIMIT_FAILED_AUTH_PER_MINUTE failed
+ * authentications in a minute gets 429 instead of 401 for a minute. Only failed attempts are
+ * refused: a valid key always authenticates, so no client can lock out a merchant sharing its
+ * address (or, without TRUST_PROXY, its load balancer). Counts are shared by every API process in
+ * Redis and fail open with the other limits (docs/rate-limits.md).
  */
 @Injectable()
 export class FailedAuthLimiter {
-  private readonly storage = new ThrottlerStorageService();
+  constructor(
+    @Inject(RATE_LIMIT_STORAGE) private readonly storage: ThrottlerStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  /** Seconds until the address may try again, or 0 when it is not blocked. */
-  retryAfterSeconds(clientAddress: string): number {
-    const record = this.storage.storage.get(this.key(clientAddress));
-    if (!record?.isBlocked) return 0;
-    return Math.max(Math.ceil((record.blockExpiresAt - Date.now()) / 1000), 0);
-  }
-
-  async recordFailure(clientAddress: string): Promise<void> {
-    await this.storage.increment(
-      this.key(clientAddress),
+  /** Counts one failed attempt; returns the seconds the address must wait, or 0. */
+  async recordFailure(clientAddress: string): Promise<number> {
+    const record = await this.storage.increment(
+      `failed-auth:${this.config.env}:${clientAddress}`,
       WINDOW_MS,
-      // The storage blocks once hits exceed the limit; block right at the maximum instead.
-      MAX_FAILURES_PER_WINDOW - 1,
+      this.config.rateLimits.failedAuthPerMinute,
       BLOCK_MS,
       THROTTLER_NAME,
     );
-  }
-
-  onApplicationShutdown(): void {
-    this.storage.onApplicationShutdown();
-  }
-
-  private key(clientAddress: string): string {
-    return `${THROTTLER_NAME}:${clientAddress}`;
+    return record.isBlocked ? Math.max(record.timeToBlockExpire, 1) : 0;
   }
 }

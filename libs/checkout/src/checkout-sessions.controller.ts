@@ -89,7 +89,10 @@ export class CheckoutSessionsController {
     summary: 'List checkout sessions',
     description:
       'Your sessions, newest first, as a bare JSON array. `X-Total-Count` carries the number of ' +
-      'matching sessions and `Link` the first/prev/next/last pages (RFC 8288).\n\n' +
+      'matching sessions (beyond 1,000 `X-Total-Count-At-Least` instead, unless ' +
+      '`include_total=true`) and `Link` the neighbouring pages (RFC 8288). `search_text` is an ' +
+      'exact session id, pay address or transaction hash. Page by `page` within the first ' +
+      '10,000 rows, or at any depth with `starting_after`.\n\n' +
       'PSP accounts: without `include_sub_merchants` or `sub_merchant_code` only your own sessions ' +
       '(created without `X-Sub-Merchant-Code`) are listed; `include_sub_merchants=true` adds every ' +
       "sub-merchant's; `sub_merchant_code=X` lists only X's (and wins over `include_sub_merchants`).",
@@ -103,8 +106,8 @@ export class CheckoutSessionsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<CheckoutSessionDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.sessions.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.sessions.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { commonListConditions, queryPageWithTotal } from '@app/common';
+import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { IdempotentInsert } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
@@ -38,8 +38,6 @@ export interface SessionListFilter {
   createdAfter?: Date;
   createdBefore?: Date;
   searchText?: string;
-  limit: number;
-  offset: number;
 }
 
 // Transactions travel with their session in one round trip, oldest first (chain order).
@@ -146,6 +144,39 @@ export function newSessionRecord(
   return { record, insert: { table: 'checkout_sessions', columns: INSERT_COLUMNS, values } };
 }
 
+/**
+ * The session list as SQL. A search is an exact lookup on each key the text could be (session id,
+ * pay address, transaction hash), each by its own index, merged; never one OR across them, which
+ * no index can serve. Addresses and hashes compare lower-cased: EVM hex arrives in either case.
+ */
+export function sessionListSpec(filter: SessionListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('s', filter, bind);
+  if (filter.searchText) {
+    // Several statuses with a search: the search's few hits are filtered, not merged by status.
+    if (anyOf.length) where.push(`(${anyOf.splice(0).join(' OR ')})`);
+    const text = bind(filter.searchText);
+    anyOf.push(
+      `s.id = ${text}`,
+      `lower(s.pay_address) = lower(${text})`,
+      `s.id IN (SELECT t.session_id FROM session_transactions t
+                 WHERE lower(t.tx_hash) = lower(${text}))`,
+    );
+  }
+  return {
+    table: 'checkout_sessions',
+    alias: 's',
+    where,
+    anyOf,
+    params,
+    select: SESSION_PROJECTION,
+    from: SESSION_SOURCE,
+    merchantId: filter.merchantId,
+    noun: 'checkout session',
+  };
+}
+
 @Injectable()
 export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -191,25 +222,11 @@ export class CheckoutSessionsRepository {
     );
   }
 
-  /** One page, newest first, with the total count of the filtered set. */
-  async list(filter: SessionListFilter): Promise<{ rows: CheckoutSessionRecord[]; total: number }> {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const where = commonListConditions('s', filter, bind);
-    if (filter.searchText) {
-      const text = bind(filter.searchText);
-      where.push(`(s.id = ${text} OR lower(s.pay_address) = lower(${text}) OR s.id IN (
-        SELECT session_id FROM session_transactions WHERE lower(tx_hash) = lower(${text})))`);
-    }
-    return queryPageWithTotal<CheckoutSessionRecord>(this.dataSource, {
-      select: SESSION_PROJECTION,
-      from: SESSION_SOURCE,
-      countFrom: 'checkout_sessions s',
-      alias: 's',
-      where,
-      params,
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+  /** One page, newest first, with what the pagination headers need. */
+  async list(
+    filter: SessionListFilter,
+    page: PageRequest,
+  ): Promise<ListResult<CheckoutSessionRecord>> {
+    return queryList<CheckoutSessionRecord>(this.dataSource, sessionListSpec(filter), page);
   }
 }

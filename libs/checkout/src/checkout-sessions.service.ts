@@ -8,6 +8,7 @@ import {
   ID_PREFIX,
   newId,
   createdRange,
+  PageInfo,
   PageRequest,
 } from '@app/common';
 import { NetworkRegistry } from '@app/chains';
@@ -132,23 +133,24 @@ export class CheckoutSessionsService {
     merchant: AuthenticatedMerchant,
     query: ListCheckoutSessionsQueryDto,
     page: PageRequest,
-  ): Promise<{ items: CheckoutSessionDto[]; total: number }> {
+  ): Promise<{ items: CheckoutSessionDto[]; pageInfo: PageInfo }> {
     const scope = await this.subMerchants.resolveListScope(
       merchant,
       query.include_sub_merchants,
       query.sub_merchant_code,
     );
-    const { rows, total } = await this.sessions.list({
-      merchantId: merchant.merchantId,
-      scope,
-      statuses: query.status,
-      network: query.network,
-      ...createdRange(query),
-      searchText: query.search_text,
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map((row) => this.mapper.toDto(row, merchant)), total };
+    const { rows, pageInfo } = await this.sessions.list(
+      {
+        merchantId: merchant.merchantId,
+        scope,
+        statuses: query.status,
+        network: query.network,
+        ...createdRange(query),
+        searchText: query.search_text,
+      },
+      page,
+    );
+    return { items: rows.map((row) => this.mapper.toDto(row, merchant)), pageInfo };
   }
 }
 

@@ -102,8 +102,8 @@ export class PayoutsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.payouts.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.payouts.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

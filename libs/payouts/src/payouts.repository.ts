@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { commonListConditions, queryPageWithTotal } from '@app/common';
+import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { PayoutRecord, PayoutStatus, ReviewReason } from './payout.types';
@@ -33,8 +33,6 @@ export interface PayoutListFilter {
   createdAfter?: Date;
   createdBefore?: Date;
   searchText?: string;
-  limit: number;
-  offset: number;
 }
 
 export interface MerchantPayoutPolicy {
@@ -44,6 +42,37 @@ export interface MerchantPayoutPolicy {
 
 const PAYOUT_PROJECTION = `p.*, sm.code AS sub_merchant_code`;
 const PAYOUT_SOURCE = `payouts p LEFT JOIN sub_merchants sm ON sm.id = p.sub_merchant_id`;
+
+/**
+ * The payout list as SQL. A search is an exact lookup on each key the text could be (payout id,
+ * transaction hash, destination address), each a newest-first range of its own index, merged.
+ */
+export function payoutListSpec(filter: PayoutListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('p', filter, bind);
+  if (filter.searchText) {
+    if (anyOf.length) where.push(`(${anyOf.splice(0).join(' OR ')})`);
+    const text = bind(filter.searchText);
+    anyOf.push(
+      `p.id = ${text}`,
+      // Spelled out: the hash index is partial, and lower(x) = y does not tell the planner x is set.
+      `p.tx_hash IS NOT NULL AND lower(p.tx_hash) = lower(${text})`,
+      `lower(p.to_address) = lower(${text})`,
+    );
+  }
+  return {
+    table: 'payouts',
+    alias: 'p',
+    where,
+    anyOf,
+    params,
+    select: PAYOUT_PROJECTION,
+    from: PAYOUT_SOURCE,
+    merchantId: filter.merchantId,
+    noun: 'payout',
+  };
+}
 
 @Injectable()
 export class PayoutsRepository {
@@ -136,25 +165,8 @@ export class PayoutsRepository {
   }
 
   /** One page, newest first, with the total count of the filtered set. */
-  async list(filter: PayoutListFilter): Promise<{ rows: PayoutRecord[]; total: number }> {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const where = commonListConditions('p', filter, bind);
-    if (filter.searchText) {
-      const text = bind(filter.searchText);
-      where.push(
-        `(p.id = ${text} OR lower(p.tx_hash) = lower(${text}) OR lower(p.to_address) = lower(${text}))`,
-      );
-    }
-    return queryPageWithTotal<PayoutRecord>(this.dataSource, {
-      select: PAYOUT_PROJECTION,
-      from: PAYOUT_SOURCE,
-      countFrom: 'payouts p',
-      alias: 'p',
-      where,
-      params,
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+  /** One page, newest first, with what the pagination headers need. */
+  async list(filter: PayoutListFilter, page: PageRequest): Promise<ListResult<PayoutRecord>> {
+    return queryList<PayoutRecord>(this.dataSource, payoutListSpec(filter), page);
   }
 }

@@ -9,6 +9,7 @@ import {
   ID_PREFIX,
   newId,
   createdRange,
+  PageInfo,
   PageRequest,
 } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
@@ -154,22 +155,23 @@ export class PayoutsService {
     merchant: AuthenticatedMerchant,
     query: ListPayoutsQueryDto,
     page: PageRequest,
-  ): Promise<{ items: PayoutDto[]; total: number }> {
+  ): Promise<{ items: PayoutDto[]; pageInfo: PageInfo }> {
     const scope = await this.subMerchants.resolveListScope(
       merchant,
       query.include_sub_merchants,
       query.sub_merchant_code,
     );
-    const { rows, total } = await this.payouts.list({
-      merchantId: merchant.merchantId,
-      scope,
-      statuses: query.status,
-      network: query.network,
-      ...createdRange(query),
-      searchText: query.search_text,
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map(toPayoutDto), total };
+    const { rows, pageInfo } = await this.payouts.list(
+      {
+        merchantId: merchant.merchantId,
+        scope,
+        statuses: query.status,
+        network: query.network,
+        ...createdRange(query),
+        searchText: query.search_text,
+      },
+      page,
+    );
+    return { items: rows.map(toPayoutDto), pageInfo };
   }
 }

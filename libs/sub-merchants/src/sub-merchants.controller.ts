@@ -89,8 +89,8 @@ export class SubMerchantsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<SubMerchantDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.subMerchants.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.subMerchants.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { SubMerchantStatus } from './sub-merchant.entity';
 
 export interface SubMerchantRecord {
@@ -39,8 +40,38 @@ export interface SubMerchantListFilter {
   merchantId: string;
   status?: SubMerchantStatus;
   searchText?: string;
-  limit: number;
-  offset: number;
+}
+
+/**
+ * A PSP's sub-merchants as SQL. The text search (code prefix, name or email substring) cannot use
+ * a b-tree index; it filters the PSP's newest-first range, so it reads at most the PSP's
+ * sub-merchants (thousands, not millions). Clients page with the code (`starting_after`): the
+ * internal id is never exposed.
+ */
+export function subMerchantListSpec(filter: SubMerchantListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const where = [`sm.merchant_id = ${bind(filter.merchantId)}`];
+  if (filter.status) where.push(`sm.status = ${bind(filter.status)}`);
+  if (filter.searchText) {
+    const escaped = filter.searchText.replace(/[\\%_]/g, (character) => `\\${character}`);
+    const prefix = bind(`${escaped}%`);
+    const contains = bind(`%${escaped}%`);
+    where.push(
+      `(sm.code ILIKE ${prefix} OR sm.name ILIKE ${contains} OR sm.email ILIKE ${contains})`,
+    );
+  }
+  return {
+    table: 'sub_merchants',
+    alias: 'sm',
+    where,
+    params,
+    select: 'sm.*',
+    from: 'sub_merchants sm',
+    merchantId: filter.merchantId,
+    cursorColumn: 'code',
+    noun: 'sub-merchant',
+  };
 }
 
 @Injectable()
@@ -108,28 +139,11 @@ export class SubMerchantsRepository {
     return rows[0] ?? null;
   }
 
-  async list(filter: SubMerchantListFilter): Promise<{ rows: SubMerchantRecord[]; total: number }> {
-    const params: unknown[] = [filter.merchantId];
-    const where = ['merchant_id = $1'];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    if (filter.status) where.push(`status = ${bind(filter.status)}`);
-    if (filter.searchText) {
-      const escaped = filter.searchText.replace(/[\\%_]/g, (character) => `\\${character}`);
-      const prefix = bind(`${escaped}%`);
-      const contains = bind(`%${escaped}%`);
-      where.push(`(code ILIKE ${prefix} OR name ILIKE ${contains} OR email ILIKE ${contains})`);
-    }
-    const condition = where.join(' AND ');
-    const filterParams = [...params];
-    const pageQuery = `SELECT * FROM sub_merchants WHERE ${condition}
-      ORDER BY created_at DESC, id DESC LIMIT ${bind(filter.limit)} OFFSET ${bind(filter.offset)}`;
-    const [rows, counted]: [SubMerchantRecord[], Array<{ total: string }>] = await Promise.all([
-      this.dataSource.query(pageQuery, params),
-      this.dataSource.query(
-        `SELECT count(*) AS total FROM sub_merchants WHERE ${condition}`,
-        filterParams,
-      ),
-    ]);
-    return { rows, total: Number(counted[0].total) };
+  /** One page, newest first, with what the pagination headers need. */
+  async list(
+    filter: SubMerchantListFilter,
+    page: PageRequest,
+  ): Promise<ListResult<SubMerchantRecord>> {
+    return queryList<SubMerchantRecord>(this.dataSource, subMerchantListSpec(filter), page);
   }
 }

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   ID_PREFIX,
   newId,
+  PageInfo,
   PageRequest,
 } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
@@ -78,16 +79,17 @@ export class SubMerchantsService {
     merchant: AuthenticatedMerchant,
     query: ListSubMerchantsQueryDto,
     page: PageRequest,
-  ): Promise<{ items: SubMerchantDto[]; total: number }> {
+  ): Promise<{ items: SubMerchantDto[]; pageInfo: PageInfo }> {
     assertPsp(merchant, 'Only PSP accounts can manage sub-merchants.');
-    const { rows, total } = await this.subMerchants.list({
-      merchantId: merchant.merchantId,
-      status: query.status,
-      searchText: query.search_text,
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map(toSubMerchantDto), total };
+    const { rows, pageInfo } = await this.subMerchants.list(
+      {
+        merchantId: merchant.merchantId,
+        status: query.status,
+        searchText: query.search_text,
+      },
+      page,
+    );
+    return { items: rows.map(toSubMerchantDto), pageInfo };
   }
 
   async update(

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CURRENCIES, NETWORK_NAMES } from '@app/chains';
 
+@ApiSchema({ name: 'Balance' })
 export class BalanceDto {
   @ApiProperty({ enum: CURRENCIES, example: 'USDT' })
   currency: string;

@@ -1,8 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CURRENCIES, NETWORK_NAMES } from '@app/chains';
 import { SubMerchantScopeQueryDto } from '@app/sub-merchants';
 
+@ApiSchema({ name: 'ListBalancesQuery' })
 export class ListBalancesQueryDto extends SubMerchantScopeQueryDto {
   @ApiPropertyOptional({ enum: NETWORK_NAMES, example: 'TRON' })
   @IsOptional()

@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CHAIN_FAMILIES, CURRENCIES, NETWORK_NAMES } from '@app/chains';
 import { SESSION_STATUSES, SessionStatus } from '../checkout-session.entity';
 import { SESSION_TRANSACTION_STATUSES } from '../session-transaction.entity';
 
+@ApiSchema({ name: 'SessionTransaction' })
 export class SessionTransactionDto {
   @ApiProperty({ description: 'Amount transferred, decimal string.', example: '49.99' })
   amount: string;
@@ -31,6 +32,7 @@ export class SessionTransactionDto {
   tx_hash: string;
 }
 
+@ApiSchema({ name: 'SessionPricing' })
 export class SessionPricingDto {
   @ApiProperty({ description: 'Price in the pricing currency, as requested.', example: '49.99' })
   amount: string;
@@ -46,6 +48,7 @@ export class SessionPricingDto {
   exchange_rate: string;
 }
 
+@ApiSchema({ name: 'CheckoutSession' })
 export class CheckoutSessionDto {
   @ApiProperty({
     description: 'Session id, `cs_` + 22 characters.',

@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { CURRENCIES, Currency, NETWORK_NAMES, NetworkName } from '@app/chains';
 import { IsDecimalAmount } from '@app/common';
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 
+@ApiSchema({ name: 'CreateCheckoutSessionRequest' })
 export class CreateCheckoutSessionDto {
   @ApiProperty({
     description:

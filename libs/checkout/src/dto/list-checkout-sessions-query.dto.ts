@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { NETWORK_NAMES } from '@app/chains';
@@ -8,6 +8,7 @@ import { SESSION_STATUSES, SessionStatus } from '../checkout-session.entity';
 
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
 
+@ApiSchema({ name: 'ListCheckoutSessionsQuery' })
 export class ListCheckoutSessionsQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,

@@ -40,8 +40,8 @@ export class UnmatchedTransfersController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<UnmatchedTransferDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.transfers.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.transfers.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

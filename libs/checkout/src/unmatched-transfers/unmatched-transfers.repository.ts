@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { commonListConditions, ID_PREFIX, newId, queryPageWithTotal } from '@app/common';
+import {
+  commonListConditions,
+  ID_PREFIX,
+  ListResult,
+  ListSpec,
+  newId,
+  PageRequest,
+  queryList,
+} from '@app/common';
 import { SubMerchantScope } from '@app/sub-merchants';
 import {
   OpenUnmatchedTransfer,
@@ -20,8 +28,6 @@ export interface UnmatchedListFilter {
   sessionId?: string;
   createdAfter?: Date;
   createdBefore?: Date;
-  limit: number;
-  offset: number;
 }
 
 /** What an operator lists: every merchant's, and those of no merchant (unknown_address). */
@@ -35,6 +41,30 @@ export interface OperatorUnmatchedFilter {
 
 const PROJECTION = `u.*, sm.code AS sub_merchant_code`;
 const SOURCE = `unmatched_transfers u LEFT JOIN sub_merchants sm ON sm.id = u.sub_merchant_id`;
+
+/**
+ * The merchant's unmatched transfers as SQL. Few per merchant (each is a payment gone astray),
+ * so reasons and sessions filter the merchant's newest-first range rather than having indexes.
+ */
+export function unmatchedListSpec(filter: UnmatchedListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('u', filter, bind);
+  where.push(`u.livemode = ${bind(filter.livemode)}`);
+  if (filter.reasons?.length) where.push(`u.reason = ANY(${bind(filter.reasons)}::text[])`);
+  if (filter.sessionId) where.push(`u.session_id = ${bind(filter.sessionId)}`);
+  return {
+    table: 'unmatched_transfers',
+    alias: 'u',
+    where,
+    anyOf,
+    params,
+    select: PROJECTION,
+    from: SOURCE,
+    merchantId: filter.merchantId,
+    noun: 'unmatched transfer',
+  };
+}
 
 /** unmatched_transfers: written by the deposit watcher, read by the API and the operator CLI. */
 @Injectable()
@@ -128,26 +158,12 @@ export class UnmatchedTransfersRepository {
     return rows[0] ?? null;
   }
 
-  /** One page of the merchant's, newest first, with the total count of the filtered set. */
+  /** One page of the merchant's, newest first, with what the pagination headers need. */
   async list(
     filter: UnmatchedListFilter,
-  ): Promise<{ rows: UnmatchedTransferRecord[]; total: number }> {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const where = commonListConditions('u', filter, bind);
-    where.push(`u.livemode = ${bind(filter.livemode)}`);
-    if (filter.reasons?.length) where.push(`u.reason = ANY(${bind(filter.reasons)}::text[])`);
-    if (filter.sessionId) where.push(`u.session_id = ${bind(filter.sessionId)}`);
-    return queryPageWithTotal<UnmatchedTransferRecord>(this.dataSource, {
-      select: PROJECTION,
-      from: SOURCE,
-      countFrom: 'unmatched_transfers u',
-      alias: 'u',
-      where,
-      params,
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+    page: PageRequest,
+  ): Promise<ListResult<UnmatchedTransferRecord>> {
+    return queryList<UnmatchedTransferRecord>(this.dataSource, unmatchedListSpec(filter), page);
   }
 
   /** Newest first across all merchants, unknown addresses included (the operator CLI). */

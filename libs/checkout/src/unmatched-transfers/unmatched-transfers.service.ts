@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException, createdRange, PageRequest } from '@app/common';
+import { ApiException, createdRange, PageInfo, PageRequest } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
 import { SubMerchantsService } from '@app/sub-merchants';
 import { ListUnmatchedTransfersQueryDto } from './dto/list-unmatched-transfers-query.dto';
@@ -30,25 +30,26 @@ export class UnmatchedTransfersService {
     merchant: AuthenticatedMerchant,
     query: ListUnmatchedTransfersQueryDto,
     page: PageRequest,
-  ): Promise<{ items: UnmatchedTransferDto[]; total: number }> {
+  ): Promise<{ items: UnmatchedTransferDto[]; pageInfo: PageInfo }> {
     const scope = await this.subMerchants.resolveListScope(
       merchant,
       query.include_sub_merchants,
       query.sub_merchant_code,
     );
-    const { rows, total } = await this.transfers.list({
-      merchantId: merchant.merchantId,
-      livemode: merchant.livemode,
-      scope,
-      reasons: query.reason,
-      statuses: query.status,
-      network: query.network,
-      sessionId: query.session_id,
-      ...createdRange(query),
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map(toUnmatchedTransferDto), total };
+    const { rows, pageInfo } = await this.transfers.list(
+      {
+        merchantId: merchant.merchantId,
+        livemode: merchant.livemode,
+        scope,
+        reasons: query.reason,
+        statuses: query.status,
+        network: query.network,
+        sessionId: query.session_id,
+        ...createdRange(query),
+      },
+      page,
+    );
+    return { items: rows.map(toUnmatchedTransferDto), pageInfo };
   }
 
   /** Every merchant's and those of no merchant (unknown_address), newest first. */

@@ -1,4 +1,5 @@
 import { AppEnv, validateEnvironment } from './environment-variables';
+import { parseTrustProxy, TrustProxySetting } from '../rate-limit/trust-proxy';
 
 export interface AppConfig {
   env: AppEnv;
@@ -32,6 +33,10 @@ export interface AppConfig {
   trongridApiKey?: string;
   payouts: PayoutConfig;
   webhooks: WebhookConfig;
+  operations: OperationsConfig;
+  rateLimits: RateLimitConfig;
+  /** Express `trust proxy`: which peers may name the client in X-Forwarded-For. */
+  trustProxy: TrustProxySetting;
   payAddressPool: PayAddressPoolConfig;
 }
 
@@ -41,6 +46,29 @@ export interface PayAddressPoolConfig {
   targetSize: number;
   /** ...which starts when fewer than this many are left. */
   lowWatermark: number;
+}
+
+/** Request limits (see docs/rate-limits.md); counted in Redis, shared by every API process. */
+export interface RateLimitConfig {
+  /** Per merchant (and environment), per second: GET requests... */
+  readsPerSecond: number;
+  /** ...and POST, PATCH, DELETE requests, each in their own bucket. */
+  writesPerSecond: number;
+  /** Hosted checkout page, per client address, per minute. */
+  checkoutPagePerMinute: number;
+  /** Failed authentications per client address per minute before it is refused for a minute. */
+  failedAuthPerMinute: number;
+  redisUrl: string;
+}
+
+/** Metrics and shutdown (see docs/operations.md). */
+export interface OperationsConfig {
+  /** Bearer token /metrics asks for; open when unset. */
+  metricsToken?: string;
+  /** The worker's own /metrics listener; 0 = none. */
+  workerMetricsPort: number;
+  /** How long a SIGTERM waits for work in flight before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 /** Webhook delivery (see docs/events-and-webhooks.md). */
@@ -147,6 +175,19 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
         env.PAY_ADDRESS_POOL_LOW_WATERMARK ?? Math.ceil(env.PAY_ADDRESS_POOL_TARGET / 6),
         env.PAY_ADDRESS_POOL_TARGET,
       ),
+    },
+    rateLimits: {
+      readsPerSecond: env.RATE_LIMIT_READS_PER_SECOND,
+      writesPerSecond: env.RATE_LIMIT_WRITES_PER_SECOND,
+      checkoutPagePerMinute: env.RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE,
+      failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
+      redisUrl: env.RATE_LIMIT_REDIS_URL ?? env.REDIS_URL ?? DEFAULT_REDIS_URL,
+    },
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    operations: {
+      metricsToken: env.METRICS_TOKEN,
+      workerMetricsPort: env.WORKER_METRICS_PORT,
+      shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     },
     webhooks: {
       allowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',

@@ -9,6 +9,8 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
+import { IsRateLimitValue } from '../rate-limit/rate-limit-value.validator';
+import { IsTrustProxyValue, TRUST_PROXY_MESSAGE } from '../rate-limit/trust-proxy';
 
 export const APP_ENVS = ['sandbox', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
@@ -133,6 +135,34 @@ export class EnvironmentVariables {
   })
   WATCH_NETWORKS = 'all';
 
+  // Rate limits (docs/rate-limits.md): per merchant for the API, per client address for the hosted
+  // page and for failed authentications; counted in Redis across every API process.
+  /** GET requests per second per merchant. */
+  @IsRateLimitValue()
+  RATE_LIMIT_READS_PER_SECOND = 100;
+
+  /** POST, PATCH and DELETE requests per second per merchant. */
+  @IsRateLimitValue()
+  RATE_LIMIT_WRITES_PER_SECOND = 100;
+
+  /** Hosted checkout page requests (/checkout/...) per minute per client address. */
+  @IsRateLimitValue()
+  RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE = 600;
+
+  /** Failed authentications per minute per client address; then it waits out a minute. */
+  @IsRateLimitValue()
+  RATE_LIMIT_FAILED_AUTH_PER_MINUTE = 30;
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'RATE_LIMIT_REDIS_URL must be a redis:// URL.' })
+  RATE_LIMIT_REDIS_URL?: string;
+
+  // Behind a load balancer every request comes from the balancer: without this, one client's
+  // failures would block everyone (docs/rate-limits.md).
+  @IsOptional()
+  @IsTrustProxyValue({ message: TRUST_PROXY_MESSAGE })
+  TRUST_PROXY?: string;
+
   @Transform(toInteger)
   @IsInt({ message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
   @Min(100, { message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
@@ -249,6 +279,24 @@ export class EnvironmentVariables {
   @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   @Max(200, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   DATABASE_POOL_SIZE = 20;
+
+  // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
+  @IsOptional()
+  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters, no spaces.' })
+  METRICS_TOKEN?: string;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
+  @Min(0, { message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
+  @Max(65535, { message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
+  WORKER_METRICS_PORT = 9464;
+
+  // Below the orchestrator's grace period (Kubernetes: 30 s), so the process ends on its own.
+  @Transform(toInteger)
+  @IsInt({ message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
+  @Min(1000, { message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
+  @Max(600000, { message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
+  SHUTDOWN_TIMEOUT_MS = 25000;
 
   // Sized for a burst: at 1,000 sessions a second, 20 s of creation takes 20,000 addresses per
   // family without the worker deriving any (derivation competes with the API for CPU).

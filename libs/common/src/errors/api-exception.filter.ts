@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { ApiException } from './api.exception';
 import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
 import { requestIdOf } from '../http/request-id';
+import { isDatabaseUnavailable } from './database-unavailable';
 
 /**
  * Turns every error into the one envelope `{ error: { type, code, message, param?, request_id } }`.
@@ -37,6 +38,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private toApiException(exception: unknown, request: Request): ApiException {
     if (exception instanceof ApiException) return exception;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
+    // An outage, not a bug: the client should retry (and the process recovers by itself).
+    if (isDatabaseUnavailable(exception)) return serviceUnavailable();
     return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
   }
 
@@ -51,6 +54,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
         return new ApiException(ErrorCode.RateLimited, 'Too many requests. Retry later.');
       case 413:
         return new ApiException(ErrorCode.RequestTooLarge, 'The request body is too large.');
+      case 503:
+        return serviceUnavailable();
       default:
         if (exception.getStatus() < 500) {
           return new ApiException(ErrorCode.ParameterInvalid, exception.message);
@@ -58,4 +63,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
         return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
     }
   }
+}
+
+const RETRY_AFTER_SECONDS = '5';
+
+function serviceUnavailable(): ApiException {
+  return new ApiException(
+    ErrorCode.ServiceUnavailable,
+    'The service is temporarily unavailable. Retry later.',
+    undefined,
+    { 'Retry-After': RETRY_AFTER_SECONDS },
+  );
 }

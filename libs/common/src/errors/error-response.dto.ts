@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ErrorCode, ErrorType } from './error-code';
 
+@ApiSchema({ name: 'ErrorBody' })
 export class ErrorBodyDto {
   @ApiProperty({ enum: ErrorType, example: ErrorType.InvalidRequest })
   type: ErrorType;
@@ -29,6 +30,7 @@ export class ErrorBodyDto {
   request_id: string;
 }
 
+@ApiSchema({ name: 'ErrorResponse' })
 export class ErrorResponseDto {
   @ApiProperty({ type: ErrorBodyDto })
   error: ErrorBodyDto;

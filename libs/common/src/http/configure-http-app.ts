@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiException } from '../errors/api.exception';
 import { ErrorCode } from '../errors/error-code';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
@@ -14,6 +15,8 @@ export const JSON_BODY_LIMIT = '64kb';
 export function configureHttpApp(app: INestApplication): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
+  // Which peers may name the client in X-Forwarded-For: rate limits count per client address.
+  http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use((request: Request & { id?: string }, response: Response, next: NextFunction) => {
     request.id = newRequestId();
     response.setHeader(REQUEST_ID_HEADER, request.id);
@@ -21,7 +24,7 @@ export function configureHttpApp(app: INestApplication): void {
   });
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
   app.use(translateBodyParserErrors);
-  app.enableShutdownHooks();
+  // Shutdown is main.ts's: it drains HTTP before Nest closes queues and the database.
 }
 
 /** body-parser errors become API errors here, while their `type` still says what went wrong. */

@@ -1,5 +1,9 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
+import { TOTAL_COUNT_CAP } from './list-query';
+import { MAX_OFFSET_ROWS } from './pagination-query.dto';
+
+const CAP = TOTAL_COUNT_CAP.toLocaleString('en-US');
 
 /** A bare-array list response with the headers that carry what the array cannot. */
 export function ApiPaginatedResponse(item: Type<unknown>, noun: string) {
@@ -8,11 +12,23 @@ export function ApiPaginatedResponse(item: Type<unknown>, noun: string) {
       type: [item],
       headers: {
         'X-Total-Count': {
-          description: `${noun} matching the filters.`,
+          description:
+            `${noun} matching the filters, exactly. Sent when at most ${CAP} match, or always ` +
+            'with `include_total=true`.',
+          schema: { type: 'integer' },
+        },
+        'X-Total-Count-At-Least': {
+          description:
+            `Sent instead of \`X-Total-Count\` when more than ${CAP} match and \`include_total\` ` +
+            `was not set: the value is ${TOTAL_COUNT_CAP + 1}.`,
           schema: { type: 'integer' },
         },
         Link: {
-          description: 'RFC 8288 links to the first, prev, next and last pages.',
+          description:
+            'RFC 8288 links: `first`; `prev` and `last` on lists paged by number (`last` only ' +
+            'when the total is exact); `next` when there is a next page, by `page` while it is ' +
+            `within the first ${MAX_OFFSET_ROWS.toLocaleString('en-US')} rows, by ` +
+            '`starting_after` after that and on cursor pages.',
           schema: { type: 'string' },
         },
       },

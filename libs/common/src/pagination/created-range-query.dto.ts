@@ -1,24 +1,29 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { IsIsoDateTime } from '../http/is-iso-date-time.validator';
 
-const ISO_OPTIONS = { strict: true, strictSeparator: true };
+const DATE_TIME_FORMAT =
+  'RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`';
 
 /** The created-at window every list of the API accepts (both bounds exclusive). */
+@ApiSchema({ name: 'CreatedRangeQuery' })
 export class CreatedRangeQueryDto {
   @ApiPropertyOptional({
-    description: 'Only records created strictly after this instant (ISO 8601 with offset).',
+    description: `Only records created strictly after this instant: ${DATE_TIME_FORMAT}.`,
+    format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
   @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_after must be an ISO 8601 date-time.' })
+  @IsIsoDateTime()
   created_after?: string;
 
   @ApiPropertyOptional({
-    description: 'Only records created strictly before this instant (ISO 8601 with offset).',
-    example: '2026-12-01T00:00:00Z',
+    description: `Only records created strictly before this instant: ${DATE_TIME_FORMAT}.`,
+    format: 'date-time',
+    example: '2026-12-01T00:00:00+01:00',
   })
   @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'created_before must be an ISO 8601 date-time.' })
+  @IsIsoDateTime()
   created_before?: string;
 }
 

@@ -12,26 +12,50 @@ export interface CommonListFilter {
 }
 
 /**
- * WHERE conditions of a list over a table aliased `alias` with merchant_id, sub_merchant_id,
- * status, network and created_at columns. Values are bound through `bind` (which appends to the
- * query's parameters and returns the placeholder), never interpolated.
+ * The tenancy condition. One sub-merchant's records are those of a sub-merchant this merchant
+ * owns, checked in the same statement; written as `merchant_id = $1 AND sub_merchant_id = $2`
+ * instead, the planner would multiply the two selectivities (it cannot know that the second
+ * implies the first), expect a handful of rows and sort them all rather than walk the index.
+ */
+function ownerCondition(
+  alias: string,
+  filter: CommonListFilter,
+  bind: (value: unknown) => string,
+): string {
+  const merchant = bind(filter.merchantId);
+  if (filter.scope.kind !== 'one') return `${alias}.merchant_id = ${merchant}`;
+  const subMerchant = bind(filter.scope.subMerchantId);
+  return `${alias}.sub_merchant_id = (SELECT owned.id FROM sub_merchants owned
+            WHERE owned.id = ${subMerchant} AND owned.merchant_id = ${merchant})`;
+}
+
+/** The conditions of a list: all of `where`, and one of `anyOf` when it is not empty. */
+export interface ListConditions {
+  where: string[];
+  anyOf: string[];
+}
+
+/**
+ * Conditions of a list over a table aliased `alias` with merchant_id, sub_merchant_id, status,
+ * network and created_at columns. Values are bound through `bind` (which appends to the query's
+ * parameters and returns the placeholder), never interpolated. Every condition is an equality or
+ * a range an index of the table starts with, so that the first page is an index range scan:
+ * one status is `status = $n`; several are alternatives (`anyOf`), one index range each.
  */
 export function commonListConditions(
   alias: string,
   filter: CommonListFilter,
   bind: (value: unknown) => string,
-): string[] {
-  const where = [`${alias}.merchant_id = ${bind(filter.merchantId)}`];
+): ListConditions {
+  const where = [ownerCondition(alias, filter, bind)];
   if (filter.scope.kind === 'own') where.push(`${alias}.sub_merchant_id IS NULL`);
-  if (filter.scope.kind === 'one') {
-    where.push(`${alias}.sub_merchant_id = ${bind(filter.scope.subMerchantId)}`);
-  }
-  if (filter.statuses?.length)
-    where.push(`${alias}.status = ANY(${bind(filter.statuses)}::text[])`);
+  const statuses = [...new Set(filter.statuses ?? [])];
+  const anyOf = statuses.map((status) => `${alias}.status = ${bind(status)}`);
+  if (anyOf.length === 1) where.push(...anyOf.splice(0));
   if (filter.network) where.push(`${alias}.network = ${bind(filter.network)}`);
   if (filter.createdAfter) where.push(`${alias}.created_at > ${bind(filter.createdAfter)}`);
   if (filter.createdBefore) where.push(`${alias}.created_at < ${bind(filter.createdBefore)}`);
-  return where;
+  return { where, anyOf };
 }
 
 /** Anything that runs SQL with bound parameters (TypeORM's DataSource). */
@@ -39,33 +63,4 @@ export interface SqlRunner {
   query(sql: string, parameters: unknown[]): Promise<unknown>;
 }
 
-export interface PageQuery {
-  /** SELECT list and FROM clause of the page (may join); `countFrom` is the bare table and alias. */
-  select: string;
-  from: string;
-  countFrom: string;
-  /** The list's order key, alias included; newest first. */
-  alias: string;
-  where: string[];
-  params: unknown[];
-  limit: number;
-  offset: number;
-}
-
-/** One page, newest first (created_at DESC, id DESC), and the total count of the filtered set. */
-export async function queryPageWithTotal<T>(
-  runner: SqlRunner,
-  page: PageQuery,
-): Promise<{ rows: T[]; total: number }> {
-  const condition = page.where.join(' AND ');
-  const n = page.params.length;
-  const [rows, counted] = (await Promise.all([
-    runner.query(
-      `SELECT ${page.select} FROM ${page.from} WHERE ${condition}
-        ORDER BY ${page.alias}.created_at DESC, ${page.alias}.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...page.params, page.limit, page.offset],
-    ),
-    runner.query(`SELECT count(*) AS total FROM ${page.countFrom} WHERE ${condition}`, page.params),
-  ])) as [T[], Array<{ total: string }>];
-  return { rows, total: Number(counted[0].total) };
-}
+export * from './list-query';

@@ -7,6 +7,7 @@ import { SessionFeeRule1764300000000 } from './1764300000000-session-fee-rule';
 import { UnmatchedTransfers1764400000000 } from './1764400000000-unmatched-transfers';
 import { WatcherStatus1764500000000 } from './1764500000000-watcher-status';
 import { ChainBlocks1764600000000 } from './1764600000000-chain-blocks';
+import { ListIndexes1764700000000 } from './1764700000000-list-indexes';
 import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-balances-per-statement';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   UnmatchedTransfers1764400000000,
   WatcherStatus1764500000000,
   ChainBlocks1764600000000,
+  ListIndexes1764700000000,
   LedgerBalancesPerStatement1764800000000,
 ];

@@ -102,8 +102,8 @@ export class WebhookEndpointsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<WebhookEndpointDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.endpoints.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.endpoints.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

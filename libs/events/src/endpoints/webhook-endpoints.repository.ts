@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { commonListConditions, ListScope, queryPageWithTotal } from '@app/common';
+import {
+  commonListConditions,
+  ListResult,
+  ListScope,
+  ListSpec,
+  PageRequest,
+  queryList,
+} from '@app/common';
 import { EventType } from '../event-types';
 import { DisabledReason, WebhookEndpointRecord } from './webhook-endpoint.types';
 
@@ -32,6 +39,31 @@ function lockedInIdOrder(condition: string): string {
 
 const ENDPOINT_PROJECTION = `w.*, sm.code AS sub_merchant_code`;
 const ENDPOINT_SOURCE = `webhook_endpoints w LEFT JOIN sub_merchants sm ON sm.id = w.sub_merchant_id`;
+
+export interface EndpointListFilter {
+  merchantId: string;
+  scope: ListScope;
+}
+
+/** Live endpoints as SQL (their index is partial: deleted ones are not in it). */
+export function endpointListSpec(filter: EndpointListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('w', filter, bind);
+  // A merchant has a handful of endpoints: its index (not a per-sub-merchant one) serves all scopes.
+  if (filter.scope.kind === 'one') where.push(`w.merchant_id = ${bind(filter.merchantId)}`);
+  return {
+    table: 'webhook_endpoints',
+    alias: 'w',
+    where: [...where, 'w.deleted_at IS NULL'],
+    anyOf,
+    params,
+    select: ENDPOINT_PROJECTION,
+    from: ENDPOINT_SOURCE,
+    merchantId: filter.merchantId,
+    noun: 'webhook endpoint',
+  };
+}
 
 @Injectable()
 export class WebhookEndpointsRepository {
@@ -77,25 +109,12 @@ export class WebhookEndpointsRepository {
     return rows[0] ?? null;
   }
 
-  async list(filter: {
-    merchantId: string;
-    scope: ListScope;
-    limit: number;
-    offset: number;
-  }): Promise<{ rows: WebhookEndpointRecord[]; total: number }> {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const where = [...commonListConditions('w', filter, bind), 'w.deleted_at IS NULL'];
-    return queryPageWithTotal<WebhookEndpointRecord>(this.dataSource, {
-      select: ENDPOINT_PROJECTION,
-      from: ENDPOINT_SOURCE,
-      countFrom: 'webhook_endpoints w',
-      alias: 'w',
-      where,
-      params,
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+  /** One page of live endpoints, newest first, with what the pagination headers need. */
+  async list(
+    filter: EndpointListFilter,
+    page: PageRequest,
+  ): Promise<ListResult<WebhookEndpointRecord>> {
+    return queryList<WebhookEndpointRecord>(this.dataSource, endpointListSpec(filter), page);
   }
 
   async update(manager: EntityManager, id: string, changes: EndpointChanges): Promise<void> {

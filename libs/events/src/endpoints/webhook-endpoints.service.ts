@@ -7,6 +7,7 @@ import {
   ErrorCode,
   ID_PREFIX,
   newId,
+  PageInfo,
   PageRequest,
 } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
@@ -74,19 +75,20 @@ export class WebhookEndpointsService {
     merchant: AuthenticatedMerchant,
     query: SubMerchantScopeQueryDto,
     page: PageRequest,
-  ): Promise<{ items: WebhookEndpointDto[]; total: number }> {
+  ): Promise<{ items: WebhookEndpointDto[]; pageInfo: PageInfo }> {
     const scope = await this.subMerchants.resolveListScope(
       merchant,
       query.include_sub_merchants,
       query.sub_merchant_code,
     );
-    const { rows, total } = await this.endpoints.list({
-      merchantId: merchant.merchantId,
-      scope,
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map(toWebhookEndpointDto), total };
+    const { rows, pageInfo } = await this.endpoints.list(
+      {
+        merchantId: merchant.merchantId,
+        scope,
+      },
+      page,
+    );
+    return { items: rows.map(toWebhookEndpointDto), pageInfo };
   }
 
   async update(

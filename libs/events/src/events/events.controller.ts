@@ -52,8 +52,8 @@ export class EventsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<EventDto[]> {
     const page = toPageRequest(query);
-    const { items, total } = await this.events.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, total);
+    const { items, pageInfo } = await this.events.list(merchant, query, page);
+    setPaginationHeaders(request, response, page, pageInfo);
     return items;
   }
 

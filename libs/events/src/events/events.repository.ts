@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { commonListConditions, ListScope, queryPageWithTotal } from '@app/common';
+import {
+  commonListConditions,
+  ListResult,
+  ListScope,
+  ListSpec,
+  PageRequest,
+  queryList,
+} from '@app/common';
 import { EventType } from '../event-types';
 import { DeliveryStatus } from './dto/webhook-delivery.dto';
 import { EventRecord } from './event.mapper';
@@ -12,8 +19,6 @@ export interface EventListFilter {
   objectId?: string;
   createdAfter?: Date;
   createdBefore?: Date;
-  limit: number;
-  offset: number;
 }
 
 export interface DeliveryRecord {
@@ -34,6 +39,31 @@ export interface DeliveryRecord {
   }>;
 }
 
+/**
+ * The event list as SQL: one type is an equality, several are alternatives (one newest-first
+ * index range each); an object's events come from its (object_id, sequence) index.
+ */
+export function eventListSpec(filter: EventListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('e', filter, bind);
+  const types = [...new Set(filter.types ?? [])];
+  if (types.length === 1) where.push(`e.type = ${bind(types[0])}`);
+  if (types.length > 1) anyOf.push(...types.map((type) => `e.type = ${bind(type)}`));
+  if (filter.objectId) where.push(`e.object_id = ${bind(filter.objectId)}`);
+  return {
+    table: 'events',
+    alias: 'e',
+    where,
+    anyOf,
+    params,
+    select: 'e.*',
+    from: 'events e',
+    merchantId: filter.merchantId,
+    noun: 'event',
+  };
+}
+
 @Injectable()
 export class EventsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -46,22 +76,9 @@ export class EventsRepository {
     return rows[0] ?? null;
   }
 
-  async list(filter: EventListFilter): Promise<{ rows: EventRecord[]; total: number }> {
-    const params: unknown[] = [];
-    const bind = (value: unknown) => `$${params.push(value)}`;
-    const where = commonListConditions('e', filter, bind);
-    if (filter.types?.length) where.push(`e.type = ANY(${bind(filter.types)}::text[])`);
-    if (filter.objectId) where.push(`e.object_id = ${bind(filter.objectId)}`);
-    return queryPageWithTotal<EventRecord>(this.dataSource, {
-      select: 'e.*',
-      from: 'events e',
-      countFrom: 'events e',
-      alias: 'e',
-      where,
-      params,
-      limit: filter.limit,
-      offset: filter.offset,
-    });
+  /** One page, newest first, with what the pagination headers need. */
+  async list(filter: EventListFilter, page: PageRequest): Promise<ListResult<EventRecord>> {
+    return queryList<EventRecord>(this.dataSource, eventListSpec(filter), page);
   }
 
   /** Every delivery of the event with all its attempts, oldest first. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiException, createdRange, ErrorCode, PageRequest } from '@app/common';
+import { ApiException, createdRange, ErrorCode, PageInfo, PageRequest } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
 import { SubMerchantsService } from '@app/sub-merchants';
 import { EventDto } from './dto/event.dto';
@@ -44,22 +44,23 @@ export class EventsService {
     merchant: AuthenticatedMerchant,
     query: ListEventsQueryDto,
     page: PageRequest,
-  ): Promise<{ items: EventDto[]; total: number }> {
+  ): Promise<{ items: EventDto[]; pageInfo: PageInfo }> {
     const scope = await this.subMerchants.resolveListScope(
       merchant,
       query.include_sub_merchants,
       query.sub_merchant_code,
     );
-    const { rows, total } = await this.events.list({
-      merchantId: merchant.merchantId,
-      scope,
-      types: query.type,
-      objectId: query.object_id,
-      ...createdRange(query),
-      limit: page.pageSize,
-      offset: page.offset,
-    });
-    return { items: rows.map(toEventDto), total };
+    const { rows, pageInfo } = await this.events.list(
+      {
+        merchantId: merchant.merchantId,
+        scope,
+        types: query.type,
+        objectId: query.object_id,
+        ...createdRange(query),
+      },
+      page,
+    );
+    return { items: rows.map(toEventDto), pageInfo };
   }
 
   async deliveries(merchant: AuthenticatedMerchant, id: string): Promise<WebhookDeliveryDto[]> {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
 import { CURRENCIES, Currency, NETWORK_NAMES, NetworkName } from '@app/chains';
 import { IsDecimalAmount } from '@app/common';
@@ -6,6 +6,7 @@ import { IsDecimalAmount } from '@app/common';
 export const PAYOUT_DESCRIPTION_MAX_LENGTH = 500;
 export const PAYOUT_METADATA_MAX_LENGTH = 4096;
 
+@ApiSchema({ name: 'CreatePayoutRequest' })
 export class CreatePayoutDto {
   @ApiProperty({
     description:

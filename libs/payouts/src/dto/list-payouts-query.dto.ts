@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { NETWORK_NAMES } from '@app/chains';
@@ -8,6 +8,7 @@ import { PAYOUT_STATUSES, PayoutStatus } from '../payout.types';
 
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
 
+@ApiSchema({ name: 'ListPayoutsQuery' })
 export class ListPayoutsQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,

@@ -1,9 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CURRENCIES, NETWORK_NAMES } from '@app/chains';
 import { PAYOUT_STATUSES, PayoutStatus, PENDING_REASONS } from '../payout.types';
 
 const TIMESTAMP = 'ISO 8601 with a numeric UTC offset';
 
+@ApiSchema({ name: 'Payout' })
 export class PayoutDto {
   @ApiProperty({
     description: 'Payout id, `po_` + 22 characters.',

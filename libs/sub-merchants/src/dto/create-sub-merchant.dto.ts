@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   IsEmail,
   IsIn,
@@ -23,6 +23,7 @@ export const HTTP_URL_OPTIONS = {
 };
 export const CODE_MESSAGE = 'code must be 3 to 64 letters, digits, "-" or "_".';
 
+@ApiSchema({ name: 'CreateSubMerchantRequest' })
 export class CreateSubMerchantDto {
   @ApiProperty({
     description: 'Your identifier: 3-64 letters, digits, `-`, `_`; unique within your account.',

@@ -1,8 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PaginationQueryDto } from '@app/common';
 import { SUB_MERCHANT_STATUSES, SubMerchantStatus } from '../sub-merchant.entity';
 
+@ApiSchema({ name: 'ListSubMerchantsQuery' })
 export class ListSubMerchantsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: SUB_MERCHANT_STATUSES, example: 'active' })
   @IsOptional()

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Matches } from 'class-validator';
 
@@ -7,6 +7,7 @@ const toStrictBoolean = ({ value }: { value: unknown }) =>
   value === 'true' ? true : value === 'false' ? false : value;
 
 /** The sub-merchant scope of every list (sessions, balances, payouts). */
+@ApiSchema({ name: 'SubMerchantScopeQuery' })
 export class SubMerchantScopeQueryDto {
   @ApiPropertyOptional({
     type: Boolean,

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { SUB_MERCHANT_STATUSES, SubMerchantStatus } from '../sub-merchant.entity';
 
+@ApiSchema({ name: 'SubMerchant' })
 export class SubMerchantDto {
   @ApiProperty({
     description: 'Your identifier for the sub-merchant, unique within your account. Never changes.',

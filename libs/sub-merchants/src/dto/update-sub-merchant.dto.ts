@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   Equals,
   IsEmail,
@@ -17,6 +17,7 @@ import { HTTP_URL_OPTIONS } from './create-sub-merchant.dto';
 const present = (field: string) => (object: Record<string, unknown>) => object[field] !== undefined;
 
 /** Every field optional; `null` clears email, website and logo_url. The code cannot change. */
+@ApiSchema({ name: 'UpdateSubMerchantRequest' })
 export class UpdateSubMerchantDto {
   @ApiHideProperty()
   @ValidateIf(present('code'))

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CHAIN_FAMILIES, CURRENCIES, NETWORK_NAMES } from '@app/chains';
 import { WATCHER_HEALTHS, WatcherHealth } from '../watcher-health';
 
+@ApiSchema({ name: 'NetworkToken' })
 export class NetworkTokenDto {
   @ApiProperty({ enum: CURRENCIES, example: 'USDT' })
   currency: string;
@@ -22,6 +23,7 @@ export class NetworkTokenDto {
   decimals: number;
 }
 
+@ApiSchema({ name: 'NetworkWatcher' })
 export class NetworkWatcherDto {
   @ApiProperty({
     enum: WATCHER_HEALTHS,
@@ -103,6 +105,7 @@ export class NetworkWatcherDto {
   consecutive_failures: number;
 }
 
+@ApiSchema({ name: 'NetworkStatus' })
 export class NetworkStatusDto {
   @ApiProperty({
     enum: NETWORK_NAMES,

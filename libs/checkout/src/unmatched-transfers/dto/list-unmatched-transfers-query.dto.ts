@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { NETWORK_NAMES } from '@app/chains';
@@ -15,6 +15,7 @@ const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value
 // unknown_address transfers have no merchant: never a filter a merchant can use.
 const MERCHANT_REASONS = UNMATCHED_REASONS.filter((reason) => reason !== 'unknown_address');
 
+@ApiSchema({ name: 'ListUnmatchedTransfersQuery' })
 export class ListUnmatchedTransfersQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,

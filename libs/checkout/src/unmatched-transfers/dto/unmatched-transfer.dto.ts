@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { CURRENCIES, NETWORK_NAMES } from '@app/chains';
 import {
   UNMATCHED_REASONS,
@@ -8,6 +8,7 @@ import {
 } from '../unmatched-transfer';
 
 /** A payment to one of your sessions' addresses that the session did not take. */
+@ApiSchema({ name: 'UnmatchedTransfer' })
 export class UnmatchedTransferDto {
   @ApiProperty({
     description: 'Unmatched transfer id, `utx_` + 22 characters.',

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -13,6 +13,7 @@ import { EVENT_TYPES, EventType } from '../../event-types';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
+@ApiSchema({ name: 'CreateWebhookEndpointRequest' })
 export class CreateWebhookEndpointDto {
   @ApiProperty({
     description:

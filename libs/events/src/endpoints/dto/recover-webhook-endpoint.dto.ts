@@ -1,25 +1,30 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { IsIsoDateTime } from '@app/common';
 
-const ISO_OPTIONS = { strict: true, strictSeparator: true };
+const DATE_TIME_FORMAT = 'RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`)';
 
+@ApiSchema({ name: 'RecoverWebhookEndpointRequest' })
 export class RecoverWebhookEndpointDto {
   @ApiProperty({
-    description: 'Redeliver every failed delivery of events created at or after this instant.',
+    description: `Redeliver every failed delivery of events created at or after this instant: ${DATE_TIME_FORMAT}.`,
+    format: 'date-time',
     example: '2026-11-20T00:00:00Z',
   })
-  @IsISO8601(ISO_OPTIONS, { message: 'since must be an ISO 8601 date-time.' })
+  @IsIsoDateTime()
   since: string;
 
   @ApiPropertyOptional({
-    description: '...and before this instant (default: now).',
-    example: '2026-11-23T00:00:00Z',
+    description: `...and before this instant (default: now): ${DATE_TIME_FORMAT}.`,
+    format: 'date-time',
+    example: '2026-11-23T00:00:00+01:00',
   })
   @IsOptional()
-  @IsISO8601(ISO_OPTIONS, { message: 'until must be an ISO 8601 date-time.' })
+  @IsIsoDateTime()
   until?: string;
 }
 
+@ApiSchema({ name: 'WebhookEndpointRecovery' })
 export class RecoveryDto {
   @ApiProperty({ description: 'How many failed deliveries were scheduled again.', example: 12 })
   scheduled: number;

@@ -1,8 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export const DEFAULT_ROTATION_GRACE_HOURS = 24;
 
+@ApiSchema({ name: 'RotateWebhookEndpointSecretRequest' })
 export class RotateSecretDto {
   @ApiPropertyOptional({
     description:

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,6 +14,7 @@ import {
 import { EVENT_TYPES, EventType } from '../../event-types';
 import { WEBHOOK_URL_MAX_LENGTH } from './create-webhook-endpoint.dto';
 
+@ApiSchema({ name: 'UpdateWebhookEndpointRequest' })
 export class UpdateWebhookEndpointDto {
   @ApiPropertyOptional({ example: 'https://shop.example/webhooks/v2' })
   @IsOptional()

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES, EventType } from '../../event-types';
 import { DISABLED_REASONS, DisabledReason } from '../webhook-endpoint.types';
 
+@ApiSchema({ name: 'WebhookEndpoint' })
 export class WebhookEndpointDto {
   @ApiProperty({ example: 'we_8Kd2Lm9XcTz4Rb8VnK1pWd' })
   id: string;
@@ -81,6 +82,7 @@ export class WebhookEndpointDto {
   updated_at: string;
 }
 
+@ApiSchema({ name: 'WebhookEndpointWithSecret' })
 export class WebhookEndpointWithSecretDto extends WebhookEndpointDto {
   @ApiProperty({
     description:

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES, EventType } from '../../event-types';
 
+@ApiSchema({ name: 'EventTransaction' })
 export class EventTransactionDto {
   @ApiProperty({ example: '10' })
   amount: string;
@@ -21,13 +22,14 @@ export class EventTransactionDto {
   log_index: number;
 }
 
+@ApiSchema({ name: 'EventData' })
 export class EventDataDto {
   // Referenced by schema name: the checkout and payouts libraries depend on this one, not back.
   @ApiProperty({
     oneOf: [
-      { $ref: '#/components/schemas/CheckoutSessionDto' },
-      { $ref: '#/components/schemas/PayoutDto' },
-      { $ref: '#/components/schemas/WebhookEndpointDto' },
+      { $ref: '#/components/schemas/CheckoutSession' },
+      { $ref: '#/components/schemas/Payout' },
+      { $ref: '#/components/schemas/WebhookEndpoint' },
     ],
     description:
       'The object the event is about, exactly as the API returns it at the moment of the change: a ' +
@@ -45,6 +47,7 @@ export class EventDataDto {
   transaction?: EventTransactionDto;
 }
 
+@ApiSchema({ name: 'Event' })
 export class EventDto {
   @ApiProperty({ example: 'evt_5Jd8Qm2LxW9cTz4Rb8VnK1' })
   id: string;

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { CreatedRangeQueryDto, PaginationQueryDto } from '@app/common';
@@ -7,6 +7,7 @@ import { EVENT_TYPES, EventType } from '../../event-types';
 
 const toArray = ({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]);
 
+@ApiSchema({ name: 'ListEventsQuery' })
 export class ListEventsQueryDto extends IntersectionType(
   PaginationQueryDto,
   SubMerchantScopeQueryDto,

@@ -1,6 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 
+@ApiSchema({ name: 'ResendEventRequest' })
 export class ResendEventDto {
   @ApiPropertyOptional({
     description:

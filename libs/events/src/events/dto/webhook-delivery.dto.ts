@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 export const DELIVERY_STATUSES = ['Pending', 'Succeeded', 'Failed', 'Canceled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+@ApiSchema({ name: 'WebhookAttempt' })
 export class WebhookAttemptDto {
   @ApiProperty({ example: '2026-11-23T10:15:30.456Z' })
   attempted_at: string;
@@ -38,6 +39,7 @@ export class WebhookAttemptDto {
   succeeded: boolean;
 }
 
+@ApiSchema({ name: 'WebhookDelivery' })
 export class WebhookDeliveryDto {
   @ApiProperty({ example: 'we_8Kd2Lm9XcTz4Rb8VnK1pWd' })
   webhook_endpoint_id: string;

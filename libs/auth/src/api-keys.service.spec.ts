@@ -1,0 +1,54 @@
+import type { Repository } from 'typeorm';
+import type { AppConfig } from '@app/common';
+import { ApiKeyEntity } from './api-key.entity';
+import { generateApiKey, hashApiKey } from './api-key-format';
+import { ApiKeysService } from './api-keys.service';
+
+/** A repository answering the key lookup from one known key, counting the queries. */
+function fakeRepository(validKey: string) {
+  const validHash = hashApiKey(validKey);
+  const repository = {
+    queries: 0,
+    query: async (_sql: string, [hash]: [Buffer]) => {
+      repository.queries += 1;
+      if (!hash.equals(validHash)) return [];
+      return [
+        {
+          api_key_id: 'key_1',
+          key_hash: validHash,
+          livemode: false,
+          merchant_id: 'mer_1',
+          kind: 'direct',
+          name: 'Shop',
+          logo_url: null,
+        },
+      ];
+    },
+  };
+  return repository;
+}
+
+function serviceWith(repository: ReturnType<typeof fakeRepository>): ApiKeysService {
+  return new ApiKeysService(
+    repository as unknown as Repository<ApiKeyEntity>,
+    { livemode: false } as AppConfig,
+  );
+}
+
+describe('ApiKeysService key cache', () => {
+  it('keeps a valid key cached while 20,000 random unknown keys are tried', async () => {
+    const validKey = generateApiKey(false);
+    const repository = fakeRepository(validKey);
+    const keys = serviceWith(repository);
+    expect(await keys.authenticate(validKey)).toMatchObject({ merchantId: 'mer_1' });
+    let authenticated = 0;
+    for (let i = 0; i < 20_000; i++) {
+      // Distinct and never issued (issued keys are random base62), and quick to make.
+      if (await keys.authenticate(`sk_test_${String(i).padStart(43, '0')}`)) authenticated += 1;
+    }
+    expect(authenticated).toBe(0);
+    const queriesBefore = repository.queries;
+    expect(await keys.authenticate(validKey)).toMatchObject({ merchantId: 'mer_1' });
+    expect(repository.queries).toBe(queriesBefore);
+  });
+});

@@ -10,7 +10,7 @@ import { buildApp, mainOf } from './support/built-apps';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { creditBalance } from './support/ledger-credit';
-import { transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { TestApi } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -49,6 +49,7 @@ describe('Payouts survive a worker killed at random moments', () => {
     // Each suite has its own chain: a payout left in flight by another suite would carry another
     // chain's nonces into this one.
     expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
+    await parkEarlierPayouts(api.dataSource);
   }, 120_000);
 
   afterAll(async () => {

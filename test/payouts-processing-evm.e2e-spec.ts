@@ -12,7 +12,12 @@ import { PayoutReviews } from '@app/payouts';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { creditBalance } from './support/ledger-credit';
-import { setTokenBalance, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import {
+  parkEarlierPayouts,
+  setTokenBalance,
+  transfersFrom,
+  writeHotWalletsFile,
+} from './support/payout-chain';
 import { RpcProxy } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_REDIS_URL } from './setup/test-database';
@@ -59,6 +64,7 @@ describe('Payouts sent on a real chain', () => {
     api = await TestApi.start();
     // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
     await forgetChain(api.app, 'ETHEREUM');
+    await parkEarlierPayouts(api.dataSource);
     worker = await NestFactory.createApplicationContext(WorkerModule, {
       logger: process.env.TEST_WORKER_LOGS ? ['log', 'warn', 'error'] : false,
     });

@@ -7,7 +7,7 @@ import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { useChainEnvironment } from './support/chain-test-env';
 import { FakeTronNode } from './support/fake-tron-node';
 import { creditBalance } from './support/ledger-credit';
-import { writeHotWalletsFile } from './support/payout-chain';
+import { parkEarlierPayouts, writeHotWalletsFile } from './support/payout-chain';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -49,6 +49,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
       },
     );
     api = await TestApi.start();
+    await parkEarlierPayouts(api.dataSource);
     worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
     await worker.init();
     merchant = await api.createMerchant();
@@ -166,6 +167,7 @@ describe('PAYOUT_HOT_WALLET_SHORTFALL=fail', () => {
       },
     );
     api = await TestApi.start();
+    await parkEarlierPayouts(api.dataSource);
     worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
     await worker.init();
   }, 60_000);

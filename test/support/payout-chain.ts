@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbiCoder, getAddress, id, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import type { DataSource } from 'typeorm';
 import type { Currency } from '@app/chains/networks/network.types';
 import type { Devnet } from './devnet';
 
@@ -59,4 +60,16 @@ export async function transfersFrom(
     amount: BigInt(log.data),
     txHash: log.transactionHash.toLowerCase(),
   }));
+}
+
+/**
+ * Puts off, for good, every Pending payout that earlier suites left in the shared test database
+ * (suites without a worker create payouts nobody sends). A worker started on this suite's chain
+ * would send them from its hot wallet: extra transfers on the chain, and tokens spent that this
+ * suite's own payouts then lack.
+ */
+export async function parkEarlierPayouts(dataSource: DataSource): Promise<void> {
+  await dataSource.query(
+    `UPDATE payouts SET next_attempt_at = 'infinity' WHERE status = 'Pending'`,
+  );
 }

@@ -54,7 +54,7 @@ describe('Worker (real Redis and Bull)', () => {
     ]);
   });
 
-  it('removes schedules it no longer runs when it starts again', async () => {
+  it('removes schedules it no longer runs on its next pass', async () => {
     // Left by an older version or configuration: every worker would run it forever.
     await queue.add(MAINTENANCE_JOBS.expireSessions, {}, { repeat: { every: 3_000 } });
     await queue.add('retired-job', {}, { repeat: { every: 60_000 } });
@@ -67,13 +67,24 @@ describe('Worker (real Redis and Bull)', () => {
     const schedules = async () =>
       (await queue.getRepeatableJobs()).map((job) => [job.name, job.every]).sort();
     // A stale job running at the moment of its removal schedules its next run again, as Bull does
-    // for every repeatable job: the next start (or pass) removes it.
+    // for every repeatable job: the next pass (every 15 s) removes it.
     await waitFor(async () => {
-      await worker.get(MaintenanceScheduler).onApplicationBootstrap();
+      await worker.get(MaintenanceScheduler).schedule();
       return JSON.stringify(await schedules()) === JSON.stringify(wanted);
     }, 30_000);
     expect(await schedules()).toEqual(wanted);
   });
+
+  it('schedules its jobs again after Redis lost them (a flush, a restart without persistence)', async () => {
+    await queue.client.flushdb();
+    expect(await queue.getRepeatableJobs()).toEqual([]);
+    await waitFor(async () => (await queue.getRepeatableJobs()).length === 3, 60_000);
+    expect((await queue.getRepeatableJobs()).map((job) => job.name).sort()).toEqual([
+      MAINTENANCE_JOBS.expireSessions,
+      MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      MAINTENANCE_JOBS.refillPayAddresses,
+    ]);
+  }, 90_000);
 
   it('fills an empty pay-address pool of every chain family on start', async () => {
     await waitFor(

@@ -220,6 +220,9 @@ describe('Checkout sessions: create and get', () => {
     const created = await api.post(SESSIONS, merchant, validBody).expect(201);
     const read = await api.get(`${SESSIONS}/${created.body.id}`, merchant).expect(200);
     expect(read.body).toEqual(created.body);
+    // Live state: no ETag a client could revalidate a stale session against (docs/decisions.md).
+    expect(read.headers.etag).toBeUndefined();
+    expect(created.headers.etag).toBeUndefined();
   });
 
   it('shows detected transactions in chain order with exact amounts', async () => {

@@ -157,6 +157,48 @@ describe('The fee rule of a checkout session', () => {
     ]);
   });
 
+  it("stores the merchant's own rule at creation, part by part, else the configured default", async () => {
+    const storedRule = async (
+      merchant: TestMerchant,
+      percent: string | null,
+      fixed: string | null,
+    ) => {
+      await setFeeRule(merchant, percent, fixed);
+      const { id } = await createSession(merchant, '10');
+      const [row]: Array<{ fee_percent: string; fee_fixed: string }> = await api.dataSource.query(
+        'SELECT fee_percent, fee_fixed FROM checkout_sessions WHERE id = $1',
+        [id],
+      );
+      return [new Decimal(row.fee_percent).toFixed(), new Decimal(row.fee_fixed).toFixed()];
+    };
+    // The test configuration's default: FEE_PERCENT 1, FEE_FIXED 0.
+    expect(await storedRule(await api.createMerchant(), null, null)).toEqual(['1', '0']);
+    expect(await storedRule(await api.createMerchant(), '2.5', '0.3')).toEqual(['2.5', '0.3']);
+    expect(await storedRule(await api.createMerchant(), '0', null)).toEqual(['0', '0']);
+    expect(await storedRule(await api.createMerchant(), null, '0.25')).toEqual(['1', '0.25']);
+    // With an Idempotency-Key too (the keyed statement), and another merchant's rule never leaks.
+    const keyed = await api.createMerchant();
+    await setFeeRule(keyed, '4', '0.4');
+    await setFeeRule(await api.createMerchant(), '9', '9');
+    const { body } = await api
+      .post(SESSIONS, keyed, {
+        pricing_amount: '10',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'TRON',
+      })
+      .set('Idempotency-Key', randomUUID())
+      .expect(201);
+    const [row]: Array<{ fee_percent: string; fee_fixed: string }> = await api.dataSource.query(
+      'SELECT fee_percent, fee_fixed FROM checkout_sessions WHERE id = $1',
+      [(body as Session).id],
+    );
+    expect([new Decimal(row.fee_percent).toFixed(), new Decimal(row.fee_fixed).toFixed()]).toEqual([
+      '4',
+      '0.4',
+    ]);
+  });
+
   it("the migration backfills each existing session with its merchant's rule, else the configured default", async () => {
     const full = await api.createMerchant();
     const percentOnly = await api.createMerchant();

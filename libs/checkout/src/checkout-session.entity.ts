@@ -71,6 +71,9 @@ export interface CheckoutSessionRecord {
   sub_merchant_logo_url?: string | null;
 }
 
+/** What the public object is built from: everything but the internal fee rule. */
+export type PublicSessionRecord = Omit<CheckoutSessionRecord, 'fee_percent' | 'fee_fixed'>;
+
 export interface SessionTransactionRecord {
   amount: string;
   created_at: string;

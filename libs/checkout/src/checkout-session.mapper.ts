@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, formatAmount, formatFixed } from '@app/common';
 import { NetworkName, NetworkRegistry } from '@app/chains';
-import { CheckoutSessionRecord } from './checkout-session.entity';
+import { PublicSessionRecord } from './checkout-session.entity';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { RATE_FRACTION_DIGITS } from './pricing/pricing.service';
 
@@ -29,7 +29,7 @@ export class CheckoutSessionMapper {
    * A sub-merchant's session shows the sub-merchant's name, and its logo when it has one
    * (else the PSP's), because the customer is paying the sub-merchant.
    */
-  toDto(row: CheckoutSessionRecord, owner: SessionOwner): CheckoutSessionDto {
+  toDto(row: PublicSessionRecord, owner: SessionOwner): CheckoutSessionDto {
     const subMerchantCode = row.sub_merchant_code ?? null;
     return {
       id: row.id,

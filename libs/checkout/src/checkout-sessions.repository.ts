@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { IdempotentInsert } from '@app/idempotency';
+import { IdempotentInsert, InsertShape } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
-import { CheckoutSessionRecord, SessionStatus } from './checkout-session.entity';
+import {
+  CheckoutSessionRecord,
+  PublicSessionRecord,
+  SessionStatus,
+} from './checkout-session.entity';
 import type { SessionOwner } from './checkout-session.mapper';
-import { FeeRule, MerchantFeeRule } from './settlement/fee-rule';
+import { FeeRule } from './settlement/fee-rule';
 
 export interface NewSessionRow {
   id: string;
@@ -14,8 +18,11 @@ export interface NewSessionRow {
   subMerchantId: string | null;
   livemode: boolean;
   amount: string;
-  /** The fee rule in force now (the merchant's or the default), kept for every later settlement. */
-  feeRule: FeeRule;
+  /**
+   * The configured default fee rule. The INSERT itself stores the merchant's own rule in its place
+   * where the merchant has one, so the rule in force at creation is kept for every later settlement.
+   */
+  defaultFeeRule: FeeRule;
   currency: string;
   network: string;
   chainFamily: ChainFamily;
@@ -79,6 +86,19 @@ const INSERT_COLUMNS = [
   'updated_at',
 ] as const;
 
+// The merchant's own fee rule, part by part, else the default passed as the parameter: read by the
+// INSERT rather than by a query before it (see docs/decisions.md, "fee rule stored on the session").
+const merchantFeeOr =
+  (part: 'fee_percent' | 'fee_fixed') =>
+  (param: (column: string) => string): string =>
+    `COALESCE((SELECT ${part} FROM merchants WHERE id = ${param('merchant_id')}), ${param(part)}::numeric)`;
+
+const INSERT_SHAPE: InsertShape = {
+  table: 'checkout_sessions',
+  columns: INSERT_COLUMNS,
+  expressions: { fee_percent: merchantFeeOr('fee_percent'), fee_fixed: merchantFeeOr('fee_fixed') },
+};
+
 /**
  * A new session as the row that will be stored, timestamps included, so its response can be built
  * before the INSERT runs (the idempotent fast path stores that response in the same statement).
@@ -87,9 +107,9 @@ export function newSessionRecord(
   row: NewSessionRow,
   address: { address: string; derivationIndex: number },
   createdAt: Date,
-): { record: CheckoutSessionRecord; insert: IdempotentInsert } {
+): { record: PublicSessionRecord; insert: IdempotentInsert } {
   const expiresAt = new Date(createdAt.getTime() + row.lifetimeMinutes * 60_000);
-  const record: CheckoutSessionRecord = {
+  const record: PublicSessionRecord = {
     id: row.id,
     merchant_id: row.merchantId,
     livemode: row.livemode,
@@ -98,8 +118,6 @@ export function newSessionRecord(
     amount_received: '0',
     fee_amount: '0',
     net_amount: '0',
-    fee_percent: row.feeRule.percent.toFixed(),
-    fee_fixed: row.feeRule.fixed.toFixed(),
     currency: row.currency,
     network: row.network,
     chain_family: row.chainFamily,
@@ -122,8 +140,8 @@ export function newSessionRecord(
     row.livemode,
     'Pending',
     row.amount,
-    row.feeRule.percent.toFixed(),
-    row.feeRule.fixed.toFixed(),
+    row.defaultFeeRule.percent.toFixed(),
+    row.defaultFeeRule.fixed.toFixed(),
     row.currency,
     row.network,
     row.chainFamily,
@@ -141,7 +159,7 @@ export function newSessionRecord(
     expiresAt,
     createdAt,
   ];
-  return { record, insert: { table: 'checkout_sessions', columns: INSERT_COLUMNS, values } };
+  return { record, insert: { shape: INSERT_SHAPE, values } };
 }
 
 /**
@@ -180,16 +198,6 @@ export function sessionListSpec(filter: SessionListFilter): ListSpec {
 @Injectable()
 export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** The merchant's own fee rule (null parts fall back to the configured default). */
-  async findMerchantFeeRule(merchantId: string): Promise<MerchantFeeRule> {
-    const rows: Array<{ fee_percent: string | null; fee_fixed: string | null }> =
-      await this.dataSource.query(`SELECT fee_percent, fee_fixed FROM merchants WHERE id = $1`, [
-        merchantId,
-      ]);
-    if (!rows.length) throw new Error(`No merchant ${merchantId}.`);
-    return { percent: rows[0].fee_percent, fixed: rows[0].fee_fixed };
-  }
 
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
   async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {

@@ -15,7 +15,7 @@ import { NetworkRegistry } from '@app/chains';
 import { AuthenticatedMerchant } from '@app/auth';
 import { IdempotencyService, IdempotentRequest, IdempotentResult } from '@app/idempotency';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
-import { CheckoutSessionRecord } from './checkout-session.entity';
+import { PublicSessionRecord } from './checkout-session.entity';
 import { CheckoutSessionMapper } from './checkout-session.mapper';
 import {
   CheckoutSessionsRepository,
@@ -27,7 +27,7 @@ import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
 import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
 import { PricingService } from './pricing/pricing.service';
-import { effectiveFeeRule, FeeRule } from './settlement/fee-rule';
+import { FeeRule } from './settlement/fee-rule';
 
 export const CREATE_SESSION_ENDPOINT = 'POST /v1/checkout/sessions';
 
@@ -92,19 +92,15 @@ export class CheckoutSessionsService {
     }
     const quote = this.pricing.quote(input.pricing_amount, input.pricing_currency);
     // The address is taken outside the transaction (see PayAddressPool.next): a replayed or failed
-    // request leaves it unused forever, which costs nothing. The fee rule is the one in force now,
-    // stored on the session so that a later change never re-prices it.
-    const [address, merchantFee] = await Promise.all([
-      this.pool.next(network.chainFamily),
-      this.sessions.findMerchantFeeRule(merchant.merchantId),
-    ]);
+    // request leaves it unused forever, which costs nothing.
+    const address = await this.pool.next(network.chainFamily);
     const row: NewSessionRow = {
       id: newId(ID_PREFIX.checkoutSession),
       merchantId: merchant.merchantId,
       subMerchantId: subMerchant?.id ?? null,
       livemode: this.config.livemode,
       amount: quote.amount.toFixed(),
-      feeRule: effectiveFeeRule(merchantFee, this.defaultFee),
+      defaultFeeRule: this.defaultFee,
       currency: input.currency,
       network: input.network,
       chainFamily: network.chainFamily,
@@ -156,9 +152,9 @@ export class CheckoutSessionsService {
 
 /** A freshly inserted row has no joined sub-merchant columns; fill them from what we resolved. */
 function withSubMerchant(
-  row: CheckoutSessionRecord,
+  row: PublicSessionRecord,
   subMerchant: SubMerchantRef | null,
-): CheckoutSessionRecord {
+): PublicSessionRecord {
   if (!subMerchant) return row;
   return {
     ...row,

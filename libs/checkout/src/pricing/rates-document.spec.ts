@@ -1,3 +1,4 @@
+import { parseIsoDateTime } from '@app/common';
 import { parseRatesDocument, RatesDocumentError } from './rates-document';
 
 const NOW = new Date('2026-05-01T12:00:00Z');
@@ -41,8 +42,8 @@ describe('parseRatesDocument', () => {
       asOf: null,
       usdPerUnit: new Map([['EUR', expect.anything()]]),
     });
-    expect(parse(flat)).toThrow(/EUR: unknown field; as_of must be an ISO 8601 time/);
-    expect(parse({ usd_per_unit: flat })).toThrow('as_of must be an ISO 8601 time');
+    expect(parse(flat)).toThrow(/EUR: unknown field; as_of must be an RFC 3339 date-time/);
+    expect(parse({ usd_per_unit: flat })).toThrow('as_of must be an RFC 3339 date-time');
     expect(parseRatesDocument({ usd_per_unit: flat }, 'FX_RATES_FILE', undated).asOf).toBeNull();
   });
 
@@ -72,6 +73,24 @@ describe('parseRatesDocument', () => {
     ['an impossible date', '2026-13-45T12:00:00Z'],
   ])('refuses an as_of with %s', (_label, asOf) => {
     expect(parse({ as_of: asOf, usd_per_unit: { EUR: '1.08' } })).toThrow('as_of must be');
+  });
+
+  // The strings where a pattern of its own and the API's rule (is-iso-date-time.validator) parted.
+  it.each([
+    ['2026-02-30T12:00:00Z', false],
+    ['2026-04-31T00:00:00Z', false],
+    ['1900-02-29T00:00:00Z', false],
+    ['2026-05-01T24:00:00Z', false],
+    ['2026-05-01T12:00:00+24:00', false],
+    ['２０２６-05-01T12:00:00Z', false],
+    ['2026-05-01T12:00:00.123456789Z', true],
+    ['2026-05-01T13:00:00+01:00', true],
+    ['2000-02-29T00:00:00Z', true],
+  ])('takes the as_of %s exactly when the API takes it as a date-time (%s)', (asOf, valid) => {
+    expect(parseIsoDateTime(asOf) !== null).toBe(valid);
+    const read = parse({ as_of: asOf, usd_per_unit: { EUR: '1.08' } });
+    if (valid) expect(read().asOf).toEqual(parseIsoDateTime(asOf));
+    else expect(read).toThrow('as_of must be an RFC 3339 date-time with an offset');
   });
 
   it('refuses an as_of more than five minutes ahead, which would never go stale', () => {

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { parseIsoDateTime } from '@app/common';
 
 /**
  * The JSON both rate sources publish (FX_RATES_FILE and FX_RATES_URL), documented in
@@ -33,8 +34,6 @@ export interface ParseOptions {
 
 const CURRENCY_CODE = /^[A-Z]{3,5}$/;
 const RATE_SHAPE = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,12})?$/;
-// An ISO 8601 date-time with seconds and an explicit zone: "2026-05-01T12:00:00Z", "...+02:00".
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 // Clocks differ a little; a date further ahead is a mistake, and would never go stale.
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 const DOCUMENT_FIELDS = ['as_of', 'usd_per_unit'];
@@ -81,11 +80,12 @@ function hasPegsOnly(table: Record<string, unknown>): boolean {
 
 function parseAsOf(value: unknown, options: ParseOptions, problems: string[]): Date | null {
   if (value === undefined && options.allowUndated) return null;
-  if (typeof value !== 'string' || !TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) {
-    problems.push('as_of must be an ISO 8601 time with a zone, e.g. "2026-05-01T12:00:00Z"');
+  // The API's one date-time rule, so a date the API refuses (2026-02-30, 24:00) is refused here.
+  const asOf = parseIsoDateTime(value);
+  if (!asOf) {
+    problems.push('as_of must be an RFC 3339 date-time with an offset, e.g. "2026-05-01T12:00:00Z"');
     return null;
   }
-  const asOf = new Date(value);
   if (asOf.getTime() - options.now.getTime() > MAX_CLOCK_SKEW_MS) {
     problems.push('as_of is in the future');
   }

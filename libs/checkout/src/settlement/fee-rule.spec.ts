@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import { computeFee, effectiveFeeRule } from './fee-rule';
+import { computeFee } from './fee-rule';
 
 const rule = (percent: string, fixed: string) => ({
   percent: new Decimal(percent),
@@ -37,29 +37,5 @@ describe('computeFee', () => {
         },
       ),
     );
-  });
-});
-
-describe('effectiveFeeRule', () => {
-  const defaults = rule('1', '0');
-  const shown = (fee: { percent: Decimal; fixed: Decimal }) => [
-    fee.percent.toFixed(),
-    fee.fixed.toFixed(),
-  ];
-
-  it('is the configured default for a merchant without a rule', () => {
-    expect(shown(effectiveFeeRule({ percent: null, fixed: null }, defaults))).toEqual(['1', '0']);
-  });
-
-  it("is the merchant's own rule, part by part", () => {
-    expect(shown(effectiveFeeRule({ percent: '2.5', fixed: '0.3' }, defaults))).toEqual([
-      '2.5',
-      '0.3',
-    ]);
-    expect(shown(effectiveFeeRule({ percent: '0', fixed: null }, defaults))).toEqual(['0', '0']);
-    expect(shown(effectiveFeeRule({ percent: null, fixed: '0.25' }, defaults))).toEqual([
-      '1',
-      '0.25',
-    ]);
   });
 });

@@ -7,25 +7,7 @@ export interface FeeRule {
   fixed: Decimal;
 }
 
-/** A merchant's own fee rule as stored: each part null when the merchant has none. */
-export interface MerchantFeeRule {
-  percent: string | null;
-  fixed: string | null;
-}
-
 export const FEE_FRACTION_DIGITS = 6;
-
-/**
- * The rule a new session is priced with: the merchant's own, part by part, else the configured
- * default (FEE_PERCENT, FEE_FIXED). It is stored on the session, so settling it again later never
- * uses a rule changed since.
- */
-export function effectiveFeeRule(merchant: MerchantFeeRule, defaults: FeeRule): FeeRule {
-  return {
-    percent: merchant.percent === null ? defaults.percent : new Decimal(merchant.percent),
-    fixed: merchant.fixed === null ? defaults.fixed : new Decimal(merchant.fixed),
-  };
-}
 
 /**
  * The fee on a session's confirmed total: percent + fixed, rounded half-up to 6 digits, never more

@@ -15,6 +15,9 @@ export const JSON_BODY_LIMIT = '64kb';
 export function configureHttpApp(app: INestApplication): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
   http.disable('x-powered-by');
+  // API answers are live state: a hash of every body on every response buys no caching a client
+  // should rely on (the hosted page's assets set their own ETag). docs/decisions.md.
+  http.disable('etag');
   // Which peers may name the client in X-Forwarded-For: rate limits count per client address.
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use((request: Request & { id?: string }, response: Response, next: NextFunction) => {

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import Redis from 'ioredis';
 import { once } from 'node:events';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { LeasedCounters } from './leased-counters';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 
@@ -31,7 +31,7 @@ const ALLOWED: ThrottlerStorageRecord = {
 export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly redis: Redis;
-  private readonly counters: ThrottlerStorageRedisService;
+  private readonly counters: LeasedCounters;
   private degraded = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -47,7 +47,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
     });
     this.redis.on('error', (error: Error) => this.failOpen(error));
     this.redis.on('ready', () => this.recovered());
-    this.counters = new ThrottlerStorageRedisService(this.redis);
+    this.counters = new LeasedCounters(this.redis);
   }
 
   async onModuleInit(): Promise<void> {
@@ -68,7 +68,12 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     try {
-      const record = await this.counters.increment(key, ttl, limit, blockDuration, throttlerName);
+      const record = await this.counters.increment(
+        `{${key}:${throttlerName}}`,
+        ttl,
+        limit,
+        blockDuration,
+      );
       this.recovered();
       return record;
     } catch (error) {

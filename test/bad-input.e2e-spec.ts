@@ -170,6 +170,92 @@ describe('Bad input is a 400 before it reaches the database', () => {
     });
   });
 
+  describe('names the validation pipe would drop', () => {
+    const unknownParameter = (name: string) => ({
+      status: 400,
+      error: {
+        type: 'invalid_request_error',
+        code: 'parameter_invalid',
+        message: `Unknown parameter: ${name}.`,
+        param: name,
+        request_id: expect.any(String),
+      },
+    });
+    const answer = (response: request.Response) => ({
+      status: response.status,
+      error: response.body.error,
+    });
+
+    it.each(['__proto__', 'constructor', 'prototype'])(
+      'a query parameter %s is refused like any unknown one',
+      async (name) => {
+        for (const list of ['/v1/checkout/sessions', '/v1/balances']) {
+          expect(answer(await api.get(`${list}?foo=1`, direct))).toEqual(unknownParameter('foo'));
+          expect(answer(await api.get(`${list}?${name}=1`, direct))).toEqual(
+            unknownParameter(name),
+          );
+        }
+      },
+    );
+
+    it('in a JSON body, at the top and as a metadata key, creating nothing', async () => {
+      const post = (payload: string) =>
+        request(api.http)
+          .post('/v1/sub-merchants')
+          .set('Authorization', `Bearer ${psp.apiKey}`)
+          .set('Content-Type', 'application/json')
+          .send(payload);
+      expectInvalid(await post('{"code":"proto","name":"P","__proto__":{"x":1}}'), '__proto__');
+      expectInvalid(
+        await post('{"code":"proto","name":"P","metadata":{"constructor":"x"}}'),
+        'metadata.constructor',
+      );
+      expect(await api.count('sub_merchants', "code = 'proto'")).toBe(0);
+    });
+  });
+
+  describe('bad percent-encoding names the parameter and what is wrong', () => {
+    it.each([
+      [
+        '/v1/checkout/sessions/%E0%A4%A',
+        'id',
+        "'%A' is not a % followed by two hexadecimal digits",
+      ],
+      ['/v1/payouts/po_%ZZ', 'id', "'%ZZ' is not a % followed by two hexadecimal digits"],
+      ['/v1/events/%ED%A0%80/deliveries', 'id', 'the bytes %ED%A0%80 are not UTF-8'],
+      ['/v1/networks/%FF', 'name', 'the bytes %FF are not UTF-8'],
+      ['/v1/checkout/sessions?search_text=%ZZ', 'search_text', "'%ZZ' is not a % followed by"],
+      ['/v1/payouts?limit=1&search_text=%E0%A4', 'search_text', 'the bytes %E0%A4 are not UTF-8'],
+    ])('GET %s', async (path, param, what) => {
+      const response = await api.get(path, direct);
+      expectInvalid(response, param);
+      expect(response.body.error.message).toContain(
+        `${param} is not valid percent-encoding: ${what}`,
+      );
+    });
+
+    it('in a sub-merchant code and the hosted page id, before authentication', async () => {
+      expectInvalid(await api.get('/v1/sub-merchants/shop%zz', psp), 'code');
+      expectInvalid(await request(api.http).get('/v1/payouts/%zz'), 'id');
+      expectInvalid(await request(api.http).get('/checkout/cs_%E0/state'), 'id');
+      expectInvalid(await request(api.http).get('/checkout/cs_1?lang=%zz'), 'lang');
+    });
+
+    it('outside any route parameter: a 400 that says so, naming nothing', async () => {
+      const response = await api.get('/v1/%zz/sessions', direct);
+      expect({ status: response.status, error: response.body.error }).toEqual({
+        status: 400,
+        error: {
+          type: 'invalid_request_error',
+          code: 'parameter_invalid',
+          message:
+            "The path is not valid percent-encoding: '%zz' is not a % followed by two hexadecimal digits.",
+          request_id: expect.any(String),
+        },
+      });
+    });
+  });
+
   describe('date-time parameters are RFC 3339 instants with an offset', () => {
     const REFUSED = [
       '2026-W45',

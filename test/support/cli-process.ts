@@ -45,9 +45,14 @@ export class CliProcess {
   }
 
   run(...args: string[]): Promise<CliResult> {
+    return this.runWithEnv({}, ...args);
+  }
+
+  /** As run(), with these environment variables on top (a Redis URL pointing nowhere). */
+  runWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliResult> {
     return run(
       ['-r', 'tsconfig-paths/register', join(this.build, 'apps/cli/src/main.js'), ...args],
-      { TS_NODE_BASEURL: this.build, LOG_LEVEL: 'silent' },
+      { TS_NODE_BASEURL: this.build, LOG_LEVEL: 'silent', ...env },
     );
   }
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '@app/auth';
+import { MerchantsModule } from '@app/auth';
 import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
@@ -8,14 +8,15 @@ import { PayoutProcessingModule } from '@app/payouts';
 /**
  * What the operator CLI needs: configuration, the database and the domain services. Payouts need
  * the queues (an approval enqueues the payout's send job), and wallets:status the hot wallet
- * keys (HOT_WALLETS_FILE), as the worker does.
+ * keys (HOT_WALLETS_FILE), as the worker does. Redis is opened only by a command that enqueues:
+ * the others must work, and end at once, while it is down (no rate limiter, lazy queues).
  */
 @Module({
   imports: [
     AppConfigModule,
     DatabaseModule,
-    queueRootModule(),
-    AuthModule,
+    queueRootModule({ connectOnFirstUse: true }),
+    MerchantsModule,
     CheckoutModule,
     PayoutProcessingModule,
   ],

@@ -1,6 +1,11 @@
 import type { Logger } from '@nestjs/common';
 import type { Job, JobOptions, Queue } from 'bull';
 
+// Repeatable jobs live in Redis: a flush or a restart without persistence loses them, and a stale
+// one running at its removal schedules itself again. Registering is idempotent (Bull keys a
+// schedule by name, id and interval), so a worker registers its schedules again periodically.
+export const RESCHEDULE_EVERY_MS = 15_000;
+
 type RepeatOptions = NonNullable<JobOptions['repeat']> & { key?: string };
 
 /** The key Bull stored for a repeatable job's schedule (`name:jobId::every`). */
@@ -27,4 +32,23 @@ export async function removeOtherSchedules(
       'Removed a schedule no longer configured',
     );
   }
+}
+
+/**
+ * Runs `schedule` again every RESCHEDULE_EVERY_MS until the returned function is called. A failed
+ * pass (Redis unreachable) is logged and the next one retries; the timer never keeps the process
+ * alive. `what` names the jobs in the warning ("Payout jobs").
+ */
+export function keepRescheduling(
+  schedule: () => Promise<void>,
+  logger: Logger,
+  what: string,
+): () => void {
+  const timer = setInterval(() => {
+    schedule().catch((error: unknown) =>
+      logger.warn({ reason: String(error) }, `${what} not rescheduled; retrying`),
+    );
+  }, RESCHEDULE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

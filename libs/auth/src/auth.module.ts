@@ -1,16 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { RateLimitStorageModule } from '@app/common';
-import { ApiKeyEntity } from './api-key.entity';
-import { ApiKeysService } from './api-keys.service';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { FailedAuthLimiter } from './failed-auth-limiter';
-import { MerchantEntity } from './merchant.entity';
-import { MerchantsService } from './merchants.service';
+import { MerchantsModule } from './merchants.module';
 
+/** Authentication of API requests; the merchants and keys it reads come from MerchantsModule. */
 @Module({
-  imports: [TypeOrmModule.forFeature([MerchantEntity, ApiKeyEntity]), RateLimitStorageModule],
-  providers: [MerchantsService, ApiKeysService, FailedAuthLimiter, BearerAuthGuard],
-  exports: [MerchantsService, ApiKeysService, FailedAuthLimiter, BearerAuthGuard],
+  imports: [MerchantsModule, RateLimitStorageModule],
+  providers: [FailedAuthLimiter, BearerAuthGuard],
+  exports: [MerchantsModule, FailedAuthLimiter, BearerAuthGuard],
 })
 export class AuthModule {}

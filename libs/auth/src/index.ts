@@ -1,4 +1,5 @@
 export * from './auth.module';
+export * from './merchants.module';
 export * from './merchant.entity';
 export * from './api-key.entity';
 export * from './api-keys.service';

@@ -2,21 +2,17 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
-import { removeOtherSchedules } from '../repeatable-jobs';
+import { removeOtherSchedules, keepRescheduling } from '../repeatable-jobs';
 
 const EVERY_5_SECONDS = 5_000;
 const EVERY_10_SECONDS = 10_000;
 const EVERY_HOUR = 3_600_000;
-// Repeatable jobs live in Redis: a flush or a restart without persistence loses them, and a stale
-// one running at its removal schedules itself again. Registering is idempotent, so the worker
-// does it periodically (as the payouts scheduler does).
-const RESCHEDULE_EVERY_MS = 15_000;
 
 /** Registers the repeatable jobs; Bull keys them by name and interval, so many workers add one. */
 @Injectable()
 export class MaintenanceScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MaintenanceScheduler.name);
-  private timer: NodeJS.Timeout | undefined;
+  private stopRescheduling: (() => void) | undefined;
 
   constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
 
@@ -28,16 +24,16 @@ export class MaintenanceScheduler implements OnApplicationBootstrap, OnApplicati
       {},
       { removeOnComplete: true, removeOnFail: 100 },
     );
-    this.timer = setInterval(() => {
-      this.schedule().catch((error: unknown) =>
-        this.logger.warn({ reason: String(error) }, 'Maintenance jobs not rescheduled; retrying'),
-      );
-    }, RESCHEDULE_EVERY_MS);
-    this.timer.unref();
+    // Lost schedules (a Redis flush) come back without a worker restart.
+    this.stopRescheduling = keepRescheduling(
+      () => this.schedule(),
+      this.logger,
+      'Maintenance jobs',
+    );
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.stopRescheduling?.();
   }
 
   /** The repeatable jobs, and none other. */

@@ -9,18 +9,15 @@ import {
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { HotWallets } from '@app/payouts';
-import { removeOtherSchedules } from '../repeatable-jobs';
+import { removeOtherSchedules, keepRescheduling } from '../repeatable-jobs';
 
 const RECONCILE_EVERY_MS = 5_000;
-// Repeatable jobs live in Redis: after a flush or a Redis restart without persistence they are
-// gone. Registering them again is idempotent (Bull keys them), so the worker does it periodically.
-const RESCHEDULE_EVERY_MS = 15_000;
 
 /** The payouts queue's repeatable jobs: a tracker per hot-wallet network and the reconciler. */
 @Injectable()
 export class PayoutsScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PayoutsScheduler.name);
-  private timer: NodeJS.Timeout | undefined;
+  private stopRescheduling: (() => void) | undefined;
 
   constructor(
     @InjectQueue(QUEUES.payouts) private readonly queue: Queue,
@@ -31,16 +28,12 @@ export class PayoutsScheduler implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationBootstrap(): Promise<void> {
     await this.wallets.register();
     await this.schedule();
-    this.timer = setInterval(() => {
-      this.schedule().catch((error: unknown) =>
-        this.logger.warn({ reason: String(error) }, 'Payout jobs not rescheduled; retrying'),
-      );
-    }, RESCHEDULE_EVERY_MS);
-    this.timer.unref();
+    // Lost schedules (a Redis flush) come back without a worker restart.
+    this.stopRescheduling = keepRescheduling(() => this.schedule(), this.logger, 'Payout jobs');
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
+    this.stopRescheduling?.();
   }
 
   async schedule(): Promise<void> {

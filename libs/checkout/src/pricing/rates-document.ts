@@ -83,7 +83,9 @@ function parseAsOf(value: unknown, options: ParseOptions, problems: string[]): D
   // The API's one date-time rule, so a date the API refuses (2026-02-30, 24:00) is refused here.
   const asOf = parseIsoDateTime(value);
   if (!asOf) {
-    problems.push('as_of must be an RFC 3339 date-time with an offset, e.g. "2026-05-01T12:00:00Z"');
+    problems.push(
+      'as_of must be an RFC 3339 date-time with an offset, e.g. "2026-05-01T12:00:00Z"',
+    );
     return null;
   }
   if (asOf.getTime() - options.now.getTime() > MAX_CLOCK_SKEW_MS) {

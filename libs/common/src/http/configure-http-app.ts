@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiException } from '../errors/api.exception';
 import { ErrorCode } from '../errors/error-code';
+import { refuseBadPercentEncoding } from './percent-encoding';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 export const JSON_BODY_LIMIT = '64kb';
@@ -25,6 +26,7 @@ export function configureHttpApp(app: INestApplication): void {
     response.setHeader(REQUEST_ID_HEADER, request.id);
     next();
   });
+  app.use(refuseBadPercentEncoding);
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
   app.use(translateBodyParserErrors);
   // Shutdown is main.ts's: it drains HTTP before Nest closes queues and the database.

@@ -792,7 +792,10 @@ async function main() {
   let worker = null;
   if (!TUNED) {
     logs.worker = path.join(RESULTS_DIR, `api-${stamp}.worker.log`);
-    worker = startNode('worker', [WORKER_MAIN], appEnv(), logs.worker);
+    // The worker's metrics stay on, on a port of its own: another benchmark's or a developer's
+    // worker may hold the default 9464.
+    const workerEnv = appEnv({ WORKER_METRICS_PORT: String(await freePort()) });
+    worker = startNode('worker', [WORKER_MAIN], workerEnv, logs.worker);
     await waitForWorkerPool(db, worker);
   }
 

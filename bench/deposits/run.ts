@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Client } from 'pg';
+import { loadAppConfig } from '@app/common/config/app-config';
 import { Devnet, startDevnet } from '../../test/support/devnet';
 import { clientVersion, mineEmptyBlocks, Payer, Rpc } from './chain';
 import { BenchContext } from './context';
@@ -23,7 +24,14 @@ import {
   writeReport,
 } from './report';
 import { RpcLog } from './rpc-log';
-import { CONFIRMATIONS, DATABASE, REDIS_DATABASE, RESULTS_DIR, ROOT } from './settings';
+import {
+  appEnvironment,
+  CONFIRMATIONS,
+  DATABASE,
+  REDIS_DATABASE,
+  RESULTS_DIR,
+  ROOT,
+} from './settings';
 import { measureThroughput, ThroughputResult } from './throughput';
 import { ForeignCheck, MerchantCheck, verifyForeign, verifyMerchant } from './verify';
 import {
@@ -253,8 +261,11 @@ async function main(): Promise<void> {
     step(`database ${DATABASE}: drop, create, migrate; Redis database ${REDIS_DATABASE}: flush`);
     await resetDatabase();
     await flushRedis();
-    // The worker's pool refill would otherwise derive 4,000 addresses while we measure.
-    runCli(['pool:fill', '--count', '2000']);
+    // Up to the worker's low watermark (a sixth of PAY_ADDRESS_POOL_TARGET by default): below it
+    // the worker's refill job derives the whole shortfall (tens of thousands of addresses, tens
+    // of seconds of CPU) while we measure.
+    const { lowWatermark } = loadAppConfig(appEnvironment()).payAddressPool;
+    runCli(['pool:fill', '--count', String(lowWatermark)]);
     db = await connectDatabase();
     devnet = await startDevnet({ logFile: files.anvilLog });
     const context = await prepare(devnet, db, files);

@@ -49,18 +49,26 @@ export class LedgerService {
       )
       .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
     if (lines.length) {
+      // One JSON document rather than one array per column (see insertDetected): amounts travel
+      // as decimal strings and become numeric in SQL, exactly.
       await manager.query(
         `INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id, sub_merchant_id)
-         SELECT unnest($1::bigint[]), unnest($2::text[]), unnest($3::text[]), unnest($4::text[]),
-                unnest($5::numeric[]), unnest($6::text[]), unnest($7::text[])`,
+         SELECT l.entry_id, l.account, l.currency, l.network, l.amount, l.merchant_id, l.sub_merchant_id
+           FROM json_to_recordset($1::json)
+             AS l(entry_id bigint, account text, currency text, network text, amount numeric,
+                  merchant_id text, sub_merchant_id text)`,
         [
-          lines.map((line) => line.entryId),
-          lines.map((line) => line.account),
-          lines.map((line) => line.currency),
-          lines.map((line) => line.network),
-          lines.map((line) => line.amount.toFixed()),
-          lines.map((line) => line.merchantId ?? null),
-          lines.map((line) => line.subMerchantId ?? null),
+          JSON.stringify(
+            lines.map((line) => ({
+              entry_id: line.entryId,
+              account: line.account,
+              currency: line.currency,
+              network: line.network,
+              amount: line.amount.toFixed(),
+              merchant_id: line.merchantId ?? null,
+              sub_merchant_id: line.subMerchantId ?? null,
+            })),
+          ),
         ],
       );
     }

@@ -66,26 +66,41 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
     await Promise.all(this.loops);
   }
 
+  /**
+   * Polls every `intervalMs`, counted from the start of the previous poll: a tick that took
+   * longer than the interval is followed by the next poll at once, not a full interval later.
+   * A tick that committed work (transfers detected, confirmed or reverted) is followed by one
+   * at once as well: a burst of blocks is usually still arriving (the next poll only asks for the
+   * head, one cheap call, when it has not moved).
+   */
   private async follow(network: NetworkName, intervalMs: number): Promise<void> {
     let sinceHead: number | undefined;
     let failures = 0;
     while (!this.stopping) {
-      let catchingUp = false;
+      const startedAt = Date.now();
+      let again = false;
       try {
         const report = await this.watcher.scan(network, sinceHead);
         // Caught up (by this worker or another): nothing to do until the head moves again.
         sinceHead = report.cursor >= report.head ? report.head : undefined;
         // A tick that committed but stopped short of the head (a backlog) goes on at once.
-        catchingUp = !report.skipped && report.cursor < report.head;
+        again =
+          !report.skipped &&
+          (report.cursor < report.head || report.detected + report.confirmed + report.reverted > 0);
         failures = 0;
       } catch (error) {
         sinceHead = undefined;
         failures += 1;
         this.logFailure(network, error, failures);
       }
-      if (catchingUp) continue;
-      const backoff = Math.min(intervalMs * 2 ** Math.min(failures, 10), MAX_BACKOFF_MS);
-      await this.sleep(failures ? Math.max(backoff, intervalMs) : intervalMs);
+      if (again) continue;
+      if (failures) {
+        const backoff = Math.min(intervalMs * 2 ** Math.min(failures, 10), MAX_BACKOFF_MS);
+        await this.sleep(Math.max(backoff, intervalMs));
+      } else {
+        const left = intervalMs - (Date.now() - startedAt);
+        if (left > 0) await this.sleep(left);
+      }
     }
   }
 

@@ -69,16 +69,35 @@ export class DetectedTransfersRepository {
     transfers: DetectedTransfer[],
   ): Promise<InsertedTransfer[]> {
     if (!transfers.length) return [];
+    // One JSON document rather than one array per column: JSON.stringify is native, where pg
+    // escapes every element of a text[] parameter in JavaScript.
+    const rows = transfers.map((item) => ({
+      id: newId(ID_PREFIX.sessionTransaction),
+      session_id: item.sessionId,
+      network: item.network,
+      currency: item.currency,
+      token_contract: item.tokenContract,
+      from_address: item.fromAddress,
+      to_address: item.toAddress,
+      tx_hash: item.txHash,
+      log_index: item.logIndex,
+      amount: item.amount,
+      amount_base_units: item.amountBaseUnits,
+      status: item.confirmed ? 'Confirmed' : 'Pending',
+      block_number: item.blockNumber,
+      block_hash: item.blockHash,
+    }));
     return manager.query(
       `INSERT INTO session_transactions (id, session_id, network, currency, token_contract,
          from_address, to_address, tx_hash, log_index, amount, amount_base_units, status,
          block_number, block_hash, confirmed_at)
-       SELECT v.*, CASE WHEN v.status = 'Confirmed' THEN now() END
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                     $7::text[], $8::text[], $9::int[], $10::numeric[], $11::numeric[],
-                     $14::text[], $12::bigint[], $13::text[])
-           AS v(id, session_id, network, currency, token_contract, from_address, to_address,
-                tx_hash, log_index, amount, amount_base_units, status, block_number, block_hash)
+       SELECT v.id, v.session_id, v.network, v.currency, v.token_contract, v.from_address,
+              v.to_address, v.tx_hash, v.log_index, v.amount, v.amount_base_units, v.status,
+              v.block_number, v.block_hash, CASE WHEN v.status = 'Confirmed' THEN now() END
+         FROM json_to_recordset($1::json)
+           AS v(id text, session_id text, network text, currency text, token_contract text,
+                from_address text, to_address text, tx_hash text, log_index int, amount numeric,
+                amount_base_units numeric, status text, block_number bigint, block_hash text)
        ON CONFLICT (network, tx_hash, log_index) DO UPDATE
          -- A transfer dropped by a reorg and mined again in another block comes back to life.
          SET status = EXCLUDED.status, block_number = EXCLUDED.block_number,
@@ -87,22 +106,7 @@ export class DetectedTransfersRepository {
          WHERE session_transactions.status = 'Reverted'
        -- xmax is 0 on a freshly inserted row version, not on one updated by ON CONFLICT.
        RETURNING id, session_id, (xmax = 0) AS inserted, status`,
-      [
-        transfers.map(() => newId(ID_PREFIX.sessionTransaction)),
-        transfers.map((item) => item.sessionId),
-        transfers.map((item) => item.network),
-        transfers.map((item) => item.currency),
-        transfers.map((item) => item.tokenContract),
-        transfers.map((item) => item.fromAddress),
-        transfers.map((item) => item.toAddress),
-        transfers.map((item) => item.txHash),
-        transfers.map((item) => item.logIndex),
-        transfers.map((item) => item.amount),
-        transfers.map((item) => item.amountBaseUnits),
-        transfers.map((item) => item.blockNumber),
-        transfers.map((item) => item.blockHash),
-        transfers.map((item) => (item.confirmed ? 'Confirmed' : 'Pending')),
-      ],
+      [JSON.stringify(rows)],
     );
   }
 

@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, EventWriter, NewEvent } from '@app/events';
 import { formatAmount } from '@app/common';
-import { SessionStatus } from '../checkout-session.entity';
-import { CheckoutSessionMapper } from '../checkout-session.mapper';
-import { CheckoutSessionsRepository } from '../checkout-sessions.repository';
+import {
+  PublicSessionRecord,
+  SessionStatus,
+  SessionTransactionRecord,
+} from '../checkout-session.entity';
+import { CheckoutSessionMapper, SessionOwner } from '../checkout-session.mapper';
 import { SESSION_CHANGED_CHANNEL } from '../hosted-page/session-changes';
 
 /** What happened to one transfer of a session during a change. */
@@ -28,19 +31,17 @@ const STATUS_EVENT: Record<SessionStatus, EventType> = {
   Expired: 'checkout.session.expired',
 };
 
-interface TransactionRow {
+/** A session's transfer as settlement reads it: what its object lists, with id and position. */
+export interface SettledTransaction extends SessionTransactionRecord {
   id: string;
-  amount: string;
-  created_at: Date;
-  network: string;
-  status: string;
-  tx_hash: string;
   log_index: number;
 }
 
 /** One session's change in a settlement: its transfers' changes and its status before and after. */
 export interface SessionChange {
-  sessionId: string;
+  /** The session after the change, its transfers included (all of them, in chain order). */
+  session: Omit<PublicSessionRecord, 'transactions'> & { transactions: SettledTransaction[] };
+  owner: SessionOwner;
   transactionChanges: TransactionChange[];
   previous: SessionStatus;
   current: SessionStatus;
@@ -49,14 +50,15 @@ export interface SessionChange {
 /**
  * Writes sessions' events in the transaction that changed them (their row locks held): per
  * session, first one per transfer that changed, in chain order, then one for the session's new
- * status, each carrying the session as the API returns it after the change. A whole block's worth
- * of sessions costs a handful of statements, not a handful per session.
+ * status, each carrying the session as the API returns it after the change. The caller passes the
+ * sessions as they now are (settlement has just read them under their locks), so nothing is read
+ * again; a session's events share one object, which the outbox sends once. A whole block's worth
+ * of sessions costs two statements, not a handful per session.
  */
 @Injectable()
 export class SessionEvents {
   constructor(
     private readonly events: EventWriter,
-    private readonly sessions: CheckoutSessionsRepository,
     private readonly mapper: CheckoutSessionMapper,
   ) {}
 
@@ -65,23 +67,15 @@ export class SessionEvents {
       (change) => change.transactionChanges.length || change.previous !== change.current,
     );
     if (!changed.length) return;
-    const ids = changed.map((change) => change.sessionId);
     // Open checkout pages refresh at commit (see SessionChanges).
     await manager.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
       SESSION_CHANGED_CHANNEL,
-      ids,
+      changed.map((change) => change.session.id),
     ]);
-    const sessions = await this.sessions.findManyWithOwner(manager, ids);
-    const transactions = await this.transactions(
-      manager,
-      changed.flatMap((change) => change.transactionChanges.map((item) => item.transactionId)),
-    );
     const events: NewEvent[] = [];
     for (const change of changed) {
-      const found = sessions.get(change.sessionId);
-      if (!found) continue;
-      const { record, owner } = found;
-      const object = this.mapper.toDto(record, owner);
+      const record = change.session;
+      const object = this.mapper.toDto(record, change.owner);
       const base = {
         merchantId: record.merchant_id,
         subMerchantId: record.sub_merchant_id ?? null,
@@ -90,7 +84,9 @@ export class SessionEvents {
         objectId: record.id,
       };
       for (const transactionChange of change.transactionChanges) {
-        const transaction = transactions.get(transactionChange.transactionId);
+        const transaction = record.transactions.find(
+          (candidate) => candidate.id === transactionChange.transactionId,
+        );
         if (!transaction) continue;
         events.push({
           ...base,
@@ -119,18 +115,5 @@ export class SessionEvents {
       }
     }
     await this.events.recordMany(manager, events);
-  }
-
-  private async transactions(
-    manager: EntityManager,
-    ids: string[],
-  ): Promise<Map<string, TransactionRow>> {
-    if (!ids.length) return new Map();
-    const rows: TransactionRow[] = await manager.query(
-      `SELECT id, amount::text, created_at, network, status, tx_hash, log_index
-         FROM session_transactions WHERE id = ANY($1::text[])`,
-      [ids],
-    );
-    return new Map(rows.map((row) => [row.id, row]));
   }
 }

@@ -3,29 +3,33 @@ import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
-import { SessionStatus } from '../checkout-session.entity';
+import { CheckoutSessionRecord, SessionStatus } from '../checkout-session.entity';
 import { computeFee } from './fee-rule';
-import { SessionEvents, TransactionChange } from './session-events';
+import {
+  SessionChange,
+  SessionEvents,
+  SettledTransaction,
+  TransactionChange,
+} from './session-events';
 import { sessionStatusFor } from './session-status';
 
-interface LockedSession {
-  id: string;
-  merchant_id: string;
+/** A session under its row lock, with what its public object needs (owner, sub-merchant). */
+interface LockedSession extends Omit<CheckoutSessionRecord, 'transactions'> {
   sub_merchant_id: string | null;
-  currency: string;
-  network: string;
-  amount: string;
-  amount_received: string;
-  fee_amount: string;
-  net_amount: string;
-  status: SessionStatus;
   expires_at: Date;
   paid_at: Date | null;
   ledger_version: number;
-  /** The rule stored when the session was created. */
-  fee_percent: string;
-  fee_fixed: string;
+  /** The merchant's name and logo (the owner the object presents). */
+  owner_name: string;
+  owner_logo_url: string | null;
   now: Date;
+}
+
+/** A session's transfers: the confirmed total (exact, summed by PostgreSQL) and every transfer. */
+interface SessionTransfers {
+  session_id: string;
+  confirmed: string | null;
+  transactions: SettledTransaction[];
 }
 
 interface SettlementOutcome {
@@ -92,22 +96,28 @@ export class SessionSettlementService {
     const ids = [...changesBySession.keys()].sort();
     if (!ids.length) return [];
     const sessions: LockedSession[] = await manager.query(
-      `SELECT s.id, s.merchant_id, s.sub_merchant_id, s.currency, s.network, s.amount,
-              s.amount_received, s.fee_amount, s.net_amount, s.status, s.expires_at, s.paid_at,
-              s.ledger_version, s.fee_percent, s.fee_fixed, now() AS now
-         FROM checkout_sessions s
-        WHERE s.id = ANY($1::text[]) ORDER BY s.id FOR UPDATE`,
+      `SELECT s.*, sm.code AS sub_merchant_code, sm.name AS sub_merchant_name,
+              sm.logo_url AS sub_merchant_logo_url, m.name AS owner_name,
+              m.logo_url AS owner_logo_url, now() AS now
+         FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
+              LEFT JOIN sub_merchants sm ON sm.id = s.sub_merchant_id
+        WHERE s.id = ANY($1::text[]) ORDER BY s.id FOR UPDATE OF s`,
       [ids],
     );
-    // A separate statement after the locks, so it sees every transfer committed before we got them.
-    const sums: Array<{ session_id: string; confirmed: string }> = await manager.query(
-      `SELECT session_id, sum(amount) AS confirmed FROM session_transactions
-        WHERE session_id = ANY($1::text[]) AND status = 'Confirmed' GROUP BY session_id`,
+    // A separate statement after the locks, so it sees every transfer committed before we got
+    // them, and the caller's own changes. It serves both the sums and the sessions' objects.
+    const rows: SessionTransfers[] = await manager.query(
+      `SELECT session_id, (sum(amount) FILTER (WHERE status = 'Confirmed'))::text AS confirmed,
+              json_agg(json_build_object(
+                'id', id, 'amount', amount::text, 'created_at', created_at, 'network', network,
+                'status', status, 'tx_hash', tx_hash, 'log_index', log_index)
+                ORDER BY block_number, log_index) AS transactions
+         FROM session_transactions WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
       [ids],
     );
-    const confirmed = new Map(sums.map((row) => [row.session_id, row.confirmed]));
+    const transfers = new Map(rows.map((row) => [row.session_id, row]));
     const outcomes = sessions.map((session) =>
-      this.outcomeOf(session, new Decimal(confirmed.get(session.id) ?? 0)),
+      this.outcomeOf(session, new Decimal(transfers.get(session.id)?.confirmed ?? 0)),
     );
     await this.ledger.postMany(
       manager,
@@ -119,12 +129,16 @@ export class SessionSettlementService {
     );
     await this.events.recordMany(
       manager,
-      outcomes.map((outcome) => ({
-        sessionId: outcome.sessionId,
-        transactionChanges: changesBySession.get(outcome.sessionId) ?? [],
-        previous: outcome.previousStatus,
-        current: outcome.status,
-      })),
+      sessions.map((session, index) => {
+        const outcome = outcomes[index];
+        return {
+          session: afterChange(session, outcome, transfers.get(session.id)?.transactions ?? []),
+          owner: { name: session.owner_name, logoUrl: session.owner_logo_url },
+          transactionChanges: changesBySession.get(outcome.sessionId) ?? [],
+          previous: outcome.previousStatus,
+          current: outcome.status,
+        };
+      }),
     );
     return outcomes.map(({ sessionId, previousStatus, status }) => ({
       sessionId,
@@ -206,23 +220,44 @@ export class SessionSettlementService {
 
   private async saveChanged(manager: EntityManager, outcomes: SettlementOutcome[]): Promise<void> {
     if (!outcomes.length) return;
+    // One JSON document rather than one array per column (see insertDetected).
     await manager.query(
       `UPDATE checkout_sessions s
           SET amount_received = v.received, fee_amount = v.fee, net_amount = v.net,
               status = v.status,
               paid_at = CASE WHEN v.status = 'Paid' THEN COALESCE(s.paid_at, now()) END,
               ledger_version = v.ledger_version, updated_at = now()
-         FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::text[],
-                     $6::int[]) AS v(id, received, fee, net, status, ledger_version)
+         FROM json_to_recordset($1::json)
+           AS v(id text, received numeric, fee numeric, net numeric, status text,
+                ledger_version int)
         WHERE s.id = v.id`,
       [
-        outcomes.map((outcome) => outcome.sessionId),
-        outcomes.map((outcome) => outcome.received.toFixed()),
-        outcomes.map((outcome) => outcome.fee.toFixed()),
-        outcomes.map((outcome) => outcome.net.toFixed()),
-        outcomes.map((outcome) => outcome.status),
-        outcomes.map((outcome) => outcome.ledgerVersion),
+        JSON.stringify(
+          outcomes.map((outcome) => ({
+            id: outcome.sessionId,
+            received: outcome.received.toFixed(),
+            fee: outcome.fee.toFixed(),
+            net: outcome.net.toFixed(),
+            status: outcome.status,
+            ledger_version: outcome.ledgerVersion,
+          })),
+        ),
       ],
     );
   }
+}
+
+/** The session as it is after the update (saveChanged writes exactly the outcome's values). */
+function afterChange(
+  session: LockedSession,
+  outcome: SettlementOutcome,
+  transactions: SettledTransaction[],
+): SessionChange['session'] {
+  const record = { ...session, transactions, status: outcome.status };
+  if (outcome.changed) {
+    record.amount_received = outcome.received.toFixed();
+    record.fee_amount = outcome.fee.toFixed();
+    record.net_amount = outcome.net.toFixed();
+  }
+  return record;
 }

@@ -1,4 +1,4 @@
-import { Contract, getAddress, JsonRpcProvider, Log } from 'ethers';
+import { Contract, getAddress, JsonRpcProvider, toQuantity } from 'ethers';
 import { isValidAddress } from '../../hd/addresses';
 import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
@@ -14,6 +14,7 @@ import {
   decodeTransferLog,
   ERC20_TRANSFER_TOPIC,
   InvalidLogError,
+  RawLog,
 } from './transfer-logs';
 
 export { ERC20_TRANSFER_TOPIC } from './transfer-logs';
@@ -148,7 +149,7 @@ export class EvmChainAdapter implements ChainAdapter {
     fromBlock: number,
     toBlock: number,
     contracts: string[],
-  ): Promise<Log[]> {
+  ): Promise<unknown> {
     // Nodes cut a toBlock beyond their head to the head without saying so. After a failover to a
     // node that lags behind, that would silently drop the newest blocks of the range, so ask the
     // same node for its head first (first: its head only grows before the getLogs is served).
@@ -160,23 +161,32 @@ export class EvmChainAdapter implements ChainAdapter {
         this.network.name,
       );
     }
-    return provider.getLogs({
-      address: contracts,
-      topics: [ERC20_TRANSFER_TOPIC],
-      fromBlock,
-      toBlock,
-    });
+    // The node's JSON as it is: decodeLogs checks and keeps only what a Transfer needs.
+    return provider.send('eth_getLogs', [
+      {
+        address: contracts,
+        topics: [ERC20_TRANSFER_TOPIC],
+        fromBlock: toQuantity(fromBlock),
+        toBlock: toQuantity(toBlock),
+      },
+    ]);
   }
 
-  private decodeLogs(logs: Log[], contracts: string[]): TokenTransfer[] {
-    const requested = new Set(contracts);
+  private decodeLogs(logs: unknown, contracts: string[]): TokenTransfer[] {
+    // By lower case: one lookup per log rather than a checksum (a keccak hash) per log.
+    const requested = new Map(contracts.map((contract) => [contract.toLowerCase(), contract]));
     const transfers: TokenTransfer[] = [];
     try {
-      for (const log of logs) {
-        if (!requested.has(getAddress(log.address))) {
+      if (!Array.isArray(logs)) throw new InvalidLogError('not a list of logs');
+      for (const log of logs as RawLog[]) {
+        if (log === null || typeof log !== 'object' || typeof log.address !== 'string') {
+          throw new InvalidLogError('log without an address');
+        }
+        const contract = requested.get(log.address.toLowerCase());
+        if (contract === undefined) {
           throw new InvalidLogError('log of a contract that was not asked for');
         }
-        const transfer = decodeTransferLog(log);
+        const transfer = decodeTransferLog(log, contract);
         if (transfer) transfers.push(transfer);
       }
     } catch (error) {

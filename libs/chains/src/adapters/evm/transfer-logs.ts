@@ -1,4 +1,4 @@
-import { getAddress, id, Log } from 'ethers';
+import { getAddress, id } from 'ethers';
 import { TokenTransfer } from '../chain-adapter';
 
 /** topic0 of `Transfer(address indexed from, address indexed to, uint256 value)`. */
@@ -12,14 +12,35 @@ const UINT256_DATA_FORMAT = /^0x[0-9a-f]{64}$/;
 export class InvalidLogError extends Error {}
 
 /**
+ * A log as eth_getLogs answers it (JSON-RPC, not ethers' Log object: building those checksums
+ * every log's address again and copies it field by field, for logs we mostly drop).
+ */
+export interface RawLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+const QUANTITY_FORMAT = /^0x[0-9a-f]{1,13}$/i;
+
+/**
  * Decodes one ERC-20 Transfer log, or returns undefined for a log that only shares the topic:
  * ERC-721 Transfer has the same signature with the token id as a third indexed topic. Throws
- * InvalidLogError when the node's answer cannot be a Transfer log at all.
+ * InvalidLogError when the node's answer cannot be a Transfer log at all. `tokenContract` is the
+ * log's contract, checksummed (the caller checked it is one it asked for).
  */
-export function decodeTransferLog(log: Log): TokenTransfer | undefined {
+export function decodeTransferLog(log: RawLog, tokenContract: string): TokenTransfer | undefined {
   // Flagged by a node when its block was reorged away while the query ran.
-  if (log.removed) return undefined;
-  const topics = log.topics.map((topic) => topic.toLowerCase());
+  if (log.removed === true) return undefined;
+  if (!Array.isArray(log.topics) || typeof log.data !== 'string') {
+    throw new InvalidLogError('log without topics or data');
+  }
+  const topics = log.topics.map((topic) => String(topic).toLowerCase());
   if (topics[0] !== ERC20_TRANSFER_TOPIC) throw new InvalidLogError('log of another event');
   if (topics.length !== 3) return undefined;
   const data = log.data.toLowerCase();
@@ -28,25 +49,32 @@ export function decodeTransferLog(log: Log): TokenTransfer | undefined {
     throw new InvalidLogError('Transfer log with malformed address topics');
   }
 
-  const txHash = log.transactionHash.toLowerCase();
-  const blockHash = log.blockHash.toLowerCase();
+  const txHash = String(log.transactionHash).toLowerCase();
+  const blockHash = String(log.blockHash).toLowerCase();
   if (!HASH_FORMAT.test(txHash) || !HASH_FORMAT.test(blockHash)) {
     throw new InvalidLogError('log without a valid transaction or block hash');
   }
-  if (!Number.isSafeInteger(log.index) || log.index < 0) {
-    throw new InvalidLogError('log without a valid position');
-  }
+  const logIndex = quantity(log.logIndex);
+  const blockNumber = quantity(log.blockNumber);
+  if (logIndex === undefined) throw new InvalidLogError('log without a valid position');
+  if (blockNumber === undefined) throw new InvalidLogError('log without a valid block number');
   return {
-    tokenContract: getAddress(log.address),
+    tokenContract,
     from: topicToAddress(topics[1]),
     to: topicToAddress(topics[2]),
     amountBaseUnits: BigInt(data),
     txHash,
-    // ethers 6 calls the log's position in its block `index` (`logIndex` is undefined).
-    logIndex: log.index,
-    blockNumber: log.blockNumber,
+    logIndex,
+    blockNumber,
     blockHash,
   };
+}
+
+/** A JSON-RPC quantity ("0x1b4") as a safe integer, or undefined. */
+function quantity(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !QUANTITY_FORMAT.test(value)) return undefined;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : undefined;
 }
 
 function topicToAddress(topic: string): string {

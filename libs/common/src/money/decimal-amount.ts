@@ -24,7 +24,8 @@ export function describeAmountProblem(value: unknown, shape: DecimalShape): stri
   if (fraction.length > shape.maxFractionDigits) {
     return `must have at most ${shape.maxFractionDigits} fractional digits`;
   }
-  if (new Decimal(value).isZero()) return 'must be greater than zero';
+  // A plain decimal is zero exactly when it has no digit but 0 (no number parsing per request).
+  if (!/[1-9]/.test(value)) return 'must be greater than zero';
   return null;
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { IdempotentInsert, InsertShape } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
@@ -9,7 +9,6 @@ import {
   PublicSessionRecord,
   SessionStatus,
 } from './checkout-session.entity';
-import type { SessionOwner } from './checkout-session.mapper';
 import { FeeRule } from './settlement/fee-rule';
 
 export interface NewSessionRow {
@@ -206,28 +205,6 @@ export class CheckoutSessionsRepository {
       [id, merchantId],
     );
     return rows[0] ?? null;
-  }
-
-  /** Sessions and their owners as this transaction sees them (for the events of a change it made). */
-  async findManyWithOwner(
-    manager: EntityManager,
-    ids: string[],
-  ): Promise<Map<string, { record: CheckoutSessionRecord; owner: SessionOwner }>> {
-    if (!ids.length) return new Map();
-    const rows: Array<
-      CheckoutSessionRecord & { owner_name: string; owner_logo_url: string | null }
-    > = await manager.query(
-      `SELECT ${SESSION_PROJECTION}, m.name AS owner_name, m.logo_url AS owner_logo_url
-           FROM ${SESSION_SOURCE} JOIN merchants m ON m.id = s.merchant_id
-          WHERE s.id = ANY($1::text[])`,
-      [ids],
-    );
-    return new Map(
-      rows.map((row) => [
-        row.id,
-        { record: row, owner: { name: row.owner_name, logoUrl: row.owner_logo_url } },
-      ]),
-    );
   }
 
   /** One page, newest first, with what the pagination headers need. */

@@ -158,18 +158,20 @@ describe('The fee rule of a checkout session', () => {
   });
 
   it("stores the merchant's own rule at creation, part by part, else the configured default", async () => {
+    const ruleStoredFor = async (sessionId: string) => {
+      const [row]: Array<{ fee_percent: string; fee_fixed: string }> = await api.dataSource.query(
+        'SELECT fee_percent, fee_fixed FROM checkout_sessions WHERE id = $1',
+        [sessionId],
+      );
+      return [new Decimal(row.fee_percent).toFixed(), new Decimal(row.fee_fixed).toFixed()];
+    };
     const storedRule = async (
       merchant: TestMerchant,
       percent: string | null,
       fixed: string | null,
     ) => {
       await setFeeRule(merchant, percent, fixed);
-      const { id } = await createSession(merchant, '10');
-      const [row]: Array<{ fee_percent: string; fee_fixed: string }> = await api.dataSource.query(
-        'SELECT fee_percent, fee_fixed FROM checkout_sessions WHERE id = $1',
-        [id],
-      );
-      return [new Decimal(row.fee_percent).toFixed(), new Decimal(row.fee_fixed).toFixed()];
+      return ruleStoredFor((await createSession(merchant, '10')).id);
     };
     // The test configuration's default: FEE_PERCENT 1, FEE_FIXED 0.
     expect(await storedRule(await api.createMerchant(), null, null)).toEqual(['1', '0']);
@@ -189,14 +191,7 @@ describe('The fee rule of a checkout session', () => {
       })
       .set('Idempotency-Key', randomUUID())
       .expect(201);
-    const [row]: Array<{ fee_percent: string; fee_fixed: string }> = await api.dataSource.query(
-      'SELECT fee_percent, fee_fixed FROM checkout_sessions WHERE id = $1',
-      [(body as Session).id],
-    );
-    expect([new Decimal(row.fee_percent).toFixed(), new Decimal(row.fee_fixed).toFixed()]).toEqual([
-      '4',
-      '0.4',
-    ]);
+    expect(await ruleStoredFor((body as Session).id)).toEqual(['4', '0.4']);
   });
 
   it("the migration backfills each existing session with its merchant's rule, else the configured default", async () => {

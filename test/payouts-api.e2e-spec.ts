@@ -354,8 +354,12 @@ describe('Payouts: create, read, hold, idempotency', () => {
   });
 
   describe('ledger: entries balance per currency and network', () => {
-    /** Writes an entry with these (currency, network, amount) lines by SQL in one transaction. */
-    const postBySql = async (reference: string, lines: Array<[string, string, string]>) => {
+    type Line = [currency: string, network: string, amount: string];
+    /**
+     * Writes an entry by SQL in one transaction: its lines in one statement each group of
+     * `statements` (by default all of them in one, as LedgerService writes them).
+     */
+    const postBySql = async (reference: string, ...statements: Line[][]) => {
       const runner = api.dataSource.createQueryRunner();
       await runner.connect();
       try {
@@ -364,11 +368,18 @@ describe('Payouts: create, read, hold, idempotency', () => {
           `INSERT INTO ledger_entries (reference, kind) VALUES ($1, 'test') RETURNING id`,
           [reference],
         );
-        for (const [currency, network, amount] of lines) {
+        for (const lines of statements) {
           await runner.query(
             `INSERT INTO ledger_lines (entry_id, account, currency, network, amount)
-             VALUES ($1, $2, $3, $4, $5)`,
-            [entry.id, `test:${reference}:${network}:${currency}`, currency, network, amount],
+             SELECT $1, $2 || ':' || l.network || ':' || l.currency, l.currency, l.network, l.amount
+               FROM unnest($3::text[], $4::text[], $5::numeric[]) AS l(currency, network, amount)`,
+            [
+              entry.id,
+              `test:${reference}`,
+              lines.map(([currency]) => currency),
+              lines.map(([, network]) => network),
+              lines.map(([, , amount]) => amount),
+            ],
           );
         }
         await runner.commitTransaction();
@@ -385,7 +396,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
     it.each([
       ['two currencies on one network', 'USDC', 'TRON'],
       ['one currency on two networks', 'USDT', 'ETHEREUM'],
-    ])('refuses at commit an entry mixing %s, even if it sums to zero', async (_name, c, n) => {
+    ])('refuses an entry mixing %s, even if it sums to zero', async (_name, c, n) => {
       const reference = `test_unbalanced:${randomUUID()}`;
       await expect(
         postBySql(reference, [
@@ -403,6 +414,28 @@ describe('Payouts: create, read, hold, idempotency', () => {
         ['USDT', 'TRON', '-10'],
       ]);
       expect(await written(reference)).toEqual({ entries: 1, balances: 1 });
+    });
+
+    it('checks every statement: an entry is balanced after each, so its lines come in one', async () => {
+      const split = `test_unbalanced:${randomUUID()}`;
+      await expect(
+        postBySql(split, [['USDT', 'TRON', '10']], [['USDT', 'TRON', '-10']]),
+      ).rejects.toThrow(/does not balance per currency and network/);
+      const added = `test_unbalanced:${randomUUID()}`;
+      await expect(
+        postBySql(
+          added,
+          [
+            ['USDT', 'TRON', '10'],
+            ['USDT', 'TRON', '-10'],
+          ],
+          [['USDT', 'TRON', '5']],
+        ),
+      ).rejects.toThrow(/does not balance per currency and network/);
+      expect([await written(split), await written(added)]).toEqual([
+        { entries: 0, balances: 0 },
+        { entries: 0, balances: 0 },
+      ]);
     });
 
     it('LedgerService.post refuses such an entry before writing anything', async () => {

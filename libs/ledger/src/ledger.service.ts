@@ -10,8 +10,9 @@ export class LedgerService {
 
   /**
    * Appends an entry in the caller's transaction. Its lines must balance per currency and network
-   * (checked here and again by a trigger at commit). Returns false, writing nothing, when an entry
-   * with this reference already exists: a retried posting can never count twice.
+   * (checked here, and again by a trigger at the end of the one statement that writes them).
+   * Returns false, writing nothing, when an entry with this reference already exists: a retried
+   * posting can never count twice.
    *
    * Each line locks its account's balance row (the ledger_balances trigger) until the caller's
    * transaction ends. Lines are written in account order, so every posting takes those locks in one
@@ -24,55 +25,57 @@ export class LedgerService {
   }
 
   /**
-   * Several entries in two statements (settling a block's payments posts hundreds at once); per
-   * entry, true when it was posted. The lines of all entries are written in one account order.
+   * Several entries in one statement (settling a block's payments posts hundreds at once); per
+   * entry, true when it was posted. An entry whose reference exists already writes nothing, its
+   * lines included: the lines join only the entries this statement inserted.
    */
   async postMany(manager: EntityManager, entries: LedgerEntry[]): Promise<boolean[]> {
-    const linesOf = new Map<string, LedgerLine[]>();
+    const postable: LedgerEntry[] = [];
+    const lines: object[] = [];
     for (const entry of entries) {
-      const lines = entry.lines.filter((line) => !line.amount.isZero());
-      assertBalancedPerToken(entry.reference, lines);
-      if (lines.length) linesOf.set(entry.reference, lines);
+      const nonZero = entry.lines.filter((line) => !line.amount.isZero());
+      assertBalancedPerToken(entry.reference, nonZero);
+      if (!nonZero.length) continue;
+      postable.push(entry);
+      for (const line of nonZero) {
+        lines.push({
+          reference: entry.reference,
+          account: line.account,
+          currency: line.currency,
+          network: line.network,
+          amount: line.amount.toFixed(),
+          merchant_id: line.merchantId ?? null,
+          sub_merchant_id: line.subMerchantId ?? null,
+        });
+      }
     }
-    const postable = entries.filter((entry) => linesOf.has(entry.reference));
     if (!postable.length) return entries.map(() => false);
-    const inserted: Array<{ id: string; reference: string }> = await manager.query(
-      `INSERT INTO ledger_entries (reference, kind)
-       SELECT unnest($1::text[]), unnest($2::text[])
-       ON CONFLICT (reference) DO NOTHING RETURNING id, reference`,
-      [postable.map((entry) => entry.reference), postable.map((entry) => entry.kind)],
+    // One JSON document rather than one array per column (see insertDetected): amounts travel as
+    // decimal strings and become numeric in SQL, exactly. Lines go in account order (the order
+    // every posting locks balances in; the balances trigger keeps it too).
+    const inserted: Array<{ reference: string }> = await manager.query(
+      `WITH entry AS (
+         INSERT INTO ledger_entries (reference, kind)
+         SELECT e.reference, e.kind FROM json_to_recordset($1::json) AS e(reference text, kind text)
+         ON CONFLICT (reference) DO NOTHING RETURNING id, reference),
+       line AS (
+         INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id,
+                                   sub_merchant_id)
+         SELECT entry.id, l.account, l.currency, l.network, l.amount, l.merchant_id,
+                l.sub_merchant_id
+           FROM json_to_recordset($2::json)
+             AS l(reference text, account text, currency text, network text, amount numeric,
+                  merchant_id text, sub_merchant_id text)
+           JOIN entry ON entry.reference = l.reference
+          ORDER BY l.account)
+       SELECT reference FROM entry`,
+      [
+        JSON.stringify(postable.map(({ reference, kind }) => ({ reference, kind }))),
+        JSON.stringify(lines),
+      ],
     );
-    const entryIds = new Map(inserted.map((row) => [row.reference, row.id]));
-    const lines = inserted
-      .flatMap((row) =>
-        (linesOf.get(row.reference) ?? []).map((line) => ({ ...line, entryId: row.id })),
-      )
-      .sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
-    if (lines.length) {
-      // One JSON document rather than one array per column (see insertDetected): amounts travel
-      // as decimal strings and become numeric in SQL, exactly.
-      await manager.query(
-        `INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id, sub_merchant_id)
-         SELECT l.entry_id, l.account, l.currency, l.network, l.amount, l.merchant_id, l.sub_merchant_id
-           FROM json_to_recordset($1::json)
-             AS l(entry_id bigint, account text, currency text, network text, amount numeric,
-                  merchant_id text, sub_merchant_id text)`,
-        [
-          JSON.stringify(
-            lines.map((line) => ({
-              entry_id: line.entryId,
-              account: line.account,
-              currency: line.currency,
-              network: line.network,
-              amount: line.amount.toFixed(),
-              merchant_id: line.merchantId ?? null,
-              sub_merchant_id: line.subMerchantId ?? null,
-            })),
-          ),
-        ],
-      );
-    }
-    return entries.map((entry) => entryIds.has(entry.reference));
+    const posted = new Set(inserted.map((row) => row.reference));
+    return entries.map((entry) => posted.has(entry.reference));
   }
 
   /**

@@ -140,9 +140,17 @@ function mismatchOf(
   return null;
 }
 
+/** 10^-decimals by decimals: a block's transfers share two or three (pow costs more than times). */
+const unitScales = new Map<number, Decimal>();
+
 /** Base units to a decimal string in whole tokens ("10500000", 6 -> "10.5"); never a number. */
 export function toTokenAmount(baseUnits: bigint, decimals: number): string {
-  return new Decimal(baseUnits.toString()).dividedBy(new Decimal(10).pow(decimals)).toFixed();
+  let scale = unitScales.get(decimals);
+  if (!scale) {
+    scale = new Decimal(10).pow(-decimals);
+    unitScales.set(decimals, scale);
+  }
+  return new Decimal(baseUnits.toString()).times(scale).toFixed();
 }
 
 /**

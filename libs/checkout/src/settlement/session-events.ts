@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { EventType, EventWriter, NewEvent } from '@app/events';
+import { EventType, EventWriter, NewEvent, PreparedEvents } from '@app/events';
 import { formatAmount } from '@app/common';
 import {
   PublicSessionRecord,
@@ -37,6 +37,12 @@ export interface SettledTransaction extends SessionTransactionRecord {
   log_index: number;
 }
 
+/** Sessions' events built and ready to be written. */
+export interface PreparedSessionEvents {
+  sessionIds: string[];
+  events: PreparedEvents;
+}
+
 /** One session's change in a settlement: its transfers' changes and its status before and after. */
 export interface SessionChange {
   /** The session after the change, its transfers included (all of them, in chain order). */
@@ -62,16 +68,15 @@ export class SessionEvents {
     private readonly mapper: CheckoutSessionMapper,
   ) {}
 
-  async recordMany(manager: EntityManager, changes: SessionChange[]): Promise<void> {
+  /**
+   * Builds the events of these changes without touching the database (the JavaScript half, which
+   * a caller may run while PostgreSQL works on one of its statements); null when none changed.
+   */
+  prepare(changes: SessionChange[]): PreparedSessionEvents | null {
     const changed = changes.filter(
       (change) => change.transactionChanges.length || change.previous !== change.current,
     );
-    if (!changed.length) return;
-    // Open checkout pages refresh at commit (see SessionChanges).
-    await manager.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
-      SESSION_CHANGED_CHANNEL,
-      changed.map((change) => change.session.id),
-    ]);
+    if (!changed.length) return null;
     const events: NewEvent[] = [];
     for (const change of changed) {
       const record = change.session;
@@ -114,6 +119,20 @@ export class SessionEvents {
         });
       }
     }
-    await this.events.recordMany(manager, events);
+    return {
+      sessionIds: changed.map((change) => change.session.id),
+      events: this.events.prepare(events),
+    };
+  }
+
+  /** Writes prepared events in the caller's transaction: two statements. */
+  async write(manager: EntityManager, prepared: PreparedSessionEvents | null): Promise<void> {
+    if (!prepared) return;
+    // Open checkout pages refresh at commit (see SessionChanges).
+    await manager.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [
+      SESSION_CHANGED_CHANNEL,
+      prepared.sessionIds,
+    ]);
+    await this.events.write(manager, prepared.events);
   }
 }

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
@@ -119,32 +120,57 @@ export class SessionSettlementService {
     const outcomes = sessions.map((session) =>
       this.outcomeOf(session, new Decimal(transfers.get(session.id)?.confirmed ?? 0)),
     );
-    await this.ledger.postMany(
+    // The ledger's statement goes out first, and the events (most of the JavaScript) are built
+    // while PostgreSQL runs it: one statement in flight at a time, as pg requires.
+    const ledgerWritten = this.ledger.postMany(
       manager,
       outcomes.flatMap((outcome) => (outcome.entry ? [outcome.entry] : [])),
+    );
+    // Handled by afterStatement; meanwhile a failure must not count as an unhandled rejection.
+    ledgerWritten.catch(() => undefined);
+    // TypeORM and pg hand the statement to the socket through a few promise jobs, all run before
+    // the next turn of the event loop.
+    await setImmediate();
+    const events = await this.afterStatement(ledgerWritten, () =>
+      this.events.prepare(
+        sessions.map((session, index) => {
+          const outcome = outcomes[index];
+          return {
+            session: afterChange(session, outcome, transfers.get(session.id)?.transactions ?? []),
+            owner: { name: session.owner_name, logoUrl: session.owner_logo_url },
+            transactionChanges: changesBySession.get(outcome.sessionId) ?? [],
+            previous: outcome.previousStatus,
+            current: outcome.status,
+          };
+        }),
+      ),
     );
     await this.saveChanged(
       manager,
       outcomes.filter((outcome) => outcome.changed),
     );
-    await this.events.recordMany(
-      manager,
-      sessions.map((session, index) => {
-        const outcome = outcomes[index];
-        return {
-          session: afterChange(session, outcome, transfers.get(session.id)?.transactions ?? []),
-          owner: { name: session.owner_name, logoUrl: session.owner_logo_url },
-          transactionChanges: changesBySession.get(outcome.sessionId) ?? [],
-          previous: outcome.previousStatus,
-          current: outcome.status,
-        };
-      }),
-    );
+    await this.events.write(manager, events);
     return outcomes.map(({ sessionId, previousStatus, status }) => ({
       sessionId,
       previousStatus,
       status,
     }));
+  }
+
+  /**
+   * Runs `work` while `statement` runs, then waits for it: its failure is the one reported, and
+   * should `work` throw, nothing is sent (rollback included) until the statement has finished.
+   */
+  private async afterStatement<T>(statement: Promise<unknown>, work: () => T): Promise<T> {
+    let result: T;
+    try {
+      result = work();
+    } catch (error) {
+      await statement.catch(() => undefined);
+      throw error;
+    }
+    await statement;
+    return result;
   }
 
   /**

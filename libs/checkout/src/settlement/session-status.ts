@@ -17,16 +17,19 @@ export interface SessionState {
  * expiry) always lands in the same place. Paid wins even after expiry: a late full payment counts.
  */
 export function sessionStatusFor(state: SessionState): SessionStatus {
-  const tolerance = Decimal.min(
-    state.amount.times(state.tolerancePercent).dividedBy(100),
-    state.toleranceMax,
-  );
-  if (
-    state.received.greaterThan(0) &&
-    state.received.greaterThanOrEqualTo(state.amount.minus(tolerance))
-  ) {
-    return 'Paid';
-  }
+  if (state.received.greaterThan(0) && isWithinTolerance(state)) return 'Paid';
   if (state.now.getTime() < state.expiresAt.getTime()) return 'Pending';
   return state.received.greaterThan(0) ? 'Underpaid' : 'Expired';
+}
+
+const ONE_PERCENT = new Decimal('0.01');
+
+/** Received at least the amount less the tolerance (the full amount needs no tolerance). */
+function isWithinTolerance(state: SessionState): boolean {
+  if (state.received.greaterThanOrEqualTo(state.amount)) return true;
+  const tolerance = Decimal.min(
+    state.amount.times(state.tolerancePercent).times(ONE_PERCENT),
+    state.toleranceMax,
+  );
+  return state.received.greaterThanOrEqualTo(state.amount.minus(tolerance));
 }

@@ -9,6 +9,7 @@ import { WatcherStatus1764500000000 } from './1764500000000-watcher-status';
 import { ChainBlocks1764600000000 } from './1764600000000-chain-blocks';
 import { ListIndexes1764700000000 } from './1764700000000-list-indexes';
 import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-balances-per-statement';
+import { LedgerBalanceCheckPerStatement1764900000000 } from './1764900000000-ledger-balance-check-per-statement';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ChainBlocks1764600000000,
   ListIndexes1764700000000,
   LedgerBalancesPerStatement1764800000000,
+  LedgerBalanceCheckPerStatement1764900000000,
 ];

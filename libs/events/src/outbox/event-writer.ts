@@ -16,6 +16,25 @@ export interface NewEvent {
   data: { object: object } & Record<string, unknown>;
 }
 
+/** Events ready to be written: their ids and the statement's two JSON parameters. */
+export interface PreparedEvents {
+  ids: string[];
+  /** One JSON array of the events' columns. */
+  rows: string;
+  /** The distinct objects, one JSON document a line. */
+  objects: string;
+}
+
+/** One delivery per subscribed endpoint of each event the CTE `event` inserted. */
+const INSERT_DELIVERIES = `
+  INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
+  SELECT event.id, endpoint.id, 'Pending', clock_timestamp()
+    FROM event JOIN webhook_endpoints endpoint ON endpoint.merchant_id = event.merchant_id
+   WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
+     AND (endpoint.sub_merchant_id IS NULL
+          OR endpoint.sub_merchant_id IS NOT DISTINCT FROM event.sub_merchant_id)
+     AND (endpoint.event_types IS NULL OR event.type = ANY(endpoint.event_types))`;
+
 /**
  * The outbox. Runs inside the transaction that changes the object, so an event exists if and only
  * if its change committed, and in the same statement queues one delivery per subscribed endpoint.
@@ -27,14 +46,43 @@ export interface NewEvent {
 export class EventWriter {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  /**
+   * One event in a statement much simpler to plan and run than the batch's: most changes (a
+   * payout's, an endpoint's) write one event, and through the batch's CTEs each cost PostgreSQL
+   * twice the CPU (bench:webhooks delivered 250 events/s instead of 500, payouts were created at
+   * 47/s instead of 71 under their merchant's balance lock).
+   */
   async record(manager: EntityManager, event: NewEvent): Promise<string> {
-    const [id] = await this.recordMany(manager, [event]);
+    const id = newId(ID_PREFIX.event);
+    await manager.query(
+      `WITH event AS (
+         INSERT INTO events (id, merchant_id, sub_merchant_id, sub_merchant_code, livemode, type,
+                             object_type, object_id, sequence, previous_status, data)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(max(sequence), 0) + 1, $9, $10::json
+           FROM events WHERE object_id = $8
+         RETURNING id, merchant_id, sub_merchant_id, type)
+       ${INSERT_DELIVERIES}`,
+      [
+        id,
+        event.merchantId,
+        event.subMerchantId,
+        event.subMerchantCode,
+        this.config.livemode,
+        event.type,
+        event.objectType,
+        event.objectId,
+        event.previousStatus,
+        JSON.stringify(event.data),
+      ],
+    );
     return id;
   }
 
   /**
-   * Many events in one statement, in the order given: events of one object get consecutive
-   * sequences in that order. The caller holds every object's row lock.
+   * Many events in one statement, in two halves: `prepare` builds the ids and the statement's
+   * parameters without touching the database (a caller may build them while PostgreSQL runs
+   * another of its statements), `write` runs it. Events are written in the order given: events of
+   * one object get consecutive sequences in that order. The caller holds every object's row lock.
    *
    * An `object` shared by several events (the same reference: a session's payment_detected,
    * payment_confirmed and paid events carry one object) is sent once, and each event's `data` is
@@ -42,8 +90,7 @@ export class EventWriter {
    * has no raw line break), which PostgreSQL splits in C: no escaping on either side, and each
    * document is parsed only once, when its event's `data` is checked as JSON.
    */
-  async recordMany(manager: EntityManager, events: NewEvent[]): Promise<string[]> {
-    if (!events.length) return [];
+  prepare(events: NewEvent[]): PreparedEvents {
     const ids = events.map(() => newId(ID_PREFIX.event));
     const objectIndex = new Map<object, number>();
     const objects: string[] = [];
@@ -70,6 +117,12 @@ export class EventWriter {
         extra: extra === '{}' ? null : extra,
       };
     });
+    return { ids, rows: JSON.stringify(rows), objects: objects.join('\n') };
+  }
+
+  /** Writes prepared events in the caller's transaction (see prepare). */
+  async write(manager: EntityManager, prepared: PreparedEvents): Promise<void> {
+    if (!prepared.ids.length) return;
     await manager.query(
       `WITH doc AS (
          SELECT d.value, d.ordinal FROM string_to_table($3, E'\\n') WITH ORDINALITY AS d(value, ordinal)),
@@ -95,15 +148,8 @@ export class EventWriter {
                 LEFT JOIN last ON last.object_id = i.object_id
           ORDER BY i.ordinal
          RETURNING id, merchant_id, sub_merchant_id, type)
-       INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
-       SELECT event.id, endpoint.id, 'Pending', clock_timestamp()
-         FROM event JOIN webhook_endpoints endpoint ON endpoint.merchant_id = event.merchant_id
-        WHERE endpoint.enabled AND endpoint.deleted_at IS NULL
-          AND (endpoint.sub_merchant_id IS NULL
-               OR endpoint.sub_merchant_id IS NOT DISTINCT FROM event.sub_merchant_id)
-          AND (endpoint.event_types IS NULL OR event.type = ANY(endpoint.event_types))`,
-      [JSON.stringify(rows), this.config.livemode, objects.join('\n')],
+       ${INSERT_DELIVERIES}`,
+      [prepared.rows, this.config.livemode, prepared.objects],
     );
-    return ids;
   }
 }

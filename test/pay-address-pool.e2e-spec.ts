@@ -1,5 +1,5 @@
 import { deriveAddress, HdWallet } from '@app/chains';
-import { PayAddressPool } from '@app/checkout';
+import { DERIVATIONS_PER_TURN, PayAddressPool } from '@app/checkout';
 import { TestApi, TestMerchant } from './support/test-app';
 
 const SESSIONS = '/v1/checkout/sessions';
@@ -87,6 +87,36 @@ describe('Pay-address pool', () => {
     );
     const { body: session } = await api.post(SESSIONS, merchant, body).expect(201);
     expect(session.pay_address).not.toBe('0x000000000000000000000000000000000000dEaD');
+  });
+
+  it('lets the event loop turn every few derivations, so other jobs never wait for a batch', async () => {
+    await api.dataSource.query(`DELETE FROM pay_addresses WHERE claimed_at IS NULL`);
+    const hdWallet = api.app.get(HdWallet);
+    const derive = hdWallet.derive.bind(hdWallet);
+    let sinceLastTurn = 0;
+    let mostWithoutTurn = 0;
+    const spy = jest.spyOn(hdWallet, 'derive').mockImplementation((family, index) => {
+      sinceLastTurn += 1;
+      mostWithoutTurn = Math.max(mostWithoutTurn, sinceLastTurn);
+      return derive(family, index);
+    });
+    // Another job of the same process, which gets the event loop only between two turns.
+    let refilling = true;
+    const otherJob = (async () => {
+      while (refilling) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sinceLastTurn = 0;
+      }
+    })();
+    try {
+      expect(await pool.refill('EVM', 480, 480).finally(() => (refilling = false))).toBe(480);
+      await otherJob;
+    } finally {
+      spy.mockRestore();
+    }
+
+    // Derivations the other job had to wait for at most (a batch of 480 before).
+    expect(mostWithoutTurn).toBeLessThanOrEqual(DERIVATIONS_PER_TURN);
   });
 
   it('derives a shortfall once when two workers refill at the same moment', async () => {

@@ -25,7 +25,7 @@ import {
   Report,
   writeReport,
 } from './report';
-import { startApi, startWorker } from './services';
+import { startApi, startWorker, waitForPoolFill } from './services';
 import {
   API_MAIN,
   benchEnvironment,
@@ -127,6 +127,8 @@ async function main(): Promise<void> {
       files.workerLog('worker-1'),
       files.profile('worker-1'),
     );
+    const filledInMs = await waitForPoolFill(db, worker1);
+    step(`worker-1 filled the pay-address pool (${(filledInMs / 1000).toFixed(1)} s)`);
     const requests = [payoutRequests(options.payouts), payoutRequests(options.payouts)];
     const needed = totalAmount(requests.flat());
     const created = await createMerchant();

@@ -61,7 +61,7 @@ export async function startWorker(
   const child = startNode(
     name,
     [...profileOptions(cpuProfileDir), WORKER_MAIN],
-    workerEnvironment(files),
+    workerEnvironment(files, await freePort()),
     logFile,
   );
   const deadline = startedAt + START_TIMEOUT_MS;
@@ -71,6 +71,31 @@ export async function startWorker(
     await sleep(READY_POLL_MS);
   }
   return child;
+}
+
+// The service's default PAY_ADDRESS_POOL_TARGET, which a worker fills on its first start.
+const DEFAULT_POOL_TARGET = 60_000;
+const POOL_FILL_TIMEOUT_MS = 300_000;
+const POOL_POLL_MS = 1_000;
+
+/**
+ * Waits until the worker has filled the pay-address pool of a new database (about half a minute
+ * of its CPU, once per deployment), as bench:api does: the phases measure payouts, not that.
+ */
+export async function waitForPoolFill(db: Client, worker: TrackedProcess): Promise<number> {
+  const startedAt = timestamp();
+  for (;;) {
+    const { rows } = await db.query(
+      `SELECT min(n)::int AS n FROM (SELECT count(*) AS n FROM pay_addresses
+        WHERE claimed_at IS NULL GROUP BY chain_family) counts`,
+    );
+    if ((rows[0]?.n ?? 0) >= DEFAULT_POOL_TARGET) return timestamp() - startedAt;
+    assertRunning(worker);
+    if (timestamp() - startedAt > POOL_FILL_TIMEOUT_MS) {
+      throw new Error(`${worker.name} did not fill the pay-address pool; see ${worker.logFile}`);
+    }
+    await sleep(POOL_POLL_MS);
+  }
 }
 
 /** A dead API or worker would otherwise end in a timeout much later. */

@@ -62,10 +62,12 @@ export function apiEnvironment(files: DevnetFiles, port: number): NodeJS.Process
   });
 }
 
-export function workerEnvironment(files: DevnetFiles): NodeJS.ProcessEnv {
+/** `metricsPort`: each worker its own (two run at once here, and 9464 may be taken). */
+export function workerEnvironment(files: DevnetFiles, metricsPort: number): NodeJS.ProcessEnv {
   return benchEnvironment({
     NETWORKS_FILE: files.networksFile,
     HOT_WALLETS_FILE: files.hotWalletsFile,
     WATCH_NETWORKS: 'ETHEREUM',
+    WORKER_METRICS_PORT: String(metricsPort),
   });
 }

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CHAIN_FAMILIES, ChainFamily, HdWallet } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
@@ -6,6 +7,9 @@ import { DerivedAddress, PayAddressesRepository } from './pay-addresses.reposito
 // Derivation costs a fraction of a millisecond of CPU per address, so the worker keeps addresses
 // ready (PAY_ADDRESS_POOL_TARGET) and the API only claims one.
 const REFILL_BATCH_SIZE = 500;
+// Derivations between two turns of the event loop (a few ms of CPU): the worker's other jobs
+// (payouts, deposit ticks, queue heartbeats) wait at most that long for a refill, not a batch.
+export const DERIVATIONS_PER_TURN = 16;
 // Each API process takes this many pooled addresses per round trip and hands them out from memory.
 export const CLAIM_BATCH_SIZE = 50;
 
@@ -116,10 +120,11 @@ export class PayAddressPool {
       const batch: DerivedAddress[] = [];
       for (let index = first; index < first + count; index++) {
         batch.push({ derivationIndex: index, address: this.hdWallet.derive(family, index) });
+        // A refill of the whole pool is half a minute of CPU: in 150 ms batches, every step of
+        // every other job waited for one.
+        if (batch.length % DERIVATIONS_PER_TURN === 0) await setImmediate();
       }
       await this.addresses.insertUnclaimed(family, fingerprint, batch);
-      // Derivation is synchronous CPU work: let queue heartbeats and other jobs run between batches.
-      await new Promise((resolve) => setImmediate(resolve));
       missing -= count;
       added += count;
     }

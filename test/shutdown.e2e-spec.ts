@@ -14,6 +14,7 @@ import { waitFor } from './support/wait-for';
 
 const SESSIONS = '/v1/checkout/sessions';
 const SHUTDOWN_TIMEOUT_MS = 20_000;
+const ACTIVE_PAYOUT_JOBS = /^payments_queue_jobs\{queue="payouts",state="active"\} [1-9]\d*$/m;
 const SESSION = {
   pricing_amount: '10',
   pricing_currency: 'USD',
@@ -250,10 +251,21 @@ describe('Graceful shutdown', () => {
       await waitFor(async () => receiver.held.length > 0, 30_000, 'a webhook attempt in flight');
     });
 
-    // Its own metrics listener shows the job in flight.
-    const metrics = await httpGet(metricsPort, '/metrics');
+    // Its own metrics listener shows the job in flight. The payouts queue also runs the tracker's
+    // and the reconciler's jobs, so one of those may be active beside it; and a scrape whose Redis
+    // read was slow (a loaded machine) leaves the queue gauges out until the next refresh.
+    let metrics = await httpGet(metricsPort, '/metrics');
+    await waitFor(
+      async () => {
+        metrics = await httpGet(metricsPort, '/metrics');
+        return ACTIVE_PAYOUT_JOBS.test(metrics.body);
+      },
+      30_000,
+      'the job in flight in the metrics',
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- last scrape ---\n${metrics.body}`);
+    });
     expect(metrics.status).toBe(200);
-    expect(metrics.body).toContain('payments_queue_jobs{queue="payouts",state="active"} 1');
     expect((await httpGet(metricsPort, '/health/live')).status).toBe(200);
 
     worker.child.kill('SIGTERM');

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import type { Client } from 'pg';
 import { loadAverage, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from '../deposits/cpu';
 import { connectDatabase, flushRedis, postgresVersion, resetDatabase } from '../deposits/database';
-import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/processes';
+import { build, installCleanup, stopAllProcesses } from '../deposits/processes';
 import { describeMachine, gitDescription } from '../deposits/report';
 import { fullMachineLine, Quietness, quietnessWarnings } from '../payouts/report';
 import { BENCH_APPLICATION_NAME } from '../payouts/waits';
@@ -15,6 +15,7 @@ import { BenchOptions, parseOptions, PhaseKind } from './options';
 import { DeadKind, PhaseContext, PhaseResult, PhaseSpec, runPhase } from './phase';
 import { Receiver } from './receiver-client';
 import { goalsOf, printReport, Report, writeReport } from './report';
+import { waitForPoolFill } from '../payouts/services';
 import { startApi, startWorker } from './services';
 import {
   API_MAIN,
@@ -107,8 +108,6 @@ async function main(): Promise<void> {
     step(`database ${DATABASE}: drop, create, migrate; Redis ${REDIS_URL}: flush`);
     await resetDatabase(DATABASE_URL, benchEnvironment());
     await flushRedis(REDIS_URL);
-    // The worker's pool refill would otherwise derive addresses while we measure.
-    runCli(['pool:fill', '--count', '2000'], benchEnvironment());
     db = await connectDatabase(DATABASE_URL);
     // Not sampled with the service's sessions.
     await db.query(`SET application_name = '${BENCH_APPLICATION_NAME}'`);
@@ -130,6 +129,9 @@ async function main(): Promise<void> {
     const targets = await createTargets(api, ports, options);
     step('starting the worker and the event generator');
     const worker = startWorker(files.logs.worker, options.traceSql);
+    // A new database's pool fill is half a minute of the worker's CPU, once per deployment.
+    const filledInMs = await waitForPoolFill(db, worker.process);
+    step(`the worker filled the pay-address pool (${(filledInMs / 1000).toFixed(1)} s)`);
     const generator = await Generator.start(files.logs.generator);
     const services = { worker, generator, receiver };
     await warmUp(db, services, targets, { rate: targets.live.length, seconds: 1, inFlight: 1 });

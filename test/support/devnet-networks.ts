@@ -17,6 +17,7 @@ import {
   DevnetTokens,
   SentTransfer,
   startDevnet,
+  webSocketUrlOf,
 } from './devnet';
 
 /*
@@ -115,6 +116,7 @@ export function devnetNetworksFileJson(
       displayName: `${DEVNET_DISPLAY_NAME} as ${name}`,
       chainId: network.chainId,
       rpcUrls: [network.rpcUrl],
+      wsUrl: webSocketUrlOf(network.rpcUrl),
       publicRpcUrl: network.rpcUrl,
       confirmations: network.confirmations,
       tokens: { USDT: { ...network.tokens.USDT }, USDC: { ...network.tokens.USDC } },

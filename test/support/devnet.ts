@@ -100,6 +100,7 @@ export interface NetworksFileEntry {
   displayName: string;
   chainId: number;
   rpcUrls: string[];
+  wsUrl?: string;
   publicRpcUrl: string;
   confirmations: number;
   tokens: Partial<Record<Currency, TokenConfig | null>>;
@@ -248,6 +249,7 @@ export class Devnet {
         displayName: `${DEVNET_DISPLAY_NAME} as ${name}`,
         chainId: this.chainId,
         rpcUrls: [this.rpcUrl],
+        wsUrl: webSocketUrlOf(this.rpcUrl),
         publicRpcUrl: this.rpcUrl,
         confirmations: 1,
         tokens: { USDT: { ...this.tokens.USDT }, USDC: { ...this.tokens.USDC } },
@@ -301,6 +303,7 @@ export function devnetNetworksFile(
         displayName: DEVNET_DISPLAY_NAME,
         chainId: DEVNET_CHAIN_ID,
         rpcUrls: [rpcUrl],
+        wsUrl: webSocketUrlOf(rpcUrl),
         publicRpcUrl: rpcUrl,
         confirmations: 1,
         tokens: { USDT: { ...tokens.USDT }, USDC: { ...tokens.USDC } },
@@ -308,6 +311,11 @@ export function devnetNetworksFile(
       },
     },
   };
+}
+
+/** anvil serves WebSocket JSON-RPC (and so `newHeads` subscriptions) on its HTTP port. */
+export function webSocketUrlOf(rpcUrl: string): string {
+  return rpcUrl.replace(/^http/, 'ws');
 }
 
 /** The content of a NETWORKS_FILE holding every entry given; a network may appear only once. */

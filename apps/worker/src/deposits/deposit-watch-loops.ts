@@ -7,7 +7,14 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { ChainError, NETWORK_NAMES, NetworkName, NetworkRegistry } from '@app/chains';
+import {
+  ChainAdapters,
+  ChainError,
+  HeadSubscription,
+  NETWORK_NAMES,
+  NetworkName,
+  NetworkRegistry,
+} from '@app/chains';
 import { DepositWatcherService, pollIntervalMs } from '@app/checkout';
 import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, QUEUES } from '@app/common';
 
@@ -19,18 +26,26 @@ const MAX_BACKOFF_MS = 10_000;
  * One loop per watched network (WATCH_NETWORKS), in this process, each following its chain's
  * head at its own pace (see pollIntervalMs): a network whose RPC hangs or fails delays no other,
  * and detection needs neither Redis nor a queue. Several workers may run the same loops; the
- * watcher's compare-and-set makes each tick count once.
+ * watcher's compare-and-set makes each tick count once. Where the network has a `wsUrl`, a
+ * `newHeads` subscription wakes its loop as a block arrives (no poll interval to wait out); the
+ * poll goes on beside it, so a dropped subscription only costs that wait.
  */
 @Injectable()
 export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DepositWatchLoops.name);
   private readonly loops: Promise<void>[] = [];
   private readonly wakeUps = new Set<() => void>();
+  /** Per network: how to end its loop's current wait, while it waits. */
+  private readonly waiting = new Map<NetworkName, () => void>();
+  /** Networks that announced a head their loop has not scanned for yet. */
+  private readonly headsAnnounced = new Set<NetworkName>();
+  private readonly subscriptions: HeadSubscription[] = [];
   private stopping = false;
 
   constructor(
     private readonly watcher: DepositWatcherService,
     private readonly networks: NetworkRegistry,
+    private readonly adapters: ChainAdapters,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectQueue(QUEUES.deposits) private readonly queue: Queue,
   ) {}
@@ -54,16 +69,37 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
     for (const name of networks) {
       const interval = pollIntervalMs(this.networks.get(name), this.config.depositScanIntervalMs);
       intervals[name] = interval;
+      const subscription = this.subscribeToHeads(name);
+      if (subscription) this.subscriptions.push(subscription);
       this.loops.push(this.follow(name, interval));
     }
-    this.logger.log({ pollIntervalsMs: intervals }, 'Deposit watching started');
+    this.logger.log(
+      { pollIntervalsMs: intervals, subscribed: this.subscriptions.length },
+      'Deposit watching started',
+    );
   }
 
   /** Ends every loop after its current tick (a tick commits whole or not at all). */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
+    await Promise.all(this.subscriptions.map((subscription) => subscription.close()));
     for (const wakeUp of this.wakeUps) wakeUp();
     await Promise.all(this.loops);
+  }
+
+  private subscribeToHeads(network: NetworkName): HeadSubscription | null {
+    return this.adapters.adapterFor(network).followHeads(
+      () => {
+        this.headsAnnounced.add(network);
+        this.waiting.get(network)?.();
+      },
+      (reason, failures) => {
+        // A warning only at the first failure: polling goes on, detection is merely slower.
+        const log = { network, reason, failures };
+        if (failures === 1) this.logger.warn(log, 'Head subscription lost; polling meanwhile');
+        else this.logger.debug(log, 'Head subscription still down');
+      },
+    );
   }
 
   /**
@@ -78,6 +114,7 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
     let failures = 0;
     while (!this.stopping) {
       const startedAt = Date.now();
+      this.headsAnnounced.delete(network);
       let again = false;
       try {
         const report = await this.watcher.scan(network, sinceHead);
@@ -97,9 +134,9 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
       if (failures) {
         const backoff = Math.min(intervalMs * 2 ** Math.min(failures, 10), MAX_BACKOFF_MS);
         await this.sleep(Math.max(backoff, intervalMs));
-      } else {
+      } else if (!this.headsAnnounced.has(network)) {
         const left = intervalMs - (Date.now() - startedAt);
-        if (left > 0) await this.sleep(left);
+        if (left > 0) await this.sleep(left, network);
       }
     }
   }
@@ -113,15 +150,18 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Waits `ms`, or less when stopping or, given a network, when it announces a new head. */
+  private sleep(ms: number, network?: NetworkName): Promise<void> {
     return new Promise((resolve) => {
       const wakeUp = () => {
         clearTimeout(timer);
         this.wakeUps.delete(wakeUp);
+        if (network && this.waiting.get(network) === wakeUp) this.waiting.delete(network);
         resolve();
       };
       const timer = setTimeout(wakeUp, ms);
       this.wakeUps.add(wakeUp);
+      if (network) this.waiting.set(network, wakeUp);
     });
   }
 

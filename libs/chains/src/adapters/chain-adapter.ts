@@ -74,9 +74,24 @@ export interface ChainAdapter {
    */
   getTokenDecimals(contract: string): Promise<number>;
 
+  /**
+   * Calls `onHead` as each new block arrives, where the network offers a subscription (an EVM
+   * network with a `wsUrl`), reconnecting by itself; null where it does not: the caller polls.
+   */
+  followHeads(onHead: HeadListener, onProblem: HeadsProblemListener): HeadSubscription | null;
+
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;
 
   /** Releases connections; the adapter is not used afterwards. */
+  close(): Promise<void>;
+}
+
+export type HeadListener = (blockNumber: number) => void;
+
+/** Why a head subscription is down and how many connection attempts in a row have failed. */
+export type HeadsProblemListener = (reason: string, failures: number) => void;
+
+export interface HeadSubscription {
   close(): Promise<void>;
 }

@@ -117,6 +117,13 @@ describe('NetworkRegistry', () => {
     ['a malformed RPC URL', networks({ rpcUrls: ['not a url'] }), 'networks.ETHEREUM.rpcUrls'],
     ['an empty RPC list', networks({ rpcUrls: [] }), 'networks.ETHEREUM.rpcUrls'],
     ['an RPC URL string', networks({ rpcUrls: 'https://x.io' }), 'networks.ETHEREUM.rpcUrls'],
+    ['an http WebSocket URL', networks({ wsUrl: 'https://x.io' }), 'networks.ETHEREUM.wsUrl'],
+    ['a malformed WebSocket URL', networks({ wsUrl: 'ws://' }), 'networks.ETHEREUM.wsUrl'],
+    [
+      'a WebSocket URL on TRON',
+      { networks: { TRON: { wsUrl: 'wss://tron.example.com' } } },
+      'networks.TRON.wsUrl: new-head subscriptions exist only on EVM networks',
+    ],
     ['a bad public URL', networks({ publicRpcUrl: 'x' }), 'networks.ETHEREUM.publicRpcUrl'],
     [
       'a public URL with credentials',
@@ -194,6 +201,24 @@ describe('NetworkRegistry', () => {
         networks: { ETHEREUM: { chainId: 0 }, BSC: { confirmations: -1 }, MOON: {} },
       });
     expect(build).toThrow(/ETHEREUM\.chainId[\s\S]*BSC\.confirmations[\s\S]*MOON/);
+  });
+
+  it('takes a ws:// or wss:// subscription URL for an EVM network, which no default has', () => {
+    expect(new NetworkRegistry('production').get('ETHEREUM').wsUrl).toBeUndefined();
+    const keyed = 'wss://mainnet.infura.io/ws/v3/84842078b09946638c03157f83405213';
+    const registry = new NetworkRegistry('production', networks({ wsUrl: keyed }));
+    expect(registry.get('ETHEREUM').wsUrl).toBe(keyed);
+    expect(
+      new NetworkRegistry('sandbox', networks({ wsUrl: 'ws://127.0.0.1:8545' })).get('ETHEREUM')
+        .wsUrl,
+    ).toBe('ws://127.0.0.1:8545');
+  });
+
+  it('never repeats a refused WebSocket URL, which may carry a key', () => {
+    const keyed = 'https://mainnet.infura.io/ws/v3/84842078b09946638c03157f83405213';
+    const build = () => new NetworkRegistry('production', networks({ wsUrl: keyed }));
+    expect(build).toThrow(/networks\.ETHEREUM\.wsUrl must be a ws:\/\/ or wss:\/\/ URL/);
+    expect(build).not.toThrow(/84842078/);
   });
 
   it('names a keyed public URL without repeating the key, and accepts keys in rpcUrls', () => {

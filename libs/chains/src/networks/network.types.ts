@@ -32,6 +32,12 @@ export interface NetworkConfig {
   chainId: number;
   /** RPC endpoints the worker uses, in failover order. May carry secrets: never shown to clients. */
   rpcUrls: string[];
+  /**
+   * EVM only: a WebSocket endpoint (ws:// or wss://) whose `newHeads` subscription wakes the
+   * deposit watcher as each block arrives; without it the watcher only polls. May carry secrets:
+   * never shown to clients.
+   */
+  wsUrl?: string;
   /** The RPC URL shown to clients as `detection_rpc_url`. Must never carry a secret. */
   publicRpcUrl: string;
   /** Confirmations before a transfer counts. */

@@ -27,6 +27,7 @@ const NETWORK_FIELDS = [
   'chainFamily',
   'chainId',
   'rpcUrls',
+  'wsUrl',
   'publicRpcUrl',
   'confirmations',
   'tokens',
@@ -106,6 +107,13 @@ function applyEntry(
         if (Array.isArray(value) && value.length > 0 && value.every(isHttpUrl)) {
           config.rpcUrls = [...value];
         } else problems.push(`${fieldAt} must be a non-empty list of http(s) URLs.`);
+        break;
+      case 'wsUrl':
+        // Never echoed either: a provider's WebSocket URL carries its key like its HTTP one.
+        if (config.chainFamily !== 'EVM') {
+          problems.push(`${fieldAt}: new-head subscriptions exist only on EVM networks.`);
+        } else if (isWebSocketUrl(value)) config.wsUrl = value;
+        else problems.push(`${fieldAt} must be a ws:// or wss:// URL.`);
         break;
       case 'publicRpcUrl':
         applyPublicRpcUrl(config, value, fieldAt, problems);
@@ -209,10 +217,18 @@ function isWholeNumber(value: unknown, min: number, max: number): value is numbe
 }
 
 function isHttpUrl(value: unknown): value is string {
+  return hasProtocol(value, ['http:', 'https:']);
+}
+
+function isWebSocketUrl(value: unknown): value is string {
+  return hasProtocol(value, ['ws:', 'wss:']);
+}
+
+function hasProtocol(value: unknown, protocols: string[]): value is string {
   if (typeof value !== 'string') return false;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    return protocols.includes(url.protocol) && url.hostname !== '';
   } catch {
     return false;
   }

@@ -42,6 +42,7 @@ class FakeChain {
       maxScanRange: 500,
       isValidAddress: () => true,
       deriveAddress: () => '',
+      followHeads: () => null,
       getHeadBlockNumber: async () => this.hashes.length - 1,
       getBlockHash: async (height: number) => {
         this.calls.push(`hash ${height}`);

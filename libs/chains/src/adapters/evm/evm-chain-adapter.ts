@@ -4,10 +4,18 @@ import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { RetryOptions } from '../../rpc/retry';
-import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
+import {
+  ChainAdapter,
+  HeadListener,
+  HeadsProblemListener,
+  HeadSubscription,
+  TokenTransfer,
+  TransactionStatus,
+} from '../chain-adapter';
 import { uint8Decimals } from '../token-decimals';
 import { RangeTooLargeError } from './evm-errors';
 import { EvmRpc } from './evm-rpc';
+import { EvmNewHeads } from './new-heads';
 import { checkedTransactionHash, readTransactionStatus } from './evm-transaction-status';
 import {
   compareTransfers,
@@ -115,6 +123,11 @@ export class EvmChainAdapter implements ChainAdapter {
       throw this.badArgument(`decimals() of ${address} returned ${word}, not a uint8`);
     }
     return decimals;
+  }
+
+  followHeads(onHead: HeadListener, onProblem: HeadsProblemListener): HeadSubscription | null {
+    const { wsUrl } = this.network;
+    return wsUrl ? new EvmNewHeads(this.network, wsUrl, onHead, onProblem) : null;
   }
 
   /** Destroys the providers; every later call fails with a permanent ChainError. */

@@ -118,6 +118,11 @@ export class TronChainAdapter implements ChainAdapter {
     return decimals;
   }
 
+  /** TRON nodes offer no head subscription: the watcher polls. */
+  followHeads(): null {
+    return null;
+  }
+
   async close(): Promise<void> {
     // tronweb's providers hold no connections of their own (axios uses Node's global agent).
   }

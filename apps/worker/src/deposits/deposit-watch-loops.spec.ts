@@ -1,0 +1,107 @@
+import type { Queue } from 'bull';
+import {
+  ChainAdapters,
+  HeadListener,
+  HeadSubscription,
+  MAINNET_NETWORKS,
+  NetworkRegistry,
+} from '@app/chains';
+import { DepositWatcherService, ScanReport } from '@app/checkout';
+import { AppConfig } from '@app/common';
+import { DepositWatchLoops } from './deposit-watch-loops';
+
+const POLL_MS = 60_000;
+
+/** Lets every pending promise callback and timer of zero delay run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await settle();
+}
+
+describe('DepositWatchLoops', () => {
+  let onHead: HeadListener | undefined;
+  let scans: number;
+  let closed: boolean;
+  let loops: DepositWatchLoops;
+  let tickRunning: (() => void) | undefined;
+
+  beforeEach(async () => {
+    // Timers never fire: a second scan can only come from a head announcement, not from the poll.
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+    onHead = undefined;
+    scans = 0;
+    closed = false;
+    tickRunning = undefined;
+    const watcher = {
+      scan: async (network: 'ETHEREUM'): Promise<ScanReport> => {
+        scans += 1;
+        // A test may hold a tick open to announce a head while it runs.
+        if (tickRunning === undefined) {
+          await new Promise<void>((resolve) => (tickRunning = resolve));
+        }
+        return {
+          network,
+          skipped: true,
+          idle: true,
+          head: 7,
+          cursor: 7,
+          reorgDepth: 0,
+          detected: 0,
+          confirmed: 0,
+          reverted: 0,
+          unmatched: 0,
+        };
+      },
+    } as unknown as DepositWatcherService;
+    const subscription: HeadSubscription = {
+      close: async () => {
+        closed = true;
+      },
+    };
+    const adapters = {
+      adapterFor: () => ({
+        followHeads: (listener: HeadListener) => {
+          onHead = listener;
+          return subscription;
+        },
+      }),
+    } as unknown as ChainAdapters;
+    const networks = { get: () => MAINNET_NETWORKS.ETHEREUM } as unknown as NetworkRegistry;
+    const config = { watchNetworks: ['ETHEREUM'], depositScanIntervalMs: POLL_MS } as AppConfig;
+    const queue = { getRepeatableJobs: async () => [] } as unknown as Queue;
+    loops = new DepositWatchLoops(watcher, networks, adapters, config, queue);
+    await loops.onApplicationBootstrap();
+  });
+
+  afterEach(async () => {
+    tickRunning?.();
+    await loops.onModuleDestroy();
+    jest.useRealTimers();
+  });
+
+  it('scans at once when the subscription announces a head, without waiting for the poll', async () => {
+    await until(() => tickRunning !== undefined);
+    tickRunning?.();
+    expect(onHead).toBeDefined();
+    // The first tick is done and the loop waits out its poll interval.
+    await settle();
+    expect(scans).toBe(1);
+    onHead?.(8);
+    await until(() => scans === 2);
+  });
+
+  it('scans again at once when a head was announced while a tick ran', async () => {
+    await until(() => tickRunning !== undefined);
+    onHead?.(8);
+    tickRunning?.();
+    await until(() => scans === 2);
+  });
+
+  it('closes the subscription when the module stops', async () => {
+    await until(() => tickRunning !== undefined);
+    tickRunning?.();
+    await loops.onModuleDestroy();
+    expect(closed).toBe(true);
+  });
+});

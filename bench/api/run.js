@@ -21,6 +21,8 @@ const TUNED_DATABASE_POOL_SIZE = 20;
 const TUNED_LOG_LEVEL = 'warn';
 const CLI_MAIN = 'dist/apps/cli/apps/cli/src/main.js';
 const API_MAIN = 'dist/apps/api/apps/api/src/main.js';
+// The API's node flags, as production starts it (this checkout's, also with --app-dir).
+const API_NODE_FLAGS = require('../../apps/api/node-flags.json').flags;
 const WORKER_MAIN = 'dist/apps/worker/apps/worker/src/main.js';
 // The service's default pool size (PAY_ADDRESS_POOL_TARGET); the worker fills it on start.
 const DEFAULT_POOL_TARGET = 60000;
@@ -765,7 +767,7 @@ async function main() {
   await ensurePool(db, 100);
 
   const [apiPort, barePort] = [await freePort(), await freePort()];
-  const apiNodeArgs = [];
+  const apiNodeArgs = [...API_NODE_FLAGS];
   let profileDir = null;
   if (args['cpu-prof']) {
     profileDir = path.join(RESULTS_DIR, `api-${stamp}-profile`);

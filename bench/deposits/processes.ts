@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync, StdioOptions } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { flags as API_NODE_FLAGS } from '../../apps/api/node-flags.json';
 import { appEnvironment, CLI_MAIN, ROOT, WORKER_MAIN } from './settings';
 
 /*
@@ -49,6 +50,14 @@ export function startNode(
   });
   running.add(tracked);
   return tracked;
+}
+
+/**
+ * The `node` arguments that start the built API `main` as production does: the API's node flags
+ * (apps/api/node-flags.json), then `options` of the benchmark's own (profiling, preloads).
+ */
+export function apiNodeArgs(main: string, options: string[] = []): string[] {
+  return [...API_NODE_FLAGS, ...options, main];
 }
 
 export function hasExited(tracked: TrackedProcess): boolean {

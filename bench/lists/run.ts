@@ -11,7 +11,14 @@ import { dropDatabase } from '../../libs/database/src/migrate';
 import { sleep } from '../deposits/clock';
 import { describeMachine, gitDescription } from '../deposits/report';
 import { fullMachineLine, quietness, quietnessWarnings } from '../payouts/report';
-import { build, installCleanup, runCli, startNode, stopAllProcesses } from '../deposits/processes';
+import {
+  apiNodeArgs,
+  build,
+  installCleanup,
+  runCli,
+  startNode,
+  stopAllProcesses,
+} from '../deposits/processes';
 import { appEnvironment, CLI_MAIN, RESULTS_DIR, ROOT } from '../deposits/settings';
 import { queryList } from '../../libs/common/src/pagination/list-query';
 import { Scenario, scenarios } from './scenarios';
@@ -154,7 +161,12 @@ async function earlierSeed(): Promise<Seeded | null> {
 
 async function startApi(logFile: string): Promise<string> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = startNode('api', [API_MAIN], env({ PORT: String(port), ...READ_LIMIT }), logFile);
+  const child = startNode(
+    'api',
+    apiNodeArgs(API_MAIN),
+    env({ PORT: String(port), ...READ_LIMIT }),
+    logFile,
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -330,7 +342,7 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
   const list = await scenarios(db, seeded.merchantId).finally(() => db.end());
-  step('starting the API (node dist/apps/api/apps/api/src/main.js, default configuration)');
+  step(`starting the API (node ${apiNodeArgs(API_MAIN).join(' ')}, default configuration)`);
   const url = await startApi(`${base}.api.log`);
   const quietAtStart = quietness();
   const results: Measured[] = [];

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { Client } from 'pg';
 import { sleep, timestamp } from '../deposits/clock';
-import { hasExited, startNode, TrackedProcess } from '../deposits/processes';
+import { apiNodeArgs, hasExited, startNode, TrackedProcess } from '../deposits/processes';
 import {
   API_MAIN,
   apiEnvironment,
@@ -32,7 +32,7 @@ export async function startApi(
   const port = await freePort();
   const child = startNode(
     'api',
-    [...profileOptions(cpuProfileDir), API_MAIN],
+    apiNodeArgs(API_MAIN, profileOptions(cpuProfileDir)),
     apiEnvironment(files, port),
     logFile,
   );

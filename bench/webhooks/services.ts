@@ -1,5 +1,5 @@
 import { sleep, timestamp } from '../deposits/clock';
-import { runCli, startNode, TrackedProcess } from '../deposits/processes';
+import { apiNodeArgs, runCli, startNode, TrackedProcess } from '../deposits/processes';
 import { SQL_TRACE_PRELOAD } from '../deposits/settings';
 import { readSqlTrace, SqlTraceSnapshot } from '../deposits/worker';
 import { assertRunning } from '../payouts/services';
@@ -38,7 +38,12 @@ const START_TIMEOUT_MS = 60_000;
 const READY_POLL_MS = 100;
 
 export async function startApi(port: number, logFile: string): Promise<Api> {
-  const child = startNode('api', [API_MAIN], serviceEnvironment({ PORT: String(port) }), logFile);
+  const child = startNode(
+    'api',
+    apiNodeArgs(API_MAIN),
+    serviceEnvironment({ PORT: String(port) }),
+    logFile,
+  );
   const api = { url: `http://127.0.0.1:${port}`, process: child };
   const deadline = timestamp() + START_TIMEOUT_MS;
   for (;;) {

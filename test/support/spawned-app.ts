@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { flags as API_NODE_FLAGS } from '../../apps/api/node-flags.json';
 import { mainOf } from './built-apps';
 import { waitFor } from './wait-for';
 
@@ -12,8 +13,9 @@ export interface HttpAnswer {
 }
 
 /**
- * A compiled app (`node dist/.../main.js`) as its own process, with its output kept for the
- * failure message. Every one started is killed by `killAll`, whatever happened in the test.
+ * A compiled app (`node dist/.../main.js`; the API with its node flags, as production runs it) as
+ * its own process, with its output kept for the failure message. Every one started is killed by
+ * `killAll`, whatever happened in the test.
  */
 export class SpawnedApp {
   private static readonly running = new Set<SpawnedApp>();
@@ -33,7 +35,8 @@ export class SpawnedApp {
   }
 
   static start(app: 'api' | 'worker', env: Record<string, string>): SpawnedApp {
-    const child = spawn(process.execPath, [mainOf(app)], {
+    const nodeFlags = app === 'api' ? API_NODE_FLAGS : [];
+    const child = spawn(process.execPath, [...nodeFlags, mainOf(app)], {
       cwd: join(__dirname, '..', '..'),
       env: { ...process.env, LOG_LEVEL: process.env.TEST_SPAWNED_LOG_LEVEL ?? 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -95,6 +95,36 @@ describe('Events of checkout sessions on a real EVM chain', () => {
     expect(await eventsOf(merchant, session.id)).toHaveLength(3);
   });
 
+  it('a block paying more sessions than the events are built at a time: each its own events, in order', async () => {
+    // Settlement builds events a slice of 64 sessions at a time while its statements run.
+    const merchant = await api.createMerchant();
+    const sessions = await Promise.all(
+      Array.from({ length: 70 }, (_, index) => createSession(merchant, String(index + 1))),
+    );
+    await devnet.transferMany(
+      sessions.map((session, index) => ({
+        currency: 'USDT' as const,
+        to: session.pay_address,
+        amount: String(index + 1),
+      })),
+    );
+    await watcher.scan('ETHEREUM');
+    await devnet.mine(CONFIRMATIONS - 1);
+    await watcher.scan('ETHEREUM');
+    for (const [index, session] of sessions.entries()) {
+      const events = await eventsOf(merchant, session.id);
+      expect(summary(events)).toEqual([
+        [1, 'checkout.session.payment_detected', null],
+        [2, 'checkout.session.payment_confirmed', 'Pending'],
+        [3, 'checkout.session.paid', 'Pending'],
+      ]);
+      const { body: now } = await api.get(`${SESSIONS}/${session.id}`, merchant).expect(200);
+      expect(now).toMatchObject({ status: 'Paid', amount_received: String(index + 1) });
+      expect(events[2].data.object).toEqual(now);
+      expect(events[1].data.transaction).toMatchObject({ amount: String(index + 1) });
+    }
+  });
+
   it('a reorg that drops the payment: transaction_reverted, then back to pending', async () => {
     const merchant = await api.createMerchant();
     const session = await createSession(merchant, '10');

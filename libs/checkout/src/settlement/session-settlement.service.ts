@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
@@ -120,18 +119,21 @@ export class SessionSettlementService {
     const outcomes = sessions.map((session) =>
       this.outcomeOf(session, new Decimal(transfers.get(session.id)?.confirmed ?? 0)),
     );
-    // The ledger's statement goes out first, and the events (most of the JavaScript) are built
-    // while PostgreSQL runs it: one statement in flight at a time, as pg requires.
-    const ledgerWritten = this.ledger.postMany(
-      manager,
-      outcomes.flatMap((outcome) => (outcome.entry ? [outcome.entry] : [])),
-    );
-    // Handled by afterStatement; meanwhile a failure must not count as an unhandled rejection.
-    ledgerWritten.catch(() => undefined);
-    // TypeORM and pg hand the statement to the socket through a few promise jobs, all run before
-    // the next turn of the event loop.
-    await setImmediate();
-    const events = await this.afterStatement(ledgerWritten, () =>
+    // The ledger's statement and the sessions' update are queued on the connection at once, and
+    // the events (most of the JavaScript) are built, a slice at a time, while PostgreSQL runs them.
+    const statements = Promise.all([
+      this.ledger.postMany(
+        manager,
+        outcomes.flatMap((outcome) => (outcome.entry ? [outcome.entry] : [])),
+      ),
+      this.saveChanged(
+        manager,
+        outcomes.filter((outcome) => outcome.changed),
+      ),
+    ]);
+    // Handled by whileRunning; meanwhile a failure must not count as an unhandled rejection.
+    statements.catch(() => undefined);
+    const events = await this.whileRunning(statements, () =>
       this.events.prepare(
         sessions.map((session, index) => {
           const outcome = outcomes[index];
@@ -145,10 +147,6 @@ export class SessionSettlementService {
         }),
       ),
     );
-    await this.saveChanged(
-      manager,
-      outcomes.filter((outcome) => outcome.changed),
-    );
     await this.events.write(manager, events);
     return outcomes.map(({ sessionId, previousStatus, status }) => ({
       sessionId,
@@ -158,18 +156,18 @@ export class SessionSettlementService {
   }
 
   /**
-   * Runs `work` while `statement` runs, then waits for it: its failure is the one reported, and
-   * should `work` throw, nothing is sent (rollback included) until the statement has finished.
+   * Runs `work` while `statements` run, then waits for them: their failure is the one reported,
+   * and should `work` throw, nothing more is sent (rollback included) until they have finished.
    */
-  private async afterStatement<T>(statement: Promise<unknown>, work: () => T): Promise<T> {
+  private async whileRunning<T>(statements: Promise<unknown>, work: () => Promise<T>): Promise<T> {
     let result: T;
     try {
-      result = work();
+      result = await work();
     } catch (error) {
-      await statement.catch(() => undefined);
+      await statements.catch(() => undefined);
       throw error;
     }
-    await statement;
+    await statements;
     return result;
   }
 

@@ -79,10 +79,11 @@ export class EventWriter {
   }
 
   /**
-   * Many events in one statement, in two halves: `prepare` builds the ids and the statement's
-   * parameters without touching the database (a caller may build them while PostgreSQL runs
-   * another of its statements), `write` runs it. Events are written in the order given: events of
-   * one object get consecutive sequences in that order. The caller holds every object's row lock.
+   * Many events in one statement, in two halves: a `batch` builds the ids and the statement's
+   * parameters without touching the database, a slice of events at a time (a caller may build
+   * them while PostgreSQL runs its other statements), `write` runs it. Events are written in the
+   * order added: events of one object get consecutive sequences in that order. The caller holds
+   * every object's row lock.
    *
    * An `object` shared by several events (the same reference: a session's payment_detected,
    * payment_confirmed and paid events carry one object) is sent once, and each event's `data` is
@@ -90,37 +91,11 @@ export class EventWriter {
    * has no raw line break), which PostgreSQL splits in C: no escaping on either side, and each
    * document is parsed only once, when its event's `data` is checked as JSON.
    */
-  prepare(events: NewEvent[]): PreparedEvents {
-    const ids = events.map(() => newId(ID_PREFIX.event));
-    const objectIndex = new Map<object, number>();
-    const objects: string[] = [];
-    const rows = events.map((event, index) => {
-      const { object, ...others } = event.data;
-      const extra = JSON.stringify(others);
-      let ordinal = objectIndex.get(object);
-      if (ordinal === undefined) {
-        objects.push(JSON.stringify(object));
-        ordinal = objects.length;
-        objectIndex.set(object, ordinal);
-      }
-      return {
-        id: ids[index],
-        merchant_id: event.merchantId,
-        sub_merchant_id: event.subMerchantId,
-        sub_merchant_code: event.subMerchantCode,
-        type: event.type,
-        object_type: event.objectType,
-        object_id: event.objectId,
-        previous_status: event.previousStatus,
-        object_ordinal: ordinal,
-        // The keys of `data` after `object` (a JSON object's text), or null when it has none.
-        extra: extra === '{}' ? null : extra,
-      };
-    });
-    return { ids, rows: JSON.stringify(rows), objects: objects.join('\n') };
+  batch(): EventBatch {
+    return new EventBatch();
   }
 
-  /** Writes prepared events in the caller's transaction (see prepare). */
+  /** Writes prepared events in the caller's transaction (see batch). */
   async write(manager: EntityManager, prepared: PreparedEvents): Promise<void> {
     if (!prepared.ids.length) return;
     await manager.query(
@@ -151,5 +126,45 @@ export class EventWriter {
        ${INSERT_DELIVERIES}`,
       [prepared.rows, this.config.livemode, prepared.objects],
     );
+  }
+}
+
+/** Events being prepared for one `write` (see EventWriter.batch). */
+export class EventBatch {
+  private readonly ids: string[] = [];
+  private readonly rows: object[] = [];
+  private readonly objects: string[] = [];
+  private readonly objectIndex = new Map<object, number>();
+
+  add(events: NewEvent[]): void {
+    for (const event of events) {
+      const id = newId(ID_PREFIX.event);
+      const { object, ...others } = event.data;
+      const extra = JSON.stringify(others);
+      let ordinal = this.objectIndex.get(object);
+      if (ordinal === undefined) {
+        this.objects.push(JSON.stringify(object));
+        ordinal = this.objects.length;
+        this.objectIndex.set(object, ordinal);
+      }
+      this.ids.push(id);
+      this.rows.push({
+        id,
+        merchant_id: event.merchantId,
+        sub_merchant_id: event.subMerchantId,
+        sub_merchant_code: event.subMerchantCode,
+        type: event.type,
+        object_type: event.objectType,
+        object_id: event.objectId,
+        previous_status: event.previousStatus,
+        object_ordinal: ordinal,
+        // The keys of `data` after `object` (a JSON object's text), or null when it has none.
+        extra: extra === '{}' ? null : extra,
+      });
+    }
+  }
+
+  finish(): PreparedEvents {
+    return { ids: this.ids, rows: JSON.stringify(this.rows), objects: this.objects.join('\n') };
   }
 }

@@ -20,8 +20,10 @@ async function freePort(): Promise<number> {
 describe('EVM new heads over WebSocket (anvil)', () => {
   const devnets: Devnet[] = [];
   const subscriptions: HeadSubscription[] = [];
+  const afterCleanup: Array<() => void> = [];
 
   afterEach(async () => {
+    afterCleanup.splice(0).forEach((cleanup) => cleanup());
     await Promise.all(subscriptions.splice(0).map((subscription) => subscription.close()));
     await Promise.all(devnets.splice(0).map((devnet) => devnet.stop()));
   });
@@ -61,11 +63,16 @@ describe('EVM new heads over WebSocket (anvil)', () => {
   });
 
   it('reports a node it cannot reach and subscribes once the node is up', async () => {
+    // A lost socket must leave no promise rejected unhandled (it would end the worker).
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    afterCleanup.push(() => process.off('unhandledRejection', record));
     const port = await freePort();
     const wsUrl = `ws://127.0.0.1:${port}`;
     const { heads, problems } = follow(unreachable(`http://127.0.0.1:${port}`), wsUrl);
-    await waitFor(async () => problems.length > 0, WAIT_MS, 'a reported connection failure');
-    expect(problems[0].failures).toBe(1);
+    await waitFor(async () => problems.length > 1, WAIT_MS, 'two reported connection failures');
+    expect(problems.slice(0, 2).map((problem) => problem.failures)).toEqual([1, 2]);
     expect(problems[0].reason).not.toContain(wsUrl);
 
     const devnet = await startDevnet({ port });
@@ -78,6 +85,7 @@ describe('EVM new heads over WebSocket (anvil)', () => {
       WAIT_MS,
       'a head after the node came up',
     );
+    expect(unhandled).toEqual([]);
   });
 
   it('calls back no more once closed', async () => {

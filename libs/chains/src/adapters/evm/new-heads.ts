@@ -65,7 +65,8 @@ export class EvmNewHeads implements HeadSubscription {
       );
     socket.onmessage = (event: MessageEvent) => this.receive(socket, event.data);
     socket.onerror = () => undefined; // the close event that follows reports it
-    socket.onclose = (event: { code: number }) => this.lost(socket, `socket closed (${event.code})`);
+    socket.onclose = (event: { code: number }) =>
+      this.lost(socket, `socket closed (${event.code})`);
   }
 
   private receive(socket: WebSocket, data: unknown): void {

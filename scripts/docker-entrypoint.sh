@@ -5,7 +5,7 @@ set -e
 role="${1:-api}"
 [ "$#" -gt 0 ] && shift
 case "$role" in
-  api) exec node --max-semi-space-size=4 dist/apps/api/apps/api/src/main.js "$@" ;;
+  api) exec node --max-semi-space-size=16 dist/apps/api/apps/api/src/main.js "$@" ;;
   worker) exec node dist/apps/worker/apps/worker/src/main.js "$@" ;;
   cli) exec node dist/apps/cli/apps/cli/src/main.js "$@" ;;
   *) echo "usage: api | worker | cli <command> [options]" >&2; exit 64 ;;

@@ -438,6 +438,34 @@ describe('Payouts: create, read, hold, idempotency', () => {
       ]);
     });
 
+    it('checks a statement by its own lines: writing an entry reads no line back', async () => {
+      // A backlog's settlement writes thousands of lines in one statement; reading the entries'
+      // lines back (a join the planner cannot size) cost more than writing them.
+      const runner = api.dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        const [entry] = await runner.query(
+          `INSERT INTO ledger_entries (reference, kind) VALUES ($1, 'test') RETURNING id`,
+          [`test_balanced:${randomUUID()}`],
+        );
+        await runner.query(
+          `INSERT INTO ledger_lines (entry_id, account, currency, network, amount)
+           SELECT $1, $2 || n, 'USDT', 'TRON', amount
+             FROM unnest(ARRAY['10', '-10']::numeric[]) WITH ORDINALITY AS l(amount, n)`,
+          [entry.id, `test:${randomUUID()}:`],
+        );
+        const [reads] = await runner.query(
+          `SELECT seq_scan + COALESCE(idx_scan, 0) AS scans
+             FROM pg_stat_xact_user_tables WHERE relname = 'ledger_lines'`,
+        );
+        expect(Number(reads.scans)).toBe(0);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+
     it('LedgerService.post refuses such an entry before writing anything', async () => {
       const query = jest.fn();
       const entry: LedgerEntry = {

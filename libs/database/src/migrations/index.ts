@@ -10,6 +10,7 @@ import { ChainBlocks1764600000000 } from './1764600000000-chain-blocks';
 import { ListIndexes1764700000000 } from './1764700000000-list-indexes';
 import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-balances-per-statement';
 import { LedgerBalanceCheckPerStatement1764900000000 } from './1764900000000-ledger-balance-check-per-statement';
+import { LedgerBalanceCheckNewLines1765000000000 } from './1765000000000-ledger-balance-check-new-lines';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ListIndexes1764700000000,
   LedgerBalancesPerStatement1764800000000,
   LedgerBalanceCheckPerStatement1764900000000,
+  LedgerBalanceCheckNewLines1765000000000,
 ];

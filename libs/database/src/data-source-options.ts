@@ -1,4 +1,5 @@
 import { DataSourceOptions } from 'typeorm';
+import { CallbackQueryClient } from './callback-query-client';
 import { MIGRATIONS } from './migrations';
 
 export interface DatabaseSettings {
@@ -15,6 +16,7 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
     migrationsRun: false,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
-    extra: { max: settings.poolSize ?? 20 },
+    // The pool's clients run TypeORM's queries in pg's callback mode (see CallbackQueryClient).
+    extra: { max: settings.poolSize ?? 20, Client: CallbackQueryClient },
   };
 }

@@ -52,16 +52,25 @@ function record(client, text, startedAt) {
 const query = Client.prototype.query;
 Client.prototype.query = function tracedQuery(config, values, callback) {
   const text = typeof config === 'string' ? config : config?.text;
-  // TypeORM uses the promise form; anything else (callbacks, streams) passes untouched.
-  if (typeof text !== 'string' || typeof values === 'function' || callback) {
+  // Plain statements only, promise or callback form (the app's CallbackQueryClient hands
+  // TypeORM's queries to pg with a callback); anything else (streams, cursors) passes untouched.
+  if (typeof text !== 'string' || typeof config?.submit === 'function') {
     return query.apply(this, arguments);
   }
   const startedAt = performance.now();
-  const result = query.apply(this, arguments);
-  if (result && typeof result.then === 'function') {
-    const done = () => record(this, text, startedAt);
-    result.then(done, done);
+  const done = () => record(this, text, startedAt);
+  if (typeof values === 'function' || typeof callback === 'function') {
+    const given = typeof values === 'function' ? values : callback;
+    const traced = function (...answer) {
+      done();
+      return given.apply(this, answer);
+    };
+    return typeof values === 'function'
+      ? query.call(this, config, traced)
+      : query.call(this, config, values, traced);
   }
+  const result = query.apply(this, arguments);
+  if (result && typeof result.then === 'function') result.then(done, done);
   return result;
 };
 

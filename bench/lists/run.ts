@@ -21,6 +21,7 @@ import {
 } from '../deposits/processes';
 import { appEnvironment, CLI_MAIN, RESULTS_DIR, ROOT } from '../deposits/settings';
 import { queryList } from '../../libs/common/src/pagination/list-query';
+import { CallbackQueryClient } from '../../libs/database/src/callback-query-client';
 import { Scenario, scenarios } from './scenarios';
 import { seedEvents, seedPayouts, seedSessions, seedUnmatchedTransfers } from './seed';
 
@@ -355,7 +356,8 @@ async function main(): Promise<void> {
   const quietAtEnd = quietness();
   await stopAllProcesses();
   step('the same list queries without HTTP (queryList over one pg connection)');
-  const direct = new Client({ connectionString: DATABASE_URL });
+  // The app's own client class: pg's promise mode would add its collection pauses (docs/decisions.md).
+  const direct = new CallbackQueryClient({ connectionString: DATABASE_URL });
   await direct.connect();
   try {
     for (const [index, scenario] of list.entries()) {
@@ -413,7 +415,7 @@ async function main(): Promise<void> {
 
 /** What the machine itself costs a request: a trivial round trip, paced like the requests. */
 async function measureFloor(): Promise<{ p50_ms: number; p99_ms: number }> {
-  const db = new Client({ connectionString: DATABASE_URL });
+  const db = new CallbackQueryClient({ connectionString: DATABASE_URL });
   await db.connect();
   try {
     const timings: number[] = [];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describeAmountProblem, formatAmount, formatFixed } from './decimal-amount';
+import { Decimal, describeAmountProblem, formatAmount, formatFixed } from './decimal-amount';
 
 const shape = { maxIntegerDigits: 12, maxFractionDigits: 6 };
 
@@ -49,6 +49,26 @@ describe('describeAmountProblem', () => {
         },
       ),
     );
+  });
+
+  it("formats PostgreSQL's NUMERIC text exactly as decimal.js does", () => {
+    // NUMERIC(38,18) columns answer with all 18 fractional digits; zeros, integers and other
+    // texts (signs, exponents) as well.
+    const numericText = fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 30n }), fc.integer({ min: 0, max: 18 }))
+      .map(([units, scale]) => {
+        const digits = units.toString().padStart(scale + 1, '0');
+        return scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits;
+      });
+    const otherText = fc.constantFrom('-1.50', '-0.000', '1e3', '0001.10', '5.', '0', '0.0');
+    fc.assert(
+      fc.property(fc.oneof(numericText, otherText), (text) => {
+        expect(formatAmount(text)).toBe(new Decimal(text).toFixed());
+      }),
+    );
+    expect(formatAmount('10.500000000000000000')).toBe('10.5');
+    expect(formatAmount('100.000000000000000000')).toBe('100');
+    expect(formatAmount('0.000000000000000000')).toBe('0');
   });
 
   it('formats rates with a fixed number of fractional digits', () => {

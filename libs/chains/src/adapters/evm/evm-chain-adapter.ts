@@ -19,6 +19,7 @@ import { EvmNewHeads } from './new-heads';
 import { checkedTransactionHash, readTransactionStatus } from './evm-transaction-status';
 import {
   compareTransfers,
+  ChecksummedAddresses,
   decodeTransferLog,
   ERC20_TRANSFER_TOPIC,
   InvalidLogError,
@@ -188,6 +189,7 @@ export class EvmChainAdapter implements ChainAdapter {
   private decodeLogs(logs: unknown, contracts: string[]): TokenTransfer[] {
     // By lower case: one lookup per log rather than a checksum (a keccak hash) per log.
     const requested = new Map(contracts.map((contract) => [contract.toLowerCase(), contract]));
+    const addresses = new ChecksummedAddresses();
     const transfers: TokenTransfer[] = [];
     try {
       if (!Array.isArray(logs)) throw new InvalidLogError('not a list of logs');
@@ -199,7 +201,7 @@ export class EvmChainAdapter implements ChainAdapter {
         if (contract === undefined) {
           throw new InvalidLogError('log of a contract that was not asked for');
         }
-        const transfer = decodeTransferLog(log, contract);
+        const transfer = decodeTransferLog(log, contract, addresses);
         if (transfer) transfers.push(transfer);
       }
     } catch (error) {

@@ -19,7 +19,8 @@ export class CallbackQueryClient extends Client {
     const passThrough = (query: unknown, ...rest: unknown[]) =>
       (super.query as (...args: unknown[]) => unknown).call(this, query, ...rest) as never;
     const custom = typeof (config as { submit?: unknown } | null)?.submit === 'function';
-    if (config == null || custom || typeof values === 'function' || callback !== undefined) {
+    // As pg decides: a callback given (in either place) is callback mode already.
+    if (config == null || custom || typeof values === 'function' || callback != null) {
       return passThrough(config, values, callback);
     }
     return new Promise<QueryResult>((resolve, reject) => {

@@ -472,6 +472,55 @@ describe('Payouts: create, read, hold, idempotency', () => {
       }
     });
 
+    it('refuses a line whose entry does not exist, with the foreign key SQLSTATE', async () => {
+      const [{ next }] = await api.dataSource.query(
+        `SELECT COALESCE(max(id), 0) + 1000000 AS next FROM ledger_entries`,
+      );
+      const error = await api.dataSource
+        .query(
+          `INSERT INTO ledger_lines (entry_id, account, currency, network, amount)
+           VALUES ($1, $2, 'USDT', 'TRON', 10), ($1, $3, 'USDT', 'TRON', -10)`,
+          [next, `test:${randomUUID()}:a`, `test:${randomUUID()}:b`],
+        )
+        .catch((caught: { driverError?: { code?: string } }) => caught);
+      expect(error.driverError?.code).toBe('23503');
+    });
+
+    it("checks the lines' entries once per statement, not once per line", async () => {
+      // A block's settlement writes thousands of lines in one statement: a foreign key's query
+      // per line (through a plan kept from when the ledger was small) cost most of it.
+      const runner = api.dataSource.createQueryRunner();
+      await runner.connect();
+      const entryScans = async () => {
+        const [row] = await runner.query(
+          `SELECT seq_scan + COALESCE(idx_scan, 0) AS scans
+             FROM pg_stat_xact_user_tables WHERE relname = 'ledger_entries'`,
+        );
+        return Number(row.scans);
+      };
+      try {
+        await runner.startTransaction();
+        const entries: Array<{ id: string }> = await runner.query(
+          `INSERT INTO ledger_entries (reference, kind)
+           SELECT $1 || n, 'test' FROM generate_series(1, 20) AS n RETURNING id`,
+          [`test_balanced:${randomUUID()}:`],
+        );
+        const before = await entryScans();
+        await runner.query(
+          `INSERT INTO ledger_lines (entry_id, account, currency, network, amount)
+           SELECT e.id, $2 || e.id || ':' || side, 'USDT', 'TRON', amount
+             FROM unnest($1::bigint[]) AS e(id),
+                  unnest(ARRAY['10', '-10']::numeric[]) WITH ORDINALITY AS l(amount, side)`,
+          [entries.map((entry) => entry.id), `test:${randomUUID()}:`],
+        );
+        // 40 lines of 20 entries: one look at the entries (a foreign key made 40).
+        expect((await entryScans()) - before).toBeLessThanOrEqual(1);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    });
+
     it('LedgerService.post refuses such an entry before writing anything', async () => {
       const query = jest.fn();
       const entry: LedgerEntry = {

@@ -11,6 +11,7 @@ import { ListIndexes1764700000000 } from './1764700000000-list-indexes';
 import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-balances-per-statement';
 import { LedgerBalanceCheckPerStatement1764900000000 } from './1764900000000-ledger-balance-check-per-statement';
 import { LedgerBalanceCheckNewLines1765000000000 } from './1765000000000-ledger-balance-check-new-lines';
+import { LedgerLineEntriesPerStatement1765100000000 } from './1765100000000-ledger-line-entries-per-statement';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   LedgerBalancesPerStatement1764800000000,
   LedgerBalanceCheckPerStatement1764900000000,
   LedgerBalanceCheckNewLines1765000000000,
+  LedgerLineEntriesPerStatement1765100000000,
 ];

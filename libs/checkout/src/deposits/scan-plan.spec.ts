@@ -104,6 +104,31 @@ describe('planScan', () => {
     expect(result.version).toBe(7);
   });
 
+  it("asks for the new blocks' hashes while the logs are on their way, not after", async () => {
+    const chain = new FakeChain(101);
+    const state = stateAt(chain, 98, 3);
+    const adapter = chain.adapter();
+    let askedMeanwhile: string[] = [];
+    const scanTransfers = adapter.scanTransfers.bind(adapter);
+    adapter.scanTransfers = async (from, to, contracts) => {
+      const answer = await scanTransfers(from, to, contracts);
+      // A node's answer takes a while: what else was asked before it came.
+      await new Promise((resolve) => setImmediate(resolve));
+      askedMeanwhile = chain.calls.filter((call) => call !== 'hash 98' && call.startsWith('hash'));
+      return answer;
+    };
+    chain.calls.length = 0;
+    await planScan({
+      adapter,
+      head: 100,
+      state,
+      confirmations: 3,
+      contracts: [CONTRACT],
+      openHeights: [],
+    });
+    expect(askedMeanwhile).toEqual(['hash 99', 'hash 100']);
+  });
+
   it('finds the fork point below a reorged tip and rescans from just above it', async () => {
     const chain = new FakeChain(101);
     const state = stateAt(chain, 100, 3);

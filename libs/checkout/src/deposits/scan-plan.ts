@@ -67,19 +67,18 @@ export async function planScan(input: PlanInput): Promise<ScanPlan> {
   const scanFrom = Math.max(0, Math.min(forkPoint + 1, head - trailing + 1));
   const scanTo = Math.min(head, scanFrom + adapter.maxScanRange * MAX_RANGES_PER_TICK - 1);
 
-  const found: TokenTransfer[] = [];
-  for (let from = scanFrom; from <= scanTo; from += adapter.maxScanRange) {
-    const to = Math.min(scanTo, from + adapter.maxScanRange - 1);
-    found.push(...(await adapter.scanTransfers(from, to, input.contracts)));
-  }
-
   const rememberFrom = Math.max(scanFrom, scanTo - watchedDepth(input.confirmations) + 1);
   const rememberHeights = range(rememberFrom, scanTo);
   const known = (height: number) => vouched && height <= forkPoint && state.blocks.has(height);
   for (const height of [...rememberHeights, ...input.openHeights]) {
     if (known(height)) reader.hashes.set(height, state.blocks.get(height) as string);
   }
-  await reader.readAll([...rememberHeights, ...input.openHeights].filter((h) => !known(h)));
+  // The hashes are read while the logs are: the heights are known already, and a tick's reads
+  // come before its transaction, on the path from a block to its payments being Paid.
+  const [found] = await Promise.all([
+    scanRanges(input, scanFrom, scanTo),
+    reader.readAll([...rememberHeights, ...input.openHeights].filter((h) => !known(h))),
+  ]);
 
   for (const transfer of found) {
     const hash = reader.hashes.get(transfer.blockNumber);
@@ -99,6 +98,20 @@ export async function planScan(input: PlanInput): Promise<ScanPlan> {
     canonical: reader.hashes,
     remember: new Map(rememberHeights.map((height) => [height, reader.hashOf(height)])),
   };
+}
+
+/** The transfers of scanFrom..scanTo, a range of at most maxScanRange blocks at a time. */
+async function scanRanges(
+  input: PlanInput,
+  scanFrom: number,
+  scanTo: number,
+): Promise<TokenTransfer[]> {
+  const found: TokenTransfer[] = [];
+  for (let from = scanFrom; from <= scanTo; from += input.adapter.maxScanRange) {
+    const to = Math.min(scanTo, from + input.adapter.maxScanRange - 1);
+    found.push(...(await input.adapter.scanTransfers(from, to, input.contracts)));
+  }
+  return found;
 }
 
 /**

@@ -510,11 +510,13 @@ describe('Payouts: create, read, hold, idempotency', () => {
           `INSERT INTO ledger_lines (entry_id, account, currency, network, amount)
            SELECT e.id, $2 || e.id || ':' || side, 'USDT', 'TRON', amount
              FROM unnest($1::bigint[]) AS e(id),
-                  unnest(ARRAY['10', '-10']::numeric[]) WITH ORDINALITY AS l(amount, side)`,
+                  unnest(ARRAY['10', '-4', '-6']::numeric[]) WITH ORDINALITY AS l(amount, side)`,
           [entries.map((entry) => entry.id), `test:${randomUUID()}:`],
         );
-        // 40 lines of 20 entries: one look at the entries (a foreign key made 40).
-        expect((await entryScans()) - before).toBeLessThanOrEqual(1);
+        // 60 lines of 20 entries: a foreign key queried the entries once per line (60); the check
+        // looks each entry up at most once (one scan, or one index probe per entry: the plan
+        // depends on the table's size).
+        expect((await entryScans()) - before).toBeLessThanOrEqual(20);
       } finally {
         await runner.rollbackTransaction();
         await runner.release();

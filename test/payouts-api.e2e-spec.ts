@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, QueryRunner } from 'typeorm';
 import { MerchantsService } from '@app/auth';
 import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
 import { creditBalance } from './support/ledger-credit';
@@ -388,6 +388,19 @@ describe('Payouts: create, read, hold, idempotency', () => {
         await runner.release();
       }
     };
+    /**
+     * Scans of `table` by this connection so far. pg_stat_xact_* also holds its earlier
+     * transactions' counts not yet reported: what a statement adds is a difference, read within
+     * one transaction.
+     */
+    const scansOf = async (runner: QueryRunner, table: string): Promise<number> => {
+      const [row] = await runner.query(
+        `SELECT seq_scan + COALESCE(idx_scan, 0) AS scans
+           FROM pg_stat_xact_user_tables WHERE relname = $1`,
+        [table],
+      );
+      return Number(row.scans);
+    };
     const written = async (reference: string) => ({
       entries: await api.count('ledger_entries', 'reference = $1', [reference]),
       balances: await api.count('ledger_balances', 'account LIKE $1', [`test:${reference}:%`]),
@@ -443,15 +456,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
       // lines back (a join the planner cannot size) cost more than writing them.
       const runner = api.dataSource.createQueryRunner();
       await runner.connect();
-      // The connection's counters (pg_stat_xact_* includes its earlier transactions' counts not yet
-      // reported): what the INSERT adds is the difference, read within one transaction.
-      const lineScans = async () => {
-        const [row] = await runner.query(
-          `SELECT seq_scan + COALESCE(idx_scan, 0) AS scans
-             FROM pg_stat_xact_user_tables WHERE relname = 'ledger_lines'`,
-        );
-        return Number(row.scans);
-      };
+      const lineScans = () => scansOf(runner, 'ledger_lines');
       try {
         await runner.startTransaction();
         const [entry] = await runner.query(
@@ -491,13 +496,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
       // per line (through a plan kept from when the ledger was small) cost most of it.
       const runner = api.dataSource.createQueryRunner();
       await runner.connect();
-      const entryScans = async () => {
-        const [row] = await runner.query(
-          `SELECT seq_scan + COALESCE(idx_scan, 0) AS scans
-             FROM pg_stat_xact_user_tables WHERE relname = 'ledger_entries'`,
-        );
-        return Number(row.scans);
-      };
+      const entryScans = () => scansOf(runner, 'ledger_entries');
       try {
         await runner.startTransaction();
         const entries: Array<{ id: string }> = await runner.query(

@@ -85,6 +85,7 @@ describe('EvmChainAdapter against anvil', () => {
         tokenContract: devnet.tokens.USDT.contract,
         from: devnet.accounts.payer.address,
         to: recipient,
+        toKey: recipient.toLowerCase(),
         amountBaseUnits: 12_345_678n,
         txHash: sent.txHash,
         logIndex: 0,

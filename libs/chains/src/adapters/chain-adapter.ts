@@ -7,6 +7,12 @@ export interface TokenTransfer {
   /** Normalized addresses: checksummed 0x on EVM, base58 T... on TRON. */
   from: string;
   to: string;
+  /**
+   * `to` as addresses are looked up: lower-case 0x on EVM, where `to` is checksummed (a keccak
+   * hash) only when first read, and most receivers of a block are never read (not ours, or ours
+   * and stored already). Absent on TRON: base58 is compared as it is.
+   */
+  toKey?: string;
   /** Raw amount in the token's base units; convert with the token's decimals. */
   amountBaseUnits: bigint;
   /** EVM: 0x + 64 lowercase hex. TRON: 64 lowercase hex, no prefix (as TRON explorers show it). */

@@ -210,8 +210,12 @@ describe('TransferMatcher.match', () => {
       query: async (sql: string, params: unknown[]) => {
         queries.push(sql);
         if (sql.includes('FROM checkout_sessions')) {
+          // EVM addresses are looked up in lower case (the lower(pay_address) index).
           const addresses = params[0] as string[];
-          return addresses.includes(SESSION_ADDRESS) ? [session()] : [];
+          const wanted = sql.includes('lower(s.pay_address)')
+            ? SESSION_ADDRESS.toLowerCase()
+            : SESSION_ADDRESS;
+          return addresses.includes(wanted) ? [session()] : [];
         }
         if (sql.includes('FROM pay_addresses')) {
           const addresses = params[0] as string[];

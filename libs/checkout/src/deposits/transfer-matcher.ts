@@ -45,12 +45,17 @@ export interface ClassifyInput {
   found: TokenTransfer[];
   /** Sessions by pay address, across every network of the chain family. */
   sessions: Map<string, AddressSession>;
-  /** Addresses of our pool that no session has. */
+  /** Receiver keys of our pool's addresses that no session has. */
   poolAddresses: Set<string>;
   /** Already recorded transfers by `transferKey`. */
   known: Map<string, KnownTransfer>;
   /** The deployment's environment: the livemode of transfers no session owns. */
   livemode: boolean;
+}
+
+/** The receiving address as sessions and the pool are looked up by (see TokenTransfer.toKey). */
+export function receiverKey(transfer: TokenTransfer): string {
+  return transfer.toKey ?? transfer.to;
 }
 
 export function transferKey(transfer: { txHash: string; logIndex: number }): string {
@@ -70,12 +75,17 @@ export function classifyTransfers(input: ClassifyInput): MatchedTransfers {
   for (const transfer of input.found) {
     const token = input.tokens.get(transfer.tokenContract);
     if (!token || transfer.amountBaseUnits <= 0n) continue;
+    const receiver = receiverKey(transfer);
+    const session = input.sessions.get(receiver);
+    const known = input.known.get(transferKey(transfer));
+    if (!known && !session && !input.poolAddresses.has(receiver)) continue;
     const facts = {
       network: input.network,
       currency: token.currency,
       tokenContract: transfer.tokenContract,
       fromAddress: transfer.from,
-      toAddress: transfer.to,
+      // The session's own spelling of the same address: no checksum to compute.
+      toAddress: session?.pay_address ?? transfer.to,
       txHash: transfer.txHash,
       logIndex: transfer.logIndex,
       amount: toTokenAmount(transfer.amountBaseUnits, token.decimals),
@@ -83,12 +93,9 @@ export function classifyTransfers(input: ClassifyInput): MatchedTransfers {
       blockNumber: transfer.blockNumber,
       blockHash: transfer.blockHash,
     };
-    const known = input.known.get(transferKey(transfer));
     if (known?.kind === 'session') {
       detected.push({ ...facts, sessionId: known.session_id });
-      continue;
-    }
-    if (known?.kind === 'unmatched') {
+    } else if (known?.kind === 'unmatched') {
       unmatched.push({
         ...facts,
         reason: known.reason,
@@ -97,10 +104,7 @@ export function classifyTransfers(input: ClassifyInput): MatchedTransfers {
         subMerchantId: known.sub_merchant_id,
         livemode: known.livemode,
       });
-      continue;
-    }
-    const session = input.sessions.get(transfer.to);
-    if (session) {
+    } else if (session) {
       const reason = mismatchOf(session, input.network, transfer.tokenContract);
       if (!reason) {
         detected.push({ ...facts, sessionId: session.id });
@@ -114,7 +118,7 @@ export function classifyTransfers(input: ClassifyInput): MatchedTransfers {
           livemode: session.livemode,
         });
       }
-    } else if (input.poolAddresses.has(transfer.to)) {
+    } else {
       unmatched.push({
         ...facts,
         reason: 'unknown_address',
@@ -177,13 +181,22 @@ export class TransferMatcher {
     );
     if (!relevant.length) return { detected: [], unmatched: [] };
     const family = this.networks.get(network).chainFamily;
-    const addresses = [...new Set(relevant.map((transfer) => transfer.to))];
-    const sessions = await this.sessionsByPayAddress(manager, family, addresses);
-    const others = addresses.filter((address) => !sessions.has(address));
-    const poolAddresses = await this.poolAddressesWithoutSession(manager, family, others);
-    const ours = relevant.filter(
-      (transfer) => sessions.has(transfer.to) || poolAddresses.has(transfer.to),
+    // One transfer per receiver: its `to` is read (checksummed) only when nothing else will do.
+    const receivers = new Map<string, TokenTransfer>();
+    for (const transfer of relevant) {
+      const key = receiverKey(transfer);
+      if (!receivers.has(key)) receivers.set(key, transfer);
+    }
+    const sessions = await this.sessionsByReceiver(manager, family, [...receivers.keys()]);
+    const poolAddresses = await this.poolAddressesWithoutSession(
+      manager,
+      family,
+      [...receivers].filter(([key]) => !sessions.has(key)),
     );
+    const ours = relevant.filter((transfer) => {
+      const key = receiverKey(transfer);
+      return sessions.has(key) || poolAddresses.has(key);
+    });
     const known = await this.knownTransfers(manager, network, ours);
     return classifyTransfers({
       network,
@@ -196,12 +209,18 @@ export class TransferMatcher {
     });
   }
 
-  /** One indexed query (pay_address is unique) for the sessions of every network of the family. */
-  private async sessionsByPayAddress(
+  /**
+   * The sessions of every network of the family, by receiver key (see receiverKey): one indexed
+   * query (pay_address is unique). EVM keys are compared in lower case (the lower(pay_address)
+   * index), so no found address needs its checksum to be looked up.
+   */
+  private async sessionsByReceiver(
     manager: EntityManager,
     family: ChainFamily,
-    addresses: string[],
+    keys: string[],
   ): Promise<Map<string, AddressSession>> {
+    const evm = family === 'EVM';
+    const keyOf = new Map(keys.map((key) => [evm ? key.toLowerCase() : key, key]));
     const rows: AddressSession[] = await manager.query(
       `SELECT s.id, s.network, s.pay_address, s.currency_contract, s.merchant_id,
               s.sub_merchant_id, s.livemode,
@@ -209,24 +228,34 @@ export class TransferMatcher {
                  SELECT 1 FROM session_transactions t
                   WHERE t.session_id = s.id AND t.status = 'Confirmed')) AS paid
          FROM checkout_sessions s
-        WHERE s.pay_address = ANY($1::text[]) AND s.chain_family = $2`,
-      [addresses, family],
+        WHERE ${evm ? 'lower(s.pay_address)' : 's.pay_address'} = ANY($1::text[])
+          AND s.chain_family = $2`,
+      [[...keyOf.keys()], family],
     );
-    return new Map(rows.map((row) => [row.pay_address, row]));
+    const sessions = new Map<string, AddressSession>();
+    for (const row of rows) {
+      const key = keyOf.get(evm ? row.pay_address.toLowerCase() : row.pay_address);
+      if (key !== undefined) sessions.set(key, row);
+    }
+    return sessions;
   }
 
-  /** Addresses of our pool (claimed by a failed request, or not yet handed out) among these. */
+  /**
+   * Receiver keys of our pool's addresses (claimed by a failed request, or not yet handed out)
+   * among these receivers, looked up by their stored, checksummed form.
+   */
   private async poolAddressesWithoutSession(
     manager: EntityManager,
     family: ChainFamily,
-    addresses: string[],
+    receivers: Array<[string, TokenTransfer]>,
   ): Promise<Set<string>> {
-    if (!addresses.length) return new Set();
+    if (!receivers.length) return new Set();
+    const keyOf = new Map(receivers.map(([key, transfer]) => [transfer.to, key]));
     const rows: Array<{ address: string }> = await manager.query(
       `SELECT address FROM pay_addresses WHERE address = ANY($1::text[]) AND chain_family = $2`,
-      [addresses, family],
+      [[...keyOf.keys()], family],
     );
-    return new Set(rows.map((row) => row.address));
+    return new Set(rows.map((row) => keyOf.get(row.address) as string));
   }
 
   /** Which transfers are already recorded, as a session's (any status) or as unmatched. */

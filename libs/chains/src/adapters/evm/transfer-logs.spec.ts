@@ -42,3 +42,26 @@ describe('decodeTransferLog', () => {
     expect(decodeTransferLog(transferLog(RECIPIENTS[0], 0), CONTRACT)).toEqual(decoded[0]);
   });
 });
+
+describe('decodeTransferLog: the receiver checksum', () => {
+  /** Counts the checksums it computes (a keccak hash each). */
+  class CountingAddresses extends ChecksummedAddresses {
+    computed: string[] = [];
+    of(lowercase: string): string {
+      this.computed.push(lowercase);
+      return super.of(lowercase);
+    }
+  }
+
+  it('is computed only when `to` is read, once, and toKey needs none', () => {
+    const addresses = new CountingAddresses();
+    const transfer = decodeTransferLog(transferLog(RECIPIENTS[0], 0), CONTRACT, addresses);
+    expect(addresses.computed).toEqual([SENDER.toLowerCase()]);
+    expect(transfer?.toKey).toBe(RECIPIENTS[0].toLowerCase());
+    expect(addresses.computed).toHaveLength(1);
+
+    expect(transfer?.to).toBe(RECIPIENTS[0]);
+    expect(transfer?.to).toBe(RECIPIENTS[0]);
+    expect(addresses.computed).toEqual([SENDER.toLowerCase(), RECIPIENTS[0].toLowerCase()]);
+  });
+});

@@ -81,10 +81,16 @@ export function decodeTransferLog(
   const blockNumber = quantity(log.blockNumber);
   if (logIndex === undefined) throw new InvalidLogError('log without a valid position');
   if (blockNumber === undefined) throw new InvalidLogError('log without a valid block number');
+  const toKey = `0x${topics[2].slice(-40)}`;
+  let to: string | undefined;
   return {
     tokenContract,
     from: addresses.of(`0x${topics[1].slice(-40)}`),
-    to: addresses.of(`0x${topics[2].slice(-40)}`),
+    get to() {
+      to ??= addresses.of(toKey);
+      return to;
+    },
+    toKey,
     amountBaseUnits: BigInt(data),
     txHash,
     logIndex,

@@ -1,3 +1,4 @@
+import { CheckoutSessionsRepository } from '../libs/checkout/src/checkout-sessions.repository';
 import { insertSessionTransaction } from './support/session-transactions';
 import { TestApi, TestMerchant } from './support/test-app';
 
@@ -201,5 +202,28 @@ describe('Checkout sessions: list', () => {
     // ids[0] is Paid+TRON but old; ids[2] is Paid+TRON and recent; ids[1] is ETHEREUM.
     expect(items.map((s: { id: string }) => s.id)).toEqual([ids[2]]);
     expect(headers['x-total-count']).toBe('1');
+  });
+
+  it('reads only the columns of the public object, never the fee rule or the key behind the address', async () => {
+    const repository = api.app.get(CheckoutSessionsRepository);
+    const byId = await repository.findForMerchant(merchant.id, ids[0]);
+    const { rows } = await repository.list(
+      { merchantId: merchant.id, scope: { kind: 'all' } },
+      { page: 1, pageSize: 2, offset: 0, includeTotal: false },
+    );
+    for (const row of [byId, ...rows]) {
+      const columns = Object.keys(row ?? {});
+      expect(columns).toEqual(expect.arrayContaining(['id', 'pay_address', 'created_at']));
+      for (const internal of [
+        'fee_percent',
+        'fee_fixed',
+        'key_fingerprint',
+        'derivation_index',
+        'updated_at',
+        'ledger_version',
+      ]) {
+        expect(columns).not.toContain(internal);
+      }
+    }
   });
 });

@@ -4,11 +4,7 @@ import { DataSource } from 'typeorm';
 import { IdempotentInsert, InsertShape } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
-import {
-  CheckoutSessionRecord,
-  PublicSessionRecord,
-  SessionStatus,
-} from './checkout-session.entity';
+import { PublicSessionRecord, SessionStatus } from './checkout-session.entity';
 import { FeeRule } from './settlement/fee-rule';
 
 export interface NewSessionRow {
@@ -46,9 +42,39 @@ export interface SessionListFilter {
   searchText?: string;
 }
 
+/**
+ * The columns the public object is built from (the mapper's), not `s.*`: the fee rule, the key
+ * fingerprint, the derivation index and the bookkeeping columns stay in the database, and a page
+ * of a hundred sessions parses 22 columns a row instead of 29 (two timestamps fewer to decode).
+ */
+export const PUBLIC_SESSION_COLUMNS = [
+  'id',
+  'merchant_id',
+  'sub_merchant_id',
+  'livemode',
+  'status',
+  'amount',
+  'amount_received',
+  'fee_amount',
+  'net_amount',
+  'currency',
+  'network',
+  'chain_family',
+  'currency_contract',
+  'pay_address',
+  'pricing_amount',
+  'pricing_currency',
+  'exchange_rate',
+  'client_reference_id',
+  'success_url',
+  'cancel_url',
+  'created_at',
+  'expires_at',
+] as const;
+
 // Transactions travel with their session in one round trip, oldest first (chain order).
 const SESSION_PROJECTION = `
-  s.*,
+  ${PUBLIC_SESSION_COLUMNS.map((column) => `s.${column}`).join(', ')},
   sm.code AS sub_merchant_code, sm.name AS sub_merchant_name, sm.logo_url AS sub_merchant_logo_url,
   COALESCE((
     SELECT json_agg(json_build_object(
@@ -199,8 +225,8 @@ export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
-  async findForMerchant(merchantId: string, id: string): Promise<CheckoutSessionRecord | null> {
-    const rows: CheckoutSessionRecord[] = await this.dataSource.query(
+  async findForMerchant(merchantId: string, id: string): Promise<PublicSessionRecord | null> {
+    const rows: PublicSessionRecord[] = await this.dataSource.query(
       `SELECT ${SESSION_PROJECTION} FROM ${SESSION_SOURCE} WHERE s.id = $1 AND s.merchant_id = $2`,
       [id, merchantId],
     );
@@ -211,7 +237,7 @@ export class CheckoutSessionsRepository {
   async list(
     filter: SessionListFilter,
     page: PageRequest,
-  ): Promise<ListResult<CheckoutSessionRecord>> {
-    return queryList<CheckoutSessionRecord>(this.dataSource, sessionListSpec(filter), page);
+  ): Promise<ListResult<PublicSessionRecord>> {
+    return queryList<PublicSessionRecord>(this.dataSource, sessionListSpec(filter), page);
   }
 }

@@ -71,6 +71,36 @@ export interface CheckoutSessionRecord {
   sub_merchant_logo_url?: string | null;
 }
 
+/**
+ * The columns the public object is built from (the mapper's), not `s.*`: the fee rule, the key
+ * fingerprint, the derivation index and the bookkeeping columns stay in the database, and a page
+ * of a hundred sessions parses 22 columns a row instead of 29 (two timestamps fewer to decode).
+ */
+export const PUBLIC_SESSION_COLUMNS = [
+  'id',
+  'merchant_id',
+  'sub_merchant_id',
+  'livemode',
+  'status',
+  'amount',
+  'amount_received',
+  'fee_amount',
+  'net_amount',
+  'currency',
+  'network',
+  'chain_family',
+  'currency_contract',
+  'pay_address',
+  'pricing_amount',
+  'pricing_currency',
+  'exchange_rate',
+  'client_reference_id',
+  'success_url',
+  'cancel_url',
+  'created_at',
+  'expires_at',
+] as const;
+
 /** What the public object is built from: everything but the internal fee rule. */
 export type PublicSessionRecord = Omit<CheckoutSessionRecord, 'fee_percent' | 'fee_fixed'>;
 

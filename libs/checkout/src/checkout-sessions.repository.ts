@@ -4,7 +4,11 @@ import { DataSource } from 'typeorm';
 import { IdempotentInsert, InsertShape } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
-import { PublicSessionRecord, SessionStatus } from './checkout-session.entity';
+import {
+  PUBLIC_SESSION_COLUMNS,
+  PublicSessionRecord,
+  SessionStatus,
+} from './checkout-session.entity';
 import { FeeRule } from './settlement/fee-rule';
 
 export interface NewSessionRow {
@@ -41,36 +45,6 @@ export interface SessionListFilter {
   createdBefore?: Date;
   searchText?: string;
 }
-
-/**
- * The columns the public object is built from (the mapper's), not `s.*`: the fee rule, the key
- * fingerprint, the derivation index and the bookkeeping columns stay in the database, and a page
- * of a hundred sessions parses 22 columns a row instead of 29 (two timestamps fewer to decode).
- */
-export const PUBLIC_SESSION_COLUMNS = [
-  'id',
-  'merchant_id',
-  'sub_merchant_id',
-  'livemode',
-  'status',
-  'amount',
-  'amount_received',
-  'fee_amount',
-  'net_amount',
-  'currency',
-  'network',
-  'chain_family',
-  'currency_contract',
-  'pay_address',
-  'pricing_amount',
-  'pricing_currency',
-  'exchange_rate',
-  'client_reference_id',
-  'success_url',
-  'cancel_url',
-  'created_at',
-  'expires_at',
-] as const;
 
 // Transactions travel with their session in one round trip, oldest first (chain order).
 const SESSION_PROJECTION = `

@@ -3,7 +3,11 @@ import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
-import { CheckoutSessionRecord, SessionStatus } from '../checkout-session.entity';
+import {
+  CheckoutSessionRecord,
+  PUBLIC_SESSION_COLUMNS,
+  SessionStatus,
+} from '../checkout-session.entity';
 import { computeFee } from './fee-rule';
 import {
   SessionChange,
@@ -17,13 +21,25 @@ import { sessionStatusFor } from './session-status';
 interface LockedSession extends Omit<CheckoutSessionRecord, 'transactions'> {
   sub_merchant_id: string | null;
   expires_at: Date;
-  paid_at: Date | null;
   ledger_version: number;
   /** The merchant's name and logo (the owner the object presents). */
   owner_name: string;
   owner_logo_url: string | null;
   now: Date;
 }
+
+/**
+ * What settling needs of a session: its public object's columns, its fee rule and its ledger
+ * version (not `s.*`: a block's 900 sessions would decode two more timestamps each, unused).
+ */
+const LOCKED_SESSION_COLUMNS = [
+  ...PUBLIC_SESSION_COLUMNS,
+  'fee_percent',
+  'fee_fixed',
+  'ledger_version',
+]
+  .map((column) => `s.${column}`)
+  .join(', ');
 
 /** A session's transfers: the confirmed total (exact, summed by PostgreSQL) and every transfer. */
 interface SessionTransfers {
@@ -96,7 +112,7 @@ export class SessionSettlementService {
     const ids = [...changesBySession.keys()].sort();
     if (!ids.length) return [];
     const sessions: LockedSession[] = await manager.query(
-      `SELECT s.*, sm.code AS sub_merchant_code, sm.name AS sub_merchant_name,
+      `SELECT ${LOCKED_SESSION_COLUMNS}, sm.code AS sub_merchant_code, sm.name AS sub_merchant_name,
               sm.logo_url AS sub_merchant_logo_url, m.name AS owner_name,
               m.logo_url AS owner_logo_url, now() AS now
          FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id

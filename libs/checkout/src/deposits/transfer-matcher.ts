@@ -43,7 +43,7 @@ export interface ClassifyInput {
   network: NetworkName;
   tokens: Map<string, WatchedToken>;
   found: TokenTransfer[];
-  /** Sessions by pay address, across every network of the chain family. */
+  /** Sessions by receiver key (see receiverKey), across every network of the chain family. */
   sessions: Map<string, AddressSession>;
   /** Receiver keys of our pool's addresses that no session has. */
   poolAddresses: Set<string>;

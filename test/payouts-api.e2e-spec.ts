@@ -401,6 +401,18 @@ describe('Payouts: create, read, hold, idempotency', () => {
       );
       return Number(row.scans);
     };
+    /** Runs `work` in a transaction on a connection of its own, rolled back afterwards. */
+    const rolledBack = async (work: (runner: QueryRunner) => Promise<void>): Promise<void> => {
+      const runner = api.dataSource.createQueryRunner();
+      await runner.connect();
+      try {
+        await runner.startTransaction();
+        await work(runner);
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
+    };
     const written = async (reference: string) => ({
       entries: await api.count('ledger_entries', 'reference = $1', [reference]),
       balances: await api.count('ledger_balances', 'account LIKE $1', [`test:${reference}:%`]),
@@ -454,11 +466,8 @@ describe('Payouts: create, read, hold, idempotency', () => {
     it('checks a statement by its own lines: writing an entry reads no line back', async () => {
       // A backlog's settlement writes thousands of lines in one statement; reading the entries'
       // lines back (a join the planner cannot size) cost more than writing them.
-      const runner = api.dataSource.createQueryRunner();
-      await runner.connect();
-      const lineScans = () => scansOf(runner, 'ledger_lines');
-      try {
-        await runner.startTransaction();
+      await rolledBack(async (runner) => {
+        const lineScans = () => scansOf(runner, 'ledger_lines');
         const [entry] = await runner.query(
           `INSERT INTO ledger_entries (reference, kind) VALUES ($1, 'test') RETURNING id`,
           [`test_balanced:${randomUUID()}`],
@@ -471,10 +480,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
           [entry.id, `test:${randomUUID()}:`],
         );
         expect(await lineScans()).toBe(before);
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.release();
-      }
+      });
     });
 
     it('refuses a line whose entry does not exist, with the foreign key SQLSTATE', async () => {
@@ -494,11 +500,8 @@ describe('Payouts: create, read, hold, idempotency', () => {
     it("checks the lines' entries once per statement, not once per line", async () => {
       // A block's settlement writes thousands of lines in one statement: a foreign key's query
       // per line (through a plan kept from when the ledger was small) cost most of it.
-      const runner = api.dataSource.createQueryRunner();
-      await runner.connect();
-      const entryScans = () => scansOf(runner, 'ledger_entries');
-      try {
-        await runner.startTransaction();
+      await rolledBack(async (runner) => {
+        const entryScans = () => scansOf(runner, 'ledger_entries');
         const entries: Array<{ id: string }> = await runner.query(
           `INSERT INTO ledger_entries (reference, kind)
            SELECT $1 || n, 'test' FROM generate_series(1, 20) AS n RETURNING id`,
@@ -516,10 +519,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
         // looks each entry up at most once (one scan, or one index probe per entry: the plan
         // depends on the table's size).
         expect((await entryScans()) - before).toBeLessThanOrEqual(20);
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.release();
-      }
+      });
     });
 
     it('LedgerService.post refuses such an entry before writing anything', async () => {

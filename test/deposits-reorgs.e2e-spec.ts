@@ -1,4 +1,5 @@
 import { DepositWatcherService } from '@app/checkout';
+import { watchedDepth } from '@app/checkout/deposits/scan-plan';
 import { forgetChain } from './support/chain-reset';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
@@ -8,6 +9,8 @@ import { TestApi, TestMerchant } from './support/test-app';
 const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
 const LAG_BLOCKS = 20;
+// Blocks the watcher re-checks below the head (confirmations plus the reorg safety margin).
+const REORG_WINDOW = watchedDepth(CONFIRMATIONS);
 
 interface Session {
   id: string;
@@ -47,6 +50,8 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
   afterEach(async () => {
     primary.intercept(undefined);
     lagging.intercept(undefined);
+    primary.rewrite(undefined);
+    lagging.rewrite(undefined);
     await primary.up();
   });
 
@@ -182,6 +187,36 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     expect(await ledgerKinds(session.id)).toEqual(['deposit', 'deposit_reversal', 'deposit']);
   });
 
+  it('finds a pending payment re-mined by a reorg while the watcher was stopped for longer than its window', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '10');
+    const fork = await devnet.snapshot();
+    const sent = await devnet.transfer('USDT', session.pay_address, '10');
+    const raw = await rawTransaction(sent.txHash);
+    await scan();
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Pending', block: sent.blockNumber },
+    ]);
+
+    // While the watcher is stopped the block is replaced, the payment is mined again one block
+    // higher (the same transaction and log index), and the chain grows past the reorg window.
+    await devnet.revert(fork);
+    await devnet.mine(1);
+    await rebroadcast(raw);
+    await devnet.mine(REORG_WINDOW + CONFIRMATIONS);
+    await scan();
+    await scan();
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '10',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: sent.blockNumber + 1 },
+    ]);
+    expect(await balance(merchant)).toBe('9.9');
+  });
+
   it('reverts nothing when the failover RPC is 20 blocks behind', async () => {
     const merchant = await api.createMerchant();
     const session = await createSession(merchant, '5');
@@ -209,6 +244,32 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     ]);
     expect(await balance(merchant)).toBe('4.95');
     expect(await ledgerKinds(session.id)).toEqual(['deposit']);
+  });
+
+  it('records a payment once when the provider lists its log twice', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '4');
+    const sent = await devnet.transfer('USDT', session.pay_address, '4');
+    // Every eth_getLogs answer carries each log twice (both URLs: either may be asked).
+    const twice = (request: JsonRpcRequest, answer: string) => {
+      if (request.method !== 'eth_getLogs') return undefined;
+      const parsed = JSON.parse(answer) as { result?: unknown[] };
+      if (!Array.isArray(parsed.result)) return undefined;
+      return JSON.stringify({ ...parsed, result: [...parsed.result, ...parsed.result] });
+    };
+    primary.rewrite(twice);
+    lagging.rewrite(twice);
+    await devnet.mine(CONFIRMATIONS - 1);
+    await scan();
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '4',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Confirmed', block: sent.blockNumber },
+    ]);
+    expect(await balance(merchant)).toBe('3.96');
   });
 
   it('finds a payment a load-balanced RPC left out of one eth_getLogs answer', async () => {

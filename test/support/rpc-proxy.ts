@@ -22,6 +22,9 @@ export interface ProxyReply {
 /** Returns a reply to answer a request itself, or undefined to forward it to the node. */
 export type RpcInterceptor = (request: JsonRpcRequest) => ProxyReply | undefined;
 
+/** Returns another body for a forwarded answer, or undefined to pass the node's answer on. */
+export type RpcRewriter = (request: JsonRpcRequest, answer: string) => string | undefined;
+
 /**
  * `refuse`: the port is closed (ECONNREFUSED). `unavailable`: every request gets a 503. `hang`:
  * requests are accepted and never answered (a node stuck behind a load balancer).
@@ -36,6 +39,7 @@ export class RpcProxy {
   private readonly held = new Set<ServerResponse>();
   private mode: DownMode | 'up' = 'up';
   private interceptor: RpcInterceptor | undefined;
+  private rewriter: RpcRewriter | undefined;
 
   private readonly server: Server;
   private port = 0;
@@ -79,6 +83,11 @@ export class RpcProxy {
     this.interceptor = interceptor;
   }
 
+  /** Alters the node's answers to matching requests; undefined passes them on unchanged. */
+  rewrite(rewriter: RpcRewriter | undefined): void {
+    this.rewriter = rewriter;
+  }
+
   async stop(): Promise<void> {
     for (const response of this.held) response.destroy();
     if (this.mode !== 'refuse') await this.closeServer();
@@ -101,7 +110,9 @@ export class RpcProxy {
       headers: { 'content-type': 'application/json' },
       body,
     });
-    reply(response, { status: forwarded.status, body: await forwarded.text() });
+    const answer = await forwarded.text();
+    const rewritten = rpcRequest && forwarded.ok ? this.rewriter?.(rpcRequest, answer) : undefined;
+    reply(response, { status: forwarded.status, body: rewritten ?? answer });
   }
 
   private async switchTo(next: DownMode | 'up'): Promise<void> {

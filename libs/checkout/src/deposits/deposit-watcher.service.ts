@@ -112,8 +112,7 @@ export class DepositWatcherService {
     const openFrom = Math.max(head - watchedDepth(network.confirmations), 0);
     // Pending transfers at any depth (a watcher stopped for long finds them below the window).
     const openHeights = [
-      ...(await this.transfers.findOpenFrom(reader, networkName, openFrom)),
-      ...(await this.transfers.findPendingUpTo(reader, networkName, head)),
+      ...(await this.transfers.findRevertible(reader, networkName, openFrom)),
       ...(await this.unmatched.findOpenFrom(reader, networkName, openFrom)),
     ].map((transfer) => Number(transfer.block_number));
     const plan = await planScan({
@@ -188,7 +187,7 @@ export class DepositWatcherService {
 
   /** Reverts open transfers whose block the chain replaced: a real hash mismatch, nothing less. */
   private async revertReorged(tick: ScanTick, openFrom: number, report: ScanReport): Promise<void> {
-    const open = await this.transfers.findOpenFrom(tick.manager, tick.network, openFrom);
+    const open = await this.transfers.findRevertible(tick.manager, tick.network, openFrom);
     const dropped = open.filter((transfer) => tick.replaced(transfer));
     for (const transfer of dropped) {
       tick.reverted.add(transfer.id);

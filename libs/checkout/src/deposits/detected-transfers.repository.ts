@@ -68,10 +68,17 @@ export class DetectedTransfersRepository {
     manager: EntityManager,
     transfers: DetectedTransfer[],
   ): Promise<InsertedTransfer[]> {
-    if (!transfers.length) return [];
+    // One statement may not touch a row twice: a provider that lists a log twice (seen from
+    // load-balanced RPCs) would fail every tick until it stopped.
+    const unique = [
+      ...new Map(
+        transfers.map((item) => [`${item.network}:${item.txHash}:${item.logIndex}`, item]),
+      ).values(),
+    ];
+    if (!unique.length) return [];
     // One JSON document rather than one array per column: JSON.stringify is native, where pg
     // escapes every element of a text[] parameter in JavaScript.
-    const rows = transfers.map((item) => ({
+    const rows = unique.map((item) => ({
       id: newId(ID_PREFIX.sessionTransaction),
       session_id: item.sessionId,
       network: item.network,
@@ -110,15 +117,23 @@ export class DetectedTransfersRepository {
     );
   }
 
-  /** Pending and confirmed transfers at or above a height: those a reorg could still undo. */
-  async findOpenFrom(
+  /**
+   * Transfers a reorg could still undo: every Pending one at any depth (a watcher stopped for
+   * longer than the window finds its block replaced below it, and must revert it before the copy
+   * mined again can be recorded), and the Confirmed ones at or above `fromBlock`.
+   */
+  async findRevertible(
     manager: EntityManager,
     network: string,
     fromBlock: number,
   ): Promise<OpenTransfer[]> {
+    // Two branches rather than an OR: each is one index scan (pending_idx, network_block_idx).
     return manager.query(
       `SELECT id, session_id, status, block_number, block_hash FROM session_transactions
-        WHERE network = $1 AND status IN ('Pending', 'Confirmed') AND block_number >= $2`,
+        WHERE network = $1 AND status = 'Pending'
+       UNION ALL
+       SELECT id, session_id, status, block_number, block_hash FROM session_transactions
+        WHERE network = $1 AND status = 'Confirmed' AND block_number >= $2`,
       [network, fromBlock],
     );
   }

@@ -53,6 +53,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     primary.rewrite(undefined);
     lagging.rewrite(undefined);
     await primary.up();
+    jest.restoreAllMocks();
   });
 
   afterAll(async () => {
@@ -244,6 +245,59 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     ]);
     expect(await balance(merchant)).toBe('4.95');
     expect(await ledgerKinds(session.id)).toEqual(['deposit']);
+  });
+
+  it('asks the first RPC URL again when the backup that answered during its outage is behind', async () => {
+    const merchant = await api.createMerchant();
+    // Whichever URL an earlier test left preferred, the first one answers from here on.
+    await lagging.down();
+    await scan();
+    await lagging.up();
+    await devnet.mine(1);
+    lagging.intercept(behindAt(await devnet.head()));
+    await devnet.mine(3);
+    await scan();
+
+    // The first URL goes away: the backup answers, with a head below what was scanned.
+    await primary.down();
+    await expect(scan()).rejects.toThrow(/behind block/);
+    await primary.up();
+
+    const session = await createSession(merchant, '6');
+    await devnet.transfer('USDT', session.pay_address, '6');
+    await devnet.mine(CONFIRMATIONS - 1);
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '6',
+    });
+  });
+
+  it('asks another RPC URL when the one answering is stuck at one block for longer than a minute', async () => {
+    const merchant = await api.createMerchant();
+    await scan();
+    // The first URL goes away for a moment; the backup answers, then stops following the chain.
+    await primary.down();
+    await scan();
+    lagging.intercept(behindAt(await devnet.head()));
+    await primary.up();
+
+    const session = await createSession(merchant, '2');
+    await devnet.transfer('USDT', session.pay_address, '2');
+    await devnet.mine(CONFIRMATIONS - 1);
+    await scan();
+    // The stuck URL looks like a quiet chain: nothing is detected...
+    expect((await read(merchant, session.id)).status).toBe('Pending');
+
+    // ...until its head has not moved for longer than the network's bound (a minute here).
+    const startedAt = Date.now();
+    jest.spyOn(Date, 'now').mockImplementation(() => startedAt + 61_000);
+    await scan();
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '2',
+    });
   });
 
   it('records a payment once when the provider lists its log twice', async () => {

@@ -86,6 +86,13 @@ export interface ChainAdapter {
    */
   followHeads(onHead: HeadListener, onProblem: HeadsProblemListener): HeadSubscription | null;
 
+  /**
+   * Sends the next calls to the following RPC URL first (no-op with one URL). Calls stick to the
+   * URL that answered last, which is right until that URL is the problem without failing: a
+   * backup that answered during the first URL's outage and is behind, or stuck at one block.
+   */
+  preferNextProvider(): void;
+
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;
 

@@ -1,12 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChainAdapters, ChainError, NetworkName, NetworkRegistry } from '@app/chains';
+import {
+  ChainAdapter,
+  ChainAdapters,
+  ChainError,
+  NetworkConfig,
+  NetworkName,
+  NetworkRegistry,
+} from '@app/chains';
 import { WatcherStatusRepository } from '../networks-status/watcher-status.repository';
 import { TransactionChange } from '../settlement/session-events';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
 import { UnmatchedTransfersRepository } from '../unmatched-transfers/unmatched-transfers.repository';
 import { ChainCursorsRepository } from './chain-cursors.repository';
 import { DetectedTransfersRepository, OpenTransfer } from './detected-transfers.repository';
+import { staleHeadMs } from './poll-interval';
 import { planScan, ScanPlan, watchedDepth } from './scan-plan';
 import { TransferMatcher } from './transfer-matcher';
 import { WatchedTokens } from './watched-tokens';
@@ -44,6 +52,8 @@ export interface ScanReport {
 export class DepositWatcherService {
   private readonly logger = new Logger(DepositWatcherService.name);
   private readonly idleRecordedAt = new Map<NetworkName, number>();
+  /** Per network, the last head read and when it was first read. */
+  private readonly headSeen = new Map<NetworkName, { head: number; since: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,6 +111,7 @@ export class DepositWatcherService {
     const network = this.networks.get(networkName);
     const adapter = this.adapters.adapterFor(networkName);
     const head = await adapter.getHeadBlockNumber();
+    this.noticeStaleHead(network, adapter, head);
     if (head === sinceHead) return idleReport(networkName, head);
     const tokens = await this.watchedTokens.of(network, adapter);
     const reader = this.dataSource.manager;
@@ -109,6 +120,12 @@ export class DepositWatcherService {
       networkName,
       Math.max(head - START_LOOKBACK_BLOCKS, -1),
     );
+    if (head < state.lastScannedBlock) {
+      // The URL that answered is behind blocks already scanned: a backup that answered during the
+      // first URL's outage. Calls stick to the URL that answered last, so without this every
+      // tick would ask it again (planScan refuses the tick) until it caught up.
+      adapter.preferNextProvider();
+    }
     const openFrom = Math.max(head - watchedDepth(network.confirmations), 0);
     // Pending transfers at any depth (a watcher stopped for long finds them below the window).
     const openHeights = [
@@ -183,6 +200,28 @@ export class DepositWatcherService {
     report.cursor = plan.scanTo;
     this.logTick(plan, report);
     return report;
+  }
+
+  /**
+   * A head unchanged for far longer than the chain's pace may be a stuck URL that answers without
+   * failing (it would look like a quiet chain): ask the next URL once per such period. A URL that
+   * is ahead answers and becomes the one asked; with one URL this changes nothing.
+   */
+  private noticeStaleHead(network: NetworkConfig, adapter: ChainAdapter, head: number): void {
+    const now = Date.now();
+    const seen = this.headSeen.get(network.name);
+    if (!seen || seen.head !== head) {
+      this.headSeen.set(network.name, { head, since: now });
+      return;
+    }
+    if (now - seen.since < staleHeadMs(network)) return;
+    seen.since = now;
+    if (network.rpcUrls.length < 2) return;
+    this.logger.warn(
+      { network: network.name, head, unchangedForMs: staleHeadMs(network) },
+      'No new block for far longer than the chain takes; asking the next RPC URL',
+    );
+    adapter.preferNextProvider();
   }
 
   /** Reverts open transfers whose block the chain replaced: a real hash mismatch, nothing less. */

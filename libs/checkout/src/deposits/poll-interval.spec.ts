@@ -1,5 +1,5 @@
 import { MAINNET_NETWORKS, NetworkName, TESTNET_NETWORKS } from '@app/chains';
-import { MIN_POLL_INTERVAL_MS, pollIntervalMs } from './poll-interval';
+import { MIN_POLL_INTERVAL_MS, pollIntervalMs, staleHeadMs } from './poll-interval';
 
 describe('pollIntervalMs', () => {
   const network = (name: NetworkName, testnet = false) =>
@@ -23,5 +23,14 @@ describe('pollIntervalMs', () => {
     expect(pollIntervalMs({ ...network('ETHEREUM'), chainId: 31337 }, 3_000)).toBe(
       MIN_POLL_INTERVAL_MS,
     );
+  });
+});
+
+describe('staleHeadMs', () => {
+  it('is ten blocks of the chain, never less than a minute', () => {
+    expect(staleHeadMs(MAINNET_NETWORKS.ETHEREUM)).toBe(120_000);
+    expect(staleHeadMs(MAINNET_NETWORKS.TRON)).toBe(60_000);
+    expect(staleHeadMs(MAINNET_NETWORKS.BSC)).toBe(60_000);
+    expect(staleHeadMs({ ...MAINNET_NETWORKS.ETHEREUM, chainId: 31337 })).toBe(60_000);
   });
 });

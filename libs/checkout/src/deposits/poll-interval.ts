@@ -29,6 +29,19 @@ export function blockTimeMs(network: NetworkConfig): number | undefined {
   return BLOCK_TIME_MS[network.chainId];
 }
 
+/** No new block for far longer than the chain takes: the URL answering may be stuck. */
+const STALE_HEAD_MIN_MS = 60_000;
+const STALE_HEAD_BLOCKS = 10;
+
+/**
+ * How long a head may stay unchanged before the watcher asks another RPC URL: ten blocks of the
+ * chain's pace, and never less than a minute (so a devnet or a slow patch of a chain costs at most
+ * one call to another URL a minute).
+ */
+export function staleHeadMs(network: NetworkConfig): number {
+  return Math.max(STALE_HEAD_MIN_MS, STALE_HEAD_BLOCKS * (blockTimeMs(network) ?? 0));
+}
+
 /**
  * How often the watcher asks a network for its head: a quarter of a block, so a new block is seen
  * within ~25 % of its interval, never faster than MIN_POLL_INTERVAL_MS and never slower than

@@ -43,6 +43,7 @@ class FakeChain {
       isValidAddress: () => true,
       deriveAddress: () => '',
       followHeads: () => null,
+      preferNextProvider: () => undefined,
       getHeadBlockNumber: async () => this.hashes.length - 1,
       getBlockHash: async (height: number) => {
         this.calls.push(`hash ${height}`);

@@ -126,6 +126,10 @@ export class EvmChainAdapter implements ChainAdapter {
     return decimals;
   }
 
+  preferNextProvider(): void {
+    this.rpc.preferNext();
+  }
+
   followHeads(onHead: HeadListener, onProblem: HeadsProblemListener): HeadSubscription | null {
     const { wsUrl } = this.network;
     return wsUrl ? new EvmNewHeads(this.network, wsUrl, onHead, onProblem) : null;

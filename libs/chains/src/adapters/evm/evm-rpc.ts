@@ -75,6 +75,11 @@ export class EvmRpc {
     );
   }
 
+  /** The next call starts at the following URL (see ChainAdapter.preferNextProvider). */
+  preferNext(): void {
+    this.preferredIndex = (this.preferredIndex + 1) % this.providers.length;
+  }
+
   /** Destroys the providers; every later call fails with a permanent ChainError. */
   close(): void {
     if (this.closed) return;

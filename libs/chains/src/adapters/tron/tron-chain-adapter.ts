@@ -118,6 +118,10 @@ export class TronChainAdapter implements ChainAdapter {
     return decimals;
   }
 
+  preferNextProvider(): void {
+    this.node.preferNext();
+  }
+
   /** TRON nodes offer no head subscription: the watcher polls. */
   followHeads(): null {
     return null;

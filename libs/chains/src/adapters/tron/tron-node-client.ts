@@ -49,6 +49,11 @@ export class TronNodeClient {
     );
   }
 
+  /** The next request starts at the following URL (see ChainAdapter.preferNextProvider). */
+  preferNext(): void {
+    this.preferredIndex = (this.preferredIndex + 1) % this.providers.length;
+  }
+
   /** `parse` runs inside the attempt, so a node-reported transient error fails over too. */
   request<T>(
     path: string,

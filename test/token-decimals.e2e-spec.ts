@@ -94,7 +94,7 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
   const transactionsOf = (app: TestApi, sessionId: string) =>
     app.count('session_transactions', 'session_id = $1', [sessionId]);
 
-  it('does not credit a token configured with wrong decimals, reports it, and credits once they are right', async () => {
+  it('holds the network while a token has wrong decimals, and credits every payment once they are right', async () => {
     const errors = jest.spyOn(Logger.prototype, 'error');
     useNetworks(WRONG_DECIMALS);
     const app = await startApi();
@@ -106,22 +106,26 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
 
     await devnet.transfer('USDT', inUsdt.pay_address, '10');
     await devnet.transfer('USDC', inUsdc.pay_address, '5');
-    await watcher.scan('ETHEREUM');
+    const held = /USDT is configured with 18 decimals, its contract has 6: detection is held/;
+    await expect(watcher.scan('ETHEREUM')).rejects.toThrow(held);
     await devnet.mine(2);
-    await watcher.scan('ETHEREUM');
+    await expect(watcher.scan('ETHEREUM')).rejects.toThrow(held);
 
-    // The right token of the same network is credited in the same ticks...
-    expect(await read(app, merchant, inUsdc.id)).toMatchObject({
-      status: 'Paid',
-      amount_received: '5',
-    });
-    // ...the wrong one is not seen at all: it would have been credited 10^-12 of the payment.
-    expect(await read(app, merchant, inUsdt.id)).toMatchObject({
-      status: 'Pending',
-      amount_received: '0',
-      transactions: [],
-    });
+    // Nothing is credited on the network: USDT would have been credited 10^-12 of the payment,
+    // and a tick with USDC alone would move the cursor past the USDT payment for good.
+    for (const session of [inUsdt, inUsdc]) {
+      expect(await read(app, merchant, session.id)).toMatchObject({
+        status: 'Pending',
+        amount_received: '0',
+        transactions: [],
+      });
+    }
     expect(await transactionsOf(app, inUsdt.id)).toBe(0);
+    // The network's status says why, for GET /v1/networks.
+    const [status] = await app.dataSource.query(
+      `SELECT last_error FROM watcher_status WHERE network = 'ETHEREUM'`,
+    );
+    expect(status.last_error).toMatch(held);
 
     const refused = {
       network: 'ETHEREUM',
@@ -134,26 +138,26 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     expect(errors).toHaveBeenCalledWith(
       refused,
       expect.stringMatching(
-        /^ETHEREUM USDT: configured with 18 decimals, but the contract .* has 6\./,
+        /^ETHEREUM USDT: configured with 18 decimals, but the contract .* has 6\. Deposit detection on ETHEREUM is HELD/,
       ),
     );
 
-    // The same flow with the decimals fixed (and the process restarted) credits.
+    // The decimals fixed (and the process restarted): both payments made meanwhile are credited.
     await app.close();
     environment?.restore();
     useNetworks(DEVNET_TOKEN_DECIMALS);
     const fixed = await startApi();
-    const session = await createSession(fixed, merchant, '10');
-    await devnet.transfer('USDT', session.pay_address, '10');
-    await fixed.app.get(DepositWatcherService).scan('ETHEREUM');
-    await devnet.mine(2);
     await fixed.app.get(DepositWatcherService).scan('ETHEREUM');
 
-    const paid = await read(fixed, merchant, session.id);
+    const paid = await read(fixed, merchant, inUsdt.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '10' });
     expect(paid.transactions).toEqual([
       expect.objectContaining({ amount: '10', status: 'Confirmed' }),
     ]);
+    expect(await read(fixed, merchant, inUsdc.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '5',
+    });
     expect(fixed.app.get(WatchedTokens).refusedTokens()).toEqual([]);
   });
 

@@ -100,7 +100,8 @@ export class TokenDecimalsCheck implements OnApplicationBootstrap, OnModuleDestr
       this.logger.error(
         { network, currency: token.currency, configured: token.decimals, actual },
         `WRONG TOKEN DECIMALS: ${network} ${token.currency} is configured with ${token.decimals}, ` +
-          `its contract has ${actual}; it is not watched. Fix NETWORKS_FILE and restart.`,
+          `its contract has ${actual}; deposit detection on ${network} is held. Fix ` +
+          'NETWORKS_FILE and restart.',
       );
     }
     if (unverified.length > 0) {
@@ -112,8 +113,8 @@ export class TokenDecimalsCheck implements OnApplicationBootstrap, OnModuleDestr
             reason: error.message,
           })),
         },
-        'Token decimals not verified at start; the watcher checks again on every tick and does ' +
-          'not watch a token before its decimals are confirmed',
+        'Token decimals not verified at start; the watcher checks again on every tick and scans ' +
+          'the network once every token is confirmed',
       );
     }
   }

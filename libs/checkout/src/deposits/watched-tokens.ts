@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChainAdapter, ChainError, Currency, NetworkConfig, NetworkName } from '@app/chains';
 import { tokensByContract, WatchedToken } from './token-index';
 
-/** A token whose configured decimals differ from its contract's: never watched by this process. */
+/** A token whose configured decimals differ from its contract's: its network is held. */
 export interface RefusedToken {
   network: NetworkName;
   currency: Currency;
@@ -13,7 +13,7 @@ export interface RefusedToken {
   actual: number;
 }
 
-/** A token not watched for now: its contract did not answer decimals() (asked again each tick). */
+/** A token not verified yet: its contract did not answer decimals() (asked again each tick). */
 export interface UnverifiedToken {
   network: NetworkName;
   currency: Currency;
@@ -30,16 +30,21 @@ export type TokenCheck =
   | { status: 'unverified'; token: WatchedToken; error: ChainError };
 
 /**
- * The tokens of a network the watcher may credit, keyed by contract: those whose configured
- * decimals equal the contract's own decimals(). Amounts are converted with the configured
- * decimals, so a typo (6 for BSC's 18) would credit 10^12 times the payment; such a token is
- * left out for the life of the process and reported (refusedTokens).
+ * The tokens of a network the watcher may credit, keyed by contract, once every configured token's
+ * decimals equal its contract's own decimals(). Amounts are converted with the configured
+ * decimals, so a typo (6 for BSC's 18) would credit 10^12 times the payment.
+ *
+ * Until then the network is held: `of` throws and the tick moves nothing. The network's cursor is
+ * one for all its tokens, so a tick that scanned without one token would move past the blocks
+ * holding its payments and never look at them again (payments lost for good, where a held network
+ * only delays them: every one is found when the tick runs again). Held are: a token refused for
+ * wrong decimals (for the life of the process, reported by refusedTokens and logged as an error:
+ * fix NETWORKS_FILE and restart), and one whose contract did not answer, transiently (node down)
+ * or permanently (no code at the address, a revert, an answer that is no uint8: possibly one
+ * unsynced URL's answer), asked again every tick.
  *
  * The contract's answer is asked once per network and contract and kept: decimals() of a token
- * does not change. A failed question is not kept. A transient failure (the node could not be
- * asked) fails the whole tick, so the cursor does not move past blocks of a token that was not
- * scanned; a permanent one (no contract at the address, decimals() reverts) leaves the token out
- * and asks again on the next tick.
+ * does not change. A failed question is not kept.
  */
 @Injectable()
 export class WatchedTokens {
@@ -53,19 +58,9 @@ export class WatchedTokens {
 
   async of(network: NetworkConfig, adapter: ChainAdapter): Promise<Map<string, WatchedToken>> {
     const checks = await this.check(network, adapter);
-    const failed = checks.find((check) => check.status === 'unverified' && check.error.transient);
-    if (failed?.status === 'unverified') {
-      throw new ChainError(
-        'transient',
-        `decimals() of ${failed.token.currency} could not be checked: ${failed.error.message}`,
-        network.name,
-      );
-    }
-    const watched = new Map<string, WatchedToken>();
-    for (const check of checks) {
-      if (check.status === 'verified') watched.set(check.token.contract, check.token);
-    }
-    return watched;
+    const held = holdReason(network.name, checks);
+    if (held) throw held;
+    return new Map(checks.map((check) => [check.token.contract, check.token]));
   }
 
   /** Checks every configured token of the network; chain errors become 'unverified' outcomes. */
@@ -112,8 +107,9 @@ export class WatchedTokens {
       this.logger.error(
         refused,
         `${network} ${token.currency}: configured with ${token.decimals} decimals, but the contract ` +
-          `${token.contract} has ${actual}. Payments in ${token.currency} on ${network} are NOT ` +
-          'detected or credited until the decimals in NETWORKS_FILE are fixed and the process restarted.',
+          `${token.contract} has ${actual}. Deposit detection on ${network} is HELD (nothing is ` +
+          'credited on it, nothing is lost) until the decimals in NETWORKS_FILE are fixed and the ' +
+          'process restarted.',
       );
     }
     return { status: 'refused', token, actual };
@@ -162,15 +158,42 @@ export class WatchedTokens {
     if (error.transient) {
       this.logger.warn(
         details,
-        `${network} ${token.currency}: decimals() could not be checked yet; not watched until it is`,
+        `${network} ${token.currency}: decimals() could not be checked yet; detection on ` +
+          `${network} waits until it is`,
       );
     } else {
       this.logger.error(
         details,
-        `${network} ${token.currency}: the contract did not answer decimals(); not watched`,
+        `${network} ${token.currency}: the contract did not answer decimals(); detection on ` +
+          `${network} is held until it does (or the token is removed from NETWORKS_FILE)`,
       );
     }
   }
+}
+
+/**
+ * Why a network cannot be scanned yet, the first reason in the order an operator should act on
+ * (wrong decimals, a contract that does not answer, a node that could not be asked), or null.
+ */
+function holdReason(network: NetworkName, checks: TokenCheck[]): ChainError | null {
+  const refused = checks.find((check) => check.status === 'refused');
+  if (refused) {
+    const { token, actual } = refused;
+    return new ChainError(
+      'permanent',
+      `${token.currency} is configured with ${token.decimals} decimals, its contract has ` +
+        `${actual}: detection is held until NETWORKS_FILE is fixed and the worker restarted`,
+      network,
+    );
+  }
+  const unverified = checks.flatMap((check) => (check.status === 'unverified' ? [check] : []));
+  const failed = unverified.find((check) => !check.error.transient) ?? unverified[0];
+  if (!failed) return null;
+  return new ChainError(
+    failed.error.kind,
+    `decimals() of ${failed.token.currency} could not be checked: ${failed.error.message}`,
+    network,
+  );
 }
 
 /** Copies in (network, currency) order, so reports read the same on every call. */

@@ -8,6 +8,7 @@ import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transf
 import {
   checkedTransactionId,
   readBlock,
+  readHead,
   readHeadBlockNumber,
   readTransactionStatus,
   tronError,
@@ -78,8 +79,10 @@ export class TronChainAdapter implements ChainAdapter {
       tokenContracts.map((contract) => [this.toLogAddress(contract), contract]),
     );
     // The node answers [] for blocks it does not have yet: without this check a cursor would
-    // move past blocks that were never read.
-    const head = await this.getHeadBlockNumber();
+    // move past blocks that were never read. Every read of the scan then goes to the node that
+    // answered the head: failed over mid-scan to a node that is behind, a block it does not have
+    // would read as empty. A failure there fails the scan; the next tick's head read fails over.
+    const { number: head, source } = await readHead(this.node, this.network.name);
     if (toBlock > head) {
       throw this.error('transient', `block ${toBlock} is beyond the head (${head})`);
     }
@@ -88,7 +91,7 @@ export class TronChainAdapter implements ChainAdapter {
       (_, offset) => fromBlock + offset,
     );
     const perBlock = await mapWithConcurrency(blockNumbers, SCAN_CONCURRENCY, (blockNumber) =>
-      this.scanBlock(blockNumber, contractsByLogAddress),
+      this.scanBlock(blockNumber, contractsByLogAddress, source),
     );
     return perBlock.flat();
   }
@@ -131,14 +134,17 @@ export class TronChainAdapter implements ChainAdapter {
     // tronweb's providers hold no connections of their own (axios uses Node's global agent).
   }
 
+  /** One block's watched transfers, read from the node at position `source` only. */
   private async scanBlock(
     blockNumber: number,
     contractsByLogAddress: Map<string, string>,
+    source: number,
   ): Promise<TokenTransfer[]> {
     const infos = await this.node.request(
       'wallet/gettransactioninfobyblocknum',
       { num: blockNumber },
       (value) => parseTransactionInfos(value, blockNumber),
+      source,
     );
     const found: FoundTransfer[] = [];
     for (const info of infos.filter((transactionInfo) => transactionInfo.succeeded)) {
@@ -151,7 +157,7 @@ export class TronChainAdapter implements ChainAdapter {
       });
     }
     if (found.length === 0) return [];
-    return this.attachBlock(blockNumber, found);
+    return this.attachBlock(blockNumber, found, source);
   }
 
   /**
@@ -159,8 +165,12 @@ export class TronChainAdapter implements ChainAdapter {
    * proves both reads saw the same block (a reorg in between fails the scan, to be retried) and
    * gives the transactions' order.
    */
-  private async attachBlock(blockNumber: number, found: FoundTransfer[]): Promise<TokenTransfer[]> {
-    const block = await this.getBlock(blockNumber);
+  private async attachBlock(
+    blockNumber: number,
+    found: FoundTransfer[],
+    source: number,
+  ): Promise<TokenTransfer[]> {
+    const block = await readBlock(this.node, blockNumber, source);
     const changed = this.error(
       'transient',
       `block ${blockNumber} changed while it was read (reorg?)`,

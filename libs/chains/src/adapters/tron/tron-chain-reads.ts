@@ -28,13 +28,29 @@ export function checkedTransactionId(txHash: string, network: string): string {
 }
 
 export async function readHeadBlockNumber(node: TronNodeClient, network: string): Promise<number> {
-  const head = await node.request('wallet/getnowblock', {}, parseBlock);
-  if (!head) throw tronError('permanent', 'getnowblock returned no block', network);
-  return head.number;
+  return (await readHead(node, network)).number;
 }
 
-export function readBlock(node: TronNodeClient, blockNumber: number): Promise<TronBlock | null> {
-  return node.request('wallet/getblockbynum', { num: blockNumber }, parseBlock);
+/** The head block number and the position of the URL that answered (to pin later reads to it). */
+export async function readHead(
+  node: TronNodeClient,
+  network: string,
+): Promise<{ number: number; source: number }> {
+  const { value: head, source } = await node.requestWithSource(
+    'wallet/getnowblock',
+    {},
+    parseBlock,
+  );
+  if (!head) throw tronError('permanent', 'getnowblock returned no block', network);
+  return { number: head.number, source };
+}
+
+export function readBlock(
+  node: TronNodeClient,
+  blockNumber: number,
+  pinned?: number,
+): Promise<TronBlock | null> {
+  return node.request('wallet/getblockbynum', { num: blockNumber }, parseBlock, pinned);
 }
 
 /**

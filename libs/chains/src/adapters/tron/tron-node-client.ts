@@ -54,23 +54,39 @@ export class TronNodeClient {
     this.preferredIndex = (this.preferredIndex + 1) % this.providers.length;
   }
 
-  /** `parse` runs inside the attempt, so a node-reported transient error fails over too. */
-  request<T>(
+  /**
+   * `parse` runs inside the attempt, so a node-reported transient error fails over too. With
+   * `pinned` (a `source` of requestWithSource), every attempt goes to that URL and none fails over:
+   * for reads that must see the same node as an earlier one.
+   */
+  async request<T>(
     path: string,
     body: Record<string, unknown>,
     parse: (value: unknown) => T,
+    pinned?: number,
   ): Promise<T> {
-    const firstIndex = this.preferredIndex;
+    return (await this.requestWithSource(path, body, parse, pinned)).value;
+  }
+
+  /** The answer and the position of the URL that gave it (see `pinned` of request). */
+  requestWithSource<T>(
+    path: string,
+    body: Record<string, unknown>,
+    parse: (value: unknown) => T,
+    pinned?: number,
+  ): Promise<{ value: T; source: number }> {
+    const firstIndex = pinned ?? this.preferredIndex;
+    const step = pinned === undefined ? 1 : 0;
     const label = `TRON ${path}`;
     return withRetry(
       async (attempt) => {
-        const index = (firstIndex + attempt) % this.providers.length;
+        const index = (firstIndex + attempt * step) % this.providers.length;
         // URLs may carry secrets: errors name the URL by its position only.
         const attemptLabel = `${label} (RPC URL #${index + 1})`;
         try {
-          const result = parse(await this.providers[index].request<unknown>(path, body, 'post'));
+          const value = parse(await this.providers[index].request<unknown>(path, body, 'post'));
           this.preferredIndex = index;
-          return result;
+          return { value, source: index };
         } catch (error) {
           throw normalizeTronError(error, this.network.name, attemptLabel);
         }

@@ -212,6 +212,21 @@ describe('Networks and watcher health (GET /v1/networks)', () => {
     });
   });
 
+  it('a head that stops moving while ticks succeed (a stuck node) is delayed until it moves', async () => {
+    await status.recordSuccess('TRON', 60_000_000, 60_000_000);
+    // The head last moved three minutes ago (TRON makes 60 blocks in that time)...
+    await api.dataSource.query(
+      `UPDATE watcher_status SET head_moved_at = now() - interval '3 minutes'
+        WHERE network = 'TRON'`,
+    );
+    // ...and the ticks since, each a success, keep seeing the same block.
+    await status.recordSuccess('TRON', 60_000_000, 60_000_000);
+    expect((await network('TRON')).watcher).toMatchObject({ health: 'delayed', lag_blocks: 0 });
+
+    await status.recordSuccess('TRON', 60_000_001, 60_000_001);
+    expect((await network('TRON')).watcher.health).toBe('operational');
+  });
+
   it('a network not in WATCH_NETWORKS is not_watched, with whatever was reported on it', async () => {
     await status.recordSuccess('POLYGON', 12_345_678, 12_345_678);
     const polygon = await network('POLYGON');

@@ -12,6 +12,7 @@ function report(changes: Partial<WatcherStatusRecord> = {}): WatcherStatusRecord
     chainHead: 1_000,
     scannedBlock: 1_000,
     lastSuccessAt: new Date(NOW - 2 * SECOND),
+    headMovedAt: new Date(NOW - 10 * SECOND),
     lastFailureAt: null,
     lastError: null,
     consecutiveFailures: 0,
@@ -52,6 +53,7 @@ describe('watcherHealth', () => {
           chainHead: null,
           scannedBlock: null,
           lastSuccessAt: null,
+          headMovedAt: null,
           lastFailureAt: ago(SECOND),
           consecutiveFailures: 1,
         }),
@@ -108,6 +110,17 @@ describe('watcherHealth', () => {
     expect(health(lagging(12 + HEALTH_RULES.lagMarginBlocks))).toBe('operational');
     expect(health(lagging(12 + HEALTH_RULES.lagMarginBlocks + 1))).toBe('delayed');
     expect(health(lagging(500), { confirmations: 128, blockTimeMs: 2 * SECOND })).toBe('delayed');
+  });
+
+  it('a head unchanged for max(2 min, 20 blocks) on a chain of known pace is delayed', () => {
+    // Ticks keep succeeding (a stuck node answers), but Ethereum never stops for 4 minutes.
+    const stuckFor = (milliseconds: number) => report({ headMovedAt: ago(milliseconds) });
+    expect(health(stuckFor(4 * MINUTE))).toBe('operational');
+    expect(health(stuckFor(4 * MINUTE + SECOND))).toBe('delayed');
+    expect(health(stuckFor(2 * MINUTE), { blockTimeMs: 3 * SECOND })).toBe('operational');
+    expect(health(stuckFor(2 * MINUTE + SECOND), { blockTimeMs: 3 * SECOND })).toBe('delayed');
+    // A devnet mines only when it is sent transactions: its quiet head says nothing.
+    expect(health(stuckFor(60 * MINUTE), { blockTimeMs: undefined })).toBe('operational');
   });
 
   it('down wins over delayed, delayed over operational', () => {

@@ -23,6 +23,12 @@ export const HEALTH_RULES = {
   delayedAfterFailures: 3,
   /** Scanned this many blocks more than the confirmations behind the head it saw: delayed. */
   lagMarginBlocks: 10,
+  /**
+   * The head reported unchanged for this long, on a chain of known pace: delayed. Such chains
+   * never stop for minutes, so the node answering is stuck; a chain of unknown pace (a devnet
+   * mining only when it is sent transactions) is left out of the rule.
+   */
+  headStalledAfter: { floorMs: 120_000, blocks: 20 },
 } as const;
 
 export interface HealthInput {
@@ -54,7 +60,8 @@ function threshold(rule: { floorMs: number; blocks: number }, blockTimeMs?: numb
  * 2. down: never a committed tick; or failing for longer than downWhileFailingAfter since the
  *    last committed one; or no committed tick for longer than downAfter.
  * 3. delayed: no committed tick for longer than delayedAfter; or delayedAfterFailures failures
- *    in a row; or a lag of more than confirmations + lagMarginBlocks.
+ *    in a row; or a lag of more than confirmations + lagMarginBlocks; or, on a chain of known
+ *    pace, the head unchanged for longer than headStalledAfter.
  * 4. operational.
  */
 export function watcherHealth(input: HealthInput): WatcherHealth {
@@ -73,6 +80,10 @@ export function watcherHealth(input: HealthInput): WatcherHealth {
   if (status.consecutiveFailures >= HEALTH_RULES.delayedAfterFailures) return 'delayed';
   const lag = lagBlocks(status) ?? 0;
   if (lag > input.confirmations + HEALTH_RULES.lagMarginBlocks) return 'delayed';
+  if (blockTimeMs !== undefined && status.headMovedAt !== null) {
+    const sinceHeadMoved = input.nowMs - status.headMovedAt.getTime();
+    if (sinceHeadMoved > threshold(HEALTH_RULES.headStalledAfter, blockTimeMs)) return 'delayed';
+  }
   return 'operational';
 }
 

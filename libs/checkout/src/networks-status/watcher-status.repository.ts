@@ -10,6 +10,11 @@ export interface WatcherStatusRecord {
   /** The block that tick scanned up to (the cursor's last_scanned_block). */
   scannedBlock: number | null;
   lastSuccessAt: Date | null;
+  /**
+   * When a committed tick last reported a head other than the one before (null before any, or
+   * when only a worker of an earlier release reported).
+   */
+  headMovedAt: Date | null;
   lastFailureAt: Date | null;
   /** Already shortened and stripped of URLs and keys (errorSummary). */
   lastError: string | null;
@@ -31,6 +36,7 @@ export function watcherStatusJsonSql(alias: string): string {
   return `json_build_object(
     'network', ${alias}.network, 'chain_head', ${alias}.chain_head,
     'scanned_block', ${alias}.scanned_block, 'last_success_at', ${alias}.last_success_at,
+    'head_moved_at', ${alias}.head_moved_at,
     'last_failure_at', ${alias}.last_failure_at, 'last_error', ${alias}.last_error,
     'consecutive_failures', ${alias}.consecutive_failures)`;
 }
@@ -41,6 +47,7 @@ export interface WatcherStatusJson {
   chain_head: number | string | null;
   scanned_block: number | string | null;
   last_success_at: string | null;
+  head_moved_at: string | null;
   last_failure_at: string | null;
   last_error: string | null;
   consecutive_failures: number;
@@ -54,6 +61,7 @@ export function watcherStatusFromJson(json: WatcherStatusJson): WatcherStatusRec
     chainHead: toNumber(json.chain_head),
     scannedBlock: toNumber(json.scanned_block),
     lastSuccessAt: toDate(json.last_success_at),
+    headMovedAt: toDate(json.head_moved_at),
     lastFailureAt: toDate(json.last_failure_at),
     lastError: json.last_error,
     consecutiveFailures: Number(json.consecutive_failures),
@@ -73,10 +81,13 @@ export class WatcherStatusRepository {
   async recordSuccess(network: string, chainHead: number, scannedBlock: number): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO watcher_status AS w
-              (network, chain_head, scanned_block, last_success_at, consecutive_failures, updated_at)
-       VALUES ($1, $2, $3, now(), 0, now())
+              (network, chain_head, scanned_block, last_success_at, head_moved_at,
+               consecutive_failures, updated_at)
+       VALUES ($1, $2, $3, now(), now(), 0, now())
        ON CONFLICT (network) DO UPDATE
           SET chain_head = EXCLUDED.chain_head,
+              head_moved_at = CASE WHEN w.chain_head IS DISTINCT FROM EXCLUDED.chain_head
+                                   THEN EXCLUDED.head_moved_at ELSE w.head_moved_at END,
               scanned_block = EXCLUDED.scanned_block,
               last_success_at = EXCLUDED.last_success_at,
               consecutive_failures = 0,

@@ -12,6 +12,7 @@ import { LedgerBalancesPerStatement1764800000000 } from './1764800000000-ledger-
 import { LedgerBalanceCheckPerStatement1764900000000 } from './1764900000000-ledger-balance-check-per-statement';
 import { LedgerBalanceCheckNewLines1765000000000 } from './1765000000000-ledger-balance-check-new-lines';
 import { LedgerLineEntriesPerStatement1765100000000 } from './1765100000000-ledger-line-entries-per-statement';
+import { WatcherHeadMovedAt1765200000000 } from './1765200000000-watcher-head-moved-at';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   LedgerBalanceCheckPerStatement1764900000000,
   LedgerBalanceCheckNewLines1765000000000,
   LedgerLineEntriesPerStatement1765100000000,
+  WatcherHeadMovedAt1765200000000,
 ];

@@ -326,6 +326,40 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     expect(await balance(merchant)).toBe('3.96');
   });
 
+  it('remembers no block hash from another fork when one backend answers for a block', async () => {
+    await scan();
+    const first = (await devnet.head()) + 1;
+    await devnet.mine(3);
+    // One eth_getBlockByNumber answer for the middle block comes from a backend on another fork.
+    const otherFork = `0x${'ab'.repeat(32)}`;
+    const forked = (request: JsonRpcRequest, answer: string) => {
+      const [tag] = (request.params ?? []) as [string];
+      if (request.method !== 'eth_getBlockByNumber' || Number(tag) !== first + 1) return undefined;
+      const parsed = JSON.parse(answer) as { result: { hash: string } | null };
+      if (!parsed.result) return undefined;
+      return JSON.stringify({ ...parsed, result: { ...parsed.result, hash: otherFork } });
+    };
+    primary.rewrite(forked);
+    lagging.rewrite(forked);
+    await expect(scan()).rejects.toThrow(`block ${first + 2} does not follow block ${first + 1}`);
+
+    primary.rewrite(undefined);
+    lagging.rewrite(undefined);
+    await scan();
+    const remembered: Array<{ block: number; hash: string }> = await api.dataSource.query(
+      `SELECT block_number::int AS block, block_hash AS hash FROM chain_blocks
+        WHERE network = 'ETHEREUM' AND block_number BETWEEN $1 AND $2 ORDER BY block_number`,
+      [first, first + 2],
+    );
+    const chain = await Promise.all(
+      [first, first + 1, first + 2].map(async (block) => ({
+        block,
+        hash: (await devnet.provider.getBlock(block))?.hash?.toLowerCase(),
+      })),
+    );
+    expect(remembered).toEqual(chain);
+  });
+
   it('finds a payment a load-balanced RPC left out of one eth_getLogs answer', async () => {
     const merchant = await api.createMerchant();
     const session = await createSession(merchant, '3');

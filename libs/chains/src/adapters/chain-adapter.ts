@@ -23,6 +23,13 @@ export interface TokenTransfer {
   blockHash: string;
 }
 
+/** A block's hash and the hash of the block it names as its parent (getBlockHash's format). */
+export interface BlockLink {
+  hash: string;
+  /** Null where the chain gives none (a genesis block). */
+  parentHash: string | null;
+}
+
 /** Where and how a transaction was mined, as the chain reports it at the time of the call. */
 export interface TransactionStatus {
   blockNumber: number;
@@ -55,6 +62,9 @@ export interface ChainAdapter {
 
   /** Hash of the block at this height on the current canonical chain, or null beyond the head. */
   getBlockHash(blockNumber: number): Promise<string | null>;
+
+  /** getBlockHash with the block's parent hash, from the same answer: to check blocks chain up. */
+  getBlockLink(blockNumber: number): Promise<BlockLink | null>;
 
   /**
    * Transfer events of the given token contracts in blocks [fromBlock, toBlock], both inclusive,

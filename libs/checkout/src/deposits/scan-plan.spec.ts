@@ -10,6 +10,8 @@ class FakeChain {
   transfers = new Map<number, TokenTransfer[]>();
   /** The hash a log reports for its block, when it should disagree with getBlockHash. */
   logHashOverride = new Map<number, string>();
+  /** The parent a block names, when it should not be the block below it (another fork's). */
+  parentOverride = new Map<number, string>();
   readonly calls: string[] = [];
 
   constructor(length: number, fork = 'a') {
@@ -45,9 +47,14 @@ class FakeChain {
       followHeads: () => null,
       preferNextProvider: () => undefined,
       getHeadBlockNumber: async () => this.hashes.length - 1,
-      getBlockHash: async (height: number) => {
+      getBlockHash: async () => {
+        throw new Error('the plan reads blocks with getBlockLink');
+      },
+      getBlockLink: async (height: number) => {
         this.calls.push(`hash ${height}`);
-        return this.hashes[height] ?? null;
+        const hash = this.hashes[height] ?? null;
+        const parentHash = this.parentOverride.get(height) ?? this.hashes[height - 1] ?? null;
+        return hash === null ? null : { hash, parentHash };
       },
       scanTransfers: async (from: number, to: number) => {
         this.calls.push(`logs ${from}-${to}`);
@@ -171,6 +178,20 @@ describe('planScan', () => {
     chain.pay(100, '0x00000000000000000000000000000000000000bb');
     chain.logHashOverride.set(100, 'x100');
     await expect(plan(chain, state)).rejects.toThrow(/changed while it was read/);
+  });
+
+  it('skips the tick when the blocks read do not chain up (answers from two forks)', async () => {
+    const chain = new FakeChain(106);
+    const state = stateAt(chain, 100, 3);
+    // A load-balanced backend on another fork answered for block 103: 104 names another parent.
+    chain.parentOverride.set(104, 'b103');
+    await expect(plan(chain, state)).rejects.toThrow(/block 104 does not follow block 103/);
+    // The first block read must follow the remembered tip as well.
+    chain.parentOverride.clear();
+    chain.parentOverride.set(101, 'b100');
+    await expect(plan(chain, state)).rejects.toMatchObject({ kind: 'transient' });
+    chain.parentOverride.clear();
+    await expect(plan(chain, state)).resolves.toMatchObject({ scanTo: 105 });
   });
 
   it('reads the hash of every open transfer above the fork point, trusting those below it', async () => {

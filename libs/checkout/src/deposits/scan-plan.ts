@@ -80,6 +80,18 @@ export async function planScan(input: PlanInput): Promise<ScanPlan> {
     reader.readAll([...rememberHeights, ...input.openHeights].filter((h) => !known(h))),
   ]);
 
+  // Blocks read in one tick may come from different backends of a load-balanced RPC, one of
+  // them on another fork: remembered, such a hash would be vouched for by the tip later on and
+  // never read again. Each block read must name the block below it as its parent.
+  for (const height of rememberHeights) {
+    const parent = reader.parents.get(height);
+    const below = reader.hashes.get(height - 1);
+    if (parent != null && below !== undefined && parent !== below) {
+      throw reader.unknown(
+        `block ${height} does not follow block ${height - 1} as read (answers from two forks?)`,
+      );
+    }
+  }
   for (const transfer of found) {
     const hash = reader.hashes.get(transfer.blockNumber);
     if (hash !== undefined && hash !== transfer.blockHash) {
@@ -142,6 +154,8 @@ async function findForkPoint(
 /** Block hashes read from the node, a few at a time; a missing block is an error, not a change. */
 class BlockHashReader {
   readonly hashes = new Map<number, string>();
+  /** The parent each block read names (not for the hashes taken from memory). */
+  readonly parents = new Map<number, string | null>();
 
   constructor(private readonly adapter: ChainAdapter) {}
 
@@ -150,9 +164,10 @@ class BlockHashReader {
     for (let start = 0; start < missing.length; start += BLOCK_HASH_CONCURRENCY) {
       await Promise.all(
         missing.slice(start, start + BLOCK_HASH_CONCURRENCY).map(async (height) => {
-          const hash = await this.adapter.getBlockHash(height);
-          if (hash === null) throw this.unknown(`the node has no block ${height} yet`);
-          this.hashes.set(height, hash);
+          const link = await this.adapter.getBlockLink(height);
+          if (link === null) throw this.unknown(`the node has no block ${height} yet`);
+          this.hashes.set(height, link.hash);
+          this.parents.set(height, link.parentHash);
         }),
       );
     }

@@ -5,6 +5,7 @@ import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { RetryOptions } from '../../rpc/retry';
 import {
+  BlockLink,
   ChainAdapter,
   HeadListener,
   HeadsProblemListener,
@@ -69,6 +70,10 @@ export class EvmChainAdapter implements ChainAdapter {
   }
 
   async getBlockHash(blockNumber: number): Promise<string | null> {
+    return (await this.getBlockLink(blockNumber))?.hash ?? null;
+  }
+
+  async getBlockLink(blockNumber: number): Promise<BlockLink | null> {
     this.assertBlockNumber(blockNumber, 'blockNumber');
     return this.rpc.call('eth_getBlockByNumber', async (provider) => {
       const block = await provider.getBlock(blockNumber);
@@ -76,7 +81,7 @@ export class EvmChainAdapter implements ChainAdapter {
       if (block.hash === null || block.number !== blockNumber) {
         throw new ChainError('permanent', `the node returned another block`, this.network.name);
       }
-      return block.hash.toLowerCase();
+      return { hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase() };
     });
   }
 

@@ -2,7 +2,7 @@ import { isValidAddress } from '../../hd/addresses';
 import { deriveTronAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
-import { ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
+import { BlockLink, ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
 import { uint8Decimals } from '../token-decimals';
 import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
 import {
@@ -57,8 +57,13 @@ export class TronChainAdapter implements ChainAdapter {
   }
 
   async getBlockHash(blockNumber: number): Promise<string | null> {
+    return (await this.getBlockLink(blockNumber))?.hash ?? null;
+  }
+
+  async getBlockLink(blockNumber: number): Promise<BlockLink | null> {
     this.checkBlockNumber(blockNumber);
-    return (await this.getBlock(blockNumber))?.blockId ?? null;
+    const block = await this.getBlock(blockNumber);
+    return block && { hash: block.blockId, parentHash: block.parentHash };
   }
 
   async scanTransfers(

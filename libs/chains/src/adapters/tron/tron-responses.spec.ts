@@ -8,20 +8,25 @@ import {
 
 const BLOCK_ID = '0000000003fe266bf6b6d392f654dc2e5011601546ed04623d9fcc4e9d439a25';
 const TX_ID = 'ff44a2823a870c12f12a4ca6e7647650356bc2bb5e02c5855312cf2db4c950c1';
+const PARENT_ID = '0000000003fe266a1f2c3d4e5f60718293a4b5c6d7e8f9011223344556677889';
 
-const block = (number: number | undefined, blockId = BLOCK_ID): unknown => ({
+const block = (number: number | undefined, blockId = BLOCK_ID, parentHash?: string): unknown => ({
   blockID: blockId,
-  block_header: { raw_data: { number, timestamp: 1 } },
+  block_header: { raw_data: { number, timestamp: 1, parentHash } },
   transactions: [{ txID: TX_ID.toUpperCase() }],
 });
 
 describe('parseBlock', () => {
-  it('reads the number, the id and the transaction ids in lowercase', () => {
-    expect(parseBlock(block(66987627))).toEqual({
+  it('reads the number, the id, the parent id and the transaction ids in lowercase', () => {
+    expect(parseBlock(block(66987627, BLOCK_ID, PARENT_ID.toUpperCase()))).toEqual({
       number: 66987627,
       blockId: BLOCK_ID,
+      parentHash: PARENT_ID,
       transactionIds: [TX_ID],
     });
+    // A genesis block's header may carry none.
+    expect(parseBlock(block(66987627))).toMatchObject({ parentHash: null });
+    expect(() => parseBlock(block(66987627, BLOCK_ID, 'xyz'))).toThrow('parentHash is not a hash');
   });
 
   it('reads a missing number as 0 (protobuf JSON leaves zero out) and {} as no block', () => {

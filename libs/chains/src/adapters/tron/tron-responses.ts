@@ -8,6 +8,8 @@ export interface TronBlock {
   number: number;
   /** 64 lowercase hex; its first 8 bytes are the block number. */
   blockId: string;
+  /** The parent block's id; null where the header has none (a genesis block). */
+  parentHash: string | null;
   /** Transaction ids in block order. */
   transactionIds: string[];
 }
@@ -96,7 +98,11 @@ export function parseBlock(value: unknown): TronBlock | null {
   const transactionIds = optionalArray(value.transactions, 'transactions').map((transaction) =>
     hash(isObject(transaction) ? transaction.txID : undefined, 'txID'),
   );
-  return { number: number as number, blockId, transactionIds };
+  const parentHash =
+    header.raw_data.parentHash === undefined
+      ? null
+      : hash(header.raw_data.parentHash, 'parentHash');
+  return { number: number as number, blockId, parentHash, transactionIds };
 }
 
 function parseLog(value: unknown): TronLog {

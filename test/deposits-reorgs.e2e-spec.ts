@@ -218,6 +218,33 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     expect(await balance(merchant)).toBe('9.9');
   });
 
+  it('undoes a confirmed payment a reorg dropped while the watcher was stopped for longer than its window', async () => {
+    const merchant = await api.createMerchant();
+    const session = await createSession(merchant, '10');
+    const fork = await devnet.snapshot();
+    const sent = await devnet.transfer('USDT', session.pay_address, '10');
+    await devnet.mine(CONFIRMATIONS + 3);
+    await scan();
+    expect(await read(merchant, session.id)).toMatchObject({ status: 'Paid' });
+    expect(await balance(merchant)).toBe('9.9');
+
+    // While the watcher is stopped, a replacement chain without the payment grows far past the
+    // window above the watcher's cursor (the head alone would put the payment out of reach).
+    await devnet.revert(fork);
+    await devnet.mine(REORG_WINDOW + 20);
+    await scan();
+
+    expect(await read(merchant, session.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '0',
+    });
+    expect(await transferRows(sent.txHash)).toEqual([
+      { status: 'Reverted', block: sent.blockNumber },
+    ]);
+    expect(await balance(merchant)).toBe('0');
+    expect(await ledgerKinds(session.id)).toEqual(['deposit', 'deposit_reversal']);
+  });
+
   it('reverts nothing when the failover RPC is 20 blocks behind', async () => {
     const merchant = await api.createMerchant();
     const session = await createSession(merchant, '5');

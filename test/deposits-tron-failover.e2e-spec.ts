@@ -76,8 +76,11 @@ describe('Deposit watcher on TRON with two RPC URLs, one lagging (fake full node
     node.mineEmpty(3);
     // Failing over to the backup for those reads would pass the payment's block as empty.
     await expect(watcher.scan('TRON')).rejects.toThrow(/gettransactioninfobyblocknum/);
+    expect(await read(session.id)).toMatchObject({ status: 'Pending', amount_received: '0' });
 
-    primary.failBlocksFrom = undefined;
+    // The backup catches up while the first URL still answers heads and fails block reads: the
+    // next scan is the backup's, head and blocks.
+    lagging.headCap = undefined;
     await watcher.scan('TRON');
     expect(await read(session.id)).toMatchObject({ status: 'Paid', amount_received: '8' });
   });

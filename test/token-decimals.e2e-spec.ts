@@ -7,7 +7,7 @@ import { WorkerModule } from '../apps/worker/src/worker.module';
 import { forgetChain } from './support/chain-reset';
 import { useChainEnvironment } from './support/chain-test-env';
 import { DEVNET_TOKEN_DECIMALS, Devnet, startDevnet } from './support/devnet';
-import { RpcProxy } from './support/rpc-proxy';
+import { RpcProxy, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -43,6 +43,7 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     api = undefined;
     environment?.restore();
     environment = undefined;
+    proxy.intercept(undefined);
     await proxy.up();
     jest.restoreAllMocks();
   });
@@ -142,6 +143,10 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
       ),
     );
 
+    // The hold lasts longer than a new cursor would look back (100 blocks): the network's cursor
+    // was set by its first tick, held or not, so the blocks of the hold are scanned all the same.
+    await devnet.mine(150);
+
     // The decimals fixed (and the process restarted): both payments made meanwhile are credited.
     await app.close();
     environment?.restore();
@@ -159,6 +164,32 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
       amount_received: '5',
     });
     expect(fixed.app.get(WatchedTokens).refusedTokens()).toEqual([]);
+  });
+
+  it('asks the next RPC URL when the first answers decimals() with nothing (a node not synced)', async () => {
+    // The first URL follows the head but has no contract state yet: every eth_call answers "0x",
+    // as for an address without a contract. It answers without failing, so calls stick to it.
+    proxy.intercept((request) =>
+      request.method === 'eth_call' ? rpcResultReply(request, '0x') : undefined,
+    );
+    environment = useChainEnvironment(
+      devnet.networksFileJson({ rpcUrls: [proxy.url, devnet.rpcUrl] }),
+    );
+    const app = await startApi();
+    await forgetChain(app.app, 'ETHEREUM');
+    const watcher = app.app.get(DepositWatcherService);
+    const merchant = await app.createMerchant();
+    const session = await createSession(app, merchant, '4');
+    await devnet.transfer('USDT', session.pay_address, '4');
+
+    await expect(watcher.scan('ETHEREUM')).rejects.toThrow(
+      /decimals\(\) of US.. could not be checked/,
+    );
+    await watcher.scan('ETHEREUM');
+    expect(await read(app, merchant, session.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '4',
+    });
   });
 
   it('checks at worker start and says so loudly', async () => {

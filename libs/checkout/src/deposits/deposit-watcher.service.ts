@@ -21,6 +21,9 @@ import { WatchedTokens } from './watched-tokens';
 
 // A new cursor starts this far below the head, so payments made before the first scan are found.
 const START_LOOKBACK_BLOCKS = 100;
+// A head this many blocks below the cursor is a URL that is behind, not a load-balanced answer a
+// block late or another worker's tick that saw a newer head.
+const BEHIND_MARGIN_BLOCKS = 2;
 // How often an idle tick (head unchanged) is written to the watcher's status.
 const IDLE_STATUS_INTERVAL_MS = 5_000;
 
@@ -113,20 +116,28 @@ export class DepositWatcherService {
     const head = await adapter.getHeadBlockNumber();
     this.noticeStaleHead(network, adapter, head);
     if (head === sinceHead) return idleReport(networkName, head);
-    const tokens = await this.watchedTokens.of(network, adapter);
     const reader = this.dataSource.manager;
+    // The cursor first, even on a tick the token check below holds: a network held from its
+    // first tick on still gets its starting point then, not only when it is released (its new
+    // cursor would start 100 blocks below that later head, past the payments made meanwhile).
     const state = await this.cursors.read(
       reader,
       networkName,
       Math.max(head - START_LOOKBACK_BLOCKS, -1),
     );
-    if (head < state.lastScannedBlock) {
+    if (head < state.lastScannedBlock - BEHIND_MARGIN_BLOCKS) {
       // The URL that answered is behind blocks already scanned: a backup that answered during the
       // first URL's outage. Calls stick to the URL that answered last, so without this every
       // tick would ask it again (planScan refuses the tick) until it caught up.
       adapter.preferNextProvider();
     }
-    const openFrom = Math.max(head - watchedDepth(network.confirmations), 0);
+    const tokens = await this.tokensOf(network, adapter);
+    // Transfers within the watched depth of the cursor, not only of the head: after a long stop
+    // the cursor is far below the head, and a reorg under the cursor must still be undone.
+    const openFrom = Math.max(
+      Math.min(head, state.lastScannedBlock) - watchedDepth(network.confirmations),
+      0,
+    );
     // Pending transfers at any depth (a watcher stopped for long finds them below the window).
     const openHeights = [
       ...(await this.transfers.findRevertible(reader, networkName, openFrom)),
@@ -200,6 +211,22 @@ export class DepositWatcherService {
     report.cursor = plan.scanTo;
     this.logTick(plan, report);
     return report;
+  }
+
+  /**
+   * The network's tokens, or the reason it is held (WatchedTokens.of). A contract that did not
+   * answer decimals() may be one URL's answer (a node not synced answers "0x"): the next tick asks
+   * the next URL, since calls stick to a URL that answers without failing.
+   */
+  private async tokensOf(network: NetworkConfig, adapter: ChainAdapter) {
+    try {
+      return await this.watchedTokens.of(network, adapter);
+    } catch (error) {
+      if (this.watchedTokens.unverifiedTokens().some((token) => token.network === network.name)) {
+        adapter.preferNextProvider();
+      }
+      throw error;
+    }
   }
 
   /**

@@ -86,7 +86,8 @@ export class TronChainAdapter implements ChainAdapter {
     // The node answers [] for blocks it does not have yet: without this check a cursor would
     // move past blocks that were never read. Every read of the scan then goes to the node that
     // answered the head: failed over mid-scan to a node that is behind, a block it does not have
-    // would read as empty. A failure there fails the scan; the next tick's head read fails over.
+    // would read as empty. A failure there fails the scan, and the next scan starts at the next
+    // URL (its head read, then its blocks).
     const { number: head, source } = await readHead(this.node, this.network.name);
     if (toBlock > head) {
       throw this.error('transient', `block ${toBlock} is beyond the head (${head})`);
@@ -95,10 +96,15 @@ export class TronChainAdapter implements ChainAdapter {
       { length: toBlock - fromBlock + 1 },
       (_, offset) => fromBlock + offset,
     );
-    const perBlock = await mapWithConcurrency(blockNumbers, SCAN_CONCURRENCY, (blockNumber) =>
-      this.scanBlock(blockNumber, contractsByLogAddress, source),
-    );
-    return perBlock.flat();
+    try {
+      const perBlock = await mapWithConcurrency(blockNumbers, SCAN_CONCURRENCY, (blockNumber) =>
+        this.scanBlock(blockNumber, contractsByLogAddress, source),
+      );
+      return perBlock.flat();
+    } catch (error) {
+      this.node.avoid(source);
+      throw error;
+    }
   }
 
   async getTransactionStatus(txHash: string): Promise<TransactionStatus | null> {

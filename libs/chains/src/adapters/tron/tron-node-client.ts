@@ -55,6 +55,15 @@ export class TronNodeClient {
   }
 
   /**
+   * After pinned requests to `source` failed although it answered the request they follow: the
+   * next request starts at the following URL, unless another one is preferred already. A URL that
+   * answers the head but fails block reads would otherwise answer every next head read too.
+   */
+  avoid(source: number): void {
+    if (this.preferredIndex === source) this.preferNext();
+  }
+
+  /**
    * `parse` runs inside the attempt, so a node-reported transient error fails over too. With
    * `pinned` (a `source` of requestWithSource), every attempt goes to that URL and none fails over:
    * for reads that must see the same node as an earlier one.

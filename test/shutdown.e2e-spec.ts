@@ -297,11 +297,15 @@ describe('Graceful shutdown', () => {
     expect(transfers.filter((transfer) => transfer.to === inFlight.to_address)).toEqual([
       expect.objectContaining({ txHash: sent.tx_hash }),
     ]);
-    // The webhook attempt in flight was recorded.
+    // The webhook attempt in flight was recorded. It was for the payout's first event: its send,
+    // and so every later event of it (written as the send went on during the shutdown, never
+    // attempted), waited on the row lock. Rows in event order: without ORDER BY, the first row of
+    // the payout was sometimes a later event's delivery, still Pending.
     const deliveries: Array<{ object_id: string; status: string; attempt_count: number }> =
       await api.dataSource.query(
         `SELECT e.object_id, d.status, d.attempt_count
-           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`,
+           FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+          ORDER BY e.object_id, e.sequence`,
       );
     expect(deliveries.find((d) => d.object_id === inFlight.id)).toMatchObject({
       status: 'Succeeded',

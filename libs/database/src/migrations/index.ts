@@ -13,6 +13,7 @@ import { LedgerBalanceCheckPerStatement1764900000000 } from './1764900000000-led
 import { LedgerBalanceCheckNewLines1765000000000 } from './1765000000000-ledger-balance-check-new-lines';
 import { LedgerLineEntriesPerStatement1765100000000 } from './1765100000000-ledger-line-entries-per-statement';
 import { WatcherHeadMovedAt1765200000000 } from './1765200000000-watcher-head-moved-at';
+import { LedgerLineEntriesEmptyStatement1765300000000 } from './1765300000000-ledger-line-entries-empty-statement';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   LedgerBalanceCheckNewLines1765000000000,
   LedgerLineEntriesPerStatement1765100000000,
   WatcherHeadMovedAt1765200000000,
+  LedgerLineEntriesEmptyStatement1765300000000,
 ];

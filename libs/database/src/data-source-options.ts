@@ -16,6 +16,10 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
     migrationsRun: false,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
+    // One transaction per migration, for every runner (the apps' migrateDatabase and the TypeORM
+    // CLI alike): ListIndexes builds its indexes CONCURRENTLY, outside any transaction, and
+    // TypeORM refuses such a migration under its default of one transaction for the whole run.
+    migrationsTransactionMode: 'each',
     // The pool's clients run TypeORM's queries in pg's callback mode (see CallbackQueryClient).
     extra: { max: settings.poolSize ?? 20, Client: CallbackQueryClient },
   };

@@ -140,6 +140,42 @@ describe('Rate limits', () => {
       expect(health.headers['x-ratelimit-limit']).toBeUndefined();
     }
   });
+
+  it('serves the hosted page at its own spelling only: no other letter case escapes the limit', async () => {
+    const merchant = await api.createMerchant();
+    const { id } = (await api.post(SESSIONS, merchant, sessionBody).expect(201)).body as {
+      id: string;
+    };
+    const client = '198.51.100.20';
+    // A deadline, so a stream opened by mistake fails the test instead of hanging it.
+    const get = (path: string) =>
+      request(api.http).get(path).set('X-Forwarded-For', client).timeout({ deadline: 30_000 });
+    const served = await get(`/checkout/${id}/state`).expect(200);
+    expect(served.headers['x-ratelimit-limit']).toBe(String(PAGE_PER_MINUTE));
+    // Routing is case-sensitive (docs/rate-limits.md): these are the API's 404, never the page,
+    // so the limit's path test and the router can never disagree about what the page is.
+    for (const path of [
+      `/CHECKOUT/${id}/state`,
+      `/Checkout/${id}/qr.svg`,
+      `/CHECKOUT/${id}`,
+      `/checkout/${id}/STATE`,
+      `/cHeckout/${id}/stream`,
+      `//checkout/${id}/state`,
+      `/%63heckout/${id}/state`,
+    ]) {
+      const response = await get(path);
+      expect({ path, status: response.status, code: response.body?.error?.code }).toEqual({
+        path,
+        status: 404,
+        code: 'route_not_found',
+      });
+    }
+    // What is the page is counted: a trailing slash and a query string are the same route.
+    for (const path of [`/checkout/${id}/state/`, `/checkout/${id}/state?x=1`]) {
+      const response = await get(path).expect(200);
+      expect(response.headers['x-ratelimit-limit']).toBe(String(PAGE_PER_MINUTE));
+    }
+  });
 });
 
 describe('Rate limits while their Redis is unreachable', () => {

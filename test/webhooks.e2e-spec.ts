@@ -10,6 +10,12 @@ import {
 } from './support/webhook-env';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookWorker } from './support/webhook-worker';
+import {
+  AttemptRecord,
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliveryQueueRepository,
+} from '../libs/events/src/delivery/delivery-queue.repository';
 
 // Several waits for the worker per test: room for a slow shared machine.
 jest.setTimeout(90_000);
@@ -19,7 +25,12 @@ interface Delivery {
   status: string;
   attempt_count: number;
   next_attempt_at: string | null;
-  attempts: Array<{ status_code: number | null; succeeded: boolean; error: string | null }>;
+  attempts: Array<{
+    status_code: number | null;
+    succeeded: boolean;
+    error: string | null;
+    response_excerpt: string | null;
+  }>;
 }
 
 describe('Webhooks: signed deliveries by the worker to real receivers', () => {
@@ -179,6 +190,70 @@ describe('Webhooks: signed deliveries by the worker to real receivers', () => {
     const ids = target.forEvent(eventId).map((webhook) => webhook.headers['webhook-id']);
     expect(ids).toEqual([eventId, eventId]);
   }, 90_000);
+
+  it('records an answer with a NUL byte (PostgreSQL text refuses it) and sends the event once', async () => {
+    const merchant = await fundedMerchant();
+    const target = await receiver();
+    const endpoint = await createEndpoint(merchant, { url: target.url });
+    target.replyAlways({ status: 200, body: 'ok\u0000\ud800 done' });
+    const payoutId = await source.createPayout(merchant);
+    const eventId = await source.eventId(merchant, payoutId, 'payout.created');
+
+    // Unrecorded, the delivery stayed leased and went out again every lease (25 s), forever.
+    const delivered = await waitForDelivery(merchant, eventId, endpoint.id, 'Succeeded');
+    expect(delivered.attempts).toEqual([
+      expect.objectContaining({
+        status_code: 200,
+        succeeded: true,
+        response_excerpt: 'ok\ufffd done',
+      }),
+    ]);
+    expect(target.forEvent(eventId)).toHaveLength(1);
+  });
+
+  it('still records an attempt, without its details, when recording it in full fails', async () => {
+    const merchant = await fundedMerchant();
+    const target = await receiver();
+    const endpoint = await createEndpoint(merchant, { url: target.url });
+    const queue = worker.get(DeliveryQueueRepository);
+    const record = queue.recordAttempt.bind(queue);
+    let refused = 0;
+    // Only this endpoint's first record fails: earlier tests' retries share the worker.
+    const spy = jest
+      .spyOn(queue, 'recordAttempt')
+      .mockImplementation(
+        async (claim: ClaimedDelivery, attempt: AttemptRecord, outcome: DeliveryOutcome) => {
+          if (claim.endpoint_id === endpoint.id && refused++ === 0) {
+            throw new Error('simulated: the database refused the attempt');
+          }
+          return record(claim, attempt, outcome);
+        },
+      );
+    try {
+      target.replyNext({ status: 500, body: 'down' });
+      const payoutId = await source.createPayout(merchant);
+      const eventId = await source.eventId(merchant, payoutId, 'payout.created');
+      let delivery: Delivery | undefined;
+      await waitFor(async () => {
+        delivery = await deliveryTo(merchant, eventId, endpoint.id);
+        return delivery?.attempt_count === 1;
+      }, 20_000);
+      // The retry schedule still applies: the next attempt is its first retry (about 10 s).
+      expect(delivery).toMatchObject({ status: 'Pending' });
+      expect(delivery!.attempts).toEqual([
+        expect.objectContaining({
+          status_code: 500,
+          succeeded: false,
+          response_excerpt: null,
+          error: 'delivery failed (details could not be stored)',
+        }),
+      ]);
+      expect(new Date(delivery!.next_attempt_at!).getTime()).toBeGreaterThan(Date.now());
+      expect(target.forEvent(eventId)).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 
   it('honours Retry-After on a 429', async () => {
     const merchant = await fundedMerchant();

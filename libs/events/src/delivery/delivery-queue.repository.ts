@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EventRecord } from '../events/event.mapper';
+import { storableText } from './storable-text';
 
 /** A delivery this worker holds the lease of, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -109,6 +110,8 @@ export class DeliveryQueueRepository {
   /**
    * Stores the attempt (it happened, whatever else did) and moves the delivery on, if this worker
    * still holds its lease: a worker that stalled past its lease must not undo a newer attempt.
+   * The receiver's text is made storable first: one statement does both, so text PostgreSQL
+   * refused would leave the delivery leased, to be sent again when the lease ran out, forever.
    */
   async recordAttempt(
     claim: ClaimedDelivery,
@@ -135,8 +138,8 @@ export class DeliveryQueueRepository {
         outcome.status === 'Pending' ? outcome.retryInMs : 0,
         attempt.statusCode,
         attempt.latencyMs,
-        attempt.responseExcerpt,
-        attempt.error,
+        storableText(attempt.responseExcerpt),
+        storableText(attempt.error),
         attempt.succeeded,
       ],
     );

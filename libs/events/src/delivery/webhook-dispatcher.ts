@@ -23,6 +23,8 @@ const MAX_CLAIM_BATCH = 200;
 const LEASE_MARGIN_MS = 10_000;
 // After a database error, wait before the next claim instead of spinning.
 const ERROR_BACKOFF_MS = 1_000;
+// Stored instead of an attempt's own error when that could not be stored.
+const UNRECORDED_ERROR = 'delivery failed (details could not be stored)';
 
 /**
  * The worker's webhook loop: claims due deliveries (leased, so a crash loses nothing), sends them
@@ -146,10 +148,32 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     } else {
       await this.health.failed(claim.endpoint_id, attempt.attemptedAt, attempt.statusCode === 410);
     }
-    await this.queue.recordAttempt(claim, attempt, this.outcomeOf(claim, attempt));
+    await this.record(claim, attempt);
     if (!attempt.succeeded) {
       const openForMs = this.breakers.failed(claim.endpoint_id);
       if (openForMs !== null) await this.queue.postpone(claim.endpoint_id, openForMs);
+    }
+  }
+
+  /**
+   * Records the attempt; if that fails, records it again without the receiver's text and the
+   * error: an attempt left unrecorded keeps its delivery leased, and when the lease runs out it
+   * is sent again, past the retry schedule and the breaker, for as long as recording fails.
+   */
+  private async record(claim: ClaimedDelivery, attempt: SentAttempt): Promise<void> {
+    const outcome = this.outcomeOf(claim, attempt);
+    try {
+      await this.queue.recordAttempt(claim, attempt, outcome);
+    } catch (error) {
+      this.logger.error(
+        { err: error, deliveryId: claim.delivery_id },
+        'Recording a webhook attempt failed; recording it without its response',
+      );
+      await this.queue.recordAttempt(
+        claim,
+        { ...attempt, responseExcerpt: null, error: attempt.succeeded ? null : UNRECORDED_ERROR },
+        outcome,
+      );
     }
   }
 

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
- * Whether an Authorization header carries the metrics token (always true when none is set).
+ * Whether an Authorization header carries the metrics token (always true when none is set, which
+ * only the sandbox allows: the configuration requires METRICS_TOKEN when APP_ENV=production).
  * Compared as digests in constant time, so neither the token nor its length leaks by timing.
  */
 export function metricsAccessAllowed(

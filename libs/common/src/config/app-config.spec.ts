@@ -40,6 +40,7 @@ describe('loadAppConfig', () => {
     PUBLIC_URL: 'https://pay.example.com',
     HD_EVM_XPUB: `xpub${'a'.repeat(107)}`,
     HD_TRON_XPUB: `xpub${'b'.repeat(107)}`,
+    METRICS_TOKEN: 'metrics-token-0123456789',
   };
 
   it('requires a named rate source in production', () => {
@@ -55,6 +56,28 @@ describe('loadAppConfig', () => {
       fxRatesUrl: 'https://fx.example.com/rates?key=k',
       fxRatesRefreshSeconds: 60,
       fxRatesMaxAgeSeconds: 3600,
+    });
+  });
+
+  it('refuses private webhook targets and an open /metrics in production, naming the variable', () => {
+    const production = { ...PRODUCTION, FX_RATES_FILE: '/etc/rates.json' };
+    expect(() => loadAppConfig({ ...production, WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' })).toThrow(
+      'WEBHOOKS_ALLOW_PRIVATE_URLS=true is refused when APP_ENV=production',
+    );
+    expect(() => loadAppConfig({ ...production, METRICS_TOKEN: undefined })).toThrow(
+      'METRICS_TOKEN is required when APP_ENV=production',
+    );
+    expect(() => loadAppConfig({ ...production, METRICS_TOKEN: '' })).toThrow(
+      'METRICS_TOKEN is required when APP_ENV=production',
+    );
+    expect(loadAppConfig({ ...production, WEBHOOKS_ALLOW_PRIVATE_URLS: 'false' })).toMatchObject({
+      webhooks: { allowPrivateUrls: false },
+      operations: { metricsToken: 'metrics-token-0123456789' },
+    });
+    // Both stay for development in the sandbox.
+    expect(loadAppConfig({ WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' })).toMatchObject({
+      webhooks: { allowPrivateUrls: true },
+      operations: { metricsToken: undefined },
     });
   });
 

@@ -363,6 +363,28 @@ function rateSourceProblems(env: EnvironmentVariables): string[] {
   return problems;
 }
 
+/**
+ * Settings for development that must never reach production: each would open the service to
+ * anyone who can reach it (webhooks to this host's network, metrics to the world).
+ */
+function productionSafetyProblems(env: EnvironmentVariables): string[] {
+  if (env.APP_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (env.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true') {
+    problems.push(
+      'WEBHOOKS_ALLOW_PRIVATE_URLS=true is refused when APP_ENV=production: it lets merchants ' +
+        'send webhooks to loopback and private addresses (local development only). Unset it.',
+    );
+  }
+  if (!env.METRICS_TOKEN) {
+    problems.push(
+      'METRICS_TOKEN is required when APP_ENV=production: without it /metrics (API and worker) ' +
+        'is open to anyone who can reach it.',
+    );
+  }
+  return problems;
+}
+
 /** Parses and checks the environment, or throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
@@ -376,6 +398,7 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     }
   }
   problems.push(...rateSourceProblems(env));
+  problems.push(...productionSafetyProblems(env));
   if (problems.length) {
     throw new ConfigurationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { ApiKeysService } from '@app/auth';
+import { ApiKeysService, hashApiKey, keyHint } from '@app/auth';
+import { ID_PREFIX, newId } from '@app/common';
 import { overrideEnvironment } from './support/environment';
 import { TestApi, TestMerchant } from './support/test-app';
 
@@ -63,6 +64,23 @@ describe('Authentication', () => {
       code: 'environment_mismatch',
     });
     expect(response.body.error.message).toContain('sk_test_');
+  });
+
+  it('refuses a key whose row was issued for the other environment', async () => {
+    // The prefix says sandbox, the row says production: a key counts for the environment it was
+    // issued in (api_keys.livemode), as every object of a deployment does.
+    const key = `sk_test_${'D'.repeat(43)}`;
+    await api.dataSource.query(
+      `INSERT INTO api_keys (id, merchant_id, key_hash, key_hint, livemode)
+       VALUES ($1, $2, $3, $4, true)`,
+      [newId(ID_PREFIX.apiKey), merchant.id, hashApiKey(key), keyHint(key)],
+    );
+    const response = await withHeader(`Bearer ${key}`).expect(401);
+    expect(response.body.error.code).toBe('authentication_failed');
+    // A key issued here, in the sandbox, still works.
+    const issued = await api.app.get(ApiKeysService).create(merchant.id);
+    expect(issued.livemode).toBe(false);
+    await withHeader(`Bearer ${issued.api_key}`).expect(200);
   });
 
   it('refuses a revoked key', async () => {

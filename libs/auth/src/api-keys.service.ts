@@ -77,7 +77,10 @@ export class ApiKeysService {
     return this.apiKeys.find({ where: { merchantId }, order: { createdAt: 'ASC' } });
   }
 
-  /** The merchant an active key belongs to, or null. The caller has already checked the shape. */
+  /**
+   * The merchant an active key of this deployment's environment belongs to, or null. The caller
+   * has already checked the shape (and the guard the sk_test_/sk_live_ prefix).
+   */
   async authenticate(apiKey: string): Promise<AuthenticatedMerchant | null> {
     const hash = hashApiKey(apiKey);
     const cacheKey = hash.toString('base64');
@@ -109,8 +112,11 @@ export class ApiKeysService {
     }> = await this.apiKeys.query(
       `SELECT k.id AS api_key_id, k.key_hash, k.livemode, m.id AS merchant_id, m.kind, m.name, m.logo_url
          FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND k.livemode = $2`,
+      // A key works only in the environment it was issued for (its row's livemode), whatever
+      // its prefix says: a sandbox key row in a database a production deployment reads (or the
+      // other way round) is not a key of this deployment.
+      [hash, this.config.livemode],
     );
     const row = rows[0];
     // The index finds the row; the constant-time compare keeps the final check free of timing hints.

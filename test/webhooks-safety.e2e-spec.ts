@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ChildProcess, spawn } from 'node:child_process';
+import dns from 'node:dns';
 import { join } from 'node:path';
 import { buildApp, mainOf } from './support/built-apps';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -53,6 +54,39 @@ describe('Webhook URLs in production: only public addresses (SSRF)', () => {
     const { body } = await api.post(ENDPOINTS, merchant, { url }).expect(400);
     expect(body.error).toMatchObject({ code: 'parameter_invalid', param: 'url' });
     expect(await api.count('webhook_endpoints', 'merchant_id = $1', [merchant.id])).toBe(0);
+  });
+
+  it('never says what a name resolved to (a DNS oracle of our network)', async () => {
+    const merchant = await api.createMerchant();
+    const { body } = await api
+      .post(ENDPOINTS, merchant, { url: 'https://localhost/hooks' })
+      .expect(400);
+    expect(body.error.message).toBe(
+      'url host localhost resolves to a private or reserved address; webhooks are delivered only to public addresses.',
+    );
+    expect(body.error.message).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+
+  it('refuses a merchant at its endpoint limit before any DNS lookup', async () => {
+    const merchant = await api.createMerchant();
+    // IP literals: no lookup for these either.
+    for (let index = 0; index < 16; index++) {
+      await api.post(ENDPOINTS, merchant, { url: `https://8.8.8.8/hooks/${index}` }).expect(201);
+    }
+    const lookup = jest.spyOn(dns.promises, 'lookup');
+    try {
+      const { body } = await api
+        .post(ENDPOINTS, merchant, { url: 'https://hooks.example.invalid/x' })
+        .expect(422);
+      expect(body.error.code).toBe('limit_exceeded');
+      expect(lookup).not.toHaveBeenCalled();
+      // The spy does see the lookups of a merchant below its limit.
+      const other = await api.createMerchant();
+      await api.post(ENDPOINTS, other, { url: 'https://hooks.example.invalid/x' }).expect(400);
+      expect(lookup).toHaveBeenCalled();
+    } finally {
+      lookup.mockRestore();
+    }
   });
 
   it('checks a changed url too', async () => {

@@ -256,6 +256,10 @@ describe('WebhookHttpClient', () => {
   }, 20000);
 
   describe('refused addresses', () => {
+    // A name's addresses are never named: the merchant reads the error (a DNS oracle otherwise).
+    const RESOLVES_TO_REFUSED =
+      'address not allowed: host resolves to a private or reserved address';
+
     it('refuses loopback in production without connecting', async () => {
       const receiver = await startReceiver((_request, response) => response.end('ok'));
 
@@ -285,7 +289,7 @@ describe('WebhookHttpClient', () => {
       const response = await post(newClient(PRODUCTION), `http://localhost:${receiver.port}/hook`);
 
       expect(response.statusCode).toBeNull();
-      expect(response.error).toMatch(/^address not allowed: loopback address (127\.0\.0\.1|::1)$/);
+      expect(response.error).toBe(RESOLVES_TO_REFUSED);
       expect(receiver.connections).toBe(0);
     });
 
@@ -296,10 +300,7 @@ describe('WebhookHttpClient', () => {
         timeoutMs: 2000,
       });
 
-      expect(response).toMatchObject({
-        statusCode: null,
-        error: 'address not allowed: link-local address 169.254.169.254',
-      });
+      expect(response).toMatchObject({ statusCode: null, error: RESOLVES_TO_REFUSED });
     });
 
     it('refuses the IP literal 169.254.169.254 even with allowPrivate', async () => {
@@ -313,7 +314,7 @@ describe('WebhookHttpClient', () => {
 
       const response = await post(client, `http://hooks.test:${receiver.port}/hook`);
 
-      expect(response.error).toBe('address not allowed: loopback address 127.0.0.1');
+      expect(response.error).toBe(RESOLVES_TO_REFUSED);
       expect(receiver.connections).toBe(0);
     });
 

@@ -199,12 +199,14 @@ export class WebhookHttpClient {
     if (resolved.some((ip) => isIP(ip) === 0)) {
       throw codedError('could not resolve host', UNRESOLVED);
     }
-    // Every address, not only the one returned: net may fall back to any of them.
-    for (const ip of resolved) {
-      const refusal = addressRefusal(ip, this.policy);
-      if (refusal !== null) {
-        throw codedError(`address not allowed: ${refusal}`, ADDRESS_NOT_ALLOWED);
-      }
+    // Every address, not only the one returned: net may fall back to any of them. The merchant
+    // reads this error: naming the address would tell them what our resolver answers for a name
+    // they chose (a DNS oracle of our internal network).
+    if (resolved.some((ip) => addressRefusal(ip, this.policy) !== null)) {
+      throw codedError(
+        'address not allowed: host resolves to a private or reserved address',
+        ADDRESS_NOT_ALLOWED,
+      );
     }
     const addresses = resolved
       .map((address) => ({ address, family: isIP(address) }))

@@ -14,6 +14,55 @@ export const resolveAllAddresses: Resolver = async (hostname) => {
   return addresses.map(({ address }) => address);
 };
 
+/** How much DNS work URL checks may do at once, and for how long each. */
+export interface ResolverBounds {
+  concurrency: number;
+  timeoutMs: number;
+}
+
+/**
+ * `resolve` with at most `concurrency` lookups running at once, each given up after `timeoutMs`
+ * (its wait for a turn included). getaddrinfo runs on libuv's thread pool (4 threads, shared with
+ * fs, crypto and zlib), so a burst of slow lookups would stall the whole process. A lookup given
+ * up keeps its turn until getaddrinfo returns: it still holds its thread.
+ */
+export function boundedResolver(resolve: Resolver, bounds: ResolverBounds): Resolver {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const next = () => {
+    while (running < bounds.concurrency && waiting.length > 0) waiting.shift()!();
+  };
+  return (hostname) =>
+    new Promise<string[]>((resolved, failed) => {
+      let finished = false;
+      const finish = (settle: () => void) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        settle();
+      };
+      const start = () => {
+        running += 1;
+        resolve(hostname)
+          .then(
+            (addresses) => finish(() => resolved(addresses)),
+            (error: unknown) => finish(() => failed(error)),
+          )
+          .finally(() => {
+            running -= 1;
+            next();
+          });
+      };
+      const timer = setTimeout(() => {
+        const queued = waiting.indexOf(start);
+        if (queued >= 0) waiting.splice(queued, 1);
+        finish(() => failed(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' })));
+      }, bounds.timeoutMs);
+      waiting.push(start);
+      next();
+    });
+}
+
 /** The IP a URL names literally (IPv6 without its brackets), or null when its host is a name. */
 export function ipLiteralHost(url: URL): string | null {
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -49,12 +98,13 @@ export async function checkWebhookUrl(
   // An empty fragment ("...#") leaves url.hash empty, but href keeps the '#'.
   if (url.href.includes('#')) return refuse('url must not contain a fragment (#...).');
 
+  // The caller wrote this address: naming it and its kind tells them nothing new.
   const literal = ipLiteralHost(url);
   if (literal !== null) {
     const kind = refusedAddressKind(literal, policy);
     return kind === null
       ? { ok: true, url: url.href }
-      : refuse(addressSentence(kind, literal, policy));
+      : refuse(`url resolves to ${kind} (${literal}); ${allowedSentence(policy)}`);
   }
 
   let addresses: string[];
@@ -65,21 +115,25 @@ export async function checkWebhookUrl(
   }
   if (addresses.length === 0) return refuse(`url host ${url.hostname} could not be resolved.`);
   // Every address counts: the connection may go to any of them.
-  for (const address of addresses) {
-    const kind = refusedAddressKind(address, policy);
-    if (kind === NOT_AN_IP_ADDRESS) {
-      return refuse(`url host ${url.hostname} could not be resolved.`);
-    }
-    if (kind !== null) return refuse(addressSentence(kind, address, policy));
+  const kinds = addresses.map((address) => refusedAddressKind(address, policy));
+  if (kinds.includes(NOT_AN_IP_ADDRESS)) {
+    return refuse(`url host ${url.hostname} could not be resolved.`);
+  }
+  // Neither the address nor its kind: our resolver's answers about names the caller chose would
+  // map our internal network for them (a DNS oracle).
+  if (kinds.some((kind) => kind !== null)) {
+    return refuse(
+      `url host ${url.hostname} resolves to a private or reserved address; ${allowedSentence(policy)}`,
+    );
   }
   return { ok: true, url: url.href };
 }
 
-function addressSentence(kind: string, ip: string, policy: AddressPolicy): string {
+function allowedSentence(policy: AddressPolicy): string {
   const allowed = policy.allowPrivate
     ? 'public, private and loopback addresses'
     : 'public addresses';
-  return `url resolves to ${kind} (${ip}); webhooks are delivered only to ${allowed}.`;
+  return `webhooks are delivered only to ${allowed}.`;
 }
 
 function refuse(reason: string): UrlCheck {

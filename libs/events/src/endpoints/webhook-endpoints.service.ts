@@ -13,7 +13,12 @@ import {
 import { AuthenticatedMerchant } from '@app/auth';
 import { SubMerchantScopeQueryDto, SubMerchantsService } from '@app/sub-merchants';
 import { AddressPolicy } from '../delivery/address-policy';
-import { checkWebhookUrl } from '../delivery/webhook-url';
+import {
+  boundedResolver,
+  checkWebhookUrl,
+  resolveAllAddresses,
+  Resolver,
+} from '../delivery/webhook-url';
 import { newWebhookSecret } from '../signing/webhook-signature';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { RecoverWebhookEndpointDto, RecoveryDto } from './dto/recover-webhook-endpoint.dto';
@@ -27,9 +32,15 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 /** As many as Stripe allows: enough for every service of a shop, few enough to stay fast. */
 export const MAX_ENDPOINTS_PER_MERCHANT = 16;
 
+// DNS lookups of URL checks, per API process: half of libuv's 4 threads at most, so requests
+// naming slow hosts cannot hold the threads file and crypto work needs; a lookup slower than a
+// few seconds is refused (the merchant can try again).
+const URL_CHECK_DNS = { concurrency: 2, timeoutMs: 5_000 };
+
 @Injectable()
 export class WebhookEndpointsService {
   private readonly addressPolicy: AddressPolicy;
+  private readonly resolve: Resolver = boundedResolver(resolveAllAddresses, URL_CHECK_DNS);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -46,13 +57,14 @@ export class WebhookEndpointsService {
     subMerchantCode: string | undefined,
   ): Promise<WebhookEndpointWithSecretDto> {
     const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
-    const url = await this.checkedUrl(input.url);
+    // Before the url's check: a merchant at its limit must not get DNS lookups done for it.
     if ((await this.endpoints.countLive(merchant.merchantId)) >= MAX_ENDPOINTS_PER_MERCHANT) {
       throw new ApiException(
         ErrorCode.LimitExceeded,
         `An account can have at most ${MAX_ENDPOINTS_PER_MERCHANT} webhook endpoints; delete one first.`,
       );
     }
+    const url = await this.checkedUrl(input.url);
     const id = newId(ID_PREFIX.webhookEndpoint);
     await this.endpoints.insert({
       id,
@@ -153,7 +165,7 @@ export class WebhookEndpointsService {
   }
 
   private async checkedUrl(raw: string): Promise<string> {
-    const check = await checkWebhookUrl(raw, this.addressPolicy);
+    const check = await checkWebhookUrl(raw, this.addressPolicy, this.resolve);
     if (!check.ok) throw new ApiException(ErrorCode.ParameterInvalid, check.reason, 'url');
     return check.url;
   }

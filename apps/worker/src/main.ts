@@ -15,20 +15,27 @@ import { WorkerDrain } from './worker-drain';
 import { WorkerModule } from './worker.module';
 
 async function bootstrap(): Promise<void> {
-  exitOnConfigurationError(loadAppConfig);
+  const { workerMetricsPort } = exitOnConfigurationError(loadAppConfig).operations;
+  // The metrics port is taken before the worker starts its jobs and loops: one another process
+  // holds stops the worker here, with a message naming WORKER_METRICS_PORT and nothing started.
+  const metrics = workerMetricsPort
+    ? await startMetricsServer(workerMetricsPort).catch((error: unknown) =>
+        exitOnConfigurationError(() => {
+          throw error;
+        }),
+      )
+    : undefined;
   const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   const logger = new NestLogger('Worker');
   const config = app.get<AppConfig>(APP_CONFIG);
 
-  let metricsServer: Server | undefined;
-  if (config.operations.workerMetricsPort) {
-    metricsServer = await startMetricsServer(
-      app.get(MetricsService),
-      config.operations.workerMetricsPort,
-      (error) => logger.error({ err: error }, 'Metrics scrape failed'),
+  const metricsServer: Server | undefined = metrics?.server;
+  if (metrics) {
+    metrics.serve(app.get(MetricsService), (error) =>
+      logger.error({ err: error }, 'Metrics scrape failed'),
     );
-    logger.log({ port: listeningPort(metricsServer) }, 'Worker metrics listening');
+    logger.log({ port: listeningPort(metrics.server) }, 'Worker metrics listening');
   }
 
   // Work in flight first (jobs, webhook attempts, deposit ticks), with everything still open;

@@ -9,8 +9,12 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** How the receiver answers one request; `hang` keeps the request open until the receiver stops. */
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+/**
+ * How the receiver answers one request, after `delayMs` if given (a slow receiver); `hang` keeps
+ * the request open until the receiver stops.
+ */
+export type Reply =
+  { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
 
 /**
  * A real HTTP receiver on loopback that records every request and answers as the test says
@@ -43,8 +47,15 @@ export class WebhookReceiver {
           receiver.hanging.add(response);
           return;
         }
-        response.writeHead(reply.status, reply.headers ?? {});
-        response.end(reply.body ?? '');
+        const answer = () => {
+          receiver.hanging.delete(response);
+          if (response.destroyed) return;
+          response.writeHead(reply.status, reply.headers ?? {});
+          response.end(reply.body ?? '');
+        };
+        if (!reply.delayMs) return answer();
+        receiver.hanging.add(response);
+        setTimeout(answer, reply.delayMs);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

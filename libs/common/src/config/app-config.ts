@@ -80,8 +80,12 @@ export interface WebhookConfig {
   pollIntervalMs: number;
   /** Requests in flight per worker... */
   concurrency: number;
-  /** ...and per endpoint, so one slow endpoint cannot take every slot. */
+  /** ...and per endpoint, so one slow endpoint cannot take every slot... */
   endpointConcurrency: number;
+  /** ...and per merchant, so one merchant's slow endpoints cannot either. */
+  merchantConcurrency: number;
+  /** An answer slower than this counts as a failure for the endpoint's circuit breaker. */
+  slowResponseMs: number;
 }
 
 /** Payout rules and processing settings (see docs/decisions.md, Payouts). */
@@ -195,6 +199,8 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
       endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
+      merchantConcurrency: env.WEBHOOK_MERCHANT_CONCURRENCY,
+      slowResponseMs: env.WEBHOOK_SLOW_RESPONSE_MS,
     },
   };
 }

@@ -274,6 +274,20 @@ export class EnvironmentVariables {
   @Max(500, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
   WEBHOOK_ENDPOINT_CONCURRENCY = 32;
 
+  // Per merchant: one merchant's slow endpoints (16 of them) could otherwise take every slot.
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @Min(1, { message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @Max(2000, { message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
+  WEBHOOK_MERCHANT_CONCURRENCY = 64;
+
+  // An answer slower than this counts as a failure for the endpoint's circuit breaker.
+  @Transform(toInteger)
+  @IsInt({ message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
+  @Min(100, { message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
+  @Max(60000, { message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
+  WEBHOOK_SLOW_RESPONSE_MS = 5000;
+
   @Transform(toInteger)
   @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })

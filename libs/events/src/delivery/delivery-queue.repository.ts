@@ -9,6 +9,7 @@ export interface ClaimedDelivery {
   lease_token: string;
   attempt_count: number;
   endpoint_id: string;
+  merchant_id: string;
   url: string;
   secret: string;
   previous_secret: string | null;
@@ -38,33 +39,35 @@ export type DeliveryOutcome =
 export class DeliveryQueueRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Leases up to `limit` due deliveries, none of the endpoints and merchants to skip. */
   async claim(
     limit: number,
-    skipEndpoints: string[],
+    skip: { endpoints: string[]; merchants: string[] },
     leaseMs: number,
     leaseToken: string,
   ): Promise<ClaimedDelivery[]> {
     const rows: Array<Omit<ClaimedDelivery, 'event'> & { event: EventRecord }> =
       await this.dataSource.query(
         `WITH due AS (
-           SELECT d.id FROM webhook_deliveries d
+           SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
             WHERE d.status = 'Pending' AND d.next_attempt_at <= clock_timestamp()
-              AND d.endpoint_id <> ALL($2::text[])
+              AND d.endpoint_id <> ALL($2::text[]) AND w.merchant_id <> ALL($5::text[])
             ORDER BY d.next_attempt_at
             LIMIT $1
-            FOR UPDATE SKIP LOCKED),
+            FOR UPDATE OF d SKIP LOCKED),
          claimed AS (
            UPDATE webhook_deliveries d
               SET next_attempt_at = clock_timestamp() + $3 * interval '1 millisecond',
                   lease_token = $4, updated_at = now()
              FROM due WHERE d.id = due.id
            RETURNING d.id, d.event_id, d.endpoint_id, d.attempt_count)
-         SELECT c.id AS delivery_id, $4 AS lease_token, c.attempt_count, c.endpoint_id, w.url,
+         SELECT c.id AS delivery_id, $4 AS lease_token, c.attempt_count, c.endpoint_id,
+                w.merchant_id, w.url,
                 w.secret, w.previous_secret, w.previous_secret_expires_at,
                 (w.enabled AND w.deleted_at IS NULL) AS endpoint_live, row_to_json(e) AS event
            FROM claimed c JOIN events e ON e.id = c.event_id
            JOIN webhook_endpoints w ON w.id = c.endpoint_id`,
-        [limit, skipEndpoints, leaseMs, leaseToken],
+        [limit, skip.endpoints, leaseMs, leaseToken, skip.merchants],
       );
     return rows;
   }

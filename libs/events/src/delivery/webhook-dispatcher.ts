@@ -28,14 +28,17 @@ const UNRECORDED_ERROR = 'delivery failed (details could not be stored)';
 
 /**
  * The worker's webhook loop: claims due deliveries (leased, so a crash loses nothing), sends them
- * concurrently, records every attempt and schedules retries. Slots are bounded per endpoint, so
- * a slow or dead endpoint holds at most its share and never delays deliveries to the others.
+ * concurrently, records every attempt and schedules retries. Slots are bounded per endpoint and
+ * per merchant, so a slow or dead endpoint, or a merchant's many, hold at most their share and
+ * never delay deliveries to the others. Slow answers count as failures for the breaker: an
+ * endpoint answering just under the timeout would otherwise hold its slots forever.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly leaseToken = randomUUID();
   private readonly perEndpoint = new Map<string, number>();
+  private readonly perMerchant = new Map<string, number>();
   private inFlight = 0;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
@@ -88,13 +91,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const leaseMs = this.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
     const claims = await this.queue.claim(
       limit,
-      this.saturatedEndpoints(),
+      { endpoints: this.saturatedEndpoints(), merchants: this.saturatedMerchants() },
       leaseMs,
       this.leaseToken,
     );
     const overflow: string[] = [];
     for (const claim of claims) {
-      if ((this.perEndpoint.get(claim.endpoint_id) ?? 0) >= this.limitFor(claim.endpoint_id)) {
+      if (
+        (this.perEndpoint.get(claim.endpoint_id) ?? 0) >= this.limitFor(claim.endpoint_id) ||
+        (this.perMerchant.get(claim.merchant_id) ?? 0) >= this.config.webhooks.merchantConcurrency
+      ) {
         overflow.push(claim.delivery_id);
         continue;
       }
@@ -119,18 +125,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return [...full, ...open];
   }
 
+  /** Merchants with as many deliveries in flight as one merchant may have. */
+  private saturatedMerchants(): string[] {
+    const limit = this.config.webhooks.merchantConcurrency;
+    return [...this.perMerchant].filter(([, count]) => count >= limit).map(([id]) => id);
+  }
+
   private start(claim: ClaimedDelivery): void {
     this.inFlight += 1;
-    this.perEndpoint.set(claim.endpoint_id, (this.perEndpoint.get(claim.endpoint_id) ?? 0) + 1);
+    count(this.perEndpoint, claim.endpoint_id, +1);
+    count(this.perMerchant, claim.merchant_id, +1);
     const done = this.deliver(claim)
       .catch((error) =>
         this.logger.error({ err: error, deliveryId: claim.delivery_id }, 'Webhook delivery failed'),
       )
       .finally(() => {
         this.inFlight -= 1;
-        const left = (this.perEndpoint.get(claim.endpoint_id) ?? 1) - 1;
-        if (left > 0) this.perEndpoint.set(claim.endpoint_id, left);
-        else this.perEndpoint.delete(claim.endpoint_id);
+        count(this.perEndpoint, claim.endpoint_id, -1);
+        count(this.perMerchant, claim.merchant_id, -1);
         this.settled.delete(done);
         this.wake?.();
       });
@@ -140,16 +152,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private async deliver(claim: ClaimedDelivery): Promise<void> {
     if (!claim.endpoint_live) return this.queue.park(claim.delivery_id, claim.lease_token);
     const attempt = await this.sender.send(claim);
+    // A slow answer delivered the event, but counts toward the breaker as a failure.
+    const slow = attempt.latencyMs >= this.config.webhooks.slowResponseMs;
     // The endpoint's state first: whoever sees the attempt recorded also sees its consequence (a
     // 410 has disabled the endpoint by then).
     if (attempt.succeeded) {
-      this.breakers.succeeded(claim.endpoint_id);
+      if (!slow) this.breakers.succeeded(claim.endpoint_id);
       await this.health.succeeded(claim.endpoint_id);
     } else {
       await this.health.failed(claim.endpoint_id, attempt.attemptedAt, attempt.statusCode === 410);
     }
     await this.record(claim, attempt);
-    if (!attempt.succeeded) {
+    if (!attempt.succeeded || slow) {
       const openForMs = this.breakers.failed(claim.endpoint_id);
       if (openForMs !== null) await this.queue.postpone(claim.endpoint_id, openForMs);
     }
@@ -200,4 +214,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.wake = done;
     });
   }
+}
+
+/** Adds `by` to a key's count; a count that drops to 0 leaves the map. */
+function count(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
 }

@@ -21,6 +21,7 @@ Object.assign(process.env, {
   RATE_LIMIT_READS_PER_SECOND: '1000000',
   RATE_LIMIT_WRITES_PER_SECOND: '1000000',
   RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE: '1000000',
+  RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT: '1000000',
   RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '1000000',
   // Every worker a suite starts fills the pool; the production size (60,000 per family) would
   // spend minutes of the run's CPU deriving addresses no test uses.

@@ -2,6 +2,7 @@ import { Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '@app/auth';
+import { clientAddressOf } from '@app/common';
 import { HOSTED_PAGE_PATH } from '../checkout-session.mapper';
 import { PageAssets } from './page-assets';
 import { setNoStore, setPageSecurityHeaders } from './page-headers';
@@ -11,6 +12,7 @@ import { qrSvg } from './qr';
 import { renderCheckoutPage, renderNotFoundPage } from './render-page';
 import { SessionChanges } from './session-changes';
 import { streamSession } from './session-stream';
+import { StreamSlots, tooManyStreams } from './stream-slots';
 
 export const HOSTED_PAGE_ASSET_BASE = `${HOSTED_PAGE_PATH}/assets`;
 
@@ -27,6 +29,7 @@ export class HostedCheckoutController {
     private readonly sessions: PublicSessions,
     private readonly changes: SessionChanges,
     private readonly assets: PageAssets,
+    private readonly streamSlots: StreamSlots,
   ) {}
 
   @Get('assets/:file')
@@ -81,19 +84,16 @@ export class HostedCheckoutController {
     @Res() response: Response,
   ): Promise<void> {
     setPageSecurityHeaders(response);
-    const view = await this.sessions.find(id);
-    if (!view) {
-      setNoStore(response);
-      response.status(404).json({ error: 'not_found' });
-      return;
-    }
+    const release = this.streamSlots.take(clientAddressOf(request));
+    if (!release) throw tooManyStreams(this.streamSlots.perClientLimit);
     await streamSession(
-      request,
       response,
-      view,
-      () => this.sessions.find(id),
-      (onChange) => this.changes.subscribe(id, onChange),
-      (end) => this.changes.track(end),
+      {
+        load: () => this.sessions.find(id),
+        subscribe: (onChange) => this.changes.subscribe(id, onChange),
+        track: (end) => this.changes.track(end),
+      },
+      release,
     );
   }
 

@@ -5,11 +5,12 @@ import { PageAssets } from './page-assets';
 import { PublicSessionsRepository } from './public-sessions.repository';
 import { PublicSessions } from './public-sessions.service';
 import { SessionChanges } from './session-changes';
+import { StreamSlots } from './stream-slots';
 
 /** The hosted checkout page; the API imports it (the worker has no HTTP). */
 @Module({
   imports: [ChainsModule],
   controllers: [HostedCheckoutController],
-  providers: [PublicSessionsRepository, PublicSessions, SessionChanges, PageAssets],
+  providers: [PublicSessionsRepository, PublicSessions, SessionChanges, StreamSlots, PageAssets],
 })
 export class HostedPageModule {}

@@ -1,4 +1,5 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { setNoStore } from './page-headers';
 import { PublicSessionView } from './public-session-view';
 
 // While a transfer confirms, its count moves with every block without a row changing.
@@ -15,18 +16,53 @@ function fingerprint(view: PublicSessionView): string {
   return JSON.stringify({ ...view, server_time: null });
 }
 
+/** Where a stream reads its session and learns of its changes. */
+export interface SessionStreamSource {
+  /** The session's public view; null when there is no such session. */
+  load: () => Promise<PublicSessionView | null>;
+  /** Registers for change notifications; returns the unsubscribe. */
+  subscribe: (onChange: () => void) => Promise<() => void>;
+  /** Registers the stream's end, for shutdown; returns the unregister. */
+  track: (end: () => void) => () => void;
+}
+
 /**
  * One Server-Sent Events stream of a session's public view: the view at once, then every
- * change. `subscribe` registers for change notifications and returns the unsubscribe.
+ * change; a 404 for an unknown session. `release` is called once, when the response is over,
+ * however it ends (payer gone, 404, error, shutdown, time limit).
+ *
+ * The payer may leave at any moment, also while the setup awaits the database or the change
+ * listener: a close listener registered after those awaits never heard a close that came during
+ * them, and the stream polled the database for 30 minutes. So the listener comes first, and each
+ * step after an await checks that the stream is still wanted.
  */
 export async function streamSession(
-  request: Request,
   response: Response,
-  first: PublicSessionView,
-  load: () => Promise<PublicSessionView | null>,
-  subscribe: (onChange: () => void) => Promise<() => void>,
-  track: (end: () => void) => () => void,
+  source: SessionStreamSource,
+  release: () => void,
 ): Promise<void> {
+  const cleanups: Array<() => void> = [release];
+  let closed = false;
+  const end = () => {
+    if (closed) return;
+    closed = true;
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+    if (!response.writableEnded && !response.destroyed) response.end();
+  };
+  /** Runs `cleanup` when the stream ends, or now if it has ended already. */
+  const onEnd = (cleanup: () => void) => (closed ? cleanup() : void cleanups.push(cleanup));
+  // Also ends a response answered otherwise (404, an error): its close follows its finish.
+  response.on('close', end);
+  // A payer who left while the guards ran (the rate limiter awaits Redis) closed before we listened.
+  if (response.destroyed) return end();
+
+  const first = await source.load();
+  if (closed) return;
+  if (!first) {
+    setNoStore(response);
+    response.status(404).json({ error: 'not_found' });
+    return;
+  }
   response.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -35,7 +71,6 @@ export async function streamSession(
   });
   response.write('retry: 3000\n\n');
   let last = '';
-  let closed = false;
   const send = (view: PublicSessionView) => {
     const current = fingerprint(view);
     if (current === last || closed) return;
@@ -48,7 +83,7 @@ export async function streamSession(
     if (refreshing || closed) return;
     refreshing = true;
     try {
-      const next = await load();
+      const next = await source.load();
       if (next) {
         view = next;
         send(next);
@@ -60,7 +95,9 @@ export async function streamSession(
     }
   };
   send(first);
-  const unsubscribe = await subscribe(() => void refresh());
+  onEnd(await source.subscribe(() => void refresh()));
+  if (closed) return;
+
   let sinceRefresh = 0;
   const tick = setInterval(() => {
     sinceRefresh += 1_000;
@@ -71,17 +108,11 @@ export async function streamSession(
     }
   }, 1_000);
   const heartbeat = setInterval(() => response.write(': ping\n\n'), HEARTBEAT_MS);
-  const end = () => {
-    if (closed) return;
-    closed = true;
+  const limit = setTimeout(end, MAX_STREAM_MS);
+  onEnd(() => {
     clearInterval(tick);
     clearInterval(heartbeat);
     clearTimeout(limit);
-    unsubscribe();
-    untrack();
-    response.end();
-  };
-  const limit = setTimeout(end, MAX_STREAM_MS);
-  const untrack = track(end);
-  request.on('close', end);
+  });
+  onEnd(source.track(end));
 }

@@ -149,6 +149,10 @@ export class EnvironmentVariables {
   @IsRateLimitValue()
   RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE = 600;
 
+  /** Hosted page streams (Server-Sent Events) open at once per client address, per API process. */
+  @IsRateLimitValue()
+  RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT = 10;
+
   /** Failed authentications per minute per client address; then it waits out a minute. */
   @IsRateLimitValue()
   RATE_LIMIT_FAILED_AUTH_PER_MINUTE = 30;

@@ -13,7 +13,7 @@ import {
   RateLimitModule,
   RequestInputGuard,
 } from '@app/common';
-import { DatabaseModule } from '@app/database';
+import { ApiDatabaseModule } from '@app/database';
 import { EventsModule } from '@app/events';
 import { PayoutsModule } from '@app/payouts';
 import { SubMerchantsModule } from '@app/sub-merchants';
@@ -24,7 +24,7 @@ import { HealthModule } from './health/health.module';
   imports: [
     AppConfigModule,
     AppLoggerModule,
-    DatabaseModule,
+    ApiDatabaseModule,
     AuthModule,
     CheckoutModule,
     HostedPageModule,

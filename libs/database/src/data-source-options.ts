@@ -5,6 +5,8 @@ import { MIGRATIONS } from './migrations';
 export interface DatabaseSettings {
   url: string;
   poolSize?: number;
+  /** Cancels a statement running longer (SQLSTATE 57014); none when unset or 0. */
+  statementTimeoutMs?: number;
 }
 
 /** Options shared by the Nest apps, the CLI and the TypeORM migration CLI. Never `synchronize`. */
@@ -21,6 +23,11 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
     // TypeORM refuses such a migration under its default of one transaction for the whole run.
     migrationsTransactionMode: 'each',
     // The pool's clients run TypeORM's queries in pg's callback mode (see CallbackQueryClient).
-    extra: { max: settings.poolSize ?? 20, Client: CallbackQueryClient },
+    extra: {
+      max: settings.poolSize ?? 20,
+      Client: CallbackQueryClient,
+      // Sent in each connection's startup message: no extra round trip per connection.
+      ...(settings.statementTimeoutMs ? { statement_timeout: settings.statementTimeoutMs } : {}),
+    },
   };
 }

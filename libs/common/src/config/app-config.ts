@@ -7,6 +7,8 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   databasePoolSize: number;
+  /** Statement timeout of the API's database connections; 0 = none. The worker and CLI have none. */
+  databaseStatementTimeoutMs: number;
   redisUrl: string;
   publicUrl: string;
   hdEvmXpub?: string;
@@ -136,6 +138,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     port: env.PORT,
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: env.REDIS_URL ?? DEFAULT_REDIS_URL,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     hdEvmXpub: env.HD_EVM_XPUB,

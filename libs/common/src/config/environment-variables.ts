@@ -298,6 +298,21 @@ export class EnvironmentVariables {
   @Max(200, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
   DATABASE_POOL_SIZE = 20;
 
+  // The API's statements only (docs/operations.md): one that runs longer is cancelled and its
+  // request answers 503, instead of holding a connection and the database for as long as it
+  // takes (a list with include_total over a huge merchant). 0 = no limit.
+  @Transform(toInteger)
+  @IsInt({
+    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Min(0, {
+    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Max(3600000, {
+    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  DATABASE_STATEMENT_TIMEOUT_MS = 15000;
+
   // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters, no spaces.' })

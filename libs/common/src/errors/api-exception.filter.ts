@@ -4,6 +4,7 @@ import { ApiException } from './api.exception';
 import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
 import { requestIdOf } from '../http/request-id';
 import { isDatabaseUnavailable } from './database-unavailable';
+import { isStatementCancelled } from './statement-cancelled';
 
 /**
  * Turns every error into the one envelope `{ error: { type, code, message, param?, request_id } }`.
@@ -20,6 +21,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const apiException = this.toApiException(exception, request);
     if (apiException.code === ErrorCode.ApiError) {
       this.logger.error({ err: exception, path: request.path }, 'Unhandled error');
+    } else if (isStatementCancelled(exception)) {
+      // Not a bug, but a request the database could not answer in time: worth an index or a
+      // narrower default, so the operator sees which.
+      this.logger.warn({ path: request.path }, 'Database statement cancelled (statement timeout)');
     }
     const spec = ERROR_CODE_SPECS[apiException.code];
     for (const [name, value] of Object.entries(apiException.headers))
@@ -40,6 +45,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
     // An outage, not a bug: the client should retry (and the process recovers by itself).
     if (isDatabaseUnavailable(exception)) return serviceUnavailable();
+    if (isStatementCancelled(exception)) {
+      return serviceUnavailable(
+        'The request took too long in the database and was cancelled. Retry later; a narrower ' +
+          'request (more filters, a shorter created range, no include_total) is faster.',
+      );
+    }
     return new ApiException(ErrorCode.ApiError, 'An internal error occurred. Retry later.');
   }
 
@@ -67,11 +78,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
 const RETRY_AFTER_SECONDS = '5';
 
-function serviceUnavailable(): ApiException {
-  return new ApiException(
-    ErrorCode.ServiceUnavailable,
-    'The service is temporarily unavailable. Retry later.',
-    undefined,
-    { 'Retry-After': RETRY_AFTER_SECONDS },
-  );
+function serviceUnavailable(
+  message = 'The service is temporarily unavailable. Retry later.',
+): ApiException {
+  return new ApiException(ErrorCode.ServiceUnavailable, message, undefined, {
+    'Retry-After': RETRY_AFTER_SECONDS,
+  });
 }

@@ -1,4 +1,4 @@
-import { getAddress, Interface, JsonRpcProvider, Transaction, Wallet } from 'ethers';
+import { getAddress, Interface, JsonRpcProvider, toQuantity, Transaction, Wallet } from 'ethers';
 import { isValidAddress } from '../hd/addresses';
 import { EvmRpc } from '../adapters/evm/evm-rpc';
 import {
@@ -14,6 +14,7 @@ import {
   BroadcastResult,
   EvmFees,
   EvmPayoutTransport,
+  NonceConsumer,
   SignedTransfer,
   TokenTransferOrder,
   TransactionLookup,
@@ -138,6 +139,77 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     return this.rpc.call('eth_getTransactionCount', (provider) =>
       provider.getTransactionCount(owner, blockTag),
     );
+  }
+
+  /**
+   * Counts at numbered blocks are the same on every node that has the block (a node that lacks
+   * it answers an error), so the search cannot be misled by a lagging backend, only stopped. The
+   * proof itself is the block: it must hold the wallet's transaction with this nonce.
+   */
+  async nonceConsumer(address: string, nonce: number): Promise<NonceConsumer | null> {
+    const owner = this.checkedAddress(address, 'address').toLowerCase();
+    const head = await this.headBlockNumber();
+    const countAt = (block: number) => this.transactionCount(owner, block);
+    if ((await countAt(head)) <= nonce) return null;
+    // Downwards in doubling steps (recent state first: pruned nodes keep only recent blocks'
+    // state), then a binary search for the first block whose count passes the nonce.
+    let used = head;
+    let unused = -1;
+    for (let step = 1; used > 0; step *= 2) {
+      const candidate = Math.max(0, used - step);
+      if ((await countAt(candidate)) > nonce) used = candidate;
+      else {
+        unused = candidate;
+        break;
+      }
+    }
+    while (used - unused > 1) {
+      const middle = Math.floor((used + unused) / 2);
+      if ((await countAt(middle)) > nonce) used = middle;
+      else unused = middle;
+    }
+    const txHash = await this.transactionWithNonce(used, owner, nonce);
+    if (!txHash) return null;
+    const after = await this.headBlockNumber();
+    if (after < used) return null;
+    return { txHash, blockNumber: used, confirmations: after - used + 1 };
+  }
+
+  /** The hash of `owner`'s transaction with `nonce` in block `number`, or null (block unknown). */
+  private async transactionWithNonce(
+    number: number,
+    owner: string,
+    nonce: number,
+  ): Promise<string | null> {
+    const block = await this.rpc.call('eth_getBlockByNumber', async (provider) => {
+      const answer: unknown = await provider.send('eth_getBlockByNumber', [
+        toQuantity(number),
+        true,
+      ]);
+      return answer as { number?: string; transactions?: unknown[] } | null;
+    });
+    if (!block || !Array.isArray(block.transactions)) return null;
+    if (Number(block.number) !== number) {
+      throw this.error('transient', `eth_getBlockByNumber: asked for ${number}, got another block`);
+    }
+    for (const entry of block.transactions) {
+      const transaction = entry as { from?: string; nonce?: string; hash?: string };
+      if (
+        typeof transaction.from === 'string' &&
+        transaction.from.toLowerCase() === owner &&
+        Number(transaction.nonce) === nonce &&
+        typeof transaction.hash === 'string'
+      ) {
+        return checkedTransactionHash(transaction.hash, this.network.name);
+      }
+    }
+    // The counts said this block used the nonce and the block says otherwise: two views of the
+    // chain in one search (a reorg, or a backend on another fork). No proof; look again later.
+    return null;
+  }
+
+  private headBlockNumber(): Promise<number> {
+    return this.rpc.call('eth_blockNumber', (provider) => provider.getBlockNumber());
   }
 
   /**

@@ -59,6 +59,18 @@ export type BroadcastResult =
    */
   | { kind: 'rejected'; reason: string };
 
+/**
+ * The transaction that used a nonce of a wallet, read from the block that holds it: a positive
+ * proof of who took the nonce, as of a node that has that block.
+ */
+export interface NonceConsumer {
+  /** 0x + 64 lowercase hex. */
+  txHash: string;
+  blockNumber: number;
+  /** head - blockNumber + 1, the head read after the block. */
+  confirmations: number;
+}
+
 export type TransactionLookup =
   /** Neither in the node's pool nor on its canonical chain. */
   | { state: 'unknown' }
@@ -89,6 +101,12 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
   estimateTransferGas(from: string, order: TokenTransferOrder): Promise<bigint>;
   /** Transactions of `address` mined up to `blockTag` (the next nonce at that block). */
   transactionCount(address: string, blockTag: number | 'latest' | 'pending'): Promise<number>;
+  /**
+   * The transaction from `address` with `nonce`, found in the first block after which the
+   * wallet's count passes the nonce and read from that block; null without that proof (the nonce
+   * is unused as far as this answer goes, or the node that answered lacks the block).
+   */
+  nonceConsumer(address: string, nonce: number): Promise<NonceConsumer | null>;
   /** Local: an EIP-1559 transaction calling transfer(to, amount) on the token. No RPC. */
   sign(
     key: HotWalletKey,
@@ -109,11 +127,12 @@ export interface TronPayoutTransport extends PayoutTransportBase {
     feeLimitSun: bigint,
   ): Promise<SignedTransfer>;
   /**
-   * True only with proof that the transaction can never be mined: on every configured RPC URL,
-   * the solidified head's timestamp is past `expiresAt` and the node does not know the
-   * transaction. A node that cannot be asked is no proof: ChainError.
+   * True only with a positive proof that the signed transaction (`rawTransaction`, as stored) can
+   * never be mined: on one configured RPC URL, every block from before the transaction was built
+   * to the first block past its expiration was read, chains up, is solidified, and does not hold
+   * it. A node that lacks a block or cannot be asked proves nothing: false.
    */
-  hasExpired(txHash: string, expiresAt: Date): Promise<boolean>;
+  provenExpired(rawTransaction: string): Promise<boolean>;
 }
 
 export type PayoutTransport = EvmPayoutTransport | TronPayoutTransport;

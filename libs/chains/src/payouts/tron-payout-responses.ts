@@ -1,6 +1,6 @@
 import { utils } from 'tronweb';
 import { TronResponseError } from '../adapters/tron/tron-errors';
-import { parseBlock, throwIfNodeError } from '../adapters/tron/tron-responses';
+import { parseBlock, throwIfNodeError, TronBlock } from '../adapters/tron/tron-responses';
 import { decodeTronMessage } from './node-messages';
 
 // Shapes of the java-tron HTTP answers (visible=false) the payout transport reads, checked at
@@ -148,6 +148,50 @@ export function parseAccountBalance(value: unknown): bigint {
 }
 
 /** The header timestamp (ms) of the block of getnowblock (here: of /walletsolidity). */
+/** A block with its timestamp, or null for a block the node does not have ({}). */
+export function parseTimedBlock(value: unknown): (TronBlock & { timestamp: number }) | null {
+  const block = parseBlock(value);
+  return block ? { ...block, timestamp: parseBlockTimestamp(value) } : null;
+}
+
+/**
+ * What bounds where the stored signed transaction may be mined: its id, its reference block (the
+ * low 16 bits of its number and bytes 8-16 of its id; java-tron takes it only in a chain that holds
+ * that block, so only in a later block) and its expiration (ms; no block past it may take it).
+ */
+export function parseSignedWindow(rawTransaction: string): {
+  txID: string;
+  referenceLow: number;
+  referenceHash: string;
+  expiration: number;
+} {
+  let value: unknown;
+  try {
+    value = JSON.parse(rawTransaction);
+  } catch {
+    throw malformed('stored transaction is not JSON');
+  }
+  if (!isObject(value) || !isObject(value.raw_data)) throw malformed('stored transaction');
+  const { expiration, ref_block_bytes: bytes, ref_block_hash: hash } = value.raw_data;
+  const txID = typeof value.txID === 'string' ? value.txID.toLowerCase() : '';
+  if (!HASH_FORMAT.test(txID)) throw malformed('stored transaction id');
+  if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration)) {
+    throw malformed('stored transaction expiration');
+  }
+  if (typeof bytes !== 'string' || !/^[0-9a-fA-F]{4}$/.test(bytes)) {
+    throw malformed('stored transaction ref_block_bytes');
+  }
+  if (typeof hash !== 'string' || !/^[0-9a-fA-F]{16}$/.test(hash)) {
+    throw malformed('stored transaction ref_block_hash');
+  }
+  return {
+    txID,
+    referenceLow: Number.parseInt(bytes, 16),
+    referenceHash: hash.toLowerCase(),
+    expiration,
+  };
+}
+
 export function parseBlockTimestamp(value: unknown): number {
   if (!parseBlock(value)) throw malformed('no block');
   const header = (value as { block_header: { raw_data: JsonObject } }).block_header.raw_data;

@@ -1,4 +1,5 @@
 import { AbiCoder, id } from 'ethers';
+import { ChainError } from '../rpc/chain-error';
 import { TronWeb, utils } from 'tronweb';
 import { isValidAddress } from '../hd/addresses';
 import {
@@ -20,7 +21,8 @@ import {
 import { classifyTronBroadcast } from './tron-broadcast-result';
 import {
   parseAccountBalance,
-  parseBlockTimestamp,
+  parseSignedWindow,
+  parseTimedBlock,
   parseTransactionKnown,
   parseUint256Result,
   parseUnsignedTransfer,
@@ -33,6 +35,13 @@ const BALANCE_OF_SIGNATURE = 'balanceOf(address)';
 const TRANSFER_SELECTOR = id(TRANSFER_SIGNATURE).slice(2, 10);
 const MAX_UINT256 = (1n << 256n) - 1n;
 const PRIVATE_KEY_FORMAT = /^(0x)?([0-9a-fA-F]{64})$/;
+// ref_block_bytes are the low 16 bits of the reference block's number.
+const REFERENCE_SPAN = 65_536;
+// A proof reads every block from the reference block to the expiration: java-tron's 60 s are
+// about 20 blocks. A window this long is not a transaction we built; it is never proven expired.
+const MAX_WINDOW_BLOCKS = 1_200;
+
+type SignedWindow = ReturnType<typeof parseSignedWindow>;
 
 // tronweb's crypto helpers are typed loosely: the one we use, as we use it.
 const signTransaction: (privateKey: string, transaction: object) => { signature: string[] } =
@@ -138,14 +147,18 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
     return this.lookupOn(this.node, checkedTransactionId(txHash, this.network.name));
   }
 
-  async hasExpired(txHash: string, expiresAt: Date): Promise<boolean> {
-    const transactionId = checkedTransactionId(txHash, this.network.name);
-    const deadline = expiresAt.getTime();
-    if (Number.isNaN(deadline)) throw new Error('expiresAt is not a valid date.');
-    const verdicts = await Promise.all(
-      this.eachNode.map((node) => this.expiredOn(node, transactionId, deadline)),
-    );
-    return verdicts.every((expired) => expired);
+  async provenExpired(rawTransaction: string): Promise<boolean> {
+    const window = parseSignedWindow(rawTransaction);
+    // One node that has every block of the window is proof enough: the blocks are the proof, so
+    // a node that is down or behind only fails to give it.
+    for (const node of this.eachNode) {
+      try {
+        if (await this.expiryProvenOn(node, window)) return true;
+      } catch (error) {
+        if (!(error instanceof ChainError)) throw error;
+      }
+    }
+    return false;
   }
 
   async close(): Promise<void> {
@@ -153,17 +166,43 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
   }
 
   /**
-   * The solidified head first: once it is past the expiration, no later block can take the
-   * transaction, so a node that then does not know it proves it will never be mined.
+   * Every block that could hold the transaction, read from this node: from its reference block
+   * (only a later block may take it) to the first block past its expiration (no later block may),
+   * each naming the one before as parent, all solidified (irreversible), none holding it.
    */
-  private async expiredOn(
-    node: TronNodeClient,
-    transactionId: string,
-    deadline: number,
-  ): Promise<boolean> {
-    const solidified = await node.request('walletsolidity/getnowblock', {}, parseBlockTimestamp);
-    if (solidified <= deadline) return false;
-    return (await this.lookupOn(node, transactionId)).state === 'unknown';
+  private async expiryProvenOn(node: TronNodeClient, window: SignedWindow): Promise<boolean> {
+    const solidified = await node.request('walletsolidity/getnowblock', {}, parseTimedBlock);
+    if (!solidified || solidified.timestamp <= window.expiration) return false;
+    const read = (number: number) =>
+      node.request('wallet/getblockbynum', { num: number }, parseTimedBlock);
+    // The reference block is the last one at or below the solidified head with these low bits
+    // (java-tron takes a reference block among the last 65,536); its id must match the stored one.
+    const reference =
+      solidified.number -
+      ((solidified.number - window.referenceLow + REFERENCE_SPAN) % REFERENCE_SPAN);
+    if (reference < 0) return false;
+    const first = await read(reference);
+    if (!first || first.blockId.slice(16, 32) !== window.referenceHash) return false;
+    if (first.timestamp > window.expiration) return false;
+    // Bisection for the first block past the expiration, below the solidified head.
+    let past = solidified.number;
+    let before = reference;
+    while (past - before > 1) {
+      const middle = Math.floor((past + before) / 2);
+      const block = await read(middle);
+      if (!block) return false;
+      if (block.timestamp > window.expiration) past = middle;
+      else before = middle;
+    }
+    if (past - reference > MAX_WINDOW_BLOCKS) return false;
+    let parent = first.blockId;
+    for (let number = reference + 1; number <= past; number++) {
+      const block = await read(number);
+      if (!block || block.parentHash !== parent) return false;
+      if (block.transactionIds.includes(window.txID)) return false;
+      parent = block.blockId;
+    }
+    return true;
   }
 
   private async lookupOn(node: TronNodeClient, transactionId: string): Promise<TransactionLookup> {

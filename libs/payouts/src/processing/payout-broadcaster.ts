@@ -23,7 +23,7 @@ export class PayoutBroadcaster {
       result = await transport.broadcast(attempt.raw_transaction);
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
-      await this.journal.recordBroadcast(attempt.id, `no answer: ${error.message}`, false);
+      await this.journal.recordBroadcast(attempt.id, `no answer: ${error.message}`, null);
       this.logger.warn(
         { payoutId: attempt.payout_id, txHash: attempt.tx_hash, reason: error.message },
         'Broadcast unanswered; the tracker will look it up',
@@ -32,7 +32,10 @@ export class PayoutBroadcaster {
     }
     const accepted = result.kind === 'accepted' || result.kind === 'already_known';
     const described = result.kind === 'rejected' ? `rejected: ${result.reason}` : result.kind;
-    await this.journal.recordBroadcast(attempt.id, described, accepted);
+    // "Already known" says the node has had it since some earlier broadcast: its wait in the
+    // pool did not start now, so it must not put off a replacement.
+    const since = result.kind === 'accepted' ? 'now' : accepted ? 'before' : null;
+    await this.journal.recordBroadcast(attempt.id, described, since);
     if (!accepted) {
       this.logger.warn(
         { payoutId: attempt.payout_id, txHash: attempt.tx_hash, result: described },

@@ -22,7 +22,7 @@ export interface PayoutAttempt {
   expires_at: Date | null;
   status: AttemptStatus;
   broadcast_count: number;
-  /** When a node last accepted it (or said it already had it). */
+  /** When a node last took it into its pool ("already known" leaves it as it was). */
   last_broadcast_at: Date | null;
   last_broadcast_result: string | null;
   created_at: Date;
@@ -39,6 +39,8 @@ export interface InFlightPayout extends PayoutRecord {
 @Injectable()
 export class PayoutJournalRepository {
   private readonly logger = new Logger(PayoutJournalRepository.name);
+  /** Networks whose tracker tick runs in this process. */
+  private readonly tracking = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -102,6 +104,64 @@ export class PayoutJournalRepository {
          FROM payouts p WHERE p.network = $1 AND p.status = 'Processing'
         ORDER BY p.updated_at LIMIT $2`,
       [network, limit],
+    );
+  }
+
+  /**
+   * Runs `work` unless a tick of this network's tracker runs already, in this process or another
+   * (then undefined at once). A session-level advisory lock on a connection of its own: a worker
+   * that dies frees it with its connection.
+   */
+  async whileTrackingLocked<T>(network: string, work: () => Promise<T>): Promise<T | undefined> {
+    if (this.tracking.has(network)) return undefined;
+    this.tracking.add(network);
+    const runner = this.dataSource.createQueryRunner();
+    const lockKey = `payouts.track:${network}`;
+    try {
+      await runner.connect();
+      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+        [lockKey],
+      );
+      if (!locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
+      }
+    } finally {
+      await runner.release();
+      this.tracking.delete(network);
+    }
+  }
+
+  /** Every attempt of a payout, retired ones too, newest first. */
+  async attemptsOf(payoutId: string): Promise<PayoutAttempt[]> {
+    return this.dataSource.query(
+      `SELECT * FROM payout_attempts WHERE payout_id = $1 ORDER BY attempt_number DESC`,
+      [payoutId],
+    );
+  }
+
+  /**
+   * Whether the payout's attempts are still exactly `known`, each still live or still retired:
+   * a proof drawn from them holds. The caller holds the payout's row lock, which whoever adds or
+   * retires an attempt takes first (a broadcast only moves Signed to Broadcast, both live).
+   */
+  async attemptsUnchanged(
+    manager: EntityManager,
+    payoutId: string,
+    known: PayoutAttempt[],
+  ): Promise<boolean> {
+    const rows: Array<{ id: string; status: string }> = await manager.query(
+      `SELECT id, status FROM payout_attempts WHERE payout_id = $1`,
+      [payoutId],
+    );
+    const live = (status: string) => status === 'Signed' || status === 'Broadcast';
+    const expected = new Map(known.map((attempt) => [String(attempt.id), live(attempt.status)]));
+    return (
+      rows.length === expected.size &&
+      rows.every((row) => expected.get(String(row.id)) === live(row.status))
     );
   }
 
@@ -216,15 +276,23 @@ export class PayoutJournalRepository {
     return retired;
   }
 
-  async recordBroadcast(attemptId: string, result: string, accepted: boolean): Promise<void> {
+  /**
+   * `inPoolSince`: 'now' when the node took it now, 'before' when it had it already (its wait
+   * goes on from the last acceptance, or from signing), null when it did not take it.
+   */
+  async recordBroadcast(
+    attemptId: string,
+    result: string,
+    inPoolSince: 'now' | 'before' | null,
+  ): Promise<void> {
     await this.dataSource.query(
       `UPDATE payout_attempts
           SET broadcast_count = broadcast_count + 1,
-              last_broadcast_at = CASE WHEN $3 THEN now() ELSE last_broadcast_at END,
+              last_broadcast_at = CASE WHEN $3 = 'now' THEN now() ELSE last_broadcast_at END,
               last_broadcast_result = $2, updated_at = now(),
-              status = CASE WHEN $3 AND status = 'Signed' THEN 'Broadcast' ELSE status END
+              status = CASE WHEN $3 IS NOT NULL AND status = 'Signed' THEN 'Broadcast' ELSE status END
         WHERE id = $1`,
-      [attemptId, result.slice(0, 500), accepted],
+      [attemptId, result.slice(0, 500), inPoolSince],
     );
   }
 

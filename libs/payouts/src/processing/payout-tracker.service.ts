@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import {
-  ChainAdapters,
   ChainError,
   EvmPayoutTransport,
   NetworkConfig,
@@ -52,7 +51,6 @@ export class PayoutTracker {
     private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
     private readonly transports: PayoutTransports,
-    private readonly adapters: ChainAdapters,
     private readonly journal: PayoutJournalRepository,
     private readonly wallets: HotWallets,
     private readonly signer: PayoutSigner,
@@ -60,7 +58,16 @@ export class PayoutTracker {
     private readonly outcomes: PayoutOutcomes,
   ) {}
 
-  async track(name: NetworkName): Promise<TrackReport> {
+  /**
+   * One tick for a network. Ticks of a network never overlap, in one worker or across workers
+   * (Bull starts the next repeat while one runs): a tick signs from a snapshot that another
+   * tick's replacement would make stale. An overlapping call returns null at once.
+   */
+  async track(name: NetworkName): Promise<TrackReport | null> {
+    return (await this.journal.whileTrackingLocked(name, () => this.trackOnce(name))) ?? null;
+  }
+
+  private async trackOnce(name: NetworkName): Promise<TrackReport> {
     const network = this.networks.get(name);
     const payouts = await this.journal.inFlight(name, BATCH_SIZE);
     const report: TrackReport = {
@@ -126,19 +133,18 @@ export class PayoutTracker {
     report: TrackReport,
   ): Promise<void> {
     const [latest] = payout.attempts;
-    if (!latest) return this.resignEvm(payout, report);
+    // Processing without a live attempt is never written (retiring and signing share a transaction).
+    if (!latest) return;
     const nonce = Number(latest.nonce);
+    // A hint only (a load-balanced RPC answers counts from backends at other heights): what is
+    // decided below rests on receipts and on the block that used the nonce.
     if (nonce < (minedCounts.get(latest.wallet_address) ?? 0)) {
-      // The nonce is used on chain: by one of our attempts, or by a transaction from elsewhere.
       for (const attempt of payout.attempts) {
         const lookup = await transport.lookup(attempt.tx_hash);
         if (lookup.state === 'mined')
           return this.onMined(network, payout, attempt, lookup.status, report);
       }
-      if (await this.nonceTakenAtConfirmedDepth(network, transport, latest)) {
-        return this.resignEvm(payout, report);
-      }
-      return;
+      return this.onNonceUsed(network, transport, payout, latest, report);
     }
     // Not mined yet. A transaction tried moments ago is left alone; an older one is looked up.
     if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
@@ -157,19 +163,38 @@ export class PayoutTracker {
   }
 
   /**
-   * Whether the nonce was used by a block at least `confirmations` deep: then no attempt of ours
-   * (all carry this nonce, none of them mined) can ever be mined.
+   * The nonce is used and no live attempt has a receipt here. Only the block that used it tells
+   * by whom: one of this payout's attempts (of any status: the receipt decides, once a node that
+   * has it answers), or another transaction, which proves, once confirmed, that no attempt of
+   * this payout can ever be mined. Without that block read, nothing is decided.
    */
-  private async nonceTakenAtConfirmedDepth(
+  private async onNonceUsed(
     network: NetworkConfig,
     transport: EvmPayoutTransport,
-    attempt: PayoutAttempt,
-  ): Promise<boolean> {
-    const head = await this.adapters.adapterFor(network.name).getHeadBlockNumber();
-    const depth = head - network.confirmations + 1;
-    if (depth < 0) return false;
-    const confirmedCount = await transport.transactionCount(attempt.wallet_address, depth);
-    return Number(attempt.nonce) < confirmedCount;
+    payout: InFlightPayout,
+    latest: PayoutAttempt,
+    report: TrackReport,
+  ): Promise<void> {
+    const consumer = await transport.nonceConsumer(latest.wallet_address, Number(latest.nonce));
+    if (!consumer) return;
+    const attempts = await this.journal.attemptsOf(payout.id);
+    const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
+    if (own) {
+      const lookup = await transport.lookup(own.tx_hash);
+      if (lookup.state === 'mined') await this.onMined(network, payout, own, lookup.status, report);
+      return;
+    }
+    if (consumer.confirmations < network.confirmations) return;
+    this.logger.warn(
+      {
+        payoutId: payout.id,
+        nonce: latest.nonce,
+        usedBy: consumer.txHash,
+        block: consumer.blockNumber,
+      },
+      'Payout nonce was used by a transaction that is none of its attempts',
+    );
+    await this.resignEvm(payout, attempts, report);
   }
 
   private async replaceEvm(
@@ -209,27 +234,31 @@ export class PayoutTracker {
     return true;
   }
 
-  /** Every live attempt can never be mined (checked by the caller): a new nonce, signed and stored. */
-  private async resignEvm(payout: InFlightPayout, report: TrackReport): Promise<void> {
+  /**
+   * Every attempt can never be mined (proven by the caller from `known`, every attempt of the
+   * payout then): a new nonce, signed and stored. If any attempt was added or retired since
+   * `known` was read (another tick, another worker), the proof is about another set: nothing.
+   */
+  private async resignEvm(
+    payout: InFlightPayout,
+    known: PayoutAttempt[],
+    report: TrackReport,
+  ): Promise<void> {
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return;
     const input = await this.signer.evmInput(payout, key);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
-      if (!locked) return null;
-      const ids = payout.attempts.map((a) => a.id);
-      if (
-        (await this.journal.retireAttempts(manager, payout.id, ids, 'Superseded')) !== ids.length
-      ) {
-        return null; // someone else changed the attempts meanwhile: look again next tick
-      }
+      if (!locked || !(await this.journal.attemptsUnchanged(manager, payout.id, known)))
+        return null;
+      await this.journal.retireAttempts(manager, payout.id, liveIds(known), 'Superseded');
       return this.signer.journalEvmWithNewNonce(manager, locked, key, input);
     });
     if (!attempt) return;
     report.resigned += 1;
     this.logger.warn(
       { payoutId: payout.id, txHash: attempt.tx_hash, nonce: attempt.nonce },
-      'Payout nonce was taken by another transaction; signed again with a new nonce',
+      'Payout signed again with a new nonce',
     );
     await this.broadcaster.broadcast(attempt);
   }
@@ -241,24 +270,26 @@ export class PayoutTracker {
     report: TrackReport,
   ): Promise<void> {
     const [latest] = payout.attempts;
-    if (!latest) return this.resignTron(payout, [], report);
+    if (!latest) return;
     const lookup = await transport.lookup(latest.tx_hash);
     if (lookup.state === 'mined')
       return this.onMined(network, payout, latest, lookup.status, report);
     if (lookup.state === 'pending') return;
-    if (
-      latest.expires_at &&
-      (await transport.hasExpired(latest.tx_hash, new Date(latest.expires_at)))
-    ) {
-      return this.resignTron(payout, [latest], report);
+    // "Unknown" is an absence (a backend behind may not have it yet): only the blocks of its
+    // whole window, read and without it, prove it will never be mined.
+    if (latest.expires_at && new Date(latest.expires_at).getTime() < Date.now()) {
+      const known = await this.journal.attemptsOf(payout.id);
+      if (await transport.provenExpired(latest.raw_transaction)) {
+        return this.resignTron(payout, known, report);
+      }
     }
     await this.rebroadcast(latest, report);
   }
 
-  /** The previous transaction expired unmined (proven by the caller): build and sign a new one. */
+  /** The live transaction expired unmined (proven by the caller from `known`): a new one. */
   private async resignTron(
     payout: InFlightPayout,
-    expired: PayoutAttempt[],
+    known: PayoutAttempt[],
     report: TrackReport,
   ): Promise<void> {
     const key = this.wallets.get(payout.network as NetworkName);
@@ -266,11 +297,9 @@ export class PayoutTracker {
     const signed = await this.signer.buildTron(payout, key);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
-      if (!locked) return null;
-      const ids = expired.map((a) => a.id);
-      if ((await this.journal.retireAttempts(manager, payout.id, ids, 'Expired')) !== ids.length) {
+      if (!locked || !(await this.journal.attemptsUnchanged(manager, payout.id, known)))
         return null;
-      }
+      await this.journal.retireAttempts(manager, payout.id, liveIds(known), 'Expired');
       return this.signer.journalTron(manager, locked, key, signed);
     });
     if (!attempt) return;
@@ -308,9 +337,15 @@ export class PayoutTracker {
   }
 }
 
-/** When we last broadcast the attempt, whatever the node answered. */
+/** When we last broadcast the attempt, whatever the node answered (or when it was signed). */
 function lastTried(attempt: PayoutAttempt): number {
-  return new Date(attempt.last_broadcast_at ? attempt.updated_at : attempt.created_at).getTime();
+  return new Date(attempt.broadcast_count > 0 ? attempt.updated_at : attempt.created_at).getTime();
+}
+
+function liveIds(attempts: PayoutAttempt[]): string[] {
+  return attempts
+    .filter((attempt) => attempt.status === 'Signed' || attempt.status === 'Broadcast')
+    .map((attempt) => attempt.id);
 }
 
 /**

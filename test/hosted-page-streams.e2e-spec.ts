@@ -75,7 +75,8 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
   beforeAll(async () => {
     const environment = overrideEnvironment({
       RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT: String(STREAMS_PER_CLIENT),
-      // Each test's clients are addresses of their own.
+      // Each test's clients are addresses of their own (198.18.0.0/15, which no other suite
+      // uses: page limits of other suites count in the same Redis and could refuse them).
       TRUST_PROXY: 'loopback',
     });
     try {
@@ -113,19 +114,21 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
     const payers = 50;
     // An address each, so the cap never refuses one: every request reaches the stream's setup.
     await Promise.all(
-      Array.from({ length: payers }, (_, i) => hangUp(port, session.id, `198.51.100.${i + 1}`)),
+      Array.from({ length: payers }, (_, i) => hangUp(port, session.id, `198.18.1.${i + 1}`)),
     );
     // Each stream held a slot from its start to its end (timers, subscription, tracking).
     await waitFor(
       async () => slots.taken - before === payers && slots.open === 0,
       30_000,
       `all ${payers} abandoned streams closed`,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${slots.open} open, ${slots.taken - before} taken`);
+    });
   });
 
   it('refuses a client past its open streams with 429 rate_limited; others and freed slots are served', async () => {
     const session = await createSession();
-    const client = '203.0.113.7';
+    const client = '198.18.2.7';
     const open: OpenStream[] = [];
     try {
       for (let i = 0; i < STREAMS_PER_CLIENT; i++) {
@@ -146,7 +149,7 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
       // Another address is not affected.
-      open.push(await openStream(baseUrl, session.id, '203.0.113.8'));
+      open.push(await openStream(baseUrl, session.id, '198.18.2.8'));
       expect(open.at(-1)!.status).toBe(200);
 
       // A stream the client closes frees its slot.
@@ -162,7 +165,7 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
   });
 
   it('frees the slot of a stream for an unknown session', async () => {
-    const client = '203.0.113.9';
+    const client = '198.18.2.9';
     for (let i = 0; i < STREAMS_PER_CLIENT + 1; i++) {
       const response = await openStream(baseUrl, 'cs_0000000000000000000000', client);
       expect(response.status).toBe(404);

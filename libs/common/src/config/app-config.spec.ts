@@ -40,8 +40,24 @@ describe('loadAppConfig', () => {
     PUBLIC_URL: 'https://pay.example.com',
     HD_EVM_XPUB: `xpub${'a'.repeat(107)}`,
     HD_TRON_XPUB: `xpub${'b'.repeat(107)}`,
+    WEBHOOK_SECRETS_KEY: 'ab'.repeat(32),
     METRICS_TOKEN: 'metrics-token-0123456789',
   };
+
+  it('requires a key of webhook secrets in production, never the development one', () => {
+    const withKey = (key: string) => () =>
+      loadAppConfig({ ...PRODUCTION, FX_RATES_FILE: '/etc/rates.json', WEBHOOK_SECRETS_KEY: key });
+    expect(withKey('')).toThrow('WEBHOOK_SECRETS_KEY is required when APP_ENV=production');
+    expect(withKey('646576656c6f706d656e742d6f6e6c792d776562686f6f6b2d73656372657473')).toThrow(
+      'WEBHOOK_SECRETS_KEY must not be the development key',
+    );
+    // A bad key is refused without being repeated.
+    expect(withKey('zz'.repeat(32))).toThrow('WEBHOOK_SECRETS_KEY must be 64 hex digits');
+    expect(withKey('zz'.repeat(32))).not.toThrow('zzzz');
+    expect(withKey('AB'.repeat(32))().webhooks.secretsKey).toEqual(Buffer.alloc(32, 0xab));
+    // The sandbox has a fixed development key.
+    expect(loadAppConfig({}).webhooks.secretsKey).toHaveLength(32);
+  });
 
   it('requires a named rate source in production', () => {
     expect(() => loadAppConfig(PRODUCTION)).toThrow(

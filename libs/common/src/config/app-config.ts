@@ -1,4 +1,8 @@
-import { AppEnv, validateEnvironment } from './environment-variables';
+import {
+  AppEnv,
+  DEVELOPMENT_WEBHOOK_SECRETS_KEY,
+  validateEnvironment,
+} from './environment-variables';
 import { parseTrustProxy, TrustProxySetting } from '../rate-limit/trust-proxy';
 
 export interface AppConfig {
@@ -91,6 +95,8 @@ export interface WebhookConfig {
   merchantConcurrency: number;
   /** An answer slower than this counts as a failure for the endpoint's circuit breaker. */
   slowResponseMs: number;
+  /** AES-256-GCM key of the signing secrets at rest (32 bytes). */
+  secretsKey: Buffer;
 }
 
 /** Payout rules and processing settings (see docs/decisions.md, Payouts). */
@@ -208,6 +214,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
       merchantConcurrency: env.WEBHOOK_MERCHANT_CONCURRENCY,
       slowResponseMs: env.WEBHOOK_SLOW_RESPONSE_MS,
+      secretsKey: Buffer.from(env.WEBHOOK_SECRETS_KEY ?? DEVELOPMENT_WEBHOOK_SECRETS_KEY, 'hex'),
     },
   };
 }

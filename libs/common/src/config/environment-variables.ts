@@ -278,6 +278,16 @@ export class EnvironmentVariables {
   @Max(500, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
   WEBHOOK_ENDPOINT_CONCURRENCY = 32;
 
+  // AES-256-GCM key of the webhook signing secrets at rest (docs/events-and-webhooks.md), 32 bytes
+  // as 64 hex digits (`openssl rand -hex 32`). Required in production; the sandbox falls back to
+  // a fixed development key. Messages never repeat it.
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F]{64}$/, {
+    message:
+      'WEBHOOK_SECRETS_KEY must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`.',
+  })
+  WEBHOOK_SECRETS_KEY?: string;
+
   // Per merchant: one merchant's slow endpoints (16 of them) could otherwise take every slot.
   @Transform(toInteger)
   @IsInt({ message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
@@ -357,7 +367,12 @@ const REQUIRED_IN_PRODUCTION = [
   'PUBLIC_URL',
   'HD_EVM_XPUB',
   'HD_TRON_XPUB',
+  'WEBHOOK_SECRETS_KEY',
 ] as const;
+
+/** The sandbox's key of webhook secrets at rest; public, so production refuses it. */
+export const DEVELOPMENT_WEBHOOK_SECRETS_KEY =
+  '646576656c6f706d656e742d6f6e6c792d776562686f6f6b2d73656372657473';
 
 export class ConfigurationError extends Error {}
 
@@ -428,6 +443,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (env.APP_ENV === 'production') {
     for (const name of REQUIRED_IN_PRODUCTION) {
       if (!env[name]) problems.push(`${name} is required when APP_ENV=production.`);
+    }
+    if (env.WEBHOOK_SECRETS_KEY?.toLowerCase() === DEVELOPMENT_WEBHOOK_SECRETS_KEY) {
+      problems.push('WEBHOOK_SECRETS_KEY must not be the development key when APP_ENV=production.');
     }
   }
   problems.push(...rateSourceProblems(env));

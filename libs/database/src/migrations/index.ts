@@ -14,6 +14,7 @@ import { LedgerBalanceCheckNewLines1765000000000 } from './1765000000000-ledger-
 import { LedgerLineEntriesPerStatement1765100000000 } from './1765100000000-ledger-line-entries-per-statement';
 import { WatcherHeadMovedAt1765200000000 } from './1765200000000-watcher-head-moved-at';
 import { LedgerLineEntriesEmptyStatement1765300000000 } from './1765300000000-ledger-line-entries-empty-statement';
+import { EncryptWebhookSecrets1765400000000 } from './1765400000000-encrypt-webhook-secrets';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   LedgerLineEntriesPerStatement1765100000000,
   WatcherHeadMovedAt1765200000000,
   LedgerLineEntriesEmptyStatement1765300000000,
+  EncryptWebhookSecrets1765400000000,
 ];

@@ -11,6 +11,7 @@ export interface ClaimedDelivery {
   endpoint_id: string;
   merchant_id: string;
   url: string;
+  /** Sealed, as stored (WebhookSecretBox); the sender opens them. */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;

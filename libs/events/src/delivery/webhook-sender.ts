@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { toEventDto } from '../events/event.mapper';
+import { WebhookSecretBox } from '../signing/webhook-secret-box';
 import { signWebhook } from '../signing/webhook-signature';
 import { AttemptRecord, ClaimedDelivery } from './delivery-queue.repository';
 import { WebhookHttpClient, WebhookResponse } from './webhook-http-client';
@@ -24,10 +25,12 @@ function failureOf(response: WebhookResponse): string | null {
 export class WebhookSender implements OnModuleDestroy {
   private readonly client: WebhookHttpClient;
   private readonly timeoutMs: number;
+  private readonly secrets: WebhookSecretBox;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.client = new WebhookHttpClient({ allowPrivate: config.webhooks.allowPrivateUrls });
     this.timeoutMs = config.webhooks.timeoutMs;
+    this.secrets = new WebhookSecretBox(config.webhooks.secretsKey);
   }
 
   async send(claim: ClaimedDelivery): Promise<SentAttempt> {
@@ -61,12 +64,17 @@ export class WebhookSender implements OnModuleDestroy {
     this.client.close();
   }
 
-  /** During a rotation's grace period both secrets sign, so either verifies. */
+  /**
+   * During a rotation's grace period both secrets sign, so either verifies. Opened here, just
+   * before signing: they are sealed in the database. A secret that does not open (another key)
+   * throws: nothing unsigned is ever sent, and the delivery waits for its lease to run out.
+   */
   private secretsOf(claim: ClaimedDelivery, now: Date): string[] {
+    const sealed = [claim.secret];
     const expires = claim.previous_secret_expires_at;
     if (claim.previous_secret && expires && new Date(expires).getTime() > now.getTime()) {
-      return [claim.secret, claim.previous_secret];
+      sealed.push(claim.previous_secret);
     }
-    return [claim.secret];
+    return sealed.map((value) => this.secrets.open(value, claim.endpoint_id));
   }
 }

@@ -29,7 +29,13 @@ export function toWebhookEndpointDto(row: WebhookEndpointRecord): WebhookEndpoin
   };
 }
 
-/** Only the responses of creation and rotation show the secret. */
-export function toEndpointWithSecret(row: WebhookEndpointRecord): WebhookEndpointWithSecretDto {
-  return { ...toWebhookEndpointDto(row), secret: row.secret };
+/**
+ * Only the responses of creation and rotation show the secret: the one just made, since the row
+ * holds it sealed (WebhookSecretBox).
+ */
+export function toEndpointWithSecret(
+  row: WebhookEndpointRecord,
+  secret: string,
+): WebhookEndpointWithSecretDto {
+  return { ...toWebhookEndpointDto(row), secret };
 }

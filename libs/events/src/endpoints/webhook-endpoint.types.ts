@@ -17,6 +17,7 @@ export interface WebhookEndpointRecord {
   enabled: boolean;
   disabled_reason: DisabledReason | null;
   disabled_at: Date | null;
+  /** Sealed (WebhookSecretBox); never shown. */
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;

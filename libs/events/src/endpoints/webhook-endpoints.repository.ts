@@ -19,7 +19,8 @@ export interface NewEndpointRow {
   url: string;
   description: string | null;
   eventTypes: EventType[] | null;
-  secret: string;
+  /** Sealed (WebhookSecretBox). */
+  sealedSecret: string;
 }
 
 export interface EndpointChanges {
@@ -90,7 +91,7 @@ export class WebhookEndpointsRepository {
         row.url,
         row.description,
         row.eventTypes,
-        row.secret,
+        row.sealedSecret,
       ],
     );
   }
@@ -188,14 +189,15 @@ export class WebhookEndpointsRepository {
     );
   }
 
-  async rotateSecret(id: string, secret: string, graceHours: number): Promise<void> {
+  /** The current secret becomes the previous one (both sealed for this endpoint). */
+  async rotateSecret(id: string, sealedSecret: string, graceHours: number): Promise<void> {
     await this.dataSource.query(
       `UPDATE webhook_endpoints
           SET previous_secret = CASE WHEN $3 > 0 THEN secret END,
               previous_secret_expires_at = CASE WHEN $3 > 0 THEN now() + $3 * interval '1 hour' END,
               secret = $2, updated_at = now()
         WHERE id = $1`,
-      [id, secret, graceHours],
+      [id, sealedSecret, graceHours],
     );
   }
 

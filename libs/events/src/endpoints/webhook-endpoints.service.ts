@@ -19,6 +19,7 @@ import {
   resolveAllAddresses,
   Resolver,
 } from '../delivery/webhook-url';
+import { WebhookSecretBox } from '../signing/webhook-secret-box';
 import { newWebhookSecret } from '../signing/webhook-signature';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { RecoverWebhookEndpointDto, RecoveryDto } from './dto/recover-webhook-endpoint.dto';
@@ -41,6 +42,7 @@ const URL_CHECK_DNS = { concurrency: 2, timeoutMs: 5_000 };
 export class WebhookEndpointsService {
   private readonly addressPolicy: AddressPolicy;
   private readonly resolve: Resolver = boundedResolver(resolveAllAddresses, URL_CHECK_DNS);
+  private readonly secrets: WebhookSecretBox;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,6 +51,7 @@ export class WebhookEndpointsService {
     private readonly subMerchants: SubMerchantsService,
   ) {
     this.addressPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
+    this.secrets = new WebhookSecretBox(config.webhooks.secretsKey);
   }
 
   async create(
@@ -66,6 +69,7 @@ export class WebhookEndpointsService {
     }
     const url = await this.checkedUrl(input.url);
     const id = newId(ID_PREFIX.webhookEndpoint);
+    const secret = newWebhookSecret();
     await this.endpoints.insert({
       id,
       merchantId: merchant.merchantId,
@@ -74,9 +78,9 @@ export class WebhookEndpointsService {
       url,
       description: input.description ?? null,
       eventTypes: input.events ?? null,
-      secret: newWebhookSecret(),
+      sealedSecret: this.secrets.seal(secret, id),
     });
-    return toEndpointWithSecret(await this.find(merchant, id));
+    return toEndpointWithSecret(await this.find(merchant, id), secret);
   }
 
   async get(merchant: AuthenticatedMerchant, id: string): Promise<WebhookEndpointDto> {
@@ -134,8 +138,9 @@ export class WebhookEndpointsService {
     graceHours = DEFAULT_ROTATION_GRACE_HOURS,
   ): Promise<WebhookEndpointWithSecretDto> {
     await this.find(merchant, id);
-    await this.endpoints.rotateSecret(id, newWebhookSecret(), graceHours);
-    return toEndpointWithSecret(await this.find(merchant, id));
+    const secret = newWebhookSecret();
+    await this.endpoints.rotateSecret(id, this.secrets.seal(secret, id), graceHours);
+    return toEndpointWithSecret(await this.find(merchant, id), secret);
   }
 
   async recover(

@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
+import { PayoutSender } from '@app/payouts';
 import { useChainEnvironment } from './support/chain-test-env';
 import { FakeTronNode } from './support/fake-tron-node';
 import { creditBalance } from './support/ledger-credit';
@@ -122,6 +123,28 @@ describe('TRON payouts through the signature-checking fake node', () => {
     await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
     expect(await payout(id)).toMatchObject({ tx_hash: second });
     expect(node.tokenBalance(USDT, recipient)).toBe(9_000_000n);
+  }, 60_000);
+
+  it('never signs from a key that is not the registered hot wallet (another worker registered its own)', async () => {
+    const sender = worker.get(PayoutSender);
+    const other = addressOf(testKey('tron payouts e2e other worker'));
+    await api.dataSource.query(`UPDATE hot_wallets SET address = $1 WHERE network = 'TRON'`, [
+      other,
+    ]);
+    let id: string;
+    try {
+      id = await createPayout('3', addressOf(testKey(`recipient ${randomUUID()}`)));
+      expect(await sender.send(id)).toBe('skipped');
+      expect(await api.count('payout_attempts', 'payout_id = $1', [id])).toBe(0);
+      expect((await payout(id)).status).toBe('Pending');
+    } finally {
+      await api.dataSource.query(`UPDATE hot_wallets SET address = $1 WHERE network = 'TRON'`, [
+        HOT,
+      ]);
+    }
+    await waitFor(async () => (await payout(id)).status === 'Processing', 20_000);
+    node.mineBroadcasts();
+    await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
   }, 60_000);
 
   it('waits while the hot wallet has too little TRX for the fee limit', async () => {

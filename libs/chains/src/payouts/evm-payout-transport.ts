@@ -19,6 +19,7 @@ import {
   TokenTransferOrder,
   TransactionLookup,
   WalletBalances,
+  WalletStateAtBlock,
 } from './payout-transport';
 
 export interface EthersPayoutTransportOptions {
@@ -63,6 +64,22 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       this.rpc.call('eth_getBalance', (provider) => provider.getBalance(owner)),
     ]);
     return { token: tokenBalance, native };
+  }
+
+  async walletStateAtBlock(address: string, tokenContract: string): Promise<WalletStateAtBlock> {
+    const owner = this.checkedAddress(address, 'address');
+    const token = this.checkedAddress(tokenContract, 'tokenContract');
+    const data = ERC20.encodeFunctionData('balanceOf', [owner]);
+    const blockNumber = await this.headBlockNumber();
+    const [tokenBalance, native, minedCount] = await Promise.all([
+      this.rpc.call('eth_call', async (provider) => {
+        const result = await provider.call({ to: token, data, blockTag: blockNumber });
+        return ERC20.decodeFunctionResult('balanceOf', result)[0] as bigint;
+      }),
+      this.rpc.call('eth_getBalance', (provider) => provider.getBalance(owner, blockNumber)),
+      this.transactionCount(owner, blockNumber),
+    ]);
+    return { token: tokenBalance, native, minedCount, blockNumber };
   }
 
   /**

@@ -84,6 +84,13 @@ export interface WalletBalances {
   native: bigint;
 }
 
+/** EVM: balances and the wallet's mined transaction count, all as of one block. */
+export interface WalletStateAtBlock extends WalletBalances {
+  blockNumber: number;
+  /** Transactions of the wallet mined up to the block: nonces below it are in the balances. */
+  minedCount: number;
+}
+
 interface PayoutTransportBase {
   readonly network: NetworkConfig;
   /** The address of a private key on this chain family (checksummed 0x, base58 T...). */
@@ -95,6 +102,11 @@ interface PayoutTransportBase {
 
 export interface EvmPayoutTransport extends PayoutTransportBase {
   readonly family: 'EVM';
+  /**
+   * Balances and mined count read at one block number (a load-balanced RPC may answer each read
+   * from another backend; a number pins them to one state of the chain).
+   */
+  walletStateAtBlock(address: string, tokenContract: string): Promise<WalletStateAtBlock>;
   /** Current fee suggestion (base fee headroom plus tip), before any cap. */
   suggestFees(): Promise<EvmFees>;
   /** Gas for this transfer from `from`, with a safety margin. */

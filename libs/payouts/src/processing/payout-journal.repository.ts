@@ -35,6 +35,19 @@ export interface InFlightPayout extends PayoutRecord {
   attempts: PayoutAttempt[];
 }
 
+/**
+ * This worker's key is not the network's registered hot wallet (another worker started with
+ * another key file registered its own): it must not sign from it.
+ */
+export class UnregisteredHotWalletError extends Error {
+  constructor(
+    readonly network: string,
+    readonly address: string,
+  ) {
+    super(`Hot wallet ${address} of ${network} is not the registered one.`);
+  }
+}
+
 /** SQL of the payout journal: claims, attempts and final states, each a compare-and-set. */
 @Injectable()
 export class PayoutJournalRepository {
@@ -86,13 +99,35 @@ export class PayoutJournalRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Net amounts of this token on their way out of the hot wallet, not yet final. */
-  async inFlightNetAmount(network: string, tokenContract: string): Promise<string> {
-    const [row]: Array<{ total: string }> = await this.dataSource.query(
-      `SELECT COALESCE(sum(net_amount), 0) AS total FROM payouts
-        WHERE network = $1 AND token_contract = $2 AND status = 'Processing'`,
-      [network, tokenContract],
-    );
+  /**
+   * Net amounts of this token that a balance read earlier does not show as gone yet. EVM
+   * (`fromNonce`, the wallet's mined count at the block of that read): every payout signed at or
+   * above it, finished since or not (a reverted one takes no tokens: Failed). TRON (null): every
+   * payout in flight, mined or not: counting one twice only delays. Run under the wallet's row
+   * lock, it includes every claim made before this one.
+   */
+  async committedNetAmount(
+    manager: EntityManager,
+    network: string,
+    walletAddress: string,
+    tokenContract: string,
+    fromNonce: number | null,
+  ): Promise<string> {
+    const [row]: Array<{ total: string }> =
+      fromNonce === null
+        ? await manager.query(
+            `SELECT COALESCE(sum(net_amount), 0) AS total FROM payouts
+              WHERE network = $1 AND token_contract = $2 AND status = 'Processing'`,
+            [network, tokenContract],
+          )
+        : await manager.query(
+            `SELECT COALESCE(sum(p.net_amount), 0) AS total
+               FROM payouts p
+              WHERE p.token_contract = $3 AND p.status IN ('Processing', 'Completed')
+                AND p.id IN (SELECT payout_id FROM payout_nonces
+                              WHERE network = $1 AND wallet_address = $2 AND nonce >= $4)`,
+            [network, walletAddress, tokenContract, fromNonce],
+          );
     return row.total;
   }
 
@@ -175,7 +210,7 @@ export class PayoutJournalRepository {
       `SELECT next_nonce FROM hot_wallets WHERE network = $1 AND address = $2 FOR UPDATE`,
       [network, address],
     );
-    if (!rows.length) throw new Error(`Hot wallet ${address} of ${network} is not registered.`);
+    if (!rows.length) throw new UnregisteredHotWalletError(network, address);
     return rows[0].next_nonce === null ? null : Number(rows[0].next_nonce);
   }
 

@@ -5,7 +5,11 @@ import { ChainError, NetworkName, PayoutTransports } from '@app/chains';
 import { PendingReason, PayoutRecord } from '../payout.types';
 import { HotWallets } from './hot-wallets';
 import { PayoutBroadcaster } from './payout-broadcaster';
-import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+import {
+  PayoutAttempt,
+  PayoutJournalRepository,
+  UnregisteredHotWalletError,
+} from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, toBaseUnits, transferOrder } from './payout-signer';
 
@@ -37,45 +41,68 @@ export class PayoutSender {
     if (!payout) return 'skipped';
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return this.waitOrFail(payout, 'hot_wallet_not_configured');
-    let attempt: PayoutAttempt | null;
+    let claim: PayoutAttempt | 'short' | null;
     try {
       // Chain reads first, outside any transaction: a slow node never holds a lock.
-      const balances = await this.transports
-        .transportFor(payout.network as NetworkName)
-        .balances(key.address, payout.token_contract);
-      if (await this.lacksTokens(payout, balances.token)) {
-        return this.waitOrFail(payout, 'hot_wallet_insufficient_token');
-      }
+      const wallet = await this.walletState(payout, key.address);
+      const amount = transferOrder(payout).amountBaseUnits;
+      if (wallet.token < amount) return this.waitOrFail(payout, 'hot_wallet_insufficient_token');
       const evmInput =
         payout.chain_family === 'EVM' ? await this.signer.evmInput(payout, key) : null;
       const gasNeeded = evmInput
         ? evmInput.gasLimit * evmInput.fees.maxFeePerGas
         : BigInt(this.config.payouts.tronFeeLimitSun);
-      if (balances.native < gasNeeded)
-        return this.waitOrFail(payout, 'hot_wallet_insufficient_gas');
+      if (wallet.native < gasNeeded) return this.waitOrFail(payout, 'hot_wallet_insufficient_gas');
       const tronSigned = evmInput ? null : await this.signer.buildTron(payout, key);
-      attempt = await this.dataSource.transaction(async (manager) => {
+      claim = await this.dataSource.transaction(async (manager) => {
         const locked = await this.journal.lockSendable(manager, payout.id);
         if (!locked) return null;
+        // The wallet's row lock serializes claims, so what is committed below counts every
+        // earlier one: a burst can never promise the same tokens twice.
+        await this.journal.lockWalletNonce(manager, payout.network, key.address);
+        const committed = await this.journal.committedNetAmount(
+          manager,
+          payout.network,
+          key.address,
+          payout.token_contract,
+          wallet.minedCount,
+        );
+        if (wallet.token - toBaseUnits(committed, payout.token_decimals) < amount) return 'short';
         if (evmInput) return this.signer.journalEvmWithNewNonce(manager, locked, key, evmInput);
         return this.signer.journalTron(manager, locked, key, tronSigned!);
       });
     } catch (error) {
+      if (error instanceof UnregisteredHotWalletError) {
+        // Another worker registered another key for this network: it sends, this one must not.
+        this.logger.error(
+          { payoutId, network: error.network, address: error.address },
+          "This worker's hot wallet key is not the registered one; it leaves the payout to the worker that registered it",
+        );
+        return 'skipped';
+      }
       if (!(error instanceof ChainError)) throw error;
       this.logger.warn({ payoutId, reason: error.message }, 'Network unavailable; payout waits');
       await this.journal.postpone(payoutId, 'network_unavailable', this.retryDelayMs());
       return 'postponed';
     }
-    if (!attempt) return 'skipped';
-    await this.broadcaster.broadcast(attempt);
+    // Short only because of payouts on their way out: they may still settle (or revert), so the
+    // payout waits whatever the shortfall setting says.
+    if (claim === 'short') return this.postpone(payout, 'hot_wallet_insufficient_token');
+    if (!claim) return 'skipped';
+    await this.broadcaster.broadcast(claim);
     return 'sent';
   }
 
-  /** Whether the wallet's tokens, less what is already on its way out, fall short of this payout. */
-  private async lacksTokens(payout: PayoutRecord, tokenBalance: bigint): Promise<boolean> {
-    const inFlight = await this.journal.inFlightNetAmount(payout.network, payout.token_contract);
-    const committed = toBaseUnits(inFlight, payout.token_decimals);
-    return tokenBalance - committed < transferOrder(payout).amountBaseUnits;
+  /** EVM: balances and mined count at one block; TRON: balances now (no nonces to count from). */
+  private async walletState(
+    payout: PayoutRecord,
+    address: string,
+  ): Promise<{ token: bigint; native: bigint; minedCount: number | null }> {
+    const transport = this.transports.transportFor(payout.network as NetworkName);
+    if (transport.family === 'EVM') {
+      return transport.walletStateAtBlock(address, payout.token_contract);
+    }
+    return { ...(await transport.balances(address, payout.token_contract)), minedCount: null };
   }
 
   private async waitOrFail(payout: PayoutRecord, reason: PendingReason): Promise<SendOutcome> {
@@ -83,6 +110,10 @@ export class PayoutSender {
       const failed = await this.outcomes.failPending(payout.id, failureMessage(reason));
       return failed ? 'failed' : 'skipped';
     }
+    return this.postpone(payout, reason);
+  }
+
+  private async postpone(payout: PayoutRecord, reason: PendingReason): Promise<SendOutcome> {
     if (payout.pending_reason !== reason) {
       this.logger.warn({ payoutId: payout.id, reason }, 'Payout waits for the hot wallet');
     }

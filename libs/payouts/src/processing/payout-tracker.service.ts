@@ -17,6 +17,7 @@ import {
   InFlightPayout,
   PayoutAttempt,
   PayoutJournalRepository,
+  UnregisteredHotWalletError,
 } from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner } from './payout-signer';
@@ -102,7 +103,9 @@ export class PayoutTracker {
     try {
       await work();
     } catch (error) {
-      if (!(error instanceof ChainError)) throw error;
+      if (!(error instanceof ChainError) && !(error instanceof UnregisteredHotWalletError)) {
+        throw error;
+      }
       this.logger.warn(
         { payoutId: payout.id, reason: error.message },
         'Payout not tracked this tick',
@@ -277,11 +280,10 @@ export class PayoutTracker {
     if (lookup.state === 'pending') return;
     // "Unknown" is an absence (a backend behind may not have it yet): only the blocks of its
     // whole window, read and without it, prove it will never be mined.
-    if (latest.expires_at && new Date(latest.expires_at).getTime() < Date.now()) {
-      const known = await this.journal.attemptsOf(payout.id);
-      if (await transport.provenExpired(latest.raw_transaction)) {
-        return this.resignTron(payout, known, report);
-      }
+    // (The chain's clock decides, not ours: the proof starts from the solidified head's time.)
+    const known = await this.journal.attemptsOf(payout.id);
+    if (await transport.provenExpired(latest.raw_transaction)) {
+      return this.resignTron(payout, known, report);
     }
     await this.rebroadcast(latest, report);
   }

@@ -171,11 +171,12 @@ export class PayoutSigner {
     key: HotWalletKey,
     previous: PayoutAttempt,
     fees: EvmFees,
+    gasLimit: bigint,
   ): Promise<PayoutAttempt> {
     const signed = this.evm(payout.network).sign(key, transferOrder(payout), {
       nonce: Number(previous.nonce),
       fees,
-      gasLimit: BigInt(previous.gas_limit ?? '0'),
+      gasLimit,
     });
     return this.journal.insertAttempt(manager, payout, key.address, signed);
   }

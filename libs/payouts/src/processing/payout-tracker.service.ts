@@ -20,7 +20,7 @@ import {
   UnregisteredHotWalletError,
 } from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
-import { PayoutSigner } from './payout-signer';
+import { PayoutSigner, transferOrder } from './payout-signer';
 
 // In-flight payouts followed per tick and network; the rest wait for the next tick.
 const BATCH_SIZE = 500;
@@ -217,10 +217,11 @@ export class PayoutTracker {
       await transport.suggestFees(),
     );
     if (!fees) return false; // at the cap: keep the current bid on the wire
+    const gasLimit = await this.replacementGasLimit(transport, payout, latest);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
       if (!locked) return null;
-      return this.signer.journalEvmReplacement(manager, locked, key, latest, fees);
+      return this.signer.journalEvmReplacement(manager, locked, key, latest, fees, gasLimit);
     });
     if (!attempt) return true;
     report.replaced += 1;
@@ -235,6 +236,29 @@ export class PayoutTracker {
     );
     await this.broadcaster.broadcast(attempt);
     return true;
+  }
+
+  /**
+   * The recipient's state may have changed since the first signature (its balance emptied costs
+   * about 17k gas more): never less than before, more if an estimate now says so. An estimate
+   * that fails keeps the previous limit.
+   */
+  private async replacementGasLimit(
+    transport: EvmPayoutTransport,
+    payout: InFlightPayout,
+    previous: PayoutAttempt,
+  ): Promise<bigint> {
+    const before = BigInt(previous.gas_limit ?? '0');
+    try {
+      const now = await transport.estimateTransferGas(
+        previous.wallet_address,
+        transferOrder(payout),
+      );
+      return now > before ? now : before;
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      return before;
+    }
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { parseUnits, Wallet } from 'ethers';
+import { parseUnits, Transaction, Wallet } from 'ethers';
 import Redis from 'ioredis';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
@@ -18,7 +18,7 @@ import {
   transfersFrom,
   writeHotWalletsFile,
 } from './support/payout-chain';
-import { RpcProxy } from './support/rpc-proxy';
+import { RpcProxy, rpcErrorReply, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_REDIS_URL } from './setup/test-database';
 import { waitFor } from './support/wait-for';
@@ -377,6 +377,73 @@ describe('Payouts sent on a real chain', () => {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
   }, 60_000);
+
+  it('replaces a stuck transaction although every re-send is answered "already known"', async () => {
+    // A backend without the transaction in its pool calls it unknown, so it is sent again every
+    // few seconds and the node answers "already known": its wait in the pool goes on.
+    const merchant = await fundedMerchant('20');
+    const recipient = Wallet.createRandom().address;
+    await devnet.provider.send('evm_setAutomine', [false]);
+    proxy.intercept((request) =>
+      request.method === 'eth_getTransactionByHash' ? rpcResultReply(request, null) : undefined,
+    );
+    try {
+      const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
+      await waitForBroadcast(created.id);
+      await waitFor(
+        async () => (await api.count('payout_attempts', 'payout_id = $1', [created.id])) >= 2,
+        40_000,
+        'a replacement',
+      );
+      const [first] = await api.dataSource.query(
+        `SELECT broadcast_count, last_broadcast_result FROM payout_attempts
+          WHERE payout_id = $1 AND attempt_number = 1`,
+        [created.id],
+      );
+      expect(first.broadcast_count).toBeGreaterThanOrEqual(2);
+      proxy.intercept(undefined);
+      await devnet.provider.send('evm_setAutomine', [true]);
+      await devnet.provider.send('evm_mine', []);
+      await waitForStatus(merchant, created.id, 'Completed');
+      expect(
+        (await transfersFrom(devnet, 'USDT', HOT_WALLET)).filter((t) => t.to === recipient),
+      ).toHaveLength(1);
+    } finally {
+      proxy.intercept(undefined);
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+  }, 90_000);
+
+  it('sends a transaction the node never took at most every 3 s', async () => {
+    const merchant = await fundedMerchant('20');
+    const recipient = Wallet.createRandom().address;
+    const sends = new Map<string, number>();
+    // Every send is refused ("underpriced": a definite answer, never retried by the client).
+    proxy.intercept((request) => {
+      if (request.method === 'eth_getTransactionByHash') return rpcResultReply(request, null);
+      if (request.method !== 'eth_sendRawTransaction') return undefined;
+      const hash = Transaction.from(String(request.params?.[0])).hash as string;
+      sends.set(hash, (sends.get(hash) ?? 0) + 1);
+      return rpcErrorReply(request, -32000, 'transaction underpriced');
+    });
+    const started = Date.now();
+    try {
+      const { body: created } = await createPayout(merchant, '10', recipient).expect(201);
+      const ticks = () => proxy.methods.filter((m) => m === 'eth_getTransactionCount').length;
+      const before = ticks();
+      await waitFor(async () => ticks() >= before + 30, 60_000, '30 tracker ticks');
+      const [first] = await api.dataSource.query(
+        `SELECT tx_hash FROM payout_attempts WHERE payout_id = $1 AND attempt_number = 1`,
+        [created.id],
+      );
+      const elapsed = Date.now() - started;
+      expect(sends.get(first.tx_hash)).toBeLessThanOrEqual(2 + Math.floor(elapsed / 3_000));
+      proxy.intercept(undefined);
+      await waitForStatus(merchant, created.id, 'Completed');
+    } finally {
+      proxy.intercept(undefined);
+    }
+  }, 90_000);
 
   it('waits while the RPC is down and finishes when it is back', async () => {
     const merchant = await fundedMerchant('30');

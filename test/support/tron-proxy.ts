@@ -13,6 +13,11 @@ export class TronProxy {
   headCap: number | undefined;
   /** Set: block transaction infos from this height up get a 503 (a node failing under load). */
   failBlocksFrom: number | undefined;
+  /**
+   * Set: the proxy plays a load balancer over the node and a backend `blocks` behind it, each
+   * request answered by the lagging one with probability `share` (TronGrid behaves so).
+   */
+  lagging: { blocks: number; share: number } | undefined;
   private readonly server: Server;
 
   private constructor(private readonly target: string) {
@@ -52,6 +57,9 @@ export class TronProxy {
     ) {
       return answer(503, 'Service Unavailable');
     }
+    if (this.lagging && Math.random() < this.lagging.share) {
+      return this.answerLagging(path, text, num, answer);
+    }
     const cap = this.headCap;
     if (cap !== undefined && num !== undefined && num > cap) {
       if (path === '/wallet/getblockbynum') return answer(200, '{}');
@@ -64,6 +72,55 @@ export class TronProxy {
     answer(forwarded.status, await forwarded.text());
   }
 
+  /**
+   * As a node whose head is `lagging.blocks` below the real one: later blocks are missing, a
+   * transaction mined in one is unknown, its pool holds nothing it was not sent itself.
+   */
+  private async answerLagging(
+    path: string,
+    text: string,
+    num: number | undefined,
+    answer: (status: number, body: string) => void,
+  ): Promise<void> {
+    const head = await this.headNumber();
+    const lagHead = Math.max(0, head - this.lagging!.blocks);
+    const block = async (number: number) =>
+      (await this.forward('/wallet/getblockbynum', JSON.stringify({ num: number }))).text();
+    if (path === '/wallet/getnowblock') return answer(200, await block(lagHead));
+    if (path === '/walletsolidity/getnowblock') {
+      const solid = JSON.parse(await (await this.forward(path, text)).text()) as BlockJson;
+      const number = solid.block_header?.raw_data?.number ?? 0;
+      return answer(200, number > lagHead ? await block(lagHead) : JSON.stringify(solid));
+    }
+    if (num !== undefined && num > lagHead) {
+      if (path === '/wallet/getblockbynum') return answer(200, '{}');
+      if (path === '/wallet/gettransactioninfobyblocknum') return answer(200, '[]');
+    }
+    if (path === '/wallet/gettransactioninfobyid') {
+      const info = JSON.parse(await (await this.forward(path, text)).text()) as {
+        blockNumber?: number;
+      };
+      const known = info.blockNumber !== undefined && info.blockNumber <= lagHead;
+      return answer(200, known ? JSON.stringify(info) : '{}');
+    }
+    if (path === '/wallet/gettransactionbyid') {
+      // Mined at or below its head, it has it; a pool transaction or a later one it lacks.
+      const info = JSON.parse(
+        await (await this.forward('/wallet/gettransactioninfobyid', text)).text(),
+      ) as { blockNumber?: number };
+      if (info.blockNumber === undefined || info.blockNumber > lagHead) return answer(200, '{}');
+    }
+    const forwarded = await this.forward(path, text);
+    answer(forwarded.status, await forwarded.text());
+  }
+
+  private async headNumber(): Promise<number> {
+    const head = JSON.parse(
+      await (await this.forward('/wallet/getnowblock', '{}')).text(),
+    ) as BlockJson;
+    return head.block_header?.raw_data?.number ?? 0;
+  }
+
   private forward(path: string, body: string): Promise<Response> {
     return fetch(`${this.target}${path}`, {
       method: 'POST',
@@ -71,6 +128,10 @@ export class TronProxy {
       body,
     });
   }
+}
+
+interface BlockJson {
+  block_header?: { raw_data?: { number?: number } };
 }
 
 function blockNumberOf(text: string): number | undefined {

@@ -1,4 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { parseUnits } from 'ethers';
+import { DataSource } from 'typeorm';
 import { ApiKeysService, MerchantsService } from '@app/auth';
 import {
   ChainResetService,
@@ -9,9 +11,23 @@ import {
   UnmatchedStatus,
   UnmatchedTransfersService,
 } from '@app/checkout';
-import { CHAIN_FAMILIES, ChainFamily, NETWORK_NAMES, NetworkName } from '@app/chains';
+import {
+  CHAIN_FAMILIES,
+  ChainFamily,
+  NETWORK_NAMES,
+  NetworkName,
+  NetworkRegistry,
+} from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
-import { PAYOUT_STATUSES, PayoutReviews, PayoutStatus, WalletStatus } from '@app/payouts';
+import {
+  loadHotWallets,
+  PAYOUT_STATUSES,
+  PayoutCancellation,
+  PayoutReviews,
+  PayoutStatus,
+  PayoutTracker,
+  WalletStatus,
+} from '@app/payouts';
 
 export type Options = Record<string, string | string[] | boolean | undefined>;
 /** `args` are the positional arguments after the command name (only some commands take one). */
@@ -85,6 +101,33 @@ function optionalDecimal(options: Options, name: string, shape: RegExp): string 
   }
   return value;
 }
+
+function networkOption(options: Options): NetworkName {
+  const network = required(options, 'network');
+  if (!(NETWORK_NAMES as readonly string[]).includes(network)) {
+    throw new UsageError(`--network must be one of ${NETWORK_NAMES.join(', ')}.`);
+  }
+  return network as NetworkName;
+}
+
+/** A whole-number option from `min` to `max`, or `fallback` when absent. */
+function wholeNumber(
+  options: Options,
+  name: string,
+  min: number,
+  max: number,
+  fallback?: number,
+): number {
+  const given = options[name];
+  if (given === undefined && fallback !== undefined) return fallback;
+  const value = typeof given === 'string' && /^[0-9]{1,16}$/.test(given) ? Number(given) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}.`);
+  }
+  return value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function httpUrl(value: string, name: string): string {
   if (!/^https?:\/\/\S+$/.test(value)) throw new UsageError(`--${name} must be an http(s) URL.`);
@@ -202,6 +245,71 @@ export const COMMANDS: Record<string, Command> = {
     return app.get(PayoutReviews).reject(id, by, requiredText(options, 'reason', 500));
   },
 
+  'payouts:cancel-nonce': async (app, options) => {
+    const network = networkOption(options);
+    const nonce = wholeNumber(options, 'nonce', 0, Number.MAX_SAFE_INTEGER);
+    const keyFile = options['key-file'] === undefined ? undefined : required(options, 'key-file');
+    // Read here and handed over, never printed: the result names the wallet's address only.
+    const keyFromFile = keyFile
+      ? loadHotWallets(keyFile, app.get(NetworkRegistry), '--key-file').get(network)
+      : undefined;
+    if (keyFile && !keyFromFile)
+      throw new UsageError(`--key-file ${keyFile} has no ${network} key.`);
+    const maxFee = optionalDecimal(options, 'max-fee-gwei', /^(0|[1-9][0-9]{0,8})(\.[0-9]{1,9})?$/);
+    return app.get(PayoutCancellation).cancelNonce({
+      network,
+      nonce,
+      keyFromFile,
+      maxFeePerGas: maxFee === null ? undefined : parseUnits(maxFee, 'gwei'),
+    });
+  },
+
+  'payouts:track': async (app, options) => {
+    const network = networkOption(options);
+    const seconds = wholeNumber(options, 'seconds', 1, 3600, 60);
+    const untilIdle = options['until-idle'] === true;
+    const tracker = app.get(PayoutTracker);
+    const dataSource = app.get(DataSource);
+    const intervalMs = app.get<AppConfig>(APP_CONFIG).payouts.trackIntervalMs;
+    const deadline = Date.now() + seconds * 1000;
+    const summary = {
+      network,
+      ticks: 0,
+      // Ticks not run because another one held the network (a worker's, or another CLI's).
+      busy: 0,
+      completed: 0,
+      failed: 0,
+      replaced: 0,
+      rebroadcast: 0,
+      resigned: 0,
+      in_flight: 0,
+      idle: false,
+      unreplaceable: [] as string[],
+    };
+    for (;;) {
+      const report = await tracker.track(network);
+      if (report) {
+        summary.ticks += 1;
+        summary.completed += report.completed;
+        summary.failed += report.failed;
+        summary.replaced += report.replaced;
+        summary.rebroadcast += report.rebroadcast;
+        summary.resigned += report.resigned;
+        summary.unreplaceable = report.unreplaceable;
+      } else {
+        summary.busy += 1;
+      }
+      const [{ count }]: Array<{ count: number }> = await dataSource.query(
+        `SELECT count(*)::int AS count FROM payouts WHERE network = $1 AND status = 'Processing'`,
+        [network],
+      );
+      summary.in_flight = count;
+      summary.idle = count === 0;
+      if (summary.idle || (report && !untilIdle) || Date.now() >= deadline) return summary;
+      await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
+    }
+  },
+
   'unmatched:list': async (app, options) => {
     const network = options.network === undefined ? undefined : String(options.network);
     if (network !== undefined && !(NETWORK_NAMES as readonly string[]).includes(network)) {
@@ -279,6 +387,23 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   payouts:reject PAYOUT_ID --by NAME --reason TEXT
                                                reject a Pending payout; its funds go back to the
                                                balance
+  payouts:cancel-nonce --network NETWORK --nonce N [--key-file PATH] [--max-fee-gwei GWEI]
+                                               EVM, a payout stuck in Processing at nonce N of
+                                               the hot wallet (refused for good, or signed by a
+                                               rotated key): a zero-value send to the wallet
+                                               itself takes the nonce; once it is mined and
+                                               confirmed the tracker fails the payout and
+                                               releases its funds. --key-file: the wallet's key
+                                               when HOT_WALLETS_FILE holds another (same JSON
+                                               shape); --max-fee-gwei: a cap above
+                                               PAYOUT_MAX_FEE_GWEI for this cancel
+  payouts:track --network NETWORK [--until-idle] [--seconds S]
+                                               run the payout tracker of a network here (one
+                                               whose key was removed, which no worker tracks):
+                                               one tick, or with --until-idle ticks until no
+                                               payout of it is in flight, at most S seconds
+                                               (default 60). Without a key it only completes,
+                                               fails and re-sends stored transactions
   unmatched:list [--network NETWORK] [--reason REASON[,REASON]] [--status STATUS]...
                  [--merchant MERCHANT_ID] [--limit N]
                                                transfers to our addresses that no session took

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { exitOnConfigurationError, loadAppConfig } from '@app/common';
 import { migrateDatabase } from '@app/database';
-import { PayoutReviewError } from '@app/payouts';
+import { HotWalletsFileError, PayoutCancelRefused, PayoutReviewError } from '@app/payouts';
 import { CliModule } from './cli.module';
 import { COMMANDS, COMMANDS_WITH_ID, UsageError, USAGE } from './commands';
 import { StderrLogger } from './stderr-logger';
@@ -29,6 +29,11 @@ async function main(): Promise<void> {
       status: { type: 'string', multiple: true },
       network: { type: 'string' },
       limit: { type: 'string' },
+      nonce: { type: 'string' },
+      'key-file': { type: 'string' },
+      'max-fee-gwei': { type: 'string' },
+      'until-idle': { type: 'boolean' },
+      seconds: { type: 'string' },
     },
     strict: true,
   });
@@ -55,7 +60,11 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // An operator action that does not apply to the payout as it stands: its message says why.
-  if (error instanceof PayoutReviewError) {
+  if (
+    error instanceof PayoutReviewError ||
+    error instanceof PayoutCancelRefused ||
+    error instanceof HotWalletsFileError
+  ) {
     console.error(error.message);
     process.exit(2);
   }

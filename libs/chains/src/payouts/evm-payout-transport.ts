@@ -42,6 +42,8 @@ const UNSUPPORTED_METHOD = /method .*(not found|not supported|not available|does
 // Unused gas is not paid: the limit only has to be covered by the wallet's native balance.
 const GAS_MARGIN_PERCENT = 25n;
 const MIN_GAS_MARGIN = 25_000n;
+// A plain value transfer to an account without code costs exactly this much, on every EVM chain.
+const CANCEL_GAS_LIMIT = 21_000n;
 
 /** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
 export class EthersPayoutTransport implements EvmPayoutTransport {
@@ -264,6 +266,37 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       nonce,
       fees: { ...fees },
       gasLimit,
+      expiresAt: null,
+    };
+  }
+
+  /**
+   * Local: a zero-value send from the key's wallet to itself, no data, 21000 gas. Mined with a
+   * payout's nonce, it proves that no transfer signed with that nonce can ever be mined.
+   */
+  signCancel(key: HotWalletKey, params: { nonce: number; fees: EvmFees }): SignedTransfer {
+    const wallet = this.walletOf(key);
+    const { nonce, fees } = params;
+    checkSigningParams(nonce, fees, CANCEL_GAS_LIMIT);
+    const transaction = Transaction.from({
+      type: 2,
+      chainId: this.network.chainId,
+      nonce,
+      to: wallet.address,
+      data: '0x',
+      value: 0n,
+      gasLimit: CANCEL_GAS_LIMIT,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      accessList: [],
+    });
+    transaction.signature = wallet.signingKey.sign(transaction.unsignedHash);
+    return {
+      txHash: (transaction.hash as string).toLowerCase(),
+      rawTransaction: transaction.serialized,
+      nonce,
+      fees: { ...fees },
+      gasLimit: CANCEL_GAS_LIMIT,
       expiresAt: null,
     };
   }

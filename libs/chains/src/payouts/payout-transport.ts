@@ -125,6 +125,8 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
     order: TokenTransferOrder,
     params: { nonce: number; fees: EvmFees; gasLimit: bigint },
   ): SignedTransfer;
+  /** Local: a zero-value send to the key's own address (no data, 21000 gas) with `nonce`. */
+  signCancel(key: HotWalletKey, params: { nonce: number; fees: EvmFees }): SignedTransfer;
 }
 
 export interface TronPayoutTransport extends PayoutTransportBase {

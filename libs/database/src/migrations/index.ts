@@ -15,6 +15,7 @@ import { LedgerLineEntriesPerStatement1765100000000 } from './1765100000000-ledg
 import { WatcherHeadMovedAt1765200000000 } from './1765200000000-watcher-head-moved-at';
 import { LedgerLineEntriesEmptyStatement1765300000000 } from './1765300000000-ledger-line-entries-empty-statement';
 import { EncryptWebhookSecrets1765400000000 } from './1765400000000-encrypt-webhook-secrets';
+import { PayoutAttemptPurpose1765500000000 } from './1765500000000-payout-attempt-purpose';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   WatcherHeadMovedAt1765200000000,
   LedgerLineEntriesEmptyStatement1765300000000,
   EncryptWebhookSecrets1765400000000,
+  PayoutAttemptPurpose1765500000000,
 ];

@@ -60,9 +60,11 @@ export class HotWallets {
   }
 }
 
+/** `label` names the file in errors: HOT_WALLETS_FILE, or the CLI's --key-file. */
 export function loadHotWallets(
   path: string,
   networks: NetworkRegistry,
+  label = 'HOT_WALLETS_FILE',
 ): Map<NetworkName, HotWalletKey> {
   let parsed: HotWalletsFile;
   try {
@@ -70,19 +72,19 @@ export function loadHotWallets(
   } catch (error) {
     // Never echo the content: it is a file of private keys.
     const reason = error instanceof SyntaxError ? 'not valid JSON' : 'unreadable';
-    throw new HotWalletsFileError(`HOT_WALLETS_FILE ${path} is ${reason}.`);
+    throw new HotWalletsFileError(`${label} ${path} is ${reason}.`);
   }
   const keys = new Map<NetworkName, HotWalletKey>();
   for (const [name, entry] of Object.entries(parsed ?? {})) {
     if (!NETWORK_NAMES.includes(name as NetworkName)) {
-      throw new HotWalletsFileError(`HOT_WALLETS_FILE: unknown network ${name}.`);
+      throw new HotWalletsFileError(`${label}: unknown network ${name}.`);
     }
     const network = networks.get(name as NetworkName);
     const privateKey = typeof entry?.privateKey === 'string' ? entry.privateKey : '';
     const address = addressOf(network.chainFamily, privateKey);
     if (!address) {
       throw new HotWalletsFileError(
-        `HOT_WALLETS_FILE: ${name}.privateKey is not a ${network.chainFamily} private key (64 hex digits).`,
+        `${label}: ${name}.privateKey is not a ${network.chainFamily} private key (64 hex digits).`,
       );
     }
     keys.set(network.name, new HotWalletKey(network.name, address, privateKey));

@@ -6,6 +6,12 @@ import { PayoutRecord } from '../payout.types';
 
 export type AttemptStatus = 'Signed' | 'Broadcast' | 'Superseded' | 'Expired';
 
+/**
+ * 'transfer': the payout's token transfer. 'cancel': a zero-value send to the hot wallet itself
+ * with the payout's nonce (`payouts:cancel-nonce`); mined, it fails the payout, never completes it.
+ */
+export type AttemptPurpose = 'transfer' | 'cancel';
+
 /** One stored transaction of a payout (payout_attempts). */
 export interface PayoutAttempt {
   id: string;
@@ -21,6 +27,7 @@ export interface PayoutAttempt {
   gas_limit: string | null;
   expires_at: Date | null;
   status: AttemptStatus;
+  purpose: AttemptPurpose;
   broadcast_count: number;
   /** When a node last took it into its pool ("already known" leaves it as it was). */
   last_broadcast_at: Date | null;
@@ -170,6 +177,32 @@ export class PayoutJournalRepository {
     }
   }
 
+  /**
+   * The live attempts (Signed or Broadcast) with this nonce of `Processing` payouts of the
+   * network, whatever the wallet (a rotated key leaves attempts of its old address), newest first.
+   */
+  async liveAttemptsWithNonce(network: string, nonce: number): Promise<PayoutAttempt[]> {
+    return this.dataSource.query(
+      `SELECT a.* FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id
+        WHERE a.network = $1 AND a.nonce = $2 AND a.status IN ('Signed', 'Broadcast')
+          AND p.status = 'Processing'
+          AND EXISTS (SELECT 1 FROM payout_nonces n WHERE n.network = a.network
+                        AND n.wallet_address = a.wallet_address AND n.nonce = a.nonce
+                        AND n.payout_id = a.payout_id)
+        ORDER BY a.attempt_number DESC`,
+      [network, nonce],
+    );
+  }
+
+  /** The payout's live attempts, read in the caller's transaction (under its row lock). */
+  async liveAttempts(manager: EntityManager, payoutId: string): Promise<PayoutAttempt[]> {
+    return manager.query(
+      `SELECT * FROM payout_attempts WHERE payout_id = $1 AND status IN ('Signed', 'Broadcast')
+        ORDER BY attempt_number DESC`,
+      [payoutId],
+    );
+  }
+
   /** Every attempt of a payout, retired ones too, newest first. */
   async attemptsOf(payoutId: string): Promise<PayoutAttempt[]> {
     return this.dataSource.query(
@@ -255,18 +288,22 @@ export class PayoutJournalRepository {
     }
   }
 
-  /** Stores a signed transaction (before it is ever broadcast) and makes it the payout's tx_hash. */
+  /**
+   * Stores a signed transaction (before it is ever broadcast) and makes it the payout's tx_hash.
+   * A cancel leaves the payout's tx_hash alone: it is no transfer of the payout.
+   */
   async insertAttempt(
     manager: EntityManager,
     payout: PayoutRecord,
     walletAddress: string,
     signed: SignedTransfer,
+    purpose: AttemptPurpose = 'transfer',
   ): Promise<PayoutAttempt> {
     const [attempt]: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts
          (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
-          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status)
-       SELECT $1, COALESCE(max(attempt_number), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Signed'
+          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose)
+       SELECT $1, COALESCE(max(attempt_number), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Signed', $11
          FROM payout_attempts WHERE payout_id = $1
        RETURNING *`,
       [
@@ -280,8 +317,10 @@ export class PayoutJournalRepository {
         signed.fees?.maxPriorityFeePerGas.toString() ?? null,
         signed.gasLimit?.toString() ?? null,
         signed.expiresAt,
+        purpose,
       ],
     );
+    if (purpose === 'cancel') return attempt;
     await manager.query(
       `UPDATE payouts SET status = 'Processing', tx_hash = $2, pending_reason = NULL, updated_at = now()
         WHERE id = $1`,

@@ -4,6 +4,7 @@ import { LedgerModule } from '@app/ledger';
 import { PayoutsModule } from '../payouts.module';
 import { HotWallets } from './hot-wallets';
 import { PayoutBroadcaster } from './payout-broadcaster';
+import { PayoutCancellation } from './payout-cancellation.service';
 import { PayoutJournalRepository } from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutReconciler } from './payout-reconciler.service';
@@ -25,7 +26,16 @@ import { WalletStatus } from './wallet-status.service';
     PayoutTracker,
     PayoutReconciler,
     WalletStatus,
+    PayoutCancellation,
   ],
-  exports: [PayoutsModule, HotWallets, PayoutSender, PayoutTracker, PayoutReconciler, WalletStatus],
+  exports: [
+    PayoutsModule,
+    HotWallets,
+    PayoutSender,
+    PayoutTracker,
+    PayoutReconciler,
+    WalletStatus,
+    PayoutCancellation,
+  ],
 })
 export class PayoutProcessingModule {}

@@ -57,6 +57,19 @@ function bump(value: bigint): bigint {
   return (value * BUMP_NUMERATOR + BUMP_DENOMINATOR - 1n) / BUMP_DENOMINATOR;
 }
 
+const larger = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+/** The least a replacement of `previous` may bid: +12.5 % on both fields, and today's suggestion. */
+export function minimumReplacementFees(previous: EvmFees, suggested: EvmFees): EvmFees {
+  return {
+    maxFeePerGas: larger(bump(previous.maxFeePerGas), suggested.maxFeePerGas),
+    maxPriorityFeePerGas: larger(
+      bump(previous.maxPriorityFeePerGas),
+      suggested.maxPriorityFeePerGas,
+    ),
+  };
+}
+
 /**
  * Signs payout transactions and journals them in the caller's transaction, before any broadcast.
  * EVM nonces come from the hot_wallets row, locked for the signature: one signer per wallet.
@@ -92,15 +105,13 @@ export class PayoutSigner {
    * Fees for replacing `previous`: at least +12.5 % on both fields and at least today's
    * suggestion, or null when the cap leaves no room for a valid replacement.
    */
-  replacementFees(network: NetworkName, previous: EvmFees, suggested: EvmFees): EvmFees | null {
-    const cap = this.maxFeePerGas(network);
-    const maxFeePerGas = [bump(previous.maxFeePerGas), suggested.maxFeePerGas].reduce((a, b) =>
-      a > b ? a : b,
-    );
-    const maxPriorityFeePerGas = [
-      bump(previous.maxPriorityFeePerGas),
-      suggested.maxPriorityFeePerGas,
-    ].reduce((a, b) => (a > b ? a : b));
+  replacementFees(
+    network: NetworkName,
+    previous: EvmFees,
+    suggested: EvmFees,
+    cap: bigint = this.maxFeePerGas(network),
+  ): EvmFees | null {
+    const { maxFeePerGas, maxPriorityFeePerGas } = minimumReplacementFees(previous, suggested);
     if (maxFeePerGas > cap || maxPriorityFeePerGas > maxFeePerGas) return null;
     return { maxFeePerGas, maxPriorityFeePerGas };
   }
@@ -179,6 +190,21 @@ export class PayoutSigner {
       gasLimit,
     });
     return this.journal.insertAttempt(manager, payout, key.address, signed);
+  }
+
+  /**
+   * A zero-value send to the wallet itself with the nonce of `payout`'s transfers, stored as an
+   * attempt of the payout with purpose 'cancel'. The payout row must be locked.
+   */
+  async journalEvmCancel(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    key: HotWalletKey,
+    nonce: number,
+    fees: EvmFees,
+  ): Promise<PayoutAttempt> {
+    const signed = this.evm(payout.network).signCancel(key, { nonce, fees });
+    return this.journal.insertAttempt(manager, payout, key.address, signed, 'cancel');
   }
 
   async journalTron(

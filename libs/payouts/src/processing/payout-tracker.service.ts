@@ -35,6 +35,11 @@ export interface TrackReport {
   replaced: number;
   rebroadcast: number;
   resigned: number;
+  /**
+   * Payouts whose stuck transaction is due for a replacement that no key here can sign (its
+   * wallet's key was rotated or removed): `payouts:cancel-nonce --key-file` is their way out.
+   */
+  unreplaceable: string[];
 }
 
 /**
@@ -79,6 +84,7 @@ export class PayoutTracker {
       replaced: 0,
       rebroadcast: 0,
       resigned: 0,
+      unreplaceable: [],
     };
     if (!payouts.length) return report;
     const transport = this.transports.transportFor(name);
@@ -94,6 +100,14 @@ export class PayoutTracker {
     }
     if (report.completed || report.failed || report.replaced || report.resigned) {
       this.logger.log(report, 'Payouts tracked');
+    }
+    if (report.unreplaceable.length) {
+      this.logger.warn(
+        { network: name, payoutIds: report.unreplaceable },
+        'Stuck payout transactions signed by a key this worker does not hold: no replacement can ' +
+          'be signed. The way out: npm run cli -- payouts:cancel-nonce --network NETWORK ' +
+          '--nonce N --key-file PATH (the key of the wallet that signed them)',
+      );
     }
     return report;
   }
@@ -188,6 +202,16 @@ export class PayoutTracker {
       return;
     }
     if (consumer.confirmations < network.confirmations) return;
+    // An operator cancelled the payout, and another transaction took the nonce first: nothing of
+    // it can be mined either way, and it ends as the operator asked, not signed anew.
+    if (attempts.some((attempt) => attempt.purpose === 'cancel')) {
+      const reason =
+        `Cancelled by an operator: nonce ${latest.nonce} was used by another transaction ` +
+        `${consumer.txHash}; nothing was sent.`;
+      if (await this.outcomes.failProcessing(payout.id, reason, consumer.txHash))
+        report.failed += 1;
+      return;
+    }
     this.logger.warn(
       {
         payoutId: payout.id,
@@ -206,8 +230,13 @@ export class PayoutTracker {
     transport: EvmPayoutTransport,
     report: TrackReport,
   ): Promise<boolean> {
+    // A cancel stays a cancel: the operator bids again with payouts:cancel-nonce if need be.
+    if (latest.purpose === 'cancel') return false;
     const key = this.wallets.get(payout.network as NetworkName);
-    if (!key || key.address !== latest.wallet_address) return false;
+    if (!key || key.address !== latest.wallet_address) {
+      report.unreplaceable.push(payout.id);
+      return false;
+    }
     const fees = this.signer.replacementFees(
       payout.network as NetworkName,
       {
@@ -348,6 +377,8 @@ export class PayoutTracker {
     status: TransactionStatus,
     report: TrackReport,
   ): Promise<void> {
+    if (attempt.purpose === 'cancel')
+      return this.onCancelMined(network, payout, attempt, status, report);
     if (status.confirmations < network.confirmations) {
       await this.journal.setTxHash(payout.id, attempt.tx_hash);
       return;
@@ -359,6 +390,25 @@ export class PayoutTracker {
     const reason =
       `The transaction ${attempt.tx_hash} was mined in block ${status.blockNumber} but failed ` +
       '(reverted: the hot wallet may lack tokens, or the token refused the transfer). Nothing was sent.';
+    if (await this.outcomes.failProcessing(payout.id, reason, attempt.tx_hash)) report.failed += 1;
+  }
+
+  /**
+   * The operator's zero-value send took the payout's nonce: once confirmed, no transfer of the
+   * payout can ever be mined, and it fails with its funds released. Never Completed (reverted or
+   * not, it moved no tokens).
+   */
+  private async onCancelMined(
+    network: NetworkConfig,
+    payout: InFlightPayout,
+    attempt: PayoutAttempt,
+    status: TransactionStatus,
+    report: TrackReport,
+  ): Promise<void> {
+    if (status.confirmations < network.confirmations) return;
+    const reason =
+      `Cancelled by an operator: nonce ${attempt.nonce} was used by a zero-value transaction ` +
+      `${attempt.tx_hash}; nothing was sent.`;
     if (await this.outcomes.failProcessing(payout.id, reason, attempt.tx_hash)) report.failed += 1;
   }
 }

@@ -14,7 +14,7 @@ import { startWorker } from './support/in-process-worker';
 import { creditBalance } from './support/ledger-credit';
 import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { balanceOf } from './support/payouts-api';
-import { RpcProxy, rpcErrorReply } from './support/rpc-proxy';
+import { RpcInterceptor, RpcProxy, rpcErrorReply, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -88,15 +88,18 @@ describe('Payouts stuck in Processing: the operator exits', () => {
     worker = await startWorker();
   }
 
-  /** The node refuses for good every transfer to `recipient`, replacements included. */
-  function refuseTransfersTo(recipient: string): void {
+  /**
+   * The node refuses for good every transfer to `recipient`, replacements included; `also`
+   * answers other sends it picks.
+   */
+  function refuseTransfersTo(recipient: string, also?: RpcInterceptor): void {
     const needle = recipient.slice(2).toLowerCase();
     proxy.intercept((request) => {
       if (request.method !== 'eth_sendRawTransaction') return undefined;
       const transaction = Transaction.from(String(request.params?.[0]));
       return transaction.data.toLowerCase().includes(needle)
         ? rpcErrorReply(request, -32000, 'intrinsic gas too low')
-        : undefined;
+        : also?.(request);
     });
   }
 
@@ -227,7 +230,8 @@ describe('Payouts stuck in Processing: the operator exits', () => {
       replaces: [refused.tx_hash],
       max_fee_per_gas_gwei: expect.any(String),
       max_priority_fee_per_gas_gwei: expect.any(String),
-      broadcast: 'accepted',
+      // The worker's tracker may send the stored cancel first (it re-sends what was never sent).
+      broadcast: expect.stringMatching(/^(accepted|already_known|nonce_too_low)$/),
     });
     const cancelHash = cancelled.cancel_tx_hash as string;
     expect((await attemptsOf(first)).map((a) => [a.purpose, a.tx_hash])).toEqual([
@@ -268,10 +272,27 @@ describe('Payouts stuck in Processing: the operator exits', () => {
     );
     expect((await attemptsOf(id)).map((a) => a.purpose)).toEqual(['transfer']);
 
+    // The node says it took the cancel and drops it: the tracker re-sends its stored bytes (the
+    // worker holds B's key only, and needs none for that).
+    let swallowed: string | undefined;
+    refuseTransfersTo(doomed, (request) => {
+      if (swallowed) return undefined;
+      const transaction = Transaction.from(String(request.params?.[0]));
+      if (transaction.to !== HOT_WALLET.address) return undefined;
+      swallowed = transaction.hash as string;
+      return rpcResultReply(request, swallowed);
+    });
     const cancelled = json(await cli.run(...args, '--key-file', keyFileA));
-    expect(cancelled).toMatchObject({ payout_id: id, wallet_address: HOT_WALLET.address });
-    await expectCancelOnChain(cancelled.cancel_tx_hash as string, refused.nonce);
+    expect(cancelled).toMatchObject({
+      payout_id: id,
+      wallet_address: HOT_WALLET.address,
+      cancel_tx_hash: swallowed,
+      broadcast: 'accepted',
+    });
     await waitForStatuses({ [id]: 'Failed' });
+    await expectCancelOnChain(cancelled.cancel_tx_hash as string, refused.nonce);
+    const cancel = (await attemptsOf(id)).find((attempt) => attempt.purpose === 'cancel');
+    expect(cancel?.broadcast_count).toBeGreaterThanOrEqual(2);
     expect((await payoutOf(id)).error_reason).toMatch(/^Cancelled by an operator: nonce \d+ /);
     expect(await sentTo(doomed)).toHaveLength(0);
     expect(new Decimal(await available()).eq(before)).toBe(true);

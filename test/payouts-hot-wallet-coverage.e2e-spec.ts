@@ -118,6 +118,57 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
     }
   }, 120_000);
 
+  it('a burst never bids more gas than the wallet can pay for all of it', async () => {
+    await devnet.provider.send('evm_setAutomine', [false]);
+    const native = await devnet.provider.getBalance(HOT_WALLET);
+    try {
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, units('1000'));
+      const first = await createPayout('10');
+      await waitFor(
+        async () => (await payoutsOf([first.id]))[0].status === 'Processing',
+        30_000,
+        'the first payout signed',
+      );
+      const [{ cost }] = await api.dataSource.query(
+        `SELECT (gas_limit * max_fee_per_gas)::text AS cost FROM payout_attempts WHERE payout_id = $1`,
+        [first.id],
+      );
+      // Room for the first transaction's fee and two and a half more.
+      const gas = BigInt(cost);
+      await devnet.provider.send('anvil_setBalance', [
+        HOT_WALLET,
+        '0x' + (gas + (gas * 5n) / 2n).toString(16),
+      ]);
+      const ids = (await Promise.all(Array.from({ length: 5 }, () => createPayout('10')))).map(
+        (p) => p.id,
+      );
+      await waitFor(
+        async () =>
+          (await payoutsOf(ids)).every((p) => p.status === 'Processing' || p.pending_reason),
+        60_000,
+        'every payout claimed or waiting',
+      );
+      const payouts = await payoutsOf(ids);
+      expect(payouts.filter((p) => p.status === 'Processing')).toHaveLength(2);
+      expect(
+        payouts.filter((p) => p.pending_reason === 'hot_wallet_insufficient_gas'),
+      ).toHaveLength(3);
+
+      await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x' + native.toString(16)]);
+      await devnet.provider.send('evm_setAutomine', [true]);
+      await waitFor(
+        async () => {
+          await devnet.provider.send('evm_mine', []);
+          return (await payoutsOf([first.id, ...ids])).every((p) => p.status === 'Completed');
+        },
+        60_000,
+        'every payout Completed',
+      );
+    } finally {
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+  }, 120_000);
+
   it('a transfer mined but not yet confirmed is not counted twice', async () => {
     await setTokenBalance(devnet, 'USDT', HOT_WALLET, units('30'));
     const first = await createPayout('20');

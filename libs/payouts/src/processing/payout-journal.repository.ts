@@ -138,6 +138,38 @@ export class PayoutJournalRepository {
     return row.total;
   }
 
+  /**
+   * Native coin (wei) that transactions not yet mined as of the balance read may still burn: per
+   * nonce at or above `fromNonce`, the largest gas limit x max fee among its live attempts (only
+   * one of them can be mined). TRON (null) has no nonces and no gas price: `tronFeeLimitSun` per
+   * payout in flight, mined or not (counting one twice only delays). Under the wallet's row lock.
+   */
+  async committedFees(
+    manager: EntityManager,
+    network: string,
+    walletAddress: string,
+    fromNonce: number | null,
+    tronFeeLimitSun: string,
+  ): Promise<bigint> {
+    const [row]: Array<{ total: string }> =
+      fromNonce === null
+        ? await manager.query(
+            `SELECT (count(*) * $2::numeric)::text AS total FROM payouts
+              WHERE network = $1 AND status = 'Processing'`,
+            [network, tronFeeLimitSun],
+          )
+        : await manager.query(
+            `SELECT COALESCE(sum(most), 0)::text AS total FROM (
+               SELECT max(a.gas_limit * a.max_fee_per_gas) AS most
+                 FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id
+                WHERE a.network = $1 AND a.wallet_address = $2 AND a.nonce >= $3
+                  AND a.status IN ('Signed', 'Broadcast') AND p.status = 'Processing'
+                GROUP BY a.nonce) per_nonce`,
+            [network, walletAddress, fromNonce],
+          );
+    return BigInt(row.total);
+  }
+
   async inFlight(network: string, limit: number): Promise<InFlightPayout[]> {
     return this.dataSource.query(
       `SELECT p.*, COALESCE((

@@ -41,7 +41,7 @@ export class PayoutSender {
     if (!payout) return 'skipped';
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return this.waitOrFail(payout, 'hot_wallet_not_configured');
-    let claim: PayoutAttempt | 'short' | null;
+    let claim: PayoutAttempt | 'short' | 'short_of_gas' | null;
     try {
       // Chain reads first, outside any transaction: a slow node never holds a lock.
       const wallet = await this.walletState(payout, key.address);
@@ -68,6 +68,14 @@ export class PayoutSender {
           wallet.minedCount,
         );
         if (wallet.token - toBaseUnits(committed, payout.token_decimals) < amount) return 'short';
+        const fees = await this.journal.committedFees(
+          manager,
+          payout.network,
+          key.address,
+          wallet.minedCount,
+          this.config.payouts.tronFeeLimitSun,
+        );
+        if (wallet.native - fees < gasNeeded) return 'short_of_gas';
         if (evmInput) return this.signer.journalEvmWithNewNonce(manager, locked, key, evmInput);
         return this.signer.journalTron(manager, locked, key, tronSigned!);
       });
@@ -88,6 +96,7 @@ export class PayoutSender {
     // Short only because of payouts on their way out: they may still settle (or revert), so the
     // payout waits whatever the shortfall setting says.
     if (claim === 'short') return this.postpone(payout, 'hot_wallet_insufficient_token');
+    if (claim === 'short_of_gas') return this.postpone(payout, 'hot_wallet_insufficient_gas');
     if (!claim) return 'skipped';
     await this.broadcaster.broadcast(claim);
     return 'sent';

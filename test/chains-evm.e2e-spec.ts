@@ -71,6 +71,26 @@ describe('EvmChainAdapter against anvil', () => {
     expect(await adapter.getBlockHash(head + 1)).toBeNull();
   });
 
+  it("tells from a block's header (logsBloom) whether it may hold a transfer of the tokens", async () => {
+    const { blockNumber } = await devnet.transfer('USDC', newAddress(), '1');
+    await devnet.mine(1);
+    const [withTransfer, empty] = await Promise.all([
+      adapter.getBlockLink(blockNumber),
+      adapter.getBlockLink(blockNumber + 1),
+    ]);
+    expect(withTransfer?.parentHash).toBe(await adapter.getBlockHash(blockNumber - 1));
+    const { USDT, USDC } = devnet.tokens;
+    expect(adapter.mayHoldTransfers(withTransfer!, [USDC.contract])).toBe(true);
+    expect(adapter.mayHoldTransfers(withTransfer!, [USDT.contract, USDC.contract])).toBe(true);
+    // The proof an empty eth_getLogs answer cannot give: this block has no transfer of them.
+    expect(adapter.mayHoldTransfers(empty!, [USDT.contract, USDC.contract])).toBe(false);
+    expect(adapter.mayHoldTransfers(withTransfer!, [newAddress()])).toBe(false);
+    // A node that gives no bloom proves nothing.
+    expect(adapter.mayHoldTransfers({ ...empty!, logsBloom: undefined }, [USDT.contract])).toBe(
+      true,
+    );
+  });
+
   it('finds an exact transfer with its amount in base units', async () => {
     const recipient = newAddress();
     const sent = await devnet.transfer('USDT', recipient.toLowerCase(), '12.345678');

@@ -1,10 +1,12 @@
 import type { Queue } from 'bull';
 import {
   ChainAdapters,
+  ChainError,
   HeadListener,
   HeadSubscription,
   MAINNET_NETWORKS,
   NetworkRegistry,
+  NotYetError,
 } from '@app/chains';
 import { DepositWatcherService, ScanReport } from '@app/checkout';
 import { AppConfig } from '@app/common';
@@ -25,6 +27,8 @@ describe('DepositWatchLoops', () => {
   let closed: boolean;
   let loops: DepositWatchLoops;
   let tickRunning: (() => void) | undefined;
+  /** What the watcher's ticks throw, if anything. */
+  let failWith: Error | undefined;
 
   beforeEach(async () => {
     // Timers never fire: a second scan can only come from a head announcement, not from the poll.
@@ -33,6 +37,7 @@ describe('DepositWatchLoops', () => {
     scans = 0;
     closed = false;
     tickRunning = undefined;
+    failWith = undefined;
     const watcher = {
       scan: async (network: 'ETHEREUM'): Promise<ScanReport> => {
         scans += 1;
@@ -40,10 +45,12 @@ describe('DepositWatchLoops', () => {
         if (tickRunning === undefined) {
           await new Promise<void>((resolve) => (tickRunning = resolve));
         }
+        if (failWith) throw failWith;
         return {
           network,
           skipped: true,
           idle: true,
+          waiting: false,
           head: 7,
           cursor: 7,
           reorgDepth: 0,
@@ -96,6 +103,28 @@ describe('DepositWatchLoops', () => {
     onHead?.(8);
     tickRunning?.();
     await until(() => scans === 2);
+  });
+
+  it('waits the poll interval, not a backoff, after a node that lacked a block (not yet)', async () => {
+    failWith = new NotYetError('the node has no block 9 yet', 'ETHEREUM');
+    await until(() => tickRunning !== undefined);
+    tickRunning?.();
+    await settle();
+    expect(scans).toBe(1);
+    // The poll's wait, which a new head ends; a backoff would not (bounded: fake timers).
+    onHead?.(8);
+    for (let round = 0; round < 20 && scans < 2; round += 1) await settle();
+    expect(scans).toBe(2);
+  });
+
+  it('backs off after a failure: a new head does not cut the wait short', async () => {
+    failWith = new ChainError('transient', 'node unreachable', 'ETHEREUM');
+    await until(() => tickRunning !== undefined);
+    tickRunning?.();
+    await settle();
+    onHead?.(8);
+    for (let round = 0; round < 20; round += 1) await settle();
+    expect(scans).toBe(1);
   });
 
   it('closes the subscription when the module stops', async () => {

@@ -14,6 +14,7 @@ import {
   NETWORK_NAMES,
   NetworkName,
   NetworkRegistry,
+  NotYetError,
 } from '@app/chains';
 import { DepositWatcherService, pollIntervalMs } from '@app/checkout';
 import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, QUEUES } from '@app/common';
@@ -21,6 +22,9 @@ import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, QUEUES } from '@app/common';
 // After failures the loop backs off, up to this long: an RPC outage is not worth a log line
 // every 250 ms, and detection resumes within this long of the RPC coming back.
 const MAX_BACKOFF_MS = 10_000;
+// Ticks in a row that found the node lacking what they needed before it is worth a warning: one
+// is a lagging backend of a load-balanced URL, this many in a row is a URL (or a chain) behind.
+const NOT_YET_WARNING_AFTER = 40;
 
 /**
  * One loop per watched network (WATCH_NETWORKS), in this process, each following its chain's
@@ -112,6 +116,7 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
   private async follow(network: NetworkName, intervalMs: number): Promise<void> {
     let sinceHead: number | undefined;
     let failures = 0;
+    let notYet = 0;
     while (!this.stopping) {
       const startedAt = Date.now();
       this.headsAnnounced.delete(network);
@@ -120,15 +125,26 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
         const report = await this.watcher.scan(network, sinceHead);
         // Caught up (by this worker or another): nothing to do until the head moves again.
         sinceHead = report.cursor >= report.head ? report.head : undefined;
-        // A tick that committed but stopped short of the head (a backlog) goes on at once.
+        // A tick that committed but stopped short of the head (a backlog) goes on at once; one
+        // that stopped at blocks the node lacked (waiting) asks again after the interval.
         again =
           !report.skipped &&
-          (report.cursor < report.head || report.detected + report.confirmed + report.reverted > 0);
+          ((report.cursor < report.head && !report.waiting) ||
+            report.detected + report.confirmed + report.reverted > 0);
         failures = 0;
+        notYet = 0;
       } catch (error) {
-        sinceHead = undefined;
-        failures += 1;
-        this.logFailure(network, error, failures);
+        if (error instanceof NotYetError) {
+          // An absence, not a failure: the next poll asks again, with no backoff (a lagging
+          // backend answers every other call behind a load balancer). sinceHead stays: a head
+          // back at it is idle.
+          notYet += 1;
+          this.logNotYet(network, error, notYet);
+        } else {
+          sinceHead = undefined;
+          failures += 1;
+          this.logFailure(network, error, failures);
+        }
       }
       if (again) continue;
       if (failures) {
@@ -139,6 +155,12 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
         if (left > 0) await this.sleep(left, network);
       }
     }
+  }
+
+  private logNotYet(network: NetworkName, error: NotYetError, times: number): void {
+    const log = { network, reason: error.message, times };
+    if (times === NOT_YET_WARNING_AFTER) this.logger.warn(log, 'The RPC keeps lacking blocks');
+    else this.logger.debug(log, 'The RPC lacks a block yet; asking again');
   }
 
   private logFailure(network: NetworkName, error: unknown, failures: number): void {

@@ -28,6 +28,8 @@ export interface BlockLink {
   hash: string;
   /** Null where the chain gives none (a genesis block). */
   parentHash: string | null;
+  /** EVM: the header's logsBloom, for ChainAdapter.mayHoldTransfers. */
+  logsBloom?: string;
 }
 
 /** Where and how a transaction was mined, as the chain reports it at the time of the call. */
@@ -102,6 +104,14 @@ export interface ChainAdapter {
    * backup that answered during the first URL's outage and is behind, or stuck at one block.
    */
   preferNextProvider(): void;
+
+  /**
+   * False when the block's own header proves it holds no Transfer of these contracts (an EVM
+   * logsBloom): an empty scanTransfers answer for it then needs no other proof. Absent where the
+   * chain has no such summary. A load-balanced RPC may answer a scan from a backend that lacks
+   * the newest blocks of the range, silently, so "no transfer found" is not a proof on its own.
+   */
+  mayHoldTransfers?(link: BlockLink, tokenContracts: string[]): boolean;
 
   /** Largest block range one scanTransfers call should cover on this network. */
   readonly maxScanRange: number;

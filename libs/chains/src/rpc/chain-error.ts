@@ -17,3 +17,16 @@ export class ChainError extends Error {
     return this.kind === 'transient';
   }
 }
+
+/**
+ * The node that answered lacks what was asked for yet (a block above its head, a null block): an
+ * absence, which proves nothing. Behind a load-balanced RPC URL the next answer may come from a
+ * backend that has it, so a caller retries promptly rather than backing off, and concludes nothing
+ * from it (DESIGN.md section 4). Transient, so code that knows no better retries it as before.
+ */
+export class NotYetError extends ChainError {
+  constructor(message: string, network: string) {
+    super('transient', message, network);
+    this.name = 'NotYetError';
+  }
+}

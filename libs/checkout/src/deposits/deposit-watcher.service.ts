@@ -7,6 +7,7 @@ import {
   NetworkConfig,
   NetworkName,
   NetworkRegistry,
+  NotYetError,
 } from '@app/chains';
 import { WatcherStatusRepository } from '../networks-status/watcher-status.repository';
 import { TransactionChange } from '../settlement/session-events';
@@ -33,6 +34,11 @@ export interface ScanReport {
   skipped: boolean;
   /** True when the head had not moved since `sinceHead`: nothing was read past the head. */
   idle: boolean;
+  /**
+   * True when the node lacked blocks this tick meant to read (a lagging backend): the cursor
+   * stopped below them. Not yet, not a failure: the next tick comes after the poll interval.
+   */
+  waiting: boolean;
   head: number;
   cursor: number;
   /** Blocks undone by a reorg found in this tick (0 without one). */
@@ -81,7 +87,9 @@ export class DepositWatcherService {
       await this.recordSuccess(report);
       return report;
     } catch (error) {
-      if (error instanceof ChainError) {
+      // An absence is not a failure (a lagging backend of a load-balanced URL): a network held
+      // by one would otherwise look delayed, three of them in a row.
+      if (error instanceof ChainError && !(error instanceof NotYetError)) {
         // The status is a report, not part of the tick: its own failure must not hide the RPC's.
         await this.status.recordFailure(networkName, error.message).catch((statusError) => {
           this.logger.warn(
@@ -116,6 +124,11 @@ export class DepositWatcherService {
     const head = await adapter.getHeadBlockNumber();
     this.noticeStaleHead(network, adapter, head);
     if (head === sinceHead) return idleReport(networkName, head);
+    if (sinceHead !== undefined && head < sinceHead) {
+      // Below a head already followed: a backend or URL that is behind. Nothing to read there.
+      if (head < sinceHead - BEHIND_MARGIN_BLOCKS) adapter.preferNextProvider();
+      throw new NotYetError(`the node is at block ${head}, behind block ${sinceHead}`, networkName);
+    }
     const reader = this.dataSource.manager;
     // The cursor first, even on a tick the token check below holds: a network held from its
     // first tick on still gets its starting point then, not only when it is released (its new
@@ -155,6 +168,7 @@ export class DepositWatcherService {
       network: networkName,
       skipped: true,
       idle: false,
+      waiting: plan.waiting,
       head: plan.head,
       cursor: plan.previousCursor,
       reorgDepth: Math.max(plan.previousCursor - plan.forkPoint, 0),
@@ -318,6 +332,7 @@ function idleReport(network: NetworkName, head: number): ScanReport {
     network,
     skipped: true,
     idle: true,
+    waiting: false,
     head,
     cursor: head,
     reorgDepth: 0,

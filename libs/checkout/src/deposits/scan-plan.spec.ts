@@ -1,4 +1,10 @@
-import { ChainAdapter, ChainError, MAINNET_NETWORKS, TokenTransfer } from '@app/chains';
+import {
+  ChainAdapter,
+  ChainError,
+  MAINNET_NETWORKS,
+  NotYetError,
+  TokenTransfer,
+} from '@app/chains';
 import { CursorState } from './chain-cursors.repository';
 import { planScan, watchedDepth } from './scan-plan';
 
@@ -12,6 +18,12 @@ class FakeChain {
   logHashOverride = new Map<number, string>();
   /** The parent a block names, when it should not be the block below it (another fork's). */
   parentOverride = new Map<number, string>();
+  /** Blocks whose header says they may hold a transfer (absent: every block with one does). */
+  mayHold = new Set<number>();
+  /** Where the node answering eth_getLogs stops, without saying so (a lagging backend). */
+  logsCutAt: number | undefined;
+  /** Where the node answering eth_getLogs has its head: a range beyond it is "not yet". */
+  logsHead: number | undefined;
   readonly calls: string[] = [];
 
   constructor(length: number, fork = 'a') {
@@ -54,12 +66,19 @@ class FakeChain {
         this.calls.push(`hash ${height}`);
         const hash = this.hashes[height] ?? null;
         const parentHash = this.parentOverride.get(height) ?? this.hashes[height - 1] ?? null;
-        return hash === null ? null : { hash, parentHash };
+        return hash === null ? null : { hash, parentHash, logsBloom: `bloom ${height}` };
+      },
+      mayHoldTransfers: (link) => {
+        const height = Number(link.logsBloom?.split(' ')[1]);
+        return this.mayHold.has(height) || this.transfers.has(height);
       },
       scanTransfers: async (from: number, to: number) => {
         this.calls.push(`logs ${from}-${to}`);
+        if (this.logsHead !== undefined && to > this.logsHead) {
+          throw new NotYetError(`block ${to} is beyond the head`, 'ETHEREUM');
+        }
         const found: TokenTransfer[] = [];
-        for (let h = from; h <= to; h++) {
+        for (let h = from; h <= Math.min(to, this.logsCutAt ?? to); h++) {
           for (const transfer of this.transfers.get(h) ?? []) {
             found.push({
               ...transfer,
@@ -170,6 +189,71 @@ describe('planScan', () => {
     const state = stateAt(chain, 100, 3);
     chain.hashes[100] = null;
     await expect(plan(chain, state)).rejects.toThrow(/no block 100/);
+    await expect(plan(chain, state)).rejects.toThrow(NotYetError);
+  });
+
+  it('a head behind the cursor is "not yet", not a failure', async () => {
+    const chain = new FakeChain(101);
+    const state = stateAt(chain, 100, 3);
+    chain.hashes.length = 95;
+    await expect(plan(chain, state)).rejects.toThrow(NotYetError);
+  });
+
+  it('stops below a block the node lacks, keeping what it read under it', async () => {
+    const chain = new FakeChain(111);
+    const state = stateAt(chain, 100, 3);
+    const below = chain.pay(103, '0x00000000000000000000000000000000000000cc');
+    chain.pay(108, '0x00000000000000000000000000000000000000dd');
+    // A lagging backend answered for 106: it does not have it. 107 and up are read, not kept.
+    const hash106 = chain.hashes[106];
+    const adapter = chain.adapter();
+    const getBlockLink = adapter.getBlockLink.bind(adapter);
+    adapter.getBlockLink = async (height) => (height === 106 ? null : getBlockLink(height));
+    const result = await planScan({
+      adapter,
+      head: 110,
+      state,
+      confirmations: 3,
+      contracts: [CONTRACT],
+      openHeights: [108],
+    });
+    expect(result).toMatchObject({ scanFrom: 101, scanTo: 105, waiting: true });
+    expect(result.found).toEqual([below]);
+    expect([...result.remember.keys()]).toEqual([101, 102, 103, 104, 105]);
+    // Nothing above the cut is judged: an open transfer there waits for a tick that reads it.
+    expect(result.canonical.has(108)).toBe(false);
+    expect(hash106).toBe('a106');
+  });
+
+  it('does not take an empty logs answer for blocks that may hold transfers (a cut answer)', async () => {
+    const chain = new FakeChain(111);
+    const state = stateAt(chain, 100, 3);
+    chain.pay(102, '0x00000000000000000000000000000000000000cc');
+    const late = chain.pay(107, '0x00000000000000000000000000000000000000dd');
+    // The backend answering eth_getLogs is at 104: 107's payment is missing from its answer.
+    chain.logsCutAt = 104;
+    const cut = await plan(chain, state);
+    expect(cut).toMatchObject({ scanTo: 106, waiting: true });
+    expect(cut.found).not.toContainEqual(late);
+    // A block whose header may hold one, with no transfer in the answer at or above it, neither.
+    chain.logsCutAt = undefined;
+    chain.mayHold.add(109);
+    const falsePositive = await plan(chain, state);
+    expect(falsePositive).toMatchObject({ scanTo: 108, waiting: true });
+    expect(falsePositive.found).toContainEqual(late);
+    // A transfer above it in the same answer proves the node had it.
+    chain.pay(110, '0x00000000000000000000000000000000000000ee');
+    await expect(plan(chain, state)).resolves.toMatchObject({ scanTo: 110, waiting: false });
+  });
+
+  it('keeps the ranges answered below one the node does not have yet', async () => {
+    const chain = new FakeChain(1200);
+    const state = stateAt(chain, 100, 3);
+    chain.logsHead = 1000;
+    const result = await plan(chain, state);
+    expect(result).toMatchObject({ scanFrom: 101, scanTo: 600, waiting: true });
+    chain.logsHead = 300;
+    await expect(plan(chain, state)).rejects.toThrow(NotYetError);
   });
 
   it('skips the tick when a log names another block than the one read at its height', async () => {

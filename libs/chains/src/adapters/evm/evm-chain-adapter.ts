@@ -2,7 +2,7 @@ import { Contract, getAddress, JsonRpcProvider, toQuantity } from 'ethers';
 import { isValidAddress } from '../../hd/addresses';
 import { deriveEvmAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
-import { ChainError } from '../../rpc/chain-error';
+import { ChainError, NotYetError } from '../../rpc/chain-error';
 import { RetryOptions } from '../../rpc/retry';
 import {
   BlockLink,
@@ -16,6 +16,8 @@ import {
 import { uint8Decimals } from '../token-decimals';
 import { RangeTooLargeError } from './evm-errors';
 import { EvmRpc } from './evm-rpc';
+import { InvalidBlockError, parseBlockLink } from './block-link';
+import { bloomMayContain } from './logs-bloom';
 import { EvmNewHeads } from './new-heads';
 import { checkedTransactionHash, readTransactionStatus } from './evm-transaction-status';
 import {
@@ -75,14 +77,28 @@ export class EvmChainAdapter implements ChainAdapter {
 
   async getBlockLink(blockNumber: number): Promise<BlockLink | null> {
     this.assertBlockNumber(blockNumber, 'blockNumber');
-    return this.rpc.call('eth_getBlockByNumber', async (provider) => {
-      const block = await provider.getBlock(blockNumber);
-      if (block === null) return null;
-      if (block.hash === null || block.number !== blockNumber) {
-        throw new ChainError('permanent', `the node returned another block`, this.network.name);
-      }
-      return { hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase() };
-    });
+    const raw = await this.rpc.call('eth_getBlockByNumber', (provider) =>
+      provider.send('eth_getBlockByNumber', [toQuantity(blockNumber), false]),
+    );
+    try {
+      return parseBlockLink(raw, blockNumber);
+    } catch (error) {
+      if (!(error instanceof InvalidBlockError)) throw error;
+      throw new ChainError(
+        'permanent',
+        `eth_getBlockByNumber: ${error.message}`,
+        this.network.name,
+      );
+    }
+  }
+
+  mayHoldTransfers(link: BlockLink, tokenContracts: string[]): boolean {
+    if (link.logsBloom === undefined) return true;
+    const bloom = link.logsBloom;
+    return (
+      bloomMayContain(bloom, [ERC20_TRANSFER_TOPIC]) &&
+      tokenContracts.some((contract) => bloomMayContain(bloom, [contract]))
+    );
   }
 
   async scanTransfers(
@@ -178,8 +194,7 @@ export class EvmChainAdapter implements ChainAdapter {
     // same node for its head first (first: its head only grows before the getLogs is served).
     const head = await provider.getBlockNumber();
     if (head < toBlock) {
-      throw new ChainError(
-        'transient',
+      throw new NotYetError(
         `eth_getLogs: block ${toBlock} is beyond the head ${head} of the node`,
         this.network.name,
       );

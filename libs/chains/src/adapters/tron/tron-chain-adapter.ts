@@ -1,7 +1,7 @@
 import { isValidAddress } from '../../hd/addresses';
 import { deriveTronAddress } from '../../hd/derivation';
 import { NetworkConfig } from '../../networks/network.types';
-import { ChainError } from '../../rpc/chain-error';
+import { ChainError, NotYetError } from '../../rpc/chain-error';
 import { BlockLink, ChainAdapter, TokenTransfer, TransactionStatus } from '../chain-adapter';
 import { uint8Decimals } from '../token-decimals';
 import { decodeTransferLog, DecodedTransfer, toLogAddress } from './trc20-transfer-log';
@@ -90,7 +90,10 @@ export class TronChainAdapter implements ChainAdapter {
     // URL (its head read, then its blocks).
     const { number: head, source } = await readHead(this.node, this.network.name);
     if (toBlock > head) {
-      throw this.error('transient', `block ${toBlock} is beyond the head (${head})`);
+      throw new NotYetError(
+        `TRON block ${toBlock} is beyond the head (${head})`,
+        this.network.name,
+      );
     }
     const blockNumbers = Array.from(
       { length: toBlock - fromBlock + 1 },

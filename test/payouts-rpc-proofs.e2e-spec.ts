@@ -189,7 +189,7 @@ describe('Payout tracker decides from positive proofs only', () => {
     expect(reports.filter((report) => report === null).length).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
-  it('holds a proof only for the attempts it was drawn from', async () => {
+  it('holds a proof only for the attempts it was drawn from, and only if each live one is proven', async () => {
     const journal = worker.get(PayoutJournalRepository);
     const recipient = Wallet.createRandom().address;
     proxy.intercept((request) =>
@@ -197,33 +197,51 @@ describe('Payout tracker decides from positive proofs only', () => {
     );
     const id = await createPayout(recipient);
     await waitFor(async () => (await attemptsOf(id)).length === 1, 30_000, 'the attempt');
-    const known = await journal.attemptsOf(id);
-    const unchanged = () =>
-      api.dataSource.transaction((manager) => journal.attemptsUnchanged(manager, id, known));
-    expect(await unchanged()).toBe(true);
+    // The worker's ticks stay out while this test plays another tick.
+    const other = new Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('payouts.track:ETHEREUM'))`);
+      const known = await journal.attemptsOf(id);
+      const [proven] = known;
+      const sameNonce = (attempt: { nonce: string | null; wallet_address: string }) =>
+        String(attempt.nonce) === String(proven.nonce) &&
+        attempt.wallet_address === proven.wallet_address;
+      const unchanged = (drawnFrom = known) =>
+        api.dataSource.transaction((manager) =>
+          journal.attemptsUnchanged(manager, id, drawnFrom, sameNonce),
+        );
+      expect(await unchanged()).toBe(true);
 
-    await api.dataSource.query(
-      `UPDATE payout_attempts SET status = 'Superseded' WHERE payout_id = $1`,
-      [id],
-    );
-    expect(await unchanged()).toBe(false);
-    await api.dataSource.query(
-      `INSERT INTO payout_attempts (payout_id, attempt_number, network, wallet_address, nonce,
-          tx_hash, raw_transaction, status)
-        SELECT payout_id, 2, network, wallet_address, nonce, $2, raw_transaction, 'Signed'
-          FROM payout_attempts WHERE payout_id = $1`,
-      [id, `0x${'ab'.repeat(32)}`],
-    );
-    await api.dataSource.query(
-      `UPDATE payout_attempts SET status = 'Broadcast' WHERE payout_id = $1 AND attempt_number = 1`,
-      [id],
-    );
-    expect(await unchanged()).toBe(false);
-    // Leave nothing in flight for later suites: the payout fails as if reverted.
-    await api.dataSource.query(
-      `DELETE FROM payout_attempts WHERE payout_id = $1 AND attempt_number = 2`,
-      [id],
-    );
+      // Another tick re-signed meanwhile: the attempt retired, a new one at another nonce.
+      await api.dataSource.query(
+        `UPDATE payout_attempts SET status = 'Superseded' WHERE payout_id = $1`,
+        [id],
+      );
+      await api.dataSource.query(
+        `INSERT INTO payout_attempts (payout_id, attempt_number, network, wallet_address, nonce,
+            tx_hash, raw_transaction, status)
+          SELECT payout_id, 2, network, wallet_address, nonce + 1000, $2, raw_transaction, 'Signed'
+            FROM payout_attempts WHERE payout_id = $1`,
+        [id, `0x${'ab'.repeat(32)}`],
+      );
+      expect(await unchanged()).toBe(false);
+      // A proof about the old nonce, with the attempts read after that re-sign: the live attempt
+      // is not one the proof is about.
+      expect(await unchanged(await journal.attemptsOf(id))).toBe(false);
+
+      // Leave nothing in flight for later suites.
+      await api.dataSource.query(
+        `DELETE FROM payout_attempts WHERE payout_id = $1 AND attempt_number = 2`,
+        [id],
+      );
+      await api.dataSource.query(
+        `UPDATE payout_attempts SET status = 'Broadcast' WHERE payout_id = $1`,
+        [id],
+      );
+    } finally {
+      await other.end();
+    }
     proxy.intercept(undefined);
     await waitForCompleted(id);
   }, 120_000);

@@ -29,7 +29,11 @@ export interface PayoutAttempt {
   status: AttemptStatus;
   purpose: AttemptPurpose;
   broadcast_count: number;
-  /** When a node last took it into its pool ("already known" leaves it as it was). */
+  /**
+   * When a node first took it into its pool. Neither "already known" nor a later acceptance moves
+   * it: behind a load balancer a backend that never had it (or evicted it) takes it again at
+   * every re-send, which would put off its replacement for as long as a fee spike lasts.
+   */
   last_broadcast_at: Date | null;
   last_broadcast_result: string | null;
   created_at: Date;
@@ -244,25 +248,41 @@ export class PayoutJournalRepository {
   }
 
   /**
-   * Whether the payout's attempts are still exactly `known`, each still live or still retired:
-   * a proof drawn from them holds. The caller holds the payout's row lock, which whoever adds or
-   * retires an attempt takes first (a broadcast only moves Signed to Broadcast, both live).
+   * Whether a proof drawn from `known` (every attempt of the payout, read before the proof) still
+   * holds: the attempts are exactly those, each still live or still retired, and every live one
+   * is an attempt the proof is about (`provenDead`). A tick that signed meanwhile (another
+   * worker, a lock lost with its connection) leaves an attempt the proof never saw: false. The
+   * caller holds the payout's row lock, which whoever adds or retires an attempt takes first (a
+   * broadcast only moves Signed to Broadcast, both live).
    */
   async attemptsUnchanged(
     manager: EntityManager,
     payoutId: string,
     known: PayoutAttempt[],
+    provenDead: (attempt: Pick<PayoutAttempt, 'nonce' | 'wallet_address' | 'tx_hash'>) => boolean,
   ): Promise<boolean> {
-    const rows: Array<{ id: string; status: string }> = await manager.query(
-      `SELECT id, status FROM payout_attempts WHERE payout_id = $1`,
+    const rows: Array<
+      Pick<PayoutAttempt, 'id' | 'status' | 'nonce' | 'wallet_address' | 'tx_hash'>
+    > = await manager.query(
+      `SELECT id, status, nonce, wallet_address, tx_hash FROM payout_attempts WHERE payout_id = $1`,
       [payoutId],
     );
     const live = (status: string) => status === 'Signed' || status === 'Broadcast';
     const expected = new Map(known.map((attempt) => [String(attempt.id), live(attempt.status)]));
     return (
       rows.length === expected.size &&
-      rows.every((row) => expected.get(String(row.id)) === live(row.status))
+      rows.every((row) => expected.get(String(row.id)) === live(row.status)) &&
+      rows.filter((row) => live(row.status)).every((row) => provenDead(row))
     );
+  }
+
+  /** The number of the payout's newest attempt (0 without any). The caller holds its row lock. */
+  async newestAttemptNumber(manager: EntityManager, payoutId: string): Promise<number> {
+    const [row]: Array<{ newest: number }> = await manager.query(
+      `SELECT COALESCE(max(attempt_number), 0)::int AS newest FROM payout_attempts WHERE payout_id = $1`,
+      [payoutId],
+    );
+    return row.newest;
   }
 
   /** Locks the network's hot wallet row: nonces are handed out one signer at a time. */
@@ -394,7 +414,8 @@ export class PayoutJournalRepository {
     await this.dataSource.query(
       `UPDATE payout_attempts
           SET broadcast_count = broadcast_count + 1,
-              last_broadcast_at = CASE WHEN $3 = 'now' THEN now() ELSE last_broadcast_at END,
+              last_broadcast_at = CASE WHEN $3 = 'now' THEN COALESCE(last_broadcast_at, now())
+                                       ELSE last_broadcast_at END,
               last_broadcast_result = $2, updated_at = now(),
               status = CASE WHEN $3 IS NOT NULL AND status = 'Signed' THEN 'Broadcast' ELSE status END
         WHERE id = $1`,

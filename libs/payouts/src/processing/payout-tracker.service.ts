@@ -172,7 +172,7 @@ export class PayoutTracker {
     }
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):
     // outbid it with the same nonce.
-    if (Date.now() - lastAccepted(latest) >= this.config.payouts.replaceAfterMs) {
+    if (Date.now() - firstAccepted(latest) >= this.config.payouts.replaceAfterMs) {
       if (await this.replaceEvm(payout, latest, transport, report)) return;
     }
     // Unknown to the node (dropped from the pool, or refused): send the same bytes again.
@@ -192,9 +192,10 @@ export class PayoutTracker {
     latest: PayoutAttempt,
     report: TrackReport,
   ): Promise<void> {
+    // Read before the proof: a re-sign must only act on the attempts the proof was drawn from.
+    const attempts = await this.journal.attemptsOf(payout.id);
     const consumer = await transport.nonceConsumer(latest.wallet_address, Number(latest.nonce));
     if (!consumer) return;
-    const attempts = await this.journal.attemptsOf(payout.id);
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
       const lookup = await transport.lookup(own.tx_hash);
@@ -221,7 +222,7 @@ export class PayoutTracker {
       },
       'Payout nonce was used by a transaction that is none of its attempts',
     );
-    await this.resignEvm(payout, attempts, report);
+    await this.resignEvm(payout, attempts, latest, report);
   }
 
   private async replaceEvm(
@@ -249,7 +250,12 @@ export class PayoutTracker {
     const gasLimit = await this.replacementGasLimit(transport, payout, latest);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
-      if (!locked) return null;
+      // A newer attempt (another tick's replacement, an operator's cancel) is what to outbid now.
+      if (
+        !locked ||
+        (await this.journal.newestAttemptNumber(manager, payout.id)) !== latest.attempt_number
+      )
+        return null;
       return this.signer.journalEvmReplacement(manager, locked, key, latest, fees, gasLimit);
     });
     if (!attempt) return true;
@@ -298,15 +304,24 @@ export class PayoutTracker {
   private async resignEvm(
     payout: InFlightPayout,
     known: PayoutAttempt[],
+    proven: PayoutAttempt,
     report: TrackReport,
   ): Promise<void> {
+    // The proof is about one nonce of one wallet: every live attempt must carry it.
+    const provenDead = (attempt: Pick<PayoutAttempt, 'nonce' | 'wallet_address'>) =>
+      String(attempt.nonce) === String(proven.nonce) &&
+      attempt.wallet_address === proven.wallet_address;
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return;
     const input = await this.signer.evmInput(payout, key);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
-      if (!locked || !(await this.journal.attemptsUnchanged(manager, payout.id, known)))
+      if (
+        !locked ||
+        !(await this.journal.attemptsUnchanged(manager, payout.id, known, provenDead))
+      ) {
         return null;
+      }
       await this.journal.retireAttempts(manager, payout.id, liveIds(known), 'Superseded');
       return this.signer.journalEvmWithNewNonce(manager, locked, key, input);
     });
@@ -336,7 +351,7 @@ export class PayoutTracker {
     // (The chain's clock decides, not ours: the proof starts from the solidified head's time.)
     const known = await this.journal.attemptsOf(payout.id);
     if (await transport.provenExpired(latest.raw_transaction)) {
-      return this.resignTron(payout, known, report);
+      return this.resignTron(payout, known, latest, report);
     }
     await this.rebroadcast(latest, report);
   }
@@ -345,15 +360,25 @@ export class PayoutTracker {
   private async resignTron(
     payout: InFlightPayout,
     known: PayoutAttempt[],
+    proven: PayoutAttempt,
     report: TrackReport,
   ): Promise<void> {
+    // The proof is about one transaction: it must be the only live attempt.
+    const provenDead = (attempt: Pick<PayoutAttempt, 'tx_hash'>) =>
+      attempt.tx_hash === proven.tx_hash;
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return;
     const signed = await this.signer.buildTron(payout, key);
     const attempt = await this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockProcessing(manager, payout.id);
-      if (!locked || !(await this.journal.attemptsUnchanged(manager, payout.id, known)))
+      if (
+        !locked ||
+        !(await this.journal.attemptsUnchanged(manager, payout.id, known, provenDead))
+      ) {
         return null;
+      }
+      // Only the registered wallet signs (two workers may hold different key files).
+      await this.journal.lockWalletNonce(manager, payout.network, key.address);
       await this.journal.retireAttempts(manager, payout.id, liveIds(known), 'Expired');
       return this.signer.journalTron(manager, locked, key, signed);
     });
@@ -425,9 +450,9 @@ function liveIds(attempts: PayoutAttempt[]): string[] {
 }
 
 /**
- * When the node last accepted the attempt: a dropped and re-sent transaction has been in the pool
- * only since then, so its wait before a replacement starts again.
+ * When a node first took the attempt (or when it was signed): its wait before a replacement runs
+ * from there, whatever later re-sends are answered (a replacement sooner is safe: same nonce).
  */
-function lastAccepted(attempt: PayoutAttempt): number {
+function firstAccepted(attempt: PayoutAttempt): number {
   return new Date(attempt.last_broadcast_at ?? attempt.created_at).getTime();
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { parseUnits, Wallet } from 'ethers';
 import { useChainEnvironment } from './support/chain-test-env';
 import { forgetChain } from './support/chain-reset';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
+import { Devnet, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
 import { creditBalance } from './support/ledger-credit';
 import {
@@ -15,7 +15,10 @@ import {
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
-const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
+// A hot wallet of this suite's own: the devnet's is shared by every payout suite, and their
+// payouts' nonces (payout_nonces) on earlier chains would count as committed against it here.
+const HOT_KEY = Wallet.createRandom();
+const HOT_WALLET = HOT_KEY.address;
 const units = (amount: string) => parseUnits(amount, 6);
 
 /*
@@ -31,9 +34,10 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
 
   beforeAll(async () => {
     devnet = await startDevnet();
+    await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x' + (10n ** 20n).toString(16)]);
     environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 3 }), {
       WATCH_NETWORKS: 'none',
-      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
+      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
       PAYOUT_TRACK_INTERVAL_MS: '200',
       PAYOUT_RETRY_DELAY_MS: '300',
       PAYOUT_REPLACE_AFTER_MS: '600000',

@@ -17,6 +17,9 @@ const config: AppConfig = loadAppConfig({
   HD_TRON_XPUB: keys.tronXpub,
   // Production names its exchange-rate source (the file is not read here).
   FX_RATES_FILE: '/etc/payments/rates.json',
+  // Production refuses to start without these (webhook secrets at rest, a closed /metrics).
+  WEBHOOK_SECRETS_KEY: 'cd'.repeat(32),
+  METRICS_TOKEN: 'chains-module-spec-metrics-token',
 });
 
 // Stands in for the global AppConfigModule, which reads process.env.

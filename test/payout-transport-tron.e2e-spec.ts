@@ -193,14 +193,24 @@ describe('TronNodePayoutTransport against the fake TRON node', () => {
     expect(await transport.provenExpired(signed.rawTransaction)).toBe(false);
   });
 
-  it('proves nothing for a transaction whose reference block is not on this chain', async () => {
+  it('proves dead a transaction whose reference block is not on this chain (TaPoS refuses it)', async () => {
+    // Built on a block that then lost a fork: java-tron refuses it in every block of this chain.
     const signed = await build();
     const expiresAt = signed.expiresAt as Date;
     const stored = JSON.parse(signed.rawTransaction) as { raw_data: { ref_block_hash: string } };
     stored.raw_data.ref_block_hash = 'ff'.repeat(8);
-    node.mineEmpty((expiresAt.getTime() - node.blockTimestamp()) / 3_000 + SOLID_LAG + 1);
-
     expect(await transport.provenExpired(JSON.stringify(stored))).toBe(false);
+
+    node.mineEmpty((expiresAt.getTime() - node.blockTimestamp()) / 3_000 + SOLID_LAG + 1);
+    expect(await transport.provenExpired(JSON.stringify(stored))).toBe(true);
+  });
+
+  it('finds the reference block of a transaction signed more than 65,536 blocks ago', async () => {
+    const signed = await build();
+    await transport.broadcast(signed.rawTransaction);
+    node.dropBroadcasts();
+    node.mineEmpty(65_536 + 100);
+
     expect(await transport.provenExpired(signed.rawTransaction)).toBe(true);
   });
 

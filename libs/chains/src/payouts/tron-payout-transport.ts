@@ -168,7 +168,8 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
   /**
    * Every block that could hold the transaction, read from this node: from its reference block
    * (only a later block may take it) to the first block past its expiration (no later block may),
-   * each naming the one before as parent, all solidified (irreversible), none holding it.
+   * each naming the one before as parent, all solidified (irreversible), none holding it. Or the
+   * reference block itself is not on the chain.
    */
   private async expiryProvenOn(node: TronNodeClient, window: SignedWindow): Promise<boolean> {
     const solidified = await node.request('walletsolidity/getnowblock', {}, parseTimedBlock);
@@ -177,13 +178,20 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
       node.request('wallet/getblockbynum', { num: number }, parseTimedBlock);
     // The reference block is the last one at or below the solidified head with these low bits
     // (java-tron takes a reference block among the last 65,536); its id must match the stored one.
-    const reference =
-      solidified.number -
-      ((solidified.number - window.referenceLow + REFERENCE_SPAN) % REFERENCE_SPAN);
+    const step = REFERENCE_SPAN;
+    let reference = solidified.number - ((solidified.number - window.referenceLow + step) % step);
     if (reference < 0) return false;
-    const first = await read(reference);
-    if (!first || first.blockId.slice(16, 32) !== window.referenceHash) return false;
-    if (first.timestamp > window.expiration) return false;
+    let first = await read(reference);
+    // Signed more than 65,536 blocks (about 55 hours) ago: newer blocks share those low bits.
+    while (first && first.timestamp > window.expiration && reference - step >= 0) {
+      reference -= step;
+      first = await read(reference);
+    }
+    if (!first || first.timestamp > window.expiration) return false;
+    // java-tron takes a transaction only while the block at its reference number is its reference
+    // block (TaPoS). Another block there, solidified, is a positive proof that no block of this
+    // chain ever took it or ever will (a reference block that lost a fork, say).
+    if (first.blockId.slice(16, 32) !== window.referenceHash) return true;
     // Bisection for the first block past the expiration, below the solidified head.
     let past = solidified.number;
     let before = reference;

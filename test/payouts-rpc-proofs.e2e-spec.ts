@@ -9,7 +9,7 @@ import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
 import { creditBalance } from './support/ledger-credit';
 import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
-import { RpcProxy, rpcResultReply } from './support/rpc-proxy';
+import { RpcProxy, rpcErrorReply, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_DATABASE_URL } from './setup/test-database';
 import { waitFor } from './support/wait-for';
@@ -162,6 +162,48 @@ describe('Payout tracker decides from positive proofs only', () => {
     const attempts = await attemptsOf(id);
     expect(attempts.map((a) => a.status)).toEqual(['Superseded', 'Broadcast']);
     expect(Number(attempts[1].nonce)).toBeGreaterThan(Number(first.nonce));
+    expect(await sentTo(recipient)).toHaveLength(1);
+  }, 120_000);
+
+  it('finds the transaction that used the nonce on a node that keeps only recent state', async () => {
+    // A pruned node answers counts at recent blocks only ("missing trie node" below): the block
+    // that used the nonce is found among the block bodies instead.
+    let prunedBelow = 0;
+    const swallowed = new Set<string>();
+    proxy.intercept((request) => {
+      if (request.method === 'eth_getTransactionCount') {
+        const tag = request.params?.[1];
+        if (typeof tag === 'string' && tag.startsWith('0x') && Number(tag) < prunedBelow) {
+          return rpcErrorReply(request, -32000, 'missing trie node');
+        }
+        return undefined;
+      }
+      if (request.method !== 'eth_sendRawTransaction') return undefined;
+      const hash = Transaction.from(String(request.params?.[0])).hash as string;
+      if (swallowed.size === 0) swallowed.add(hash);
+      return swallowed.has(hash) ? rpcResultReply(request, hash) : undefined;
+    });
+    const recipient = Wallet.createRandom().address;
+    const other = new Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    let id: string;
+    try {
+      id = await createPayout(recipient);
+      await waitFor(async () => swallowed.size === 1, 30_000, 'the first broadcast');
+      // The tracker first looks when the other transaction is already deep.
+      await other.query(`SELECT pg_advisory_lock(hashtext('payouts.track:ETHEREUM'))`);
+      const [first] = await attemptsOf(id);
+      const outsider = new Wallet(DEVNET_ACCOUNTS.hotWallet.privateKey, devnet.provider);
+      await (
+        await outsider.sendTransaction({ to: HOT_WALLET, value: 0n, nonce: Number(first.nonce) })
+      ).wait();
+      await devnet.provider.send('anvil_mine', ['0x6']);
+      prunedBelow = (await devnet.head()) - 1;
+    } finally {
+      await other.end();
+    }
+    await waitForCompleted(id);
+    expect((await attemptsOf(id)).map((a) => a.status)).toEqual(['Superseded', 'Broadcast']);
     expect(await sentTo(recipient)).toHaveLength(1);
   }, 120_000);
 

@@ -41,6 +41,8 @@ const UNSUPPORTED_METHOD = /method .*(not found|not supported|not available|does
 // written from zero), more than a quarter of a 41k USDT transfer; a token upgrade costs more too.
 // Unused gas is not paid: the limit only has to be covered by the wallet's native balance.
 const GAS_MARGIN_PERCENT = 25n;
+// Blocks read, body by body, when a node has no state deep enough to search a nonce by counts.
+const MAX_BODY_SCAN = 512;
 const MIN_GAS_MARGIN = 25_000n;
 // A plain value transfer to an account without code costs exactly this much, on every EVM chain.
 const CANCEL_GAS_LIMIT = 21_000n;
@@ -48,6 +50,8 @@ const CANCEL_GAS_LIMIT = 21_000n;
 /** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
 export class EthersPayoutTransport implements EvmPayoutTransport {
   private readonly wallets = new WeakMap<HotWalletKey, Wallet>();
+  /** Where an earlier search found the transaction that used a wallet's nonce ("owner:nonce"). */
+  private readonly consumerHints = new Map<string, number>();
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
 
@@ -172,11 +176,53 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
    */
   async nonceConsumer(address: string, nonce: number): Promise<NonceConsumer | null> {
     const owner = this.checkedAddress(address, 'address').toLowerCase();
+    const hintKey = `${owner}:${nonce}`;
+    const found = await this.consumerBlock(owner, nonce, this.consumerHints.get(hintKey));
+    if (!found) return null;
+    this.consumerHints.set(hintKey, found.blockNumber);
+    const after = await this.headBlockNumber();
+    if (after < found.blockNumber) return null;
+    return { ...found, confirmations: after - found.blockNumber + 1 };
+  }
+
+  /**
+   * The block found for this nonce by an earlier search is read again first: a proof waits for
+   * its confirmations (128 on Polygon), and by then a pruned node has no state left that deep
+   * to search with. Then a search by counts; where a node has no state at some block, the block
+   * bodies below the last block known to have used the nonce.
+   */
+  private async consumerBlock(
+    owner: string,
+    nonce: number,
+    hint: number | undefined,
+  ): Promise<{ txHash: string; blockNumber: number } | null> {
+    if (hint !== undefined) {
+      const txHash = await this.transactionWithNonce(hint, owner, nonce);
+      if (txHash) return { txHash, blockNumber: hint };
+    }
     const head = await this.headBlockNumber();
     const countAt = (block: number) => this.transactionCount(owner, block);
     if ((await countAt(head)) <= nonce) return null;
-    // Downwards in doubling steps (recent state first: pruned nodes keep only recent blocks'
-    // state), then a binary search for the first block whose count passes the nonce.
+    let used = head;
+    try {
+      used = await this.firstBlockPastNonce(countAt, nonce, head);
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      return this.scanBodiesForNonce(owner, nonce, used);
+    }
+    const txHash = await this.transactionWithNonce(used, owner, nonce);
+    return txHash ? { txHash, blockNumber: used } : null;
+  }
+
+  /**
+   * Downwards in doubling steps (recent state first: pruned nodes keep only recent blocks'
+   * state), then a binary search for the first block whose count passes the nonce.
+   */
+  private async firstBlockPastNonce(
+    countAt: (block: number) => Promise<number>,
+    nonce: number,
+    head: number,
+  ): Promise<number> {
     let used = head;
     let unused = -1;
     for (let step = 1; used > 0; step *= 2) {
@@ -192,11 +238,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       if ((await countAt(middle)) > nonce) used = middle;
       else unused = middle;
     }
-    const txHash = await this.transactionWithNonce(used, owner, nonce);
-    if (!txHash) return null;
-    const after = await this.headBlockNumber();
-    if (after < used) return null;
-    return { txHash, blockNumber: used, confirmations: after - used + 1 };
+    return used;
+  }
+
+  /** The wallet's transaction with `nonce` in the bodies of the blocks from `from` down. */
+  private async scanBodiesForNonce(
+    owner: string,
+    nonce: number,
+    from: number,
+  ): Promise<{ txHash: string; blockNumber: number } | null> {
+    for (let number = from; number >= 0 && number > from - MAX_BODY_SCAN; number--) {
+      const txHash = await this.transactionWithNonce(number, owner, nonce);
+      if (txHash) return { txHash, blockNumber: number };
+    }
+    return null;
   }
 
   /** The hash of `owner`'s transaction with `nonce` in block `number`, or null (block unknown). */

@@ -205,6 +205,22 @@ describe('TronNodePayoutTransport against the fake TRON node', () => {
     expect(await transport.provenExpired(JSON.stringify(stored))).toBe(true);
   });
 
+  it('reads the proof from irreversible blocks only, never a backend still on a fork', async () => {
+    const signed = await build();
+    const expiresAt = signed.expiresAt as Date;
+    await transport.broadcast(signed.rawTransaction);
+    const reference = node.headBlockNumber;
+    expect(node.mineBroadcasts().txIds).toEqual([signed.txHash]);
+    node.mineEmpty((expiresAt.getTime() - node.blockTimestamp()) / 3_000 + SOLID_LAG + 1);
+    // The mined transfer's reference height reads as another block on the full-node API.
+    const forked = await TronProxy.start(node.url);
+    proxies.push(forked);
+    forked.forkedHeights.add(reference);
+    const viaFork = new TronNodePayoutTransport(networkWith([forked.url]), { retry: FAST_RETRY });
+
+    expect(await viaFork.provenExpired(signed.rawTransaction)).toBe(false);
+  });
+
   it('finds the reference block of a transaction signed more than 65,536 blocks ago', async () => {
     const signed = await build();
     await transport.broadcast(signed.rawTransaction);

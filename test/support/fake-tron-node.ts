@@ -168,6 +168,8 @@ export class FakeTronNode {
   readonly broadcasts: Array<{ txid: string; transaction: Json }> = [];
   /** How many blocks /walletsolidity/getnowblock trails the head. */
   solidLag: number;
+  /** Transactions built by triggersmartcontract so far. */
+  private builds = 0;
   private readonly blocks: FakeBlock[] = [];
   /** Accepted broadcasts not mined yet, by id, in the order they came. */
   private readonly pending = new Map<string, Json>();
@@ -497,6 +499,13 @@ export class FakeTronNode {
     '/wallet/getnowblock': () => blockJson(this.head),
     '/walletsolidity/getnowblock': () =>
       blockJson(this.blocks[Math.max(0, this.headBlockNumber - this.solidLag)]),
+    // GetBlockByNumServlet on the solidity API: irreversible blocks only.
+    '/walletsolidity/getblockbynum': (params) => {
+      const number = blockNumberParameter(params);
+      const block =
+        number <= this.headBlockNumber - this.solidLag ? this.blocks[number] : undefined;
+      return block ? blockJson(block) : {};
+    },
     '/wallet/getblockbynum': (params) => {
       const block = this.blocks[blockNumberParameter(params)];
       return block ? blockJson(block) : {};
@@ -602,7 +611,10 @@ export class FakeTronNode {
     const feeLimit = typeof params.fee_limit === 'number' ? params.fee_limit : 0;
     const owner = String(params.owner_address).toLowerCase();
     const contract = String(params.contract_address).toLowerCase();
-    const rawData = this.rawData(owner, contract, data, feeLimit, this.head, Date.now());
+    // java-tron stamps the build time from its clock, which its head block follows: here the
+    // chain is the clock. A counter keeps two identical calls in one block distinct.
+    const builtAt = this.head.timestamp + (this.builds++ % BLOCK_INTERVAL_MS);
+    const rawData = this.rawData(owner, contract, data, feeLimit, this.head, builtAt);
     if (typeof params.call_value === 'number' && params.call_value > 0) {
       rawData.contract[0].parameter.value.call_value = params.call_value;
     }

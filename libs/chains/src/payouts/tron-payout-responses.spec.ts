@@ -84,6 +84,11 @@ describe('parseUnsignedTransfer', () => {
     ['call_value', rawData(callValue({ call_value: 1 }))],
     ['fee_limit', rawData(callValue(), { fee_limit: 1_000_000_000 })],
     ['expiration', rawData(callValue(), { expiration: undefined })],
+    // Out of reach of an expiry proof: its reference block could not be found again.
+    [
+      'expiration (more than 10 minutes after the build time)',
+      rawData(callValue(), { expiration: 1_700_000_000_123 + 10 * 60_000 + 1 }),
+    ],
   ])('refuses a transaction with another %s', (field, raw) => {
     expect(() => parseUnsignedTransfer(answer(raw), REQUESTED)).toThrow(
       `the node built another transaction than asked (${field})`,
@@ -96,7 +101,10 @@ describe('parseUnsignedTransfer', () => {
     expect(() => parseUnsignedTransfer(otherId, REQUESTED)).toThrow('(txID or raw_data_hex)');
     const swapped = {
       ...honest,
-      transaction: { ...honest.transaction, raw_data: rawData(callValue(), { timestamp: 1 }) },
+      transaction: {
+        ...honest.transaction,
+        raw_data: rawData(callValue(), { timestamp: 1_700_000_000_124 }),
+      },
     };
     expect(() => parseUnsignedTransfer(swapped, REQUESTED)).toThrow('(txID or raw_data_hex)');
   });

@@ -26,6 +26,8 @@ export interface RequestedCall {
 }
 
 const HASH_FORMAT = /^[0-9a-fA-F]{64}$/;
+/** The longest life a built transaction may have (java-tron's default is 60 s). */
+export const MAX_TRANSACTION_LIFETIME_MS = 10 * 60_000;
 const WORD_FORMAT = /^[0-9a-fA-F]{64}$/;
 const txCheck: (transaction: unknown) => boolean = utils.transaction.txCheck;
 
@@ -99,9 +101,18 @@ function describeMismatch(
     if (fields[payment] !== undefined && fields[payment] !== 0) return payment;
   }
   if (rawData.fee_limit !== requested.feeLimit) return 'fee_limit';
-  const { expiration } = rawData;
+  const { expiration, timestamp } = rawData;
   if (typeof expiration !== 'number' || !Number.isSafeInteger(expiration) || expiration <= 0) {
     return 'expiration';
+  }
+  // java-tron lets a transaction live 60 s past its reference block (its head when it builds).
+  // A longer life would put its reference block out of reach of an expiry proof.
+  if (
+    typeof timestamp !== 'number' ||
+    !Number.isSafeInteger(timestamp) ||
+    expiration - timestamp > MAX_TRANSACTION_LIFETIME_MS
+  ) {
+    return 'expiration (more than 10 minutes after the build time)';
   }
   if (!encodesRawData(transaction)) return 'txID or raw_data_hex';
   return null;

@@ -21,6 +21,7 @@ import {
 import { classifyTronBroadcast } from './tron-broadcast-result';
 import {
   parseAccountBalance,
+  MAX_TRANSACTION_LIFETIME_MS,
   parseSignedWindow,
   parseTimedBlock,
   parseTransactionKnown,
@@ -174,8 +175,10 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
   private async expiryProvenOn(node: TronNodeClient, window: SignedWindow): Promise<boolean> {
     const solidified = await node.request('walletsolidity/getnowblock', {}, parseTimedBlock);
     if (!solidified || solidified.timestamp <= window.expiration) return false;
+    // Solidified blocks only: a block read through a load-balanced URL may come from a backend
+    // still on a fork at that height; walletsolidity answers irreversible blocks alone.
     const read = (number: number) =>
-      node.request('wallet/getblockbynum', { num: number }, parseTimedBlock);
+      node.request('walletsolidity/getblockbynum', { num: number }, parseTimedBlock);
     // The reference block is the last one at or below the solidified head with these low bits
     // (java-tron takes a reference block among the last 65,536); its id must match the stored one.
     const step = REFERENCE_SPAN;
@@ -188,6 +191,10 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
       first = await read(reference);
     }
     if (!first || first.timestamp > window.expiration) return false;
+    // Built by java-tron on its head, a transaction lives 60 s past its reference block (at most
+    // MAX_TRANSACTION_LIFETIME_MS, checked when built): a longer gap means this is not its
+    // reference block but a later one with the same low bits.
+    if (window.expiration - first.timestamp > MAX_TRANSACTION_LIFETIME_MS) return false;
     // java-tron takes a transaction only while the block at its reference number is its reference
     // block (TaPoS). Another block there, solidified, is a positive proof that no block of this
     // chain ever took it or ever will (a reference block that lost a fork, say).

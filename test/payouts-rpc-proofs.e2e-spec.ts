@@ -197,8 +197,9 @@ describe('Payout tracker decides from positive proofs only', () => {
       await (
         await outsider.sendTransaction({ to: HOT_WALLET, value: 0n, nonce: Number(first.nonce) })
       ).wait();
-      await devnet.provider.send('anvil_mine', ['0x6']);
-      prunedBelow = (await devnet.head()) - 1;
+      // Deeper than one tick's body scan (512 blocks) below the head; state kept for 130 blocks.
+      await devnet.provider.send('anvil_mine', ['0x' + (600).toString(16)]);
+      prunedBelow = (await devnet.head()) - 130;
     } finally {
       await other.end();
     }

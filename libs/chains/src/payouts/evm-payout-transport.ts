@@ -203,15 +203,17 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     const head = await this.headBlockNumber();
     const countAt = (block: number) => this.transactionCount(owner, block);
     if ((await countAt(head)) <= nonce) return null;
-    let used = head;
+    // The lowest block known to have used the nonce, kept as the search goes: a node without
+    // state further down leaves the bodies below it to read.
+    const search = { used: head };
     try {
-      used = await this.firstBlockPastNonce(countAt, nonce, head);
+      await this.firstBlockPastNonce(countAt, nonce, search);
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
-      return this.scanBodiesForNonce(owner, nonce, used);
+      return this.scanBodiesForNonce(owner, nonce, search.used);
     }
-    const txHash = await this.transactionWithNonce(used, owner, nonce);
-    return txHash ? { txHash, blockNumber: used } : null;
+    const txHash = await this.transactionWithNonce(search.used, owner, nonce);
+    return txHash ? { txHash, blockNumber: search.used } : null;
   }
 
   /**
@@ -221,24 +223,22 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   private async firstBlockPastNonce(
     countAt: (block: number) => Promise<number>,
     nonce: number,
-    head: number,
-  ): Promise<number> {
-    let used = head;
+    search: { used: number },
+  ): Promise<void> {
     let unused = -1;
-    for (let step = 1; used > 0; step *= 2) {
-      const candidate = Math.max(0, used - step);
-      if ((await countAt(candidate)) > nonce) used = candidate;
+    for (let step = 1; search.used > 0; step *= 2) {
+      const candidate = Math.max(0, search.used - step);
+      if ((await countAt(candidate)) > nonce) search.used = candidate;
       else {
         unused = candidate;
         break;
       }
     }
-    while (used - unused > 1) {
-      const middle = Math.floor((used + unused) / 2);
-      if ((await countAt(middle)) > nonce) used = middle;
+    while (search.used - unused > 1) {
+      const middle = Math.floor((search.used + unused) / 2);
+      if ((await countAt(middle)) > nonce) search.used = middle;
       else unused = middle;
     }
-    return used;
   }
 
   /** The wallet's transaction with `nonce` in the bodies of the blocks from `from` down. */

@@ -16,6 +16,7 @@ import { WatcherHeadMovedAt1765200000000 } from './1765200000000-watcher-head-mo
 import { LedgerLineEntriesEmptyStatement1765300000000 } from './1765300000000-ledger-line-entries-empty-statement';
 import { EncryptWebhookSecrets1765400000000 } from './1765400000000-encrypt-webhook-secrets';
 import { PayoutAttemptPurpose1765500000000 } from './1765500000000-payout-attempt-purpose';
+import { PayoutAttemptsWalletNonce1765600000000 } from './1765600000000-payout-attempts-wallet-nonce';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   LedgerLineEntriesEmptyStatement1765300000000,
   EncryptWebhookSecrets1765400000000,
   PayoutAttemptPurpose1765500000000,
+  PayoutAttemptsWalletNonce1765600000000,
 ];

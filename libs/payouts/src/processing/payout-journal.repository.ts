@@ -145,7 +145,8 @@ export class PayoutJournalRepository {
   /**
    * Native coin (wei) that transactions not yet mined as of the balance read may still burn: per
    * nonce at or above `fromNonce`, the largest gas limit x max fee among its live attempts (only
-   * one of them can be mined). TRON (null) has no nonces and no gas price: `tronFeeLimitSun` per
+   * one of them can be mined), whatever became of its payout since (mined after the read, it
+   * burnt gas the balance read does not show). TRON (null) has no nonces and no gas price: `tronFeeLimitSun` per
    * payout in flight, mined or not (counting one twice only delays). Under the wallet's row lock.
    */
   async committedFees(
@@ -165,9 +166,9 @@ export class PayoutJournalRepository {
         : await manager.query(
             `SELECT COALESCE(sum(most), 0)::text AS total FROM (
                SELECT max(a.gas_limit * a.max_fee_per_gas) AS most
-                 FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id
+                 FROM payout_attempts a
                 WHERE a.network = $1 AND a.wallet_address = $2 AND a.nonce >= $3
-                  AND a.status IN ('Signed', 'Broadcast') AND p.status = 'Processing'
+                  AND a.status IN ('Signed', 'Broadcast')
                 GROUP BY a.nonce) per_nonce`,
             [network, walletAddress, fromNonce],
           );

@@ -5,9 +5,10 @@ import { TronChainAdapter } from '@app/chains/adapters/tron/tron-chain-adapter';
 import { deriveTronAddress, TRON_ACCOUNT_PATH } from '@app/chains/hd/derivation';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { NetworkConfig } from '@app/chains/networks/network.types';
-import { ChainError } from '@app/chains/rpc/chain-error';
+import { ChainError, NotYetError } from '@app/chains/rpc/chain-error';
 import { RetryOptions } from '@app/chains/rpc/retry';
 import { FakeTronNode, FakeTransfer } from './support/fake-tron-node';
+import { TronProxy } from './support/tron-proxy';
 
 // Fixed test keys (hashes of labels): they never hold funds anywhere.
 const testKey = (label: string): string => createHash('sha256').update(label).digest('hex');
@@ -114,6 +115,30 @@ describe('TronChainAdapter against the fake TRON node', () => {
     for (const found of transfers) {
       expect(found.txHash).toMatch(TX_ID);
       expect(TronWeb.isAddress(found.from) && adapter.isValidAddress(found.to)).toBe(true);
+    }
+  });
+
+  it('never takes a block whose transaction infos a backend behind left out for an empty one', async () => {
+    node.mineEmpty(1);
+    const paid = node.addTransferBlock([transfer(12_345_678n)]);
+    node.mineEmpty(2);
+    const proxy = await TronProxy.start(node.url);
+    const viaBalancer = new TronChainAdapter(networkWith([proxy.url]), { retry: FAST_RETRY });
+    try {
+      proxy.infosMissingFrom = paid.blockNumber;
+      const notYet = viaBalancer.scanTransfers(paid.blockNumber, paid.blockNumber + 2, [USDT]);
+      await expect(notYet).rejects.toBeInstanceOf(NotYetError);
+      // Empty blocks read as empty stay empty; the paid one is found once its infos are there.
+      expect(
+        await viaBalancer.scanTransfers(paid.blockNumber + 1, paid.blockNumber + 2, [USDT]),
+      ).toEqual([]);
+      proxy.infosMissingFrom = undefined;
+      expect(
+        await viaBalancer.scanTransfers(paid.blockNumber, paid.blockNumber + 2, [USDT]),
+      ).toEqual([expect.objectContaining({ txHash: paid.txIds[0] })]);
+    } finally {
+      await viaBalancer.close();
+      await proxy.stop();
     }
   });
 

@@ -23,6 +23,11 @@ export class TronProxy {
    * there); the solidity API (/walletsolidity) answers the chain's.
    */
   readonly forkedHeights = new Set<number>();
+  /**
+   * Set: transaction infos of blocks from this height up read as a node's that lacks them ([]),
+   * while the head and the blocks come from the node (another backend of one URL).
+   */
+  infosMissingFrom: number | undefined;
   private readonly server: Server;
 
   private constructor(private readonly target: string) {
@@ -61,6 +66,14 @@ export class TronProxy {
       num >= this.failBlocksFrom
     ) {
       return answer(503, 'Service Unavailable');
+    }
+    if (
+      path === '/wallet/gettransactioninfobyblocknum' &&
+      num !== undefined &&
+      this.infosMissingFrom !== undefined &&
+      num >= this.infosMissingFrom
+    ) {
+      return answer(200, '[]');
     }
     if (path === '/wallet/getblockbynum' && num !== undefined && this.forkedHeights.has(num)) {
       const block = JSON.parse(await (await this.forward(path, text)).text()) as {

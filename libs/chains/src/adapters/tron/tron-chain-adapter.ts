@@ -160,6 +160,10 @@ export class TronChainAdapter implements ChainAdapter {
       (value) => parseTransactionInfos(value, blockNumber),
       source,
     );
+    // A node behind answers [] for a block it does not have, through a load-balanced URL even
+    // after another backend answered a head above it: an empty answer counts only for a block
+    // read as having no transactions.
+    if (infos.length === 0) await this.requireEmptyBlock(blockNumber, source);
     const found: FoundTransfer[] = [];
     for (const info of infos.filter((transactionInfo) => transactionInfo.succeeded)) {
       info.logs.forEach((log, logIndex) => {
@@ -172,6 +176,16 @@ export class TronChainAdapter implements ChainAdapter {
     }
     if (found.length === 0) return [];
     return this.attachBlock(blockNumber, found, source);
+  }
+
+  private async requireEmptyBlock(blockNumber: number, source: number): Promise<void> {
+    const block = await readBlock(this.node, blockNumber, source);
+    if (!block || block.transactionIds.length > 0) {
+      throw new NotYetError(
+        `TRON block ${blockNumber}: the node answered no transaction infos for it yet`,
+        this.network.name,
+      );
+    }
   }
 
   /**

@@ -77,7 +77,9 @@ describe('Worker (real Redis and Bull)', () => {
 
   it('schedules its jobs again after Redis lost them (a flush, a restart without persistence)', async () => {
     await queue.client.flushdb();
-    expect(await queue.getRepeatableJobs()).toEqual([]);
+    // Not checked empty here: a repeat job the worker is running at the flush adds its schedule
+    // back as it finishes (Bull's next repeat), a race a loaded CI run lost once. Every schedule
+    // must come back, whichever was re-added first.
     await waitFor(async () => (await queue.getRepeatableJobs()).length === 3, 60_000);
     expect((await queue.getRepeatableJobs()).map((job) => job.name).sort()).toEqual([
       MAINTENANCE_JOBS.expireSessions,

@@ -2,12 +2,11 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { parseUnits, Wallet } from 'ethers';
 import { useChainEnvironment } from './support/chain-test-env';
-import { forgetChain } from './support/chain-reset';
 import { Devnet, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
-import { creditBalance } from './support/ledger-credit';
+import { creditedMerchant } from './support/ledger-credit';
 import {
-  parkEarlierPayouts,
+  startPayoutsOnNewChain,
   setTokenBalance,
   transfersFrom,
   writeHotWalletsFile,
@@ -46,13 +45,9 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
       PAYOUT_HOT_WALLET_SHORTFALL: 'fail',
     });
     api = await TestApi.start();
-    await forgetChain(api.app, 'ETHEREUM');
-    await parkEarlierPayouts(api.dataSource);
-    expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
+    await startPayoutsOnNewChain(api, 'ETHEREUM');
     worker = await startWorker();
-    merchant = await api.createMerchant();
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
+    merchant = await creditedMerchant(api, {
       network: 'ETHEREUM',
       currency: 'USDT',
       amount: '10000',

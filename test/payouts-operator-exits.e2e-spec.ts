@@ -7,12 +7,11 @@ import { Transaction, Wallet } from 'ethers';
 import { PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutsScheduler } from '../apps/worker/src/payouts/payouts.scheduler';
 import { useChainEnvironment } from './support/chain-test-env';
-import { forgetChain } from './support/chain-reset';
 import { CliProcess, CliResult } from './support/cli-process';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
-import { creditBalance } from './support/ledger-credit';
-import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import { creditedMerchant } from './support/ledger-credit';
+import { startPayoutsOnNewChain, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { balanceOf } from './support/payouts-api';
 import { RpcInterceptor, RpcProxy, rpcErrorReply, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -57,13 +56,9 @@ describe('Payouts stuck in Processing: the operator exits', () => {
     );
     cli = await CliProcess.build('operator-exits');
     api = await TestApi.start();
-    await forgetChain(api.app, 'ETHEREUM');
-    await parkEarlierPayouts(api.dataSource);
-    expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
+    await startPayoutsOnNewChain(api, 'ETHEREUM');
     worker = await startWorker();
-    merchant = await api.createMerchant();
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
+    merchant = await creditedMerchant(api, {
       network: 'ETHEREUM',
       currency: 'USDT',
       amount: '1000',

@@ -7,13 +7,12 @@ import { PayoutJournalRepository } from '@app/payouts/processing/payout-journal.
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
-import { creditBalance } from './support/ledger-credit';
-import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
+import { creditedMerchant } from './support/ledger-credit';
+import { startPayoutsOnNewChain, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { RpcProxy, rpcErrorReply, rpcResultReply } from './support/rpc-proxy';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_DATABASE_URL } from './setup/test-database';
 import { waitFor } from './support/wait-for';
-import { forgetChain } from './support/chain-reset';
 
 const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
 
@@ -46,13 +45,9 @@ describe('Payout tracker decides from positive proofs only', () => {
       },
     );
     api = await TestApi.start();
-    await forgetChain(api.app, 'ETHEREUM');
-    await parkEarlierPayouts(api.dataSource);
-    expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
+    await startPayoutsOnNewChain(api, 'ETHEREUM');
     worker = await startWorker();
-    merchant = await api.createMerchant();
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
+    merchant = await creditedMerchant(api, {
       network: 'ETHEREUM',
       currency: 'USDT',
       amount: '1000',

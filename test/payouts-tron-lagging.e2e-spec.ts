@@ -5,7 +5,7 @@ import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { useChainEnvironment } from './support/chain-test-env';
 import { FakeTronNode } from './support/fake-tron-node';
 import { startWorker } from './support/in-process-worker';
-import { creditBalance } from './support/ledger-credit';
+import { creditedMerchant } from './support/ledger-credit';
 import { parkEarlierPayouts, writeHotWalletsFile } from './support/payout-chain';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TronProxy } from './support/tron-proxy';
@@ -57,13 +57,7 @@ describe('TRON payouts behind a lagging load balancer', () => {
     api = await TestApi.start();
     await parkEarlierPayouts(api.dataSource);
     worker = await startWorker();
-    merchant = await api.createMerchant();
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
-      network: 'TRON',
-      currency: 'USDT',
-      amount: '100000',
-    });
+    merchant = await creditedMerchant(api, { network: 'TRON', currency: 'USDT', amount: '100000' });
   }, 60_000);
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
+import type { TestApi, TestMerchant } from './test-app';
 
 /**
  * Credits a merchant's balance as a confirmed deposit would (debit deposits, credit the merchant),
@@ -41,4 +42,14 @@ export async function creditBalance(
       ],
     }),
   );
+}
+
+/** A new merchant whose balance holds `amount` of one token of one network, ready to pay out. */
+export async function creditedMerchant(
+  api: TestApi,
+  balance: { network: string; currency: string; amount: string },
+): Promise<TestMerchant> {
+  const merchant = await api.createMerchant();
+  await creditBalance(api.dataSource, { merchantId: merchant.id, ...balance });
+  return merchant;
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { AbiCoder, getAddress, id, keccak256, toBeHex, zeroPadValue } from 'ethers';
 import type { DataSource } from 'typeorm';
 import type { Currency } from '@app/chains/networks/network.types';
+import { forgetChain } from './chain-reset';
 import type { Devnet } from './devnet';
+import type { TestApi } from './test-app';
 
 /** A HOT_WALLETS_FILE in a temporary folder: `{NETWORK: privateKey}`. */
 export function writeHotWalletsFile(keys: Record<string, string>): string {
@@ -72,4 +74,16 @@ export async function parkEarlierPayouts(dataSource: DataSource): Promise<void> 
   await dataSource.query(
     `UPDATE payouts SET next_attempt_at = 'infinity' WHERE status = 'Pending'`,
   );
+}
+
+/**
+ * A payout suite on a devnet of its own: the chain the previous suite watched under that name is
+ * forgotten, earlier suites' Pending payouts are put off, and none of theirs is in flight (it
+ * would carry another chain's nonces into this one).
+ */
+export async function startPayoutsOnNewChain(api: TestApi, network: string): Promise<void> {
+  await forgetChain(api.app, network);
+  await parkEarlierPayouts(api.dataSource);
+  const inFlight = await api.count('payouts', `network = $1 AND status = 'Processing'`, [network]);
+  if (inFlight !== 0) throw new Error(`${inFlight} ${network} payouts of earlier suites in flight`);
 }

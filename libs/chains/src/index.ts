@@ -1,5 +1,6 @@
 export * from './networks/network.types';
 export * from './networks/default-networks';
+export * from './networks/native-coins';
 export * from './networks/network-registry';
 export { NetworksFileError } from './networks/networks-file';
 export { secretInPublicRpcUrl } from './networks/public-rpc-url';

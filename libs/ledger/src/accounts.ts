@@ -20,6 +20,25 @@ export const LedgerAccounts = {
   payoutsSent: (network: string, currency: string) => `payouts_sent:${network}:${currency}`,
   /** Fees the service earned (revenue). */
   fees: (network: string, currency: string) => `fees:${network}:${currency}`,
+
+  // Where the service's own holdings are (docs/treasury.md). `currency` is a token (USDT, USDC)
+  // or the network's native coin (ETH, BNB, POL, TRX: see NATIVE_COINS), so gas is booked in the
+  // coin it is paid in and never mixes with tokens.
+  /** Tokens and native coin in the network's payout hot wallet (asset). */
+  hotWallet: (network: string, currency: string) => `hot_wallet:${network}:${currency}`,
+  /** Tokens swept past the hot wallet's target level to the cold treasury address (asset). */
+  treasury: (network: string, currency: string) => `treasury:${network}:${currency}`,
+  /** Native coin of the network's sweeper key, which pays every sweep's gas (asset). */
+  sweeper: (network: string, coin: string) => `sweeper:${network}:${coin}`,
+  /** TRX of the TRON staking account that lends energy to deposit addresses (asset). */
+  staking: (network: string, coin: string) => `staking:${network}:${coin}`,
+  /** Network fees (gas, energy, bandwidth, activation) the service paid: an expense (debit). */
+  networkFees: (network: string, coin: string) => `network_fees:${network}:${coin}`,
+  /**
+   * What the operator put into (credit) or took out of (debit) the addresses the service controls
+   * from outside, each booked from its transaction hash: the equity side of funding.
+   */
+  ownerFunding: (network: string, currency: string) => `owner_funding:${network}:${currency}`,
 };
 
 /** The kinds of account a merchant's balance is made of (see ledger_balances.kind). */

@@ -38,12 +38,28 @@ export interface AppConfig {
   depositScanIntervalMs: number;
   trongridApiKey?: string;
   payouts: PayoutConfig;
+  treasury: TreasuryConfig;
   webhooks: WebhookConfig;
   operations: OperationsConfig;
   rateLimits: RateLimitConfig;
   /** Express `trust proxy`: which peers may name the client in X-Forwarded-For. */
   trustProxy: TrustProxySetting;
   payAddressPool: PayAddressPoolConfig;
+}
+
+/** Sweeps and reconciliation (docs/treasury.md). Keys are read by the worker only. */
+export interface TreasuryConfig {
+  /** Per-network settings: treasury address, hot wallet target, sweep policy, delegate. */
+  file?: string;
+  /** Per-network sweeper private keys (the TRON one also stakes and lends energy). */
+  sweeperKeysFile?: string;
+  /** Account-level xprvs of the deposit addresses; only a worker that sweeps holds them. */
+  depositKeysFile?: string;
+  sweepIntervalMs: number;
+  /** Incremental reconciliation (addresses that moved since the last run)... */
+  reconcileIntervalMs: number;
+  /** ...and a full one over every controlled address. */
+  reconcileFullIntervalMs: number;
 }
 
 /** Pre-derived pay addresses the worker keeps ready (see docs/decisions.md, pay-address pool). */
@@ -184,6 +200,14 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       retryDelayMs: env.PAYOUT_RETRY_DELAY_MS,
       sendConcurrency: env.PAYOUT_SEND_CONCURRENCY,
       tronFeeLimitSun: env.PAYOUT_TRON_FEE_LIMIT_SUN,
+    },
+    treasury: {
+      file: env.TREASURY_FILE,
+      sweeperKeysFile: env.SWEEPER_KEYS_FILE,
+      depositKeysFile: env.DEPOSIT_KEYS_FILE,
+      sweepIntervalMs: env.TREASURY_SWEEP_INTERVAL_MS,
+      reconcileIntervalMs: env.TREASURY_RECONCILE_INTERVAL_MS,
+      reconcileFullIntervalMs: env.TREASURY_RECONCILE_FULL_INTERVAL_MS,
     },
     payAddressPool: {
       targetSize: env.PAY_ADDRESS_POOL_TARGET,

@@ -226,6 +226,54 @@ export class EnvironmentVariables {
   })
   PAYOUT_MAX_FEE_GWEI = '';
 
+  @IsOptional()
+  @IsString({
+    message: 'TREASURY_FILE must be a path to a JSON file of per-network treasury settings.',
+  })
+  TREASURY_FILE?: string;
+
+  @IsOptional()
+  @IsString({ message: 'SWEEPER_KEYS_FILE must be a path to a JSON file of sweeper keys.' })
+  SWEEPER_KEYS_FILE?: string;
+
+  @IsOptional()
+  @IsString({
+    message: 'DEPOSIT_KEYS_FILE must be a path to a JSON file of deposit account xprvs.',
+  })
+  DEPOSIT_KEYS_FILE?: string;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.' })
+  @Min(100, { message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.' })
+  @Max(86400000, {
+    message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.',
+  })
+  TREASURY_SWEEP_INTERVAL_MS = 60000;
+
+  @Transform(toInteger)
+  @IsInt({
+    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
+  })
+  @Min(1000, {
+    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
+  })
+  @Max(86400000, {
+    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
+  })
+  TREASURY_RECONCILE_INTERVAL_MS = 300000;
+
+  @Transform(toInteger)
+  @IsInt({
+    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
+  })
+  @Min(1000, {
+    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
+  })
+  @Max(604800000, {
+    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
+  })
+  TREASURY_RECONCILE_FULL_INTERVAL_MS = 3600000;
+
   @Transform(toInteger)
   @IsInt({ message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
   @Min(100, { message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })

@@ -17,6 +17,7 @@ import { LedgerLineEntriesEmptyStatement1765300000000 } from './1765300000000-le
 import { EncryptWebhookSecrets1765400000000 } from './1765400000000-encrypt-webhook-secrets';
 import { PayoutAttemptPurpose1765500000000 } from './1765500000000-payout-attempt-purpose';
 import { PayoutAttemptsWalletNonce1765600000000 } from './1765600000000-payout-attempts-wallet-nonce';
+import { TreasuryWallets1765700000000 } from './1765700000000-treasury-wallets';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   EncryptWebhookSecrets1765400000000,
   PayoutAttemptPurpose1765500000000,
   PayoutAttemptsWalletNonce1765600000000,
+  TreasuryWallets1765700000000,
 ];

@@ -18,6 +18,7 @@ import { EncryptWebhookSecrets1765400000000 } from './1765400000000-encrypt-webh
 import { PayoutAttemptPurpose1765500000000 } from './1765500000000-payout-attempt-purpose';
 import { PayoutAttemptsWalletNonce1765600000000 } from './1765600000000-payout-attempts-wallet-nonce';
 import { TreasuryWallets1765700000000 } from './1765700000000-treasury-wallets';
+import { Sweeps1765800000000 } from './1765800000000-sweeps';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   PayoutAttemptPurpose1765500000000,
   PayoutAttemptsWalletNonce1765600000000,
   TreasuryWallets1765700000000,
+  Sweeps1765800000000,
 ];

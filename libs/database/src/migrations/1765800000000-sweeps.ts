@@ -1,0 +1,109 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Sweeps: tokens moved from deposit addresses to the hot wallet or the treasury by the network's
+ * sweeper (docs/treasury.md). Like payouts, every signed transaction is journaled before its first
+ * broadcast, and a sweeper nonce belongs to one sweep for good.
+ */
+export class Sweeps1765800000000 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE sweeps (
+        id                   text PRIMARY KEY,
+        network              text NOT NULL,
+        currency             text NOT NULL,
+        token_contract       text NOT NULL,
+        token_decimals       integer NOT NULL,
+        destination          text NOT NULL CHECK (destination IN ('hot_wallet', 'treasury')),
+        destination_address  text NOT NULL,
+        sweeper_address      text NOT NULL,
+        nonce                bigint NOT NULL CHECK (nonce >= 0),
+        status               text NOT NULL CHECK (status IN ('Processing', 'Completed', 'Failed')),
+        tx_hash              text,
+        block_number         bigint,
+        error_reason         text,
+        created_at           timestamptz NOT NULL DEFAULT now(),
+        updated_at           timestamptz NOT NULL DEFAULT now(),
+        completed_at         timestamptz,
+        UNIQUE (network, sweeper_address, nonce)
+      )`);
+    await queryRunner.query(
+      `CREATE INDEX sweeps_processing_idx ON sweeps (network, created_at) WHERE status = 'Processing'`,
+    );
+
+    // One row per deposit address in a sweep. `amount` is what the confirmed receipt's Swept event
+    // says moved (never what was asked); the books post exactly that.
+    await queryRunner.query(`
+      CREATE TABLE sweep_items (
+        sweep_id          text NOT NULL REFERENCES sweeps (id),
+        network           text NOT NULL,
+        currency          text NOT NULL,
+        address           text NOT NULL,
+        derivation_index  integer NOT NULL CHECK (derivation_index >= 0),
+        expected_amount   numeric(38, 18) NOT NULL CHECK (expected_amount > 0),
+        authorized        boolean NOT NULL,
+        status            text NOT NULL CHECK (status IN ('Pending', 'Swept', 'Failed', 'Skipped')),
+        amount            numeric(38, 18),
+        PRIMARY KEY (sweep_id, address)
+      )`);
+    // An address is in at most one live sweep per token: never two batches racing for it.
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX sweep_items_live_address_idx ON sweep_items (network, currency, lower(address))
+         WHERE status = 'Pending'`,
+    );
+
+    // Where the planner stands with each deposit address: transfers confirmed after
+    // checked_until make it a candidate again; frozen ones (a token's blacklist) are reported, not retried.
+    await queryRunner.query(`
+      CREATE TABLE sweep_addresses (
+        network          text NOT NULL,
+        currency         text NOT NULL,
+        address          text NOT NULL,
+        checked_until    timestamptz NOT NULL,
+        failures         integer NOT NULL DEFAULT 0,
+        frozen_at        timestamptz,
+        updated_at       timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (network, currency, address)
+      )`);
+
+    await queryRunner.query(`
+      CREATE TABLE sweep_attempts (
+        id                        bigserial PRIMARY KEY,
+        sweep_id                  text NOT NULL REFERENCES sweeps (id),
+        attempt_number            integer NOT NULL CHECK (attempt_number >= 1),
+        network                   text NOT NULL,
+        tx_hash                   text NOT NULL,
+        raw_transaction           text NOT NULL,
+        max_fee_per_gas           numeric(78, 0) NOT NULL,
+        max_priority_fee_per_gas  numeric(78, 0) NOT NULL,
+        gas_limit                 numeric(78, 0) NOT NULL,
+        status                    text NOT NULL CHECK (status IN ('Signed', 'Broadcast', 'Superseded')),
+        broadcast_count           integer NOT NULL DEFAULT 0,
+        last_broadcast_at         timestamptz,
+        last_broadcast_result     text,
+        created_at                timestamptz NOT NULL DEFAULT now(),
+        updated_at                timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (sweep_id, attempt_number),
+        UNIQUE (network, tx_hash)
+      )`);
+
+    // The planner's question: which transfers were confirmed on this network since a moment.
+    await queryRunner.query(
+      `CREATE INDEX session_transactions_confirmed_at_idx ON session_transactions (network, confirmed_at)
+         WHERE status = 'Confirmed'`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX unmatched_transfers_created_at_idx ON unmatched_transfers (network, created_at)
+         WHERE status = 'detected'`,
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX unmatched_transfers_created_at_idx`);
+    await queryRunner.query(`DROP INDEX session_transactions_confirmed_at_idx`);
+    await queryRunner.query(`DROP TABLE sweep_attempts`);
+    await queryRunner.query(`DROP TABLE sweep_addresses`);
+    await queryRunner.query(`DROP TABLE sweep_items`);
+    await queryRunner.query(`DROP TABLE sweeps`);
+  }
+}

@@ -1,20 +1,23 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import solc from 'solc';
 
-// Compiles contracts/TestToken.sol with solcjs and writes contracts/build/TestToken.json, which
-// is committed: tests and the devnet deploy that bytecode and never need a compiler.
+// Compiles every contracts/<Name>.sol with solcjs and writes contracts/build/<Name>.json (the
+// contract named like its file), which is committed: the services, tests and the devnet use
+// that ABI and bytecode and never need a compiler.
 // The output is deterministic (fixed settings, source names relative to the repository, no
-// timestamps), so running this again without changes leaves the file untouched.
+// timestamps, one compiler input per file so a new contract never changes another's bytecode),
+// so running this again without changes leaves the files untouched.
 
 const ROOT = join(__dirname, '..');
-const CONTRACT_SOURCE = 'contracts/TestToken.sol';
-const CONTRACT_NAME = 'TestToken';
-const ARTIFACT_FILE = join(ROOT, 'contracts', 'build', `${CONTRACT_NAME}.json`);
+const CONTRACTS_DIR = join(ROOT, 'contracts');
+const BUILD_DIR = join(CONTRACTS_DIR, 'build');
 // Cancun rather than the compiler's newest default: the bytecode then also runs on nodes and
-// testnets that have not enabled the latest hard fork.
+// testnets that have not enabled the latest hard fork. EIP-7702 delegation needs Prague on the
+// chain, not in the delegate's bytecode.
 const EVM_VERSION = 'cancun';
+const OPTIMIZER_RUNS = 200;
 
 interface ImportResult {
   contents?: string;
@@ -31,24 +34,36 @@ interface CompilerMessage {
   formattedMessage: string;
 }
 
+interface CompiledContract {
+  abi: unknown[];
+  evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
+}
+
 interface CompilerOutput {
   errors?: CompilerMessage[];
-  contracts?: Record<
-    string,
-    Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>
-  >;
+  contracts?: Record<string, Record<string, CompiledContract>>;
 }
 
 const compiler = solc as unknown as SolcCompiler;
 
 async function main(): Promise<void> {
+  const sources = readdirSync(CONTRACTS_DIR)
+    .filter((file) => file.endsWith('.sol'))
+    .sort();
+  for (const file of sources) await compileContract(`contracts/${file}`);
+}
+
+async function compileContract(sourceName: string): Promise<void> {
+  const contractName = basename(sourceName, '.sol');
   const input = {
     language: 'Solidity',
-    sources: { [CONTRACT_SOURCE]: { content: readFileSync(join(ROOT, CONTRACT_SOURCE), 'utf8') } },
+    sources: { [sourceName]: { content: readFileSync(join(ROOT, sourceName), 'utf8') } },
     settings: {
-      optimizer: { enabled: true, runs: 200 },
+      optimizer: { enabled: true, runs: OPTIMIZER_RUNS },
       evmVersion: EVM_VERSION,
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+      outputSelection: {
+        '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] },
+      },
     },
   };
   const output = JSON.parse(
@@ -58,25 +73,28 @@ async function main(): Promise<void> {
   const messages = output.errors ?? [];
   for (const message of messages) console.warn(message.formattedMessage);
   if (messages.some((message) => message.severity === 'error')) {
-    throw new Error('Compilation failed.');
+    throw new Error(`Compilation of ${sourceName} failed.`);
   }
-  const contract = output.contracts?.[CONTRACT_SOURCE]?.[CONTRACT_NAME];
-  if (!contract) throw new Error(`${CONTRACT_NAME} is missing from the compiler output.`);
+  const contract = output.contracts?.[sourceName]?.[contractName];
+  if (!contract) throw new Error(`${contractName} is missing from the compiler output.`);
 
+  const artifactFile = join(BUILD_DIR, `${contractName}.json`);
   const artifact = {
-    contractName: CONTRACT_NAME,
-    sourceName: CONTRACT_SOURCE,
+    contractName,
+    sourceName,
     compiler: `solc ${compiler.version()}`,
-    settings: { optimizerRuns: input.settings.optimizer.runs, evmVersion: EVM_VERSION },
+    settings: { optimizerRuns: OPTIMIZER_RUNS, evmVersion: EVM_VERSION },
     abi: contract.abi,
     bytecode: `0x${contract.evm.bytecode.object}`,
+    // The code as it sits on chain, for anvil_setCode (Multicall3 at its canonical address).
+    deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
   };
   // Formatted the way `prettier --check .` expects, so the lint step accepts the committed file.
-  const options = (await resolveConfig(ARTIFACT_FILE)) ?? {};
+  const options = (await resolveConfig(artifactFile)) ?? {};
   const text = await format(JSON.stringify(artifact), { ...options, parser: 'json' });
-  mkdirSync(dirname(ARTIFACT_FILE), { recursive: true });
-  writeFileSync(ARTIFACT_FILE, text);
-  console.log(`Wrote ${relative(ROOT, ARTIFACT_FILE)} (${compiler.version()}).`);
+  mkdirSync(dirname(artifactFile), { recursive: true });
+  writeFileSync(artifactFile, text);
+  console.log(`Wrote ${relative(ROOT, artifactFile)} (${compiler.version()}).`);
 }
 
 /** Resolves `@openzeppelin/...` and other package imports from node_modules. */

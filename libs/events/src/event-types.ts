@@ -15,10 +15,21 @@ export const EVENT_TYPES = [
   'payout.completed',
   'payout.failed',
   'payout.rejected',
+  'refund.created',
+  'refund.pending',
+  'refund.processing',
+  'refund.completed',
+  'refund.failed',
+  'refund.canceled',
   'webhook_endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What `data.object` of an event is. */
-export const EVENT_OBJECT_TYPES = ['checkout.session', 'payout', 'webhook_endpoint'] as const;
+export const EVENT_OBJECT_TYPES = [
+  'checkout.session',
+  'payout',
+  'refund',
+  'webhook_endpoint',
+] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];

@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   event: 'evt',
   webhookEndpoint: 'we',
   unmatchedTransfer: 'utx',
+  refund: 're',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

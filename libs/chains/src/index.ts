@@ -14,6 +14,7 @@ export {
   keyFingerprint,
 } from './hd/derivation';
 export * from './hd/hd-wallet';
+export { AccountPrivateKey } from './hd/account-private-key';
 export * from './chains.module';
 export * from './adapters/chain-adapter';
 export * from './adapters/chain-adapters';

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'we',
   unmatchedTransfer: 'utx',
   refund: 're',
+  sweep: 'sw',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

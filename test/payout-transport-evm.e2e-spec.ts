@@ -131,6 +131,8 @@ describe('EthersPayoutTransport against anvil', () => {
 
     await mineBlock();
     const head = await devnet.head();
+    // The fee as the node's own receipt states it, to the wei.
+    const receipt = await devnet.provider.getTransactionReceipt(signed.txHash);
     expect(await transport.lookup(signed.txHash)).toEqual({
       state: 'mined',
       status: {
@@ -139,6 +141,7 @@ describe('EthersPayoutTransport against anvil', () => {
         succeeded: true,
         confirmations: 1,
       },
+      feeBaseUnits: receipt!.gasUsed * receipt!.gasPrice,
     });
     expect(await devnet.balanceOf('USDT', to)).toBe(AMOUNT);
     expect(await transport.broadcast(signed.rawTransaction)).toEqual({ kind: 'nonce_too_low' });

@@ -135,6 +135,8 @@ describe('TronNodePayoutTransport against the fake TRON node', () => {
         succeeded: true,
         confirmations: 1,
       },
+      // The transaction info's `fee`, in sun (the fake node charges 345,000 per call).
+      feeBaseUnits: 345_000n,
     });
     expect(await transport.balances(RECIPIENT, USDT)).toEqual({ token: AMOUNT, native: 0n });
     expect(await transport.balances(HOT, USDT)).toEqual({

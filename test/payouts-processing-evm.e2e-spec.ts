@@ -533,7 +533,7 @@ describe('Payouts sent on a real chain', () => {
     const [{ sent }] = await api.dataSource.query(
       `SELECT COALESCE(-sum(l.amount), 0)::text AS sent FROM ledger_lines l
          JOIN ledger_entries e ON e.id = l.entry_id
-        WHERE l.account = 'payouts_sent:ETHEREUM:USDT'
+        WHERE l.account = 'hot_wallet:ETHEREUM:USDT'
           AND e.reference = ANY(SELECT 'payout:' || id || ':completed' FROM payouts
                                  WHERE merchant_id = ANY($1::text[]))`,
       [api.merchantIds],

@@ -118,8 +118,11 @@ export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTime
 export interface MerchantLedger {
   available: string;
   held: string;
-  /** payouts_sent:ETHEREUM:USDT, an asset credited as tokens leave: minus the nets sent. */
-  payoutsSent: string;
+  /**
+   * What the merchant's completed payouts took out of hot_wallet:ETHEREUM:USDT (an asset,
+   * credited as tokens leave): minus the nets sent.
+   */
+  hotWalletPaidOut: string;
 }
 
 export async function merchantLedger(db: Client, merchantId: string): Promise<MerchantLedger> {
@@ -128,9 +131,12 @@ export async function merchantLedger(db: Client, merchantId: string): Promise<Me
               WHERE merchant_id = $1 AND kind = 'merchant')::text AS available,
             (SELECT COALESCE(-sum(balance), 0) FROM ledger_balances
               WHERE merchant_id = $1 AND kind = 'merchant_held')::text AS held,
-            (SELECT COALESCE(sum(balance), 0) FROM ledger_balances
-              WHERE account = 'payouts_sent:ETHEREUM:USDT')::text AS sent`,
+            (SELECT COALESCE(sum(l.amount), 0) FROM ledger_lines l
+               JOIN ledger_entries e ON e.id = l.entry_id
+              WHERE l.account = 'hot_wallet:ETHEREUM:USDT'
+                AND e.reference IN (SELECT 'payout:' || id || ':completed' FROM payouts
+                                     WHERE merchant_id = $1))::text AS sent`,
     [merchantId],
   );
-  return { available: rows[0].available, held: rows[0].held, payoutsSent: rows[0].sent };
+  return { available: rows[0].available, held: rows[0].held, hotWalletPaidOut: rows[0].sent };
 }

@@ -106,8 +106,10 @@ export async function verify(
     );
   }
   if (!new Decimal(ledger.held).isZero()) failures.push(`ledger held ${ledger.held} <> 0`);
-  if (!new Decimal(ledger.payoutsSent).negated().equals(sumOfNets)) {
-    failures.push(`ledger payouts_sent ${ledger.payoutsSent} <> -(sum of net_amount ${sumOfNets})`);
+  if (!new Decimal(ledger.hotWalletPaidOut).negated().equals(sumOfNets)) {
+    failures.push(
+      `ledger hot_wallet paid out ${ledger.hotWalletPaidOut} <> -(sum of net_amount ${sumOfNets})`,
+    );
   }
   if (!new Decimal(ledger.available).equals(expectedAvailable)) {
     failures.push(

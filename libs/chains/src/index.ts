@@ -27,3 +27,5 @@ export * from './payouts/payout-transports';
 export { EthersPayoutTransport } from './payouts/evm-payout-transport';
 export type { EthersPayoutTransportOptions } from './payouts/evm-payout-transport';
 export { TronNodePayoutTransport } from './payouts/tron-payout-transport';
+export { receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';
+export { parseTransactionFeeSun } from './adapters/tron/tron-transaction-fee';

@@ -16,8 +16,6 @@ export const LedgerAccounts = {
     network: string,
     currency: string,
   ) => `merchant_held:${merchantId}:${subMerchantId ?? '-'}:${network}:${currency}`,
-  /** Tokens that left the hot wallet to payout recipients (asset, credited as it goes out). */
-  payoutsSent: (network: string, currency: string) => `payouts_sent:${network}:${currency}`,
   /** Fees the service earned (revenue). */
   fees: (network: string, currency: string) => `fees:${network}:${currency}`,
 
@@ -34,6 +32,12 @@ export const LedgerAccounts = {
   staking: (network: string, coin: string) => `staking:${network}:${coin}`,
   /** Network fees (gas, energy, bandwidth, activation) the service paid: an expense (debit). */
   networkFees: (network: string, coin: string) => `network_fees:${network}:${coin}`,
+  /**
+   * Tokens of unmatched transfers (wrong network or token, a second payment, an address no session
+   * has) that sit on our deposit addresses: owed back to their sender, never a merchant's balance
+   * (liability). Refunds of unmatched transfers debit it.
+   */
+  unmatched: (network: string, currency: string) => `unmatched:${network}:${currency}`,
   /**
    * What the operator put into (credit) or took out of (debit) the addresses the service controls
    * from outside, each booked from its transaction hash: the equity side of funding.

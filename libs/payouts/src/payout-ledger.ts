@@ -45,7 +45,11 @@ export function releaseEntry(payout: PayoutFunds): LedgerEntry {
   };
 }
 
-/** Completed: the held amount leaves for good, the net to the recipient and the fee to revenue. */
+/**
+ * Completed: the held amount leaves for good, the net out of the hot wallet (where it was, until
+ * the transfer) and the fee to revenue. The transaction's own network fee is booked apart, from
+ * its receipt (networkFeeEntry).
+ */
 export function completionEntry(payout: PayoutFunds): LedgerEntry {
   const token = { currency: payout.currency, network: payout.network };
   return {
@@ -54,7 +58,7 @@ export function completionEntry(payout: PayoutFunds): LedgerEntry {
     lines: [
       merchantLine(payout, true, new Decimal(payout.amount)),
       {
-        account: LedgerAccounts.payoutsSent(payout.network, payout.currency),
+        account: LedgerAccounts.hotWallet(payout.network, payout.currency),
         amount: new Decimal(payout.net_amount).negated(),
         ...token,
       },

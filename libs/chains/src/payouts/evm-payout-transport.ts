@@ -5,6 +5,8 @@ import {
   checkedTransactionHash,
   readTransactionStatus,
 } from '../adapters/evm/evm-transaction-status';
+import { receiptBlockHash, receiptFeeWei } from '../adapters/evm/evm-receipt-fee';
+import { TransactionStatus } from '../adapters/chain-adapter';
 import { NetworkConfig } from '../networks/network.types';
 import { ChainError } from '../rpc/chain-error';
 import { RetryOptions } from '../rpc/retry';
@@ -120,11 +122,35 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     const hash = checkedTransactionHash(txHash, this.network.name);
     return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
       const status = await readTransactionStatus(provider, hash, this.network.name);
-      if (status) return { state: 'mined', status };
+      if (status)
+        return { state: 'mined', status, feeBaseUnits: await this.feeOf(provider, hash, status) };
       // Mined between the two reads, it reads as pending here and as mined on the next lookup.
       const transaction: unknown = await provider.send('eth_getTransactionByHash', [hash]);
       return transaction ? { state: 'pending' } : { state: 'unknown' };
     });
+  }
+
+  /**
+   * The fee from the raw receipt: ethers' receipt drops `l1Fee` (OP-stack chains). Read after the
+   * status, from the same node: a receipt of another block (a reorg in between) proves nothing.
+   */
+  private async feeOf(
+    provider: JsonRpcProvider,
+    hash: string,
+    status: TransactionStatus,
+  ): Promise<bigint> {
+    const raw: unknown = await provider.send('eth_getTransactionReceipt', [hash]);
+    if (receiptBlockHash(raw) !== status.blockHash) {
+      throw this.error(
+        'transient',
+        'eth_getTransactionReceipt: the receipt moved to another block',
+      );
+    }
+    const fee = receiptFeeWei(raw);
+    if (fee === null) {
+      throw this.error('permanent', 'eth_getTransactionReceipt: no gasUsed or effectiveGasPrice');
+    }
+    return fee;
   }
 
   /** maxFeePerGas = 2 * base fee + tip: still valid after six full blocks of +12.5 % base fee. */

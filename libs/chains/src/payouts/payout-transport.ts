@@ -76,7 +76,16 @@ export type TransactionLookup =
   | { state: 'unknown' }
   /** In the node's pool, not mined. */
   | { state: 'pending' }
-  | { state: 'mined'; status: TransactionStatus };
+  | {
+      state: 'mined';
+      status: TransactionStatus;
+      /**
+       * What the transaction cost its sender, in base units of the network's native coin (wei,
+       * sun), read from the same receipt: EVM gasUsed × effectiveGasPrice plus the L1 data fee
+       * where the receipt carries one, TRON the transaction info's `fee`. Reverted ones pay too.
+       */
+      feeBaseUnits: bigint;
+    };
 
 /** A wallet's holdings in base units: the token, and the native coin that pays fees (wei, sun). */
 export interface WalletBalances {

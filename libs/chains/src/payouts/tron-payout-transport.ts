@@ -4,7 +4,7 @@ import { TronWeb, utils } from 'tronweb';
 import { isValidAddress } from '../hd/addresses';
 import {
   checkedTransactionId,
-  readTransactionStatus,
+  readMinedTransaction,
   tronError,
 } from '../adapters/tron/tron-chain-reads';
 import { TronNodeClient, TronNodeClientOptions } from '../adapters/tron/tron-node-client';
@@ -221,8 +221,8 @@ export class TronNodePayoutTransport implements TronPayoutTransport {
   }
 
   private async lookupOn(node: TronNodeClient, transactionId: string): Promise<TransactionLookup> {
-    const status = await readTransactionStatus(node, transactionId, this.network.name);
-    if (status) return { state: 'mined', status };
+    const mined = await readMinedTransaction(node, transactionId, this.network.name);
+    if (mined) return { state: 'mined', status: mined.status, feeBaseUnits: mined.feeSun };
     // Mined between the two reads, it reads as pending here and as mined on the next lookup.
     const known = await node.request(
       'wallet/gettransactionbyid',

@@ -19,6 +19,7 @@ import { PayoutAttemptPurpose1765500000000 } from './1765500000000-payout-attemp
 import { PayoutAttemptsWalletNonce1765600000000 } from './1765600000000-payout-attempts-wallet-nonce';
 import { TreasuryWallets1765700000000 } from './1765700000000-treasury-wallets';
 import { Sweeps1765800000000 } from './1765800000000-sweeps';
+import { TreasuryBooks1765900000000 } from './1765900000000-treasury-books';
 import { Refunds1766000000000 } from './1766000000000-refunds';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
@@ -44,5 +45,6 @@ export const MIGRATIONS = [
   PayoutAttemptsWalletNonce1765600000000,
   TreasuryWallets1765700000000,
   Sweeps1765800000000,
+  TreasuryBooks1765900000000,
   Refunds1766000000000,
 ];

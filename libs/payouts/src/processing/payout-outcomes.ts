@@ -1,9 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { LedgerService } from '@app/ledger';
+import { DataSource, EntityManager } from 'typeorm';
+import { NATIVE_COINS, NetworkName } from '@app/chains';
+import { LedgerService, networkFeeEntry } from '@app/ledger';
 import { PayoutEvents } from '../payout-events';
 import { completionEntry, releaseEntry } from '../payout-ledger';
 import { PayoutJournalRepository } from './payout-journal.repository';
+
+/** The mined transaction a payout ends with, and what its receipt says it cost the hot wallet. */
+export interface MinedPayoutTransaction {
+  txHash: string;
+  /** Base units of the native coin; null when the transaction is not ours (nothing to book). */
+  feeBaseUnits: bigint | null;
+}
 
 /**
  * The final states of a payout, each in one transaction with its ledger entry and guarded by the
@@ -20,26 +28,40 @@ export class PayoutOutcomes {
     private readonly events: PayoutEvents,
   ) {}
 
-  /** Confirmed on chain: held -> sent (net) and fees (fee). */
-  async complete(payoutId: string, txHash: string): Promise<boolean> {
+  /**
+   * Confirmed on chain: held -> out of the hot wallet (net) and fees (fee); the transaction's
+   * network fee out of the hot wallet's native coin.
+   */
+  async complete(payoutId: string, mined: MinedPayoutTransaction): Promise<boolean> {
+    const { txHash } = mined;
     return this.dataSource.transaction(async (manager) => {
       const payout = await this.journal.lockProcessing(manager, payoutId);
       if (!payout) return false;
       await this.journal.markCompleted(manager, payoutId, txHash);
       await this.ledger.post(manager, completionEntry(payout));
+      await this.bookNetworkFee(manager, payout.network, mined);
       await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.log({ payoutId, txHash }, 'Payout completed');
       return true;
     });
   }
 
-  /** The chain refused it (mined and reverted): nothing left the wallet, the funds go back. */
-  async failProcessing(payoutId: string, reason: string, txHash: string): Promise<boolean> {
+  /**
+   * The chain refused it (mined and reverted), or an operator's cancel took its nonce: no token
+   * left the wallet, the funds go back. The gas of our mined transaction was paid all the same.
+   */
+  async failProcessing(
+    payoutId: string,
+    reason: string,
+    mined: MinedPayoutTransaction,
+  ): Promise<boolean> {
+    const { txHash } = mined;
     return this.dataSource.transaction(async (manager) => {
       const payout = await this.journal.lockProcessing(manager, payoutId);
       if (!payout) return false;
       await this.journal.markFailed(manager, payoutId, reason, txHash);
       await this.ledger.post(manager, releaseEntry(payout));
+      await this.bookNetworkFee(manager, payout.network, mined);
       await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.warn({ payoutId, txHash, reason }, 'Payout failed');
       return true;
@@ -57,5 +79,22 @@ export class PayoutOutcomes {
       this.logger.warn({ payoutId, reason }, 'Payout failed before sending');
       return true;
     });
+  }
+
+  /** Once per transaction hash (the entry's reference), in the transaction that ends the payout. */
+  private async bookNetworkFee(
+    manager: EntityManager,
+    network: string,
+    mined: MinedPayoutTransaction,
+  ): Promise<void> {
+    if (mined.feeBaseUnits === null) return;
+    const entry = networkFeeEntry({
+      network,
+      txHash: mined.txHash,
+      feeBaseUnits: mined.feeBaseUnits,
+      payer: 'hot_wallet',
+      coin: NATIVE_COINS[network as NetworkName],
+    });
+    await this.ledger.post(manager, entry);
   }
 }

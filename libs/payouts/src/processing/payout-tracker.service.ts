@@ -8,7 +8,7 @@ import {
   NetworkName,
   NetworkRegistry,
   PayoutTransports,
-  TransactionStatus,
+  TransactionLookup,
   TronPayoutTransport,
 } from '@app/chains';
 import { HotWallets } from './hot-wallets';
@@ -26,6 +26,8 @@ import { PayoutSigner, transferOrder } from './payout-signer';
 const BATCH_SIZE = 500;
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
 const REBROADCAST_AFTER_MS = 3_000;
+
+type MinedLookup = Extract<TransactionLookup, { state: 'mined' }>;
 
 export interface TrackReport {
   network: NetworkName;
@@ -158,8 +160,7 @@ export class PayoutTracker {
     if (nonce < (minedCounts.get(latest.wallet_address) ?? 0)) {
       for (const attempt of payout.attempts) {
         const lookup = await transport.lookup(attempt.tx_hash);
-        if (lookup.state === 'mined')
-          return this.onMined(network, payout, attempt, lookup.status, report);
+        if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
       }
       return this.onNonceUsed(network, transport, payout, latest, report);
     }
@@ -167,9 +168,7 @@ export class PayoutTracker {
     if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
     if (Date.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
     const lookup = await transport.lookup(latest.tx_hash);
-    if (lookup.state === 'mined') {
-      return this.onMined(network, payout, latest, lookup.status, report);
-    }
+    if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):
     // outbid it with the same nonce.
     if (Date.now() - firstAccepted(latest) >= this.config.payouts.replaceAfterMs) {
@@ -199,7 +198,7 @@ export class PayoutTracker {
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
       const lookup = await transport.lookup(own.tx_hash);
-      if (lookup.state === 'mined') await this.onMined(network, payout, own, lookup.status, report);
+      if (lookup.state === 'mined') await this.onMined(network, payout, own, lookup, report);
       return;
     }
     if (consumer.confirmations < network.confirmations) return;
@@ -209,8 +208,9 @@ export class PayoutTracker {
       const reason =
         `Cancelled by an operator: nonce ${latest.nonce} was used by another transaction ` +
         `${consumer.txHash}; nothing was sent.`;
-      if (await this.outcomes.failProcessing(payout.id, reason, consumer.txHash))
-        report.failed += 1;
+      // Not one of the payout's attempts: its fee, if the wallet paid it, is not the payout's.
+      const mined = { txHash: consumer.txHash, feeBaseUnits: null };
+      if (await this.outcomes.failProcessing(payout.id, reason, mined)) report.failed += 1;
       return;
     }
     this.logger.warn(
@@ -343,8 +343,7 @@ export class PayoutTracker {
     const [latest] = payout.attempts;
     if (!latest) return;
     const lookup = await transport.lookup(latest.tx_hash);
-    if (lookup.state === 'mined')
-      return this.onMined(network, payout, latest, lookup.status, report);
+    if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     if (lookup.state === 'pending') return;
     // "Unknown" is an absence (a backend behind may not have it yet): only the blocks of its
     // whole window, read and without it, prove it will never be mined.
@@ -399,23 +398,25 @@ export class PayoutTracker {
     network: NetworkConfig,
     payout: InFlightPayout,
     attempt: PayoutAttempt,
-    status: TransactionStatus,
+    lookup: MinedLookup,
     report: TrackReport,
   ): Promise<void> {
     if (attempt.purpose === 'cancel')
-      return this.onCancelMined(network, payout, attempt, status, report);
+      return this.onCancelMined(network, payout, attempt, lookup, report);
+    const { status } = lookup;
+    const mined = { txHash: attempt.tx_hash, feeBaseUnits: lookup.feeBaseUnits };
     if (status.confirmations < network.confirmations) {
       await this.journal.setTxHash(payout.id, attempt.tx_hash);
       return;
     }
     if (status.succeeded) {
-      if (await this.outcomes.complete(payout.id, attempt.tx_hash)) report.completed += 1;
+      if (await this.outcomes.complete(payout.id, mined)) report.completed += 1;
       return;
     }
     const reason =
       `The transaction ${attempt.tx_hash} was mined in block ${status.blockNumber} but failed ` +
       '(reverted: the hot wallet may lack tokens, or the token refused the transfer). Nothing was sent.';
-    if (await this.outcomes.failProcessing(payout.id, reason, attempt.tx_hash)) report.failed += 1;
+    if (await this.outcomes.failProcessing(payout.id, reason, mined)) report.failed += 1;
   }
 
   /**
@@ -427,14 +428,15 @@ export class PayoutTracker {
     network: NetworkConfig,
     payout: InFlightPayout,
     attempt: PayoutAttempt,
-    status: TransactionStatus,
+    lookup: MinedLookup,
     report: TrackReport,
   ): Promise<void> {
-    if (status.confirmations < network.confirmations) return;
+    if (lookup.status.confirmations < network.confirmations) return;
+    const mined = { txHash: attempt.tx_hash, feeBaseUnits: lookup.feeBaseUnits };
     const reason =
       `Cancelled by an operator: nonce ${attempt.nonce} was used by a zero-value transaction ` +
       `${attempt.tx_hash}; nothing was sent.`;
-    if (await this.outcomes.failProcessing(payout.id, reason, attempt.tx_hash)) report.failed += 1;
+    if (await this.outcomes.failProcessing(payout.id, reason, mined)) report.failed += 1;
   }
 }
 

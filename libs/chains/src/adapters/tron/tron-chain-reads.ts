@@ -2,6 +2,7 @@ import { ChainError } from '../../rpc/chain-error';
 import { TransactionStatus } from '../chain-adapter';
 import { TronNodeClient } from './tron-node-client';
 import { parseBlock, parseTransactionOutcome, TronBlock } from './tron-responses';
+import { parseTransactionFeeSun } from './tron-transaction-fee';
 
 // Reads of a java-tron full node that both the deposit adapter and the payout transport make.
 
@@ -63,13 +64,25 @@ export async function readTransactionStatus(
   transactionId: string,
   network: string,
 ): Promise<TransactionStatus | null> {
+  return (await readMinedTransaction(node, transactionId, network))?.status ?? null;
+}
+
+/** readTransactionStatus, and the fee the transaction paid (sun) from the same info. */
+export async function readMinedTransaction(
+  node: TronNodeClient,
+  transactionId: string,
+  network: string,
+): Promise<{ status: TransactionStatus; feeSun: bigint } | null> {
   const outcome = await node.request(
     'wallet/gettransactioninfobyid',
     { value: transactionId },
-    (value) => parseTransactionOutcome(value, transactionId),
+    (value) => {
+      const parsed = parseTransactionOutcome(value, transactionId);
+      return parsed && { ...parsed, feeSun: parseTransactionFeeSun(value) };
+    },
   );
   if (!outcome) return null;
-  const { blockNumber, succeeded } = outcome;
+  const { blockNumber, succeeded, feeSun } = outcome;
   const block = await readBlock(node, blockNumber);
   if (!block?.transactionIds.includes(transactionId)) {
     throw tronError(
@@ -83,9 +96,12 @@ export async function readTransactionStatus(
     throw tronError('transient', `block ${blockNumber} is beyond the head (${head})`, network);
   }
   return {
-    blockNumber,
-    blockHash: block.blockId,
-    succeeded,
-    confirmations: head - blockNumber + 1,
+    status: {
+      blockNumber,
+      blockHash: block.blockId,
+      succeeded,
+      confirmations: head - blockNumber + 1,
+    },
+    feeSun,
   };
 }

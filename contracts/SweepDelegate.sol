@@ -78,9 +78,12 @@ contract SweepDelegate is ISweepDelegate {
     }
 
     /// @notice Sweeps `token` from every account that delegates here; called on this contract's
-    /// own address by the sweeper. One account's failure never fails the batch.
+    /// own address by the sweeper. One account's failure (SweepFailed) or missing delegation
+    /// (SweepSkipped) never fails the batch; a token that is not whitelisted does.
     function sweepMany(address[] calldata accounts, address token, bool toTreasury) external {
         if (msg.sender != SWEEPER) revert NotSweeper();
+        // Checked here too: each account's sweep would revert and read as a frozen address.
+        if (!isWhitelisted(token)) revert TokenNotWhitelisted(token);
         address destination = toTreasury ? TREASURY : HOT_WALLET;
         for (uint256 i = 0; i < accounts.length; i++) {
             address account = accounts[i];

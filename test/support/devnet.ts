@@ -19,10 +19,16 @@ import type {
   NetworkName,
   TokenConfig,
 } from '@app/chains/networks/network.types';
+import {
+  MULTICALL3_ARTIFACT,
+  SWEEP_DELEGATE_ARTIFACT,
+} from '@app/chains/contracts/contract-artifacts';
+import { MULTICALL3_ADDRESS } from '@app/chains/contracts/multicall3';
 
 /*
- * A real local EVM chain for tests and development: anvil (from @foundry-rs/anvil) with the
- * committed TestToken deployed as USDT and USDC, 6 decimals like on Ethereum. With `chainId` and
+ * A real local EVM chain for tests and development: anvil (from @foundry-rs/anvil) on the Prague
+ * hard fork (EIP-7702), Multicall3 at its canonical address, and the committed TestToken deployed
+ * as USDT and USDC, 6 decimals like on Ethereum. With `chainId` and
  * `tokenDecimals` (or startDevnetAs) it stands in for any EVM network of the registry, e.g. BSC:
  * chain id 56, tokens of 18 decimals (the TestToken constructor takes the decimals).
  */
@@ -60,6 +66,16 @@ const TOKEN_NAMES: Record<Currency, string> = {
   USDC: 'USD Coin (devnet)',
 };
 const ARTIFACT_FILE = join(__dirname, '..', '..', 'contracts', 'build', 'TestToken.json');
+const NO_RETURN_TOKEN_ARTIFACT_FILE = join(
+  __dirname,
+  '..',
+  '..',
+  'contracts',
+  'build',
+  'NoReturnToken.json',
+);
+// Prague brings EIP-7702 (type-4 transactions), which every supported network has activated.
+const HARDFORK = 'prague';
 const STARTUP_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 5_000;
 const LISTENING_PATTERN = /Listening on [^\s]+:(\d+)/;
@@ -128,6 +144,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     pollingInterval: 100,
   });
   try {
+    await installMulticall3(provider);
     const tokens = await deployTokens(provider, decimals);
     return new Devnet(child, provider, rpcUrl, tokens, options.blockTime, chainId);
   } catch (error) {
@@ -328,6 +345,67 @@ export function networksFileJsonOf(entries: NamedNetworksFileEntry[]): string {
   return JSON.stringify({ networks }, null, 2);
 }
 
+export interface SweepDelegateSettings {
+  sweeper: string;
+  hotWallet: string;
+  treasury: string;
+  /** Up to four whitelisted tokens. */
+  tokens: string[];
+}
+
+/** Anything with a provider signing for the node's chain id: a Devnet or a ChainIdDevnet. */
+export interface DevnetProvider {
+  provider: JsonRpcProvider;
+}
+
+/** Deploys contracts/SweepDelegate.sol from anvil's account #0; resolves to its address. */
+export async function deploySweepDelegate(
+  devnet: DevnetProvider,
+  settings: SweepDelegateSettings,
+): Promise<string> {
+  const { abi, bytecode } = SWEEP_DELEGATE_ARTIFACT;
+  const { sweeper, hotWallet, treasury, tokens } = settings;
+  return deployFromDeployer(devnet, abi, bytecode, [sweeper, hotWallet, treasury, tokens]);
+}
+
+/**
+ * Deploys a USDT-like token (6 decimals, no return value from transfer, a blacklist) from
+ * anvil's account #0, which alone mints (`mint(to, amount)`) and blacklists
+ * (`addBlackList(address)`); resolves to its address. noReturnTokenAbi() is its ABI.
+ */
+export async function deployNoReturnToken(
+  devnet: DevnetProvider,
+  { name = 'Tether USD (no return)', symbol = 'USDT' }: { name?: string; symbol?: string } = {},
+): Promise<string> {
+  const { abi, bytecode } = readNoReturnTokenArtifact();
+  return deployFromDeployer(devnet, abi, bytecode, [name, symbol]);
+}
+
+export function noReturnTokenAbi(): InterfaceAbi {
+  return readNoReturnTokenArtifact().abi;
+}
+
+async function deployFromDeployer(
+  devnet: DevnetProvider,
+  abi: InterfaceAbi,
+  bytecode: string,
+  args: unknown[],
+): Promise<string> {
+  // A fresh wallet asks the node for the pending nonce, so it follows any earlier deployment.
+  const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
+  const contract = await new ContractFactory(abi, bytecode, deployer).deploy(...args);
+  await contract.waitForDeployment();
+  return contract.getAddress();
+}
+
+/**
+ * Puts contracts/Multicall3.sol's runtime code at the canonical Multicall3 address, so code that
+ * batches balance reads through it runs the same on the devnet as on the real networks.
+ */
+async function installMulticall3(provider: JsonRpcProvider): Promise<void> {
+  await provider.send('anvil_setCode', [MULTICALL3_ADDRESS, MULTICALL3_ARTIFACT.deployedBytecode]);
+}
+
 interface TokenArtifact {
   abi: InterfaceAbi;
   bytecode: string;
@@ -338,6 +416,15 @@ let artifact: TokenArtifact | undefined;
 function readArtifact(): TokenArtifact {
   artifact ??= JSON.parse(readFileSync(ARTIFACT_FILE, 'utf8')) as TokenArtifact;
   return artifact;
+}
+
+let noReturnTokenArtifact: TokenArtifact | undefined;
+
+function readNoReturnTokenArtifact(): TokenArtifact {
+  noReturnTokenArtifact ??= JSON.parse(
+    readFileSync(NO_RETURN_TOKEN_ARTIFACT_FILE, 'utf8'),
+  ) as TokenArtifact;
+  return noReturnTokenArtifact;
 }
 
 /**
@@ -406,7 +493,7 @@ async function spawnAnvil(
   chainId: number,
 ): Promise<{ child: ChildProcess; port: number }> {
   const args = ['--host', '127.0.0.1', '--port', String(options.port ?? 0)];
-  args.push('--chain-id', String(chainId));
+  args.push('--chain-id', String(chainId), '--hardfork', HARDFORK);
   if (options.blockTime !== undefined) args.push('--block-time', String(options.blockTime));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   try {

@@ -29,3 +29,11 @@ export type { EthersPayoutTransportOptions } from './payouts/evm-payout-transpor
 export { TronNodePayoutTransport } from './payouts/tron-payout-transport';
 export { receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';
 export { parseTransactionFeeSun } from './adapters/tron/tron-transaction-fee';
+export * from './contracts/contract-artifacts';
+export * from './contracts/multicall3';
+export { signSweepAuthorization } from './sweeps/evm-sweep-authorization';
+export type { SweepAuthorizationRequest } from './sweeps/evm-sweep-authorization';
+export * from './sweeps/evm-sweep-calldata';
+export * from './sweeps/evm-sweep-delegation';
+export * from './sweeps/evm-sweep-receipt';
+export * from './sweeps/evm-sweep-transaction';

@@ -13,9 +13,8 @@ export function encodeSweepMany(
 ): string {
   if (accounts.length === 0) throw new Error('A sweep batch needs at least one account.');
   const checksummed = accounts.map((account) => addressOf(account, 'account'));
-  if (new Set(checksummed).size !== checksummed.length) {
-    throw new Error('A sweep batch lists an account more than once.');
-  }
+  const repeated = checksummed.find((account, index) => checksummed.indexOf(account) !== index);
+  if (repeated) throw new Error(`The account ${repeated} is in the sweep batch twice.`);
   return SWEEP_DELEGATE_INTERFACE.encodeFunctionData('sweepMany', [
     checksummed,
     addressOf(token, 'token'),

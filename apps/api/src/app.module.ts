@@ -16,6 +16,7 @@ import {
 import { ApiDatabaseModule } from '@app/database';
 import { EventsModule } from '@app/events';
 import { PayoutsModule } from '@app/payouts';
+import { RefundsModule } from '@app/refunds';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { HealthModule } from './health/health.module';
 
@@ -32,6 +33,7 @@ import { HealthModule } from './health/health.module';
     BalancesModule,
     queueRootModule(),
     PayoutsModule,
+    RefundsModule,
     EventsModule,
     HealthModule,
     // Public routes other than the hosted page (health, metrics) are not limited.

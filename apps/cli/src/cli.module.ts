@@ -4,6 +4,7 @@ import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { PayoutProcessingModule } from '@app/payouts';
+import { RefundPayoutsModule } from '@app/refunds';
 
 /**
  * What the operator CLI needs: configuration, the database and the domain services. Payouts need
@@ -19,6 +20,8 @@ import { PayoutProcessingModule } from '@app/payouts';
     MerchantsModule,
     CheckoutModule,
     PayoutProcessingModule,
+    // A refund's payout rejected here updates its refund (docs/treasury.md, Refunds).
+    RefundPayoutsModule,
   ],
 })
 export class CliModule {}

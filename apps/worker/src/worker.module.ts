@@ -8,6 +8,7 @@ import { WebhookDeliveryModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
 import { JobMetrics, MetricsModule } from '@app/metrics';
 import { PayoutProcessingModule } from '@app/payouts';
+import { RefundPayoutsModule } from '@app/refunds';
 import { DepositWatchLoops } from './deposits/deposit-watch-loops';
 import { TokenDecimalsCheck } from './deposits/token-decimals.check';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
@@ -28,6 +29,8 @@ import { WorkerDrain } from './worker-drain';
     CheckoutModule,
     IdempotencyModule,
     PayoutProcessingModule,
+    // Refunds follow the payouts that send them (docs/treasury.md, Refunds).
+    RefundPayoutsModule,
     WebhookDeliveryModule,
     MetricsModule,
   ],

@@ -23,6 +23,8 @@ export interface NewPayoutRow {
   description: string | null;
   metadata: string | null;
   reviewReason: ReviewReason | null;
+  /** Set on the internal payout that sends a refund (docs/treasury.md, "Refunds"). */
+  refundId?: string | null;
 }
 
 export interface PayoutListFilter {
@@ -51,6 +53,8 @@ export function payoutListSpec(filter: PayoutListFilter): ListSpec {
   const params: unknown[] = [];
   const bind = (value: unknown) => `$${params.push(value)}`;
   const { where, anyOf } = commonListConditions('p', filter, bind);
+  // A refund's payout is internal: the merchant follows the refund, not the payout.
+  where.push('p.refund_id IS NULL');
   if (filter.searchText) {
     if (anyOf.length) where.push(`(${anyOf.splice(0).join(' OR ')})`);
     const text = bind(filter.searchText);
@@ -120,8 +124,9 @@ export class PayoutsRepository {
       `INSERT INTO payouts
          (id, merchant_id, sub_merchant_id, livemode, status, amount, fee, net_amount, fee_percent,
           fee_fixed, currency, network, chain_family, token_contract, token_decimals, to_address,
-          description, metadata, review_reason)
-       VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+          description, metadata, review_reason, refund_id)
+       VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+               $18, $19)
        RETURNING *`,
       [
         row.id,
@@ -142,15 +147,20 @@ export class PayoutsRepository {
         row.description,
         row.metadata,
         row.reviewReason,
+        row.refundId ?? null,
       ],
     );
     return { ...inserted, sub_merchant_code: null };
   }
 
-  /** The merchant's payout, or null: another merchant's id is indistinguishable from an unknown one. */
+  /**
+   * The merchant's payout, or null: another merchant's id is indistinguishable from an unknown
+   * one, and so is a refund's internal payout.
+   */
   async findForMerchant(merchantId: string, id: string): Promise<PayoutRecord | null> {
     const rows: PayoutRecord[] = await this.dataSource.query(
-      `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE} WHERE p.id = $1 AND p.merchant_id = $2`,
+      `SELECT ${PAYOUT_PROJECTION} FROM ${PAYOUT_SOURCE}
+        WHERE p.id = $1 AND p.merchant_id = $2 AND p.refund_id IS NULL`,
       [id, merchantId],
     );
     return rows[0] ?? null;
@@ -164,7 +174,19 @@ export class PayoutsRepository {
     return rows[0] ?? null;
   }
 
-  /** One page, newest first, with the total count of the filtered set. */
+  /**
+   * A refund's payout that nothing has signed, set aside because its refund was canceled (the
+   * caller holds the payout's row lock and releases the refund's hold itself).
+   */
+  async rejectForCanceledRefund(manager: EntityManager, payoutId: string): Promise<void> {
+    await manager.query(
+      `UPDATE payouts SET status = 'Rejected', error_reason = 'Refund canceled by the merchant.',
+              pending_reason = NULL, updated_at = now()
+        WHERE id = $1 AND status = 'Pending' AND refund_id IS NOT NULL`,
+      [payoutId],
+    );
+  }
+
   /** One page, newest first, with what the pagination headers need. */
   async list(filter: PayoutListFilter, page: PageRequest): Promise<ListResult<PayoutRecord>> {
     return queryList<PayoutRecord>(this.dataSource, payoutListSpec(filter), page);

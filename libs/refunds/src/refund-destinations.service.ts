@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiException, ErrorCode } from '@app/common';
+import { NetworkName, NetworkRegistry } from '@app/chains';
+import { PayoutQueue } from '@app/payouts';
+import { PayoutDestination } from '@app/payouts/rules/payout-destination';
+import { RefundEvents } from './refund-events';
+import { RefundPayouts } from './refund-payouts';
+import { RefundsRepository } from './refunds.repository';
+
+/** What the hosted page shows the customer once the address is taken. */
+export interface RefundDestinationAccepted {
+  id: string;
+  status: string;
+  to_address: string;
+}
+
+const REFUND_ID = /^re_[0-9A-Za-z]{22}$/;
+
+/**
+ * The customer's side of a refund that `requires_destination`: on the session's hosted page
+ * (the unguessable session id is the credential, as for the page itself) they enter the address,
+ * checked as a payout's `to_address`; the refund becomes `Pending` and its payout is created in
+ * the same transaction. Given once: a refund that has an address never takes another.
+ */
+@Injectable()
+export class RefundDestinations {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly refunds: RefundsRepository,
+    private readonly refundPayouts: RefundPayouts,
+    private readonly destination: PayoutDestination,
+    private readonly queue: PayoutQueue,
+    private readonly events: RefundEvents,
+  ) {}
+
+  async provide(
+    sessionId: string,
+    refundId: string,
+    toAddress: string,
+  ): Promise<RefundDestinationAccepted> {
+    if (!REFUND_ID.test(refundId)) throw ApiException.notFound('refund', refundId);
+    const found = await this.refunds.findForSession(sessionId, refundId);
+    if (!found) throw ApiException.notFound('refund', refundId);
+    // Checked before the transaction: it reads the service's addresses, a query of its own.
+    const address = await this.destination.check(
+      this.networks.get(found.network as NetworkName),
+      toAddress,
+    );
+    const { payout, accepted } = await this.dataSource.transaction(async (manager) => {
+      const refund = await this.refunds.lock(manager, refundId);
+      if (!refund || refund.status !== 'requires_destination') {
+        throw new ApiException(
+          ErrorCode.InvalidState,
+          `This refund does not wait for an address any more (it is ${refund?.status ?? 'gone'}).`,
+          'to_address',
+        );
+      }
+      await this.refunds.setStatus(manager, refund.id, 'Pending', { toAddress: address });
+      const created = await this.refundPayouts.create(manager, refund, address);
+      const row = await this.events.statusChanged(manager, refund.id, 'requires_destination');
+      return {
+        payout: created,
+        accepted: { id: row.id, status: row.status, to_address: address },
+      };
+    });
+    if (payout.sendNow) await this.queue.enqueueSend(payout.payoutId);
+    return accepted;
+  }
+}

@@ -1,0 +1,63 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { LedgerService } from '@app/ledger';
+import { PayoutStatus } from '@app/payouts';
+import { PayoutEvents, RefundPayoutListener, RefundPayoutRecord } from '@app/payouts/payout-events';
+import { RefundEvents } from './refund-events';
+import { refundReturnToUnmatchedEntry } from './refund-ledger';
+import { RefundsRepository } from './refunds.repository';
+
+/**
+ * A refund follows its payout: in the transaction of each status change of the payout (its row
+ * lock held; the refund's is taken after it, the order every refund change keeps), the refund
+ * takes the matching status, hash, completion time or error, and its refund.* event is written.
+ * A rejection at review fails the refund (the merchant did not cancel it).
+ */
+@Injectable()
+export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
+  constructor(
+    private readonly payoutEvents: PayoutEvents,
+    private readonly refunds: RefundsRepository,
+    private readonly events: RefundEvents,
+    private readonly ledger: LedgerService,
+  ) {}
+
+  onModuleInit(): void {
+    this.payoutEvents.followRefundsWith(this);
+  }
+
+  async payoutStatusChanged(
+    manager: EntityManager,
+    payout: RefundPayoutRecord,
+    _previous: PayoutStatus,
+  ): Promise<void> {
+    const refund = await this.refunds.lock(manager, payout.refund_id);
+    if (!refund) throw new Error(`Payout ${payout.id} names refund ${payout.refund_id}, not found`);
+    switch (payout.status) {
+      case 'Pending':
+        return;
+      case 'Processing':
+        await this.refunds.setStatus(manager, refund.id, 'Processing', { txHash: payout.tx_hash });
+        break;
+      case 'Completed':
+        await this.refunds.setStatus(manager, refund.id, 'Completed', {
+          txHash: payout.tx_hash,
+          completedAt: payout.completed_at,
+        });
+        break;
+      case 'Failed':
+      case 'Rejected':
+        await this.refunds.setStatus(manager, refund.id, 'Failed', {
+          txHash: payout.tx_hash,
+          errorReason: payout.error_reason ?? 'The refund could not be sent.',
+        });
+        // The payout's release gave the amount to the merchant's available balance; an unmatched
+        // transfer's money was never the merchant's and goes back to `unmatched`.
+        if (refund.unmatched_transfer_id !== null) {
+          await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund));
+        }
+        break;
+    }
+    await this.events.statusChanged(manager, refund.id, refund.status);
+  }
+}

@@ -1,0 +1,27 @@
+import { formatAmount } from '@app/common';
+import { formatOffsetTimestamp } from '@app/payouts';
+import { RefundDto } from './dto/refund.dto';
+import { RefundRecord } from './refund.types';
+
+/** The one place a refund row becomes the public object (API responses and refund.* events). */
+export function toRefundDto(row: RefundRecord): RefundDto {
+  return {
+    id: row.id,
+    session_id: row.session_id,
+    unmatched_transfer_id: row.unmatched_transfer_id,
+    status: row.status,
+    livemode: row.livemode,
+    amount: formatAmount(row.amount),
+    fee: formatAmount(row.fee),
+    net_amount: formatAmount(row.net_amount),
+    currency: row.currency,
+    network: row.network,
+    to_address: row.to_address,
+    tx_hash: row.tx_hash,
+    reason: row.reason,
+    error_reason: row.error_reason,
+    created_at: formatOffsetTimestamp(row.created_at),
+    completed_at: row.completed_at === null ? null : formatOffsetTimestamp(row.completed_at),
+    sub_merchant_code: row.sub_merchant_code,
+  };
+}

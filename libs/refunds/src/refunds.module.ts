@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { ChainsModule } from '@app/chains';
+import { IdempotencyModule } from '@app/idempotency';
+import { LedgerModule } from '@app/ledger';
+import { PayoutsModule } from '@app/payouts';
+import { PayoutDestination } from '@app/payouts/rules/payout-destination';
+import { SubMerchantsModule } from '@app/sub-merchants';
+import { HostedRefundDestinationController } from './hosted-refund-destination.controller';
+import { RefundDestinations } from './refund-destinations.service';
+import { RefundPayouts } from './refund-payouts';
+import { RefundPayoutsModule } from './refund-payouts.module';
+import { RefundsController } from './refunds.controller';
+import { RefundsService } from './refunds.service';
+
+/** The refunds API and the hosted page's refund form (the API process). */
+@Module({
+  imports: [
+    ChainsModule,
+    IdempotencyModule,
+    LedgerModule,
+    PayoutsModule,
+    SubMerchantsModule,
+    RefundPayoutsModule,
+  ],
+  controllers: [RefundsController, HostedRefundDestinationController],
+  providers: [RefundsService, RefundDestinations, RefundPayouts, PayoutDestination],
+})
+export class RefundsModule {}

@@ -1,0 +1,245 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
+import { SubMerchantScope } from '@app/sub-merchants';
+import { RefundRecord, RefundStatus } from './refund.types';
+
+/** A session as a refund of it needs it, read under the session's row lock. */
+export interface RefundableSession {
+  id: string;
+  merchant_id: string;
+  sub_merchant_id: string | null;
+  livemode: boolean;
+  status: 'Pending' | 'Paid' | 'Underpaid' | 'Expired';
+  amount: string;
+  amount_received: string;
+  currency: string;
+  network: string;
+  chain_family: string;
+}
+
+/** An unmatched transfer as a refund of it needs it, read under its row lock. */
+export interface RefundableTransfer {
+  id: string;
+  merchant_id: string;
+  sub_merchant_id: string | null;
+  livemode: boolean;
+  status: 'detected' | 'reverted';
+  amount: string;
+  currency: string;
+  network: string;
+}
+
+export interface NewRefundRow {
+  id: string;
+  merchantId: string;
+  subMerchantId: string | null;
+  livemode: boolean;
+  sessionId: string | null;
+  unmatchedTransferId: string | null;
+  status: 'requires_destination' | 'Pending';
+  amount: string;
+  fee: string;
+  netAmount: string;
+  currency: string;
+  network: string;
+  chainFamily: string;
+  toAddress: string | null;
+  reason: string | null;
+}
+
+export interface RefundListFilter {
+  merchantId: string;
+  scope: SubMerchantScope;
+  statuses?: RefundStatus[];
+  sessionId?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+const REFUND_PROJECTION = `r.*, sm.code AS sub_merchant_code`;
+const REFUND_SOURCE = `refunds r LEFT JOIN sub_merchants sm ON sm.id = r.sub_merchant_id`;
+
+/** The refund list as SQL, with the conditions every list shares. */
+export function refundListSpec(filter: RefundListFilter): ListSpec {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const { where, anyOf } = commonListConditions('r', filter, bind);
+  if (filter.sessionId) where.push(`r.session_id = ${bind(filter.sessionId)}`);
+  return {
+    table: 'refunds',
+    alias: 'r',
+    where,
+    anyOf,
+    params,
+    select: REFUND_PROJECTION,
+    from: REFUND_SOURCE,
+    merchantId: filter.merchantId,
+    noun: 'refund',
+  };
+}
+
+/** SQL of refunds: what may be refunded (under row locks), the refund rows and their payouts. */
+@Injectable()
+export class RefundsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Locks the merchant's session: refunds of one session are decided one at a time. */
+  async lockSession(
+    manager: EntityManager,
+    merchantId: string,
+    sessionId: string,
+  ): Promise<RefundableSession | null> {
+    const rows: RefundableSession[] = await manager.query(
+      `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text,
+              amount_received::text, currency, network, chain_family
+         FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+      [sessionId, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** What the session's refunds that are not Failed or Canceled add up to. */
+  async refundedOfSession(manager: EntityManager, sessionId: string): Promise<string> {
+    const [row]: Array<{ refunded: string }> = await manager.query(
+      `SELECT COALESCE(sum(amount), 0)::text AS refunded FROM refunds
+        WHERE session_id = $1 AND status NOT IN ('Failed', 'Canceled')`,
+      [sessionId],
+    );
+    return row.refunded;
+  }
+
+  async lockUnmatchedTransfer(
+    manager: EntityManager,
+    merchantId: string,
+    transferId: string,
+  ): Promise<RefundableTransfer | null> {
+    const rows: RefundableTransfer[] = await manager.query(
+      `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text, currency, network
+         FROM unmatched_transfers WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+      [transferId, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The transfer's refund that is not Failed or Canceled, if any (at most one: unique index). */
+  async liveRefundOfTransfer(manager: EntityManager, transferId: string): Promise<string | null> {
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM refunds
+        WHERE unmatched_transfer_id = $1 AND status NOT IN ('Failed', 'Canceled')`,
+      [transferId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  async insert(manager: EntityManager, row: NewRefundRow): Promise<RefundRecord> {
+    const [inserted]: RefundRecord[] = await manager.query(
+      `INSERT INTO refunds
+         (id, merchant_id, sub_merchant_id, livemode, session_id, unmatched_transfer_id, status,
+          amount, fee, net_amount, currency, network, chain_family, to_address, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       RETURNING *`,
+      [
+        row.id,
+        row.merchantId,
+        row.subMerchantId,
+        row.livemode,
+        row.sessionId,
+        row.unmatchedTransferId,
+        row.status,
+        row.amount,
+        row.fee,
+        row.netAmount,
+        row.currency,
+        row.network,
+        row.chainFamily,
+        row.toAddress,
+        row.reason,
+      ],
+    );
+    return inserted;
+  }
+
+  /** The refund as the API shows it, in the caller's transaction. */
+  async read(manager: EntityManager, refundId: string): Promise<RefundRecord> {
+    const [row]: RefundRecord[] = await manager.query(
+      `SELECT ${REFUND_PROJECTION} FROM ${REFUND_SOURCE} WHERE r.id = $1`,
+      [refundId],
+    );
+    return row;
+  }
+
+  async lock(manager: EntityManager, refundId: string): Promise<RefundRecord | null> {
+    const rows: RefundRecord[] = await manager.query(
+      `SELECT * FROM refunds WHERE id = $1 FOR UPDATE`,
+      [refundId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The refund's payout, locked: the lock the payout worker's claim takes too. */
+  async lockPayout(
+    manager: EntityManager,
+    refundId: string,
+  ): Promise<{ id: string; status: string } | null> {
+    const rows: Array<{ id: string; status: string }> = await manager.query(
+      `SELECT id, status FROM payouts WHERE refund_id = $1 FOR UPDATE`,
+      [refundId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The merchant's refund, or null: another merchant's id is indistinguishable from an unknown one. */
+  async findForMerchant(merchantId: string, refundId: string): Promise<RefundRecord | null> {
+    const rows: RefundRecord[] = await this.dataSource.query(
+      `SELECT ${REFUND_PROJECTION} FROM ${REFUND_SOURCE} WHERE r.id = $1 AND r.merchant_id = $2`,
+      [refundId, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** A session's refund, for its hosted page (no merchant: the session id is the credential). */
+  async findForSession(sessionId: string, refundId: string): Promise<RefundRecord | null> {
+    const rows: RefundRecord[] = await this.dataSource.query(
+      `SELECT ${REFUND_PROJECTION} FROM ${REFUND_SOURCE} WHERE r.id = $1 AND r.session_id = $2`,
+      [refundId, sessionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async list(filter: RefundListFilter, page: PageRequest): Promise<ListResult<RefundRecord>> {
+    return queryList<RefundRecord>(this.dataSource, refundListSpec(filter), page);
+  }
+
+  async setStatus(
+    manager: EntityManager,
+    refundId: string,
+    status: RefundStatus,
+    details: {
+      toAddress?: string;
+      txHash?: string | null;
+      errorReason?: string | null;
+      /** The payout's completion time: the refund completes in the same transaction. */
+      completedAt?: Date | null;
+      canceled?: boolean;
+    } = {},
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE refunds
+          SET status = $2, to_address = COALESCE($3, to_address), tx_hash = COALESCE($4, tx_hash),
+              error_reason = COALESCE($5, error_reason),
+              completed_at = COALESCE($6, completed_at),
+              canceled_at = CASE WHEN $7 THEN now() ELSE canceled_at END, updated_at = now()
+        WHERE id = $1`,
+      [
+        refundId,
+        status,
+        details.toAddress ?? null,
+        details.txHash ?? null,
+        details.errorReason ?? null,
+        details.completedAt ?? null,
+        details.canceled ?? false,
+      ],
+    );
+  }
+}

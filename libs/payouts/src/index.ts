@@ -15,3 +15,4 @@ export * from './processing/payout-tracker.service';
 export * from './processing/payout-reconciler.service';
 export * from './processing/wallet-status.service';
 export * from './processing/payout-cancellation.service';
+export { minimumReplacementFees } from './processing/payout-signer';

@@ -1,8 +1,31 @@
 import { Module } from '@nestjs/common';
+import { ChainsModule } from '@app/chains';
+import { LedgerModule } from '@app/ledger';
+import { EvmSweeper } from './sweeps/evm-sweeper.service';
+import { SweepBroadcaster } from './sweeps/sweep-broadcaster';
+import { SweepJournalRepository } from './sweeps/sweep-journal.repository';
+import { SweepKeys } from './sweeps/sweep-keys';
+import { SweepOutcomes } from './sweeps/sweep-outcomes.service';
+import { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
+import { SweepTracker } from './sweeps/sweep-tracker.service';
+import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
 
 /**
  * The service's own money: sweeps from deposit addresses, the books of where every unit is, and
  * reconciliation of those books against the chains (docs/treasury.md).
  */
-@Module({})
+@Module({
+  imports: [ChainsModule, LedgerModule],
+  providers: [
+    SweepKeys,
+    SweepPlannerRepository,
+    SweepJournalRepository,
+    SweepBroadcaster,
+    SweepOutcomes,
+    EvmSweeper,
+    SweepTracker,
+    TreasurySweeps,
+  ],
+  exports: [TreasurySweeps, SweepKeys],
+})
 export class TreasuryModule {}

@@ -52,18 +52,34 @@ export class Sweeps1765800000000 implements MigrationInterface {
          WHERE status = 'Pending'`,
     );
 
-    // Where the planner stands with each deposit address: transfers confirmed after
-    // checked_until make it a candidate again; frozen ones (a token's blacklist) are reported, not retried.
+    // Deposit addresses that may hold tokens not swept yet. A confirmed transfer marks its address
+    // pending (since when, up to which block); a balance of zero read at block B >= pending_block
+    // is the positive proof that clears it. Frozen addresses (a token's blacklist) are reported,
+    // not retried.
     await queryRunner.query(`
       CREATE TABLE sweep_addresses (
-        network          text NOT NULL,
-        currency         text NOT NULL,
-        address          text NOT NULL,
-        checked_until    timestamptz NOT NULL,
-        failures         integer NOT NULL DEFAULT 0,
-        frozen_at        timestamptz,
-        updated_at       timestamptz NOT NULL DEFAULT now(),
+        network                text NOT NULL,
+        currency               text NOT NULL,
+        address                text NOT NULL,
+        pending_since          timestamptz,
+        pending_block          bigint,
+        checked_through_block  bigint NOT NULL DEFAULT -1,
+        failures               integer NOT NULL DEFAULT 0,
+        frozen_at              timestamptz,
+        updated_at             timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (network, currency, address)
+      )`);
+    await queryRunner.query(
+      `CREATE INDEX sweep_addresses_pending_idx ON sweep_addresses (network, currency, pending_since)
+         WHERE pending_since IS NOT NULL`,
+    );
+    // How far the planner has read confirmed transfers into sweep_addresses, per token.
+    await queryRunner.query(`
+      CREATE TABLE sweep_cursors (
+        network         text NOT NULL,
+        currency        text NOT NULL,
+        ingested_until  timestamptz NOT NULL,
+        PRIMARY KEY (network, currency)
       )`);
 
     await queryRunner.query(`
@@ -102,6 +118,7 @@ export class Sweeps1765800000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX unmatched_transfers_created_at_idx`);
     await queryRunner.query(`DROP INDEX session_transactions_confirmed_at_idx`);
     await queryRunner.query(`DROP TABLE sweep_attempts`);
+    await queryRunner.query(`DROP TABLE sweep_cursors`);
     await queryRunner.query(`DROP TABLE sweep_addresses`);
     await queryRunner.query(`DROP TABLE sweep_items`);
     await queryRunner.query(`DROP TABLE sweeps`);

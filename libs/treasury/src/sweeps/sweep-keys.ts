@@ -66,10 +66,9 @@ export class SweepKeys {
     return account.privateKeyAt(index);
   }
 
-  depositKeyFingerprintMatches(family: ChainFamily, fingerprint: string): boolean {
-    return (
-      this.accounts.has(family) && this.hdWallet.accountFor(family).fingerprint === fingerprint
-    );
+  /** The fingerprint pay addresses of the configured xpub are stored under. */
+  fingerprint(family: ChainFamily): string {
+    return this.hdWallet.accountFor(family).fingerprint;
   }
 
   /** At the worker's start: the sweeper and treasury addresses reconciliation must count. */

@@ -1,0 +1,289 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { Authorization, formatUnits } from 'ethers';
+import { DataSource } from 'typeorm';
+import { newId } from '@app/common';
+import {
+  Currency,
+  EvmPayoutTransport,
+  NetworkConfig,
+  NetworkName,
+  NetworkRegistry,
+  PayoutTransports,
+} from '@app/chains';
+import { signSweepAuthorization } from '@app/chains/sweeps/evm-sweep-authorization';
+import { encodeSweepMany } from '@app/chains/sweeps/evm-sweep-calldata';
+import { isDelegatedTo } from '@app/chains/sweeps/evm-sweep-delegation';
+import { signSweepBatch } from '@app/chains/sweeps/evm-sweep-transaction';
+import { EvmSweepChain } from './evm-sweep-chain';
+import { SweepKeys } from './sweep-keys';
+import { SweepJournalRepository, SweepDestination } from './sweep-journal.repository';
+import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
+import { decideSweep, destinationFor, gasPriceAllowed, SweepCandidate } from './sweep-policy';
+import { SweepBroadcaster } from './sweep-broadcaster';
+import { NetworkTreasurySettings } from './treasury-settings';
+
+/** Addresses read per token per tick: the oldest pending first. */
+const CANDIDATES_PER_TICK = 5_000;
+/** Sweeps in flight per network: a stuck lane stops here instead of signing ever more. */
+export const MAX_LIVE_SWEEPS = 20;
+// Gas limits: generous, unused gas is not paid (the sweeper only has to cover the limit).
+const GAS_LIMIT_BASE = 60_000n;
+const GAS_LIMIT_PER_ADDRESS = 100_000n;
+
+export interface SweepTickReport {
+  network: NetworkName;
+  deferred?: 'gas_price' | 'lane_full';
+  candidates: number;
+  emptied: number;
+  sweeps: string[];
+}
+
+/**
+ * Plans and signs EVM sweeps: reads the pending deposit addresses' balances in bulk, keeps those
+ * the policy allows, and for each batch of up to 50 journals the sweep (its sweeper nonce and
+ * signed transaction, with the EIP-7702 authorizations of addresses not yet delegated) before the
+ * first broadcast. The sweeper pays all gas; deposit addresses never hold native coin.
+ */
+@Injectable()
+export class EvmSweeper implements OnModuleDestroy {
+  private readonly logger = new Logger(EvmSweeper.name);
+  private readonly chains = new Map<NetworkName, EvmSweepChain>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly keys: SweepKeys,
+    private readonly transports: PayoutTransports,
+    private readonly planner: SweepPlannerRepository,
+    private readonly journal: SweepJournalRepository,
+    private readonly broadcaster: SweepBroadcaster,
+  ) {}
+
+  chainFor(name: NetworkName): EvmSweepChain {
+    let chain = this.chains.get(name);
+    if (!chain) {
+      chain = new EvmSweepChain(this.networks.get(name));
+      this.chains.set(name, chain);
+    }
+    return chain;
+  }
+
+  onModuleDestroy(): void {
+    for (const chain of this.chains.values()) chain.close();
+  }
+
+  /** One planning pass over every token of the network; the caller holds the network's lock. */
+  async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
+    const network = this.networks.get(name);
+    const settings = this.keys.settings.get(name);
+    const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
+    if (!settings?.sweepDelegate || !this.keys.sweeperFor(name)) return report;
+    const live = await this.journal.live(name);
+    if (live.length >= MAX_LIVE_SWEEPS) return { ...report, deferred: 'lane_full' };
+    const chain = this.chainFor(name);
+    const gasPrice = await chain.gasPrice();
+    if (!gasPriceAllowed(gasPrice, settings)) {
+      this.logger.log(
+        { network: name, gasPriceGwei: formatUnits(gasPrice, 'gwei') },
+        'Sweeps deferred: gas above the cap',
+      );
+      return { ...report, deferred: 'gas_price' };
+    }
+    let room = MAX_LIVE_SWEEPS - live.length;
+    for (const currency of Object.keys(network.tokens) as Currency[]) {
+      if (room <= 0) break;
+      const made = await this.planToken(network, settings, currency, gasPrice, now, room, report);
+      room -= made;
+    }
+    return report;
+  }
+
+  private async planToken(
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    gasPrice: bigint,
+    now: Date,
+    room: number,
+    report: SweepTickReport,
+  ): Promise<number> {
+    const token = network.tokens[currency]!;
+    await this.planner.ingest(network.name, currency);
+    const pending = await this.planner.pending(
+      network.name,
+      currency,
+      'EVM',
+      this.keys.fingerprint('EVM'),
+      CANDIDATES_PER_TICK,
+    );
+    report.candidates += pending.length;
+    if (!pending.length) return 0;
+    const chain = this.chainFor(network.name);
+    const block = await chain.headBlock();
+    const newest = Math.max(...pending.map((candidate) => candidate.pendingBlock));
+    // A balance read at a block older than a known transfer proves nothing about it.
+    if (block < newest) return 0;
+    const balances = await chain.tokenBalances(
+      token.contract,
+      pending.map((candidate) => candidate.address),
+      block,
+    );
+    const empty = pending.filter((candidate) => balances.get(candidate.address) === 0n);
+    await this.planner.markEmpty(
+      network.name,
+      currency,
+      empty.map((candidate) => candidate.address),
+      block,
+    );
+    report.emptied += empty.length;
+    const funded = pending.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
+    if (!funded.length) return 0;
+    const codes = await chain.codes(funded.map((candidate) => candidate.address));
+    const eligible = funded
+      .map((candidate) => ({
+        ...candidate,
+        balanceBaseUnits: balances.get(candidate.address)!,
+        needsAuthorization: !isDelegatedTo(codes.get(candidate.address)!, settings.sweepDelegate!),
+      }))
+      .filter((candidate) => {
+        const policyCandidate: SweepCandidate = {
+          address: candidate.address,
+          balance: new Decimal(formatUnits(candidate.balanceBaseUnits, token.decimals)),
+          unsweptSince: candidate.pendingSince,
+          needsAuthorization: candidate.needsAuthorization,
+        };
+        return decideSweep(policyCandidate, gasPrice, settings.batchSize, settings, now).sweep;
+      });
+    let made = 0;
+    for (let start = 0; start < eligible.length && made < room; start += settings.batchSize) {
+      const batch = eligible.slice(start, start + settings.batchSize);
+      const sweepId = await this.signBatch(network, settings, currency, batch);
+      if (!sweepId) break;
+      report.sweeps.push(sweepId);
+      made += 1;
+    }
+    return made;
+  }
+
+  private async signBatch(
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    batch: Array<PendingDepositAddress & { balanceBaseUnits: bigint; needsAuthorization: boolean }>,
+  ): Promise<string | null> {
+    const token = network.tokens[currency]!;
+    const sweeper = this.keys.sweeperFor(network.name)!;
+    const transport = this.transports.transportFor(network.name) as EvmPayoutTransport;
+    const chain = this.chainFor(network.name);
+    const destination = await this.destination(network, settings, currency, token.decimals);
+    const destinationAddress =
+      destination === 'treasury'
+        ? settings.treasuryAddress!
+        : await this.hotWalletAddress(network.name);
+    if (!destinationAddress) return null;
+    // Everything the node must tell is read before the transaction that journals the sweep.
+    const needing = batch.filter((item) => item.needsAuthorization);
+    const authorityNonces = await chain.nonces(needing.map((item) => item.address));
+    const fees = await transport.suggestFees();
+    const nodeCount = await transport.transactionCount(sweeper.address, 'pending');
+    const authorizationList: Authorization[] = needing.map((item) =>
+      signSweepAuthorization(
+        this.keys.depositPrivateKey('EVM', item.derivationIndex),
+        {
+          delegate: settings.sweepDelegate!,
+          chainId: network.chainId,
+          nonce: authorityNonces.get(item.address)!,
+        },
+        settings.sweepDelegate!,
+      ),
+    );
+    const calldata = encodeSweepMany(
+      batch.map((item) => item.address),
+      token.contract,
+      destination === 'treasury',
+    );
+    const gasLimit = GAS_LIMIT_BASE + GAS_LIMIT_PER_ADDRESS * BigInt(batch.length);
+    const sweepId = newId('sw');
+    const attempt = await this.dataSource.transaction(async (manager) => {
+      const nonce = await this.journal.lockNextNonce(
+        manager,
+        network.name,
+        sweeper.address,
+        nodeCount,
+      );
+      if (nonce === null) return null;
+      const signed = signSweepBatch(sweeper.privateKey(), {
+        chainId: network.chainId,
+        delegate: settings.sweepDelegate!,
+        calldata,
+        nonce,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        gasLimit,
+        authorizationList,
+      });
+      const journaled = {
+        txHash: signed.txHash,
+        rawTransaction: signed.rawTransaction,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        gasLimit,
+      };
+      await this.journal.insert(
+        manager,
+        {
+          id: sweepId,
+          network: network.name,
+          currency,
+          tokenContract: token.contract,
+          tokenDecimals: token.decimals,
+          destination,
+          destinationAddress,
+          sweeperAddress: sweeper.address,
+          items: batch.map((item) => ({
+            address: item.address,
+            derivationIndex: item.derivationIndex,
+            expectedAmount: formatUnits(item.balanceBaseUnits, token.decimals),
+            authorized: item.needsAuthorization,
+          })),
+        },
+        nonce,
+        journaled,
+      );
+      return (await this.journal.attempts(sweepId, manager))[0];
+    });
+    if (!attempt) {
+      this.logger.warn({ network: network.name }, 'Sweeper not registered: no sweep signed');
+      return null;
+    }
+    await this.broadcaster.broadcast(network.name, attempt);
+    return sweepId;
+  }
+
+  private async destination(
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    decimals: number,
+  ): Promise<SweepDestination> {
+    const target = settings.hotWalletTarget[currency];
+    if (!settings.treasuryAddress || target === undefined) return 'hot_wallet';
+    const hotWallet = await this.hotWalletAddress(network.name);
+    if (!hotWallet) return 'treasury';
+    const token = network.tokens[currency]!;
+    const balances = await this.chainFor(network.name).tokenBalances(token.contract, [hotWallet]);
+    const held = balances.get(hotWallet) ?? 0n;
+    const inbound = new Decimal(await this.journal.inboundToHotWallet(network.name, currency));
+    const level = new Decimal(formatUnits(held, decimals)).plus(inbound);
+    return destinationFor(level, target, true);
+  }
+
+  private async hotWalletAddress(network: NetworkName): Promise<string | null> {
+    const rows: Array<{ address: string }> = await this.dataSource.query(
+      `SELECT address FROM hot_wallets WHERE network = $1`,
+      [network],
+    );
+    return rows[0]?.address ?? null;
+  }
+}

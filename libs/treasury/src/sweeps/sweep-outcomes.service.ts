@@ -1,0 +1,201 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { NATIVE_COINS, NetworkName } from '@app/chains';
+import { DecodedSweepReceipt } from '@app/chains/sweeps/evm-sweep-receipt';
+import {
+  fromBaseUnits,
+  LedgerAccounts,
+  LedgerEntry,
+  LedgerService,
+  networkFeeEntry,
+} from '@app/ledger';
+import { LiveSweep, SweepJournalRepository } from './sweep-journal.repository';
+import { SweepReceipt } from './evm-sweep-chain';
+
+/** An address whose sweep fails this many times is frozen: reported, never retried. */
+export const FAILURES_BEFORE_FROZEN = 3;
+
+/**
+ * Ends a sweep on its confirmed receipt, in one database transaction: the tokens each Swept event
+ * moved go from `deposits` to the hot wallet or treasury account, the sweeper's fee to network
+ * fees, items and addresses take their outcome. Booked from the receipt, never from what was asked.
+ */
+@Injectable()
+export class SweepOutcomes {
+  private readonly logger = new Logger(SweepOutcomes.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly journal: SweepJournalRepository,
+    private readonly ledger: LedgerService,
+  ) {}
+
+  async finish(
+    sweep: LiveSweep,
+    txHash: string,
+    receipt: SweepReceipt,
+    decoded: DecodedSweepReceipt,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await this.journal.lockLive(manager, sweep.id);
+      if (!locked) return false;
+      const entries: LedgerEntry[] = decoded.swept
+        .filter((swept) => swept.amount > 0n)
+        .map((swept) => sweptEntry(locked, txHash, swept.logIndex, swept.amount));
+      await this.bookFee(manager, locked, txHash, receipt);
+      if (entries.length) await this.ledger.postMany(manager, entries);
+      await this.settleItems(manager, locked, receipt, decoded);
+      await manager.query(
+        `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
+          WHERE sweep_id = $1 AND tx_hash <> $2 AND status <> 'Superseded'`,
+        [locked.id, txHash],
+      );
+      const error = receipt.succeeded
+        ? null
+        : `The sweep transaction ${txHash} was mined in block ${receipt.blockNumber} and reverted; nothing moved.`;
+      await manager.query(
+        `UPDATE sweeps SET status = $2, tx_hash = $3, block_number = $4, error_reason = $5,
+                           completed_at = now(), updated_at = now()
+          WHERE id = $1`,
+        [locked.id, receipt.succeeded ? 'Completed' : 'Failed', txHash, receipt.blockNumber, error],
+      );
+      this.logger.log(
+        {
+          sweepId: locked.id,
+          network: locked.network,
+          txHash,
+          swept: decoded.swept.length,
+          failed: decoded.failed.length,
+          skipped: decoded.skipped.length,
+        },
+        receipt.succeeded ? 'Sweep completed' : 'Sweep reverted',
+      );
+      return true;
+    });
+  }
+
+  /** The nonce went to a transaction that is not one of ours: nothing of this sweep can be mined. */
+  async abandon(sweep: LiveSweep, reason: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await this.journal.lockLive(manager, sweep.id);
+      if (!locked) return false;
+      await manager.query(
+        `UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = $1 AND status = 'Pending'`,
+        [locked.id],
+      );
+      await manager.query(
+        `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now() WHERE sweep_id = $1`,
+        [locked.id],
+      );
+      await manager.query(
+        `UPDATE sweeps SET status = 'Failed', error_reason = $2, updated_at = now() WHERE id = $1`,
+        [locked.id, reason],
+      );
+      this.logger.warn({ sweepId: locked.id, reason }, 'Sweep abandoned');
+      return true;
+    });
+  }
+
+  private async bookFee(
+    manager: EntityManager,
+    sweep: LiveSweep,
+    txHash: string,
+    receipt: SweepReceipt,
+  ): Promise<void> {
+    if (receipt.feeWei === null) {
+      // Never guessed: reconciliation shows the sweeper's native difference until it is booked.
+      this.logger.error({ sweepId: sweep.id, txHash }, 'Sweep receipt without a fee: not booked');
+      return;
+    }
+    const coin = NATIVE_COINS[sweep.network as NetworkName];
+    await this.ledger.post(
+      manager,
+      networkFeeEntry({
+        network: sweep.network,
+        txHash,
+        feeBaseUnits: receipt.feeWei,
+        payer: 'sweeper',
+        coin,
+      }),
+    );
+  }
+
+  private async settleItems(
+    manager: EntityManager,
+    sweep: LiveSweep,
+    receipt: SweepReceipt,
+    decoded: DecodedSweepReceipt,
+  ): Promise<void> {
+    const key = (address: string) => address.toLowerCase();
+    const swept = new Map(decoded.swept.map((item) => [key(item.account), item.amount]));
+    const failed = new Set(decoded.failed.map((item) => key(item.account)));
+    const items: Array<{ address: string }> = await manager.query(
+      `SELECT address FROM sweep_items WHERE sweep_id = $1`,
+      [sweep.id],
+    );
+    const outcomes = items.map(({ address }): ItemOutcome => {
+      const amount = swept.get(key(address));
+      if (receipt.succeeded && amount !== undefined) {
+        return {
+          address,
+          status: 'Swept',
+          amount: fromBaseUnits(amount, sweep.token_decimals).toFixed(),
+        };
+      }
+      if (receipt.succeeded && failed.has(key(address)))
+        return { address, status: 'Failed', amount: null };
+      // Skipped (no delegation took effect) or the whole transaction reverted: tried again later.
+      return { address, status: receipt.succeeded ? 'Skipped' : 'Failed', amount: null };
+    });
+    await manager.query(
+      `UPDATE sweep_items i SET status = o.status, amount = o.amount::numeric
+         FROM json_to_recordset($2::json) AS o(address text, status text, amount text)
+        WHERE i.sweep_id = $1 AND i.address = o.address`,
+      [sweep.id, JSON.stringify(outcomes)],
+    );
+    const refused = outcomes.filter((outcome) => outcome.status === 'Failed' && receipt.succeeded);
+    if (refused.length) {
+      // The token refused to move them (a blacklist, a paused token): after a few tries, frozen.
+      await manager.query(
+        `UPDATE sweep_addresses
+            SET failures = failures + 1, updated_at = now(),
+                frozen_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE frozen_at END
+          WHERE network = $1 AND currency = $2 AND address = ANY($3)`,
+        [sweep.network, sweep.currency, refused.map((o) => o.address), FAILURES_BEFORE_FROZEN],
+      );
+    }
+  }
+}
+
+interface ItemOutcome {
+  address: string;
+  status: 'Swept' | 'Failed' | 'Skipped';
+  amount: string | null;
+}
+
+/** One address's swept tokens: out of deposit addresses, into the hot wallet or the treasury. */
+export function sweptEntry(
+  sweep: Pick<LiveSweep, 'network' | 'currency' | 'destination' | 'token_decimals'>,
+  txHash: string,
+  logIndex: number,
+  amountBaseUnits: bigint,
+): LedgerEntry {
+  const amount = fromBaseUnits(amountBaseUnits, sweep.token_decimals);
+  const token = { currency: sweep.currency, network: sweep.network };
+  const to =
+    sweep.destination === 'treasury'
+      ? LedgerAccounts.treasury(sweep.network, sweep.currency)
+      : LedgerAccounts.hotWallet(sweep.network, sweep.currency);
+  return {
+    reference: `sweep:${sweep.network}:${txHash}:${logIndex}`,
+    kind: 'sweep',
+    lines: [
+      { account: to, amount, ...token },
+      {
+        account: LedgerAccounts.deposits(sweep.network, sweep.currency),
+        amount: amount.negated(),
+        ...token,
+      },
+    ],
+  };
+}

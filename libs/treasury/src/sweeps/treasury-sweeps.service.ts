@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NetworkName } from '@app/chains';
+import { EvmSweeper, SweepTickReport } from './evm-sweeper.service';
+import { SweepKeys } from './sweep-keys';
+import { SweepTrackReport, SweepTracker } from './sweep-tracker.service';
+
+export type SweepRunReport = SweepTickReport & { tracked: SweepTrackReport };
+
+/**
+ * One sweep pass of a network: follow the live sweeps, then plan new ones. Passes of a network
+ * never overlap, across workers and the CLI (a session-level advisory lock on one connection).
+ */
+@Injectable()
+export class TreasurySweeps {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keys: SweepKeys,
+    private readonly tracker: SweepTracker,
+    private readonly sweeper: EvmSweeper,
+  ) {}
+
+  networks(): NetworkName[] {
+    return this.keys.sweepingNetworks();
+  }
+
+  /** Null when another pass of the network holds the lock. */
+  async run(network: NetworkName, now = new Date()): Promise<SweepRunReport | null> {
+    const runner = this.dataSource.createQueryRunner();
+    const lockKey = `treasury.sweep:${network}`;
+    try {
+      await runner.connect();
+      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+        [lockKey],
+      );
+      if (!locked) return null;
+      try {
+        const tracked = await this.tracker.track(network);
+        const planned = await this.sweeper.plan(network, now);
+        return { ...planned, tracked };
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

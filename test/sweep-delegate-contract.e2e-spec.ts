@@ -343,5 +343,19 @@ describe('SweepDelegate on anvil (prague)', () => {
         `${perAddress} per address.\n`,
     );
     expect(perAddress).toBeLessThanOrEqual(MAX_GAS_PER_ADDRESS);
+
+    // The same addresses again, already delegated: a type-2 batch without the authorizations.
+    await fund(usdc, deposits, amounts);
+    const again = await sweep(
+      deposits.map((deposit) => deposit.address),
+      usdc,
+    );
+    expect(again.decoded.swept.map(({ amount }) => amount)).toEqual(amounts);
+    const delegatedPerAddress = again.receipt.gasUsed / 50n;
+    process.stdout.write(
+      `SweepDelegate: 50 delegated addresses (type 2) used ${again.receipt.gasUsed} gas, ` +
+        `${delegatedPerAddress} per address.\n`,
+    );
+    expect(delegatedPerAddress).toBeLessThan(perAddress);
   });
 });

@@ -10,7 +10,11 @@ import {
   TransactionReceipt,
   Wallet,
 } from 'ethers';
-import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
+import {
+  MULTICALL3_ARTIFACT,
+  MULTICALL3_INTERFACE,
+  SWEEP_DELEGATE_INTERFACE,
+} from '@app/chains/contracts/contract-artifacts';
 import { MULTICALL3_ADDRESS } from '@app/chains/contracts/multicall3';
 import { signSweepAuthorization } from '@app/chains/sweeps/evm-sweep-authorization';
 import { encodeSweepMany } from '@app/chains/sweeps/evm-sweep-calldata';
@@ -142,14 +146,44 @@ describe('SweepDelegate on anvil (prague)', () => {
     return SWEEP_DELEGATE_INTERFACE.parseError(error?.data ?? '0x')?.name;
   }
 
-  it('has Multicall3 at its canonical address', async () => {
-    const multicall = new Contract(
-      MULTICALL3_ADDRESS,
-      ['function getBlockNumber() view returns (uint256)'],
-      provider,
-    );
+  it('serves aggregate3, getEthBalance and getBlockNumber at the canonical Multicall3 address', async () => {
+    const multicall = new Contract(MULTICALL3_ADDRESS, MULTICALL3_ARTIFACT.abi, provider);
+    const balanceOfCall = new Interface(TOKEN_ABI);
+    const holder = DEVNET_ACCOUNTS.payer.address;
+    const calls = [
+      {
+        target: usdc,
+        allowFailure: false,
+        callData: balanceOfCall.encodeFunctionData('balanceOf', [holder]),
+      },
+      // mint from anyone but the owner reverts: allowed to fail, reported, the batch goes on.
+      {
+        target: usdc,
+        allowFailure: true,
+        callData: balanceOfCall.encodeFunctionData('mint', [holder, 1n]),
+      },
+      {
+        target: MULTICALL3_ADDRESS,
+        allowFailure: false,
+        callData: MULTICALL3_INTERFACE.encodeFunctionData('getEthBalance', [holder]),
+      },
+    ];
+    const results = (await multicall.getFunction('aggregate3').staticCall(calls)) as [
+      boolean,
+      string,
+    ][];
+
+    expect(results.map(([success]) => success)).toEqual([true, false, true]);
+    const [balance] = balanceOfCall.decodeFunctionResult('balanceOf', results[0][1]);
+    expect(balance).toBe(await balanceOf(usdc, holder));
+    const [ethBalance] = MULTICALL3_INTERFACE.decodeFunctionResult('getEthBalance', results[2][1]);
+    expect(ethBalance).toBe(await provider.getBalance(holder));
     const blockNumber = (await multicall.getFunction('getBlockNumber')()) as bigint;
     expect(blockNumber).toBe(BigInt(await provider.getBlockNumber()));
+
+    // A call that may not fail fails the whole batch.
+    const strict = [{ ...calls[1], allowFailure: false }];
+    await expect(multicall.getFunction('aggregate3').staticCall(strict)).rejects.toThrow();
   });
 
   describe('a first batch delegates and sweeps in one type-4 transaction', () => {

@@ -1,0 +1,164 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { newId } from '@app/common';
+import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { unmatchedAccount } from '@app/refunds';
+import { creditBalance } from './ledger-credit';
+import { TestApi, TestMerchant } from './test-app';
+
+/** Helpers of the refunds suites (test/refunds*.e2e-spec.ts). */
+
+export const REFUND_ID = /^re_[0-9A-Za-z]{22}$/;
+
+export interface RefundBody {
+  id: string;
+  session_id: string | null;
+  unmatched_transfer_id: string | null;
+  status: string;
+  livemode: boolean;
+  amount: string;
+  fee: string;
+  net_amount: string;
+  currency: string;
+  network: string;
+  to_address: string | null;
+  tx_hash: string | null;
+  reason: string | null;
+  error_reason: string | null;
+  created_at: string;
+  completed_at: string | null;
+  sub_merchant_code: string | null;
+}
+
+/** POST /v1/checkout/sessions/{id}/refunds with a fresh Idempotency-Key unless one is given. */
+export function postSessionRefund(
+  api: TestApi,
+  merchant: TestMerchant,
+  sessionId: string,
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  return api.post(`/v1/checkout/sessions/${sessionId}/refunds`, merchant, body, {
+    'Idempotency-Key': randomUUID(),
+    ...headers,
+  });
+}
+
+/** A session created through the API, then given what a customer paid (as settlement leaves it). */
+export async function paidSession(
+  api: TestApi,
+  merchant: TestMerchant,
+  input: {
+    network: string;
+    amount: string;
+    received: string;
+    status: 'Paid' | 'Underpaid' | 'Expired' | 'Pending';
+    subMerchantCode?: string;
+    subMerchantId?: string;
+  },
+): Promise<{ id: string; pay_address: string }> {
+  const { body: session } = await api
+    .post(
+      '/v1/checkout/sessions',
+      merchant,
+      {
+        pricing_amount: input.amount,
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: input.network,
+      },
+      input.subMerchantCode ? { 'X-Sub-Merchant-Code': input.subMerchantCode } : {},
+    )
+    .expect(201);
+  await api.dataSource.query(
+    `UPDATE checkout_sessions SET status = $2, amount = $3, amount_received = $4 WHERE id = $1`,
+    [session.id, input.status, input.amount, input.received],
+  );
+  if (new Decimal(input.received).greaterThan(0)) {
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      subMerchantId: input.subMerchantId ?? null,
+      network: input.network,
+      currency: 'USDT',
+      amount: input.received,
+    });
+  }
+  return session as { id: string; pay_address: string };
+}
+
+/**
+ * An unmatched transfer of the session's merchant, as the deposit watcher records it, with its
+ * tokens credited to `unmatched` as the treasury books do when it is confirmed.
+ */
+export async function unmatchedTransfer(
+  api: TestApi,
+  merchant: TestMerchant,
+  session: { id: string; pay_address: string },
+  input: { network: string; amount: string; status?: 'detected' | 'reverted' },
+): Promise<string> {
+  const id = newId('utx');
+  await api.dataSource.query(
+    `INSERT INTO unmatched_transfers
+       (id, merchant_id, session_id, livemode, reason, status, network, currency, token_contract,
+        from_address, to_address, tx_hash, log_index, amount, amount_base_units, block_number,
+        block_hash)
+     VALUES ($1, $2, $3, false, 'session_already_paid', $4, $5, 'USDT', 'T-token', 'T-sender',
+             $6, $7, 0, $8, $9, 1, '0xblock')`,
+    [
+      id,
+      merchant.id,
+      session.id,
+      input.status ?? 'detected',
+      input.network,
+      session.pay_address,
+      '0x' + randomBytes(32).toString('hex'),
+      input.amount,
+      new Decimal(input.amount).times(1e6).toFixed(0),
+    ],
+  );
+  const amount = new Decimal(input.amount);
+  const token = { currency: 'USDT', network: input.network };
+  await api.dataSource.transaction((manager) =>
+    new LedgerService(api.dataSource).post(manager, {
+      reference: `test_unmatched:${id}`,
+      kind: 'test_unmatched',
+      lines: [
+        { account: LedgerAccounts.deposits(input.network, 'USDT'), amount, ...token },
+        { account: unmatchedAccount(input.network, 'USDT'), amount: amount.negated(), ...token },
+      ],
+    }),
+  );
+  return id;
+}
+
+/** The credit balance of an account (what the service owes on it), "0" without history. */
+export async function creditBalanceOf(api: TestApi, account: string): Promise<string> {
+  const rows: Array<{ balance: string }> = await api.dataSource.query(
+    `SELECT trim_scale(-balance)::text AS balance FROM ledger_balances WHERE account = $1`,
+    [account],
+  );
+  return rows[0]?.balance ?? '0';
+}
+
+/** The refund.* events of a refund, oldest first, as GET /v1/events shows them. */
+export async function refundEvents(
+  api: TestApi,
+  merchant: TestMerchant,
+  refundId: string,
+): Promise<Array<{ type: string; previous_status: string | null; status: string }>> {
+  const { body } = await api.get(`/v1/events?object_id=${refundId}`, merchant).expect(200);
+  return (
+    body as Array<{
+      type: string;
+      sequence: number;
+      previous_status: string | null;
+      data: { object: { status: string } };
+    }>
+  )
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((event) => ({
+      type: event.type,
+      previous_status: event.previous_status,
+      status: event.data.object.status,
+    }));
+}

@@ -5,6 +5,7 @@ import { AppConfigModule, queueRootModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { PayoutProcessingModule } from '@app/payouts';
 import { RefundPayoutsModule } from '@app/refunds';
+import { TreasuryModule } from '@app/treasury';
 
 /**
  * What the operator CLI needs: configuration, the database and the domain services. Payouts need
@@ -22,6 +23,8 @@ import { RefundPayoutsModule } from '@app/refunds';
     PayoutProcessingModule,
     // A refund's payout rejected here updates its refund (docs/treasury.md, Refunds).
     RefundPayoutsModule,
+    // treasury:* commands: sweeps (with the worker's keys) and reconciliation.
+    TreasuryModule,
   ],
 })
 export class CliModule {}

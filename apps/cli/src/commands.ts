@@ -19,6 +19,8 @@ import {
   NetworkRegistry,
 } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
+import { SWEEP_COMMANDS, SWEEP_USAGE } from './sweep-commands';
+import { UsageError } from './usage-error';
 import {
   loadHotWallets,
   PAYOUT_STATUSES,
@@ -37,7 +39,7 @@ export type Command = (
   args: string[],
 ) => Promise<unknown>;
 
-export class UsageError extends Error {}
+export { UsageError } from './usage-error';
 
 /** Commands that take one positional argument (an id); the others take none. */
 export const COMMANDS_WITH_ID = new Set(['payouts:approve', 'payouts:reject']);
@@ -152,6 +154,7 @@ function merchantView(merchant: {
 
 /** Each command prints exactly one JSON value on stdout, so scripts can parse it. */
 export const COMMANDS: Record<string, Command> = {
+  ...SWEEP_COMMANDS,
   'merchants:create': async (app, options) => {
     const name = required(options, 'name');
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
@@ -413,4 +416,5 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
                                                no merchant, newest first, at most N (default 100)
   chains:forget --network NETWORK              after a devnet restart or testnet reset only: the
                                                chain the watcher followed is gone; its transfers
-                                               are taken back and the watcher starts afresh`;
+                                               are taken back and the watcher starts afresh
+${SWEEP_USAGE}`;

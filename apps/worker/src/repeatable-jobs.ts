@@ -14,7 +14,8 @@ function repeatKeyOf(job: Job): string | undefined {
 }
 
 /**
- * Makes `added` the queue's only repeatable schedules. A schedule lives in Redis until removed, so
+ * Makes `added` the queue's only repeatable schedules (of job `name` only, when given: schedulers
+ * that share a queue each keep to their own jobs). A schedule lives in Redis until removed, so
  * one a worker no longer wants (an interval changed, a hot wallet taken out of the configuration)
  * would otherwise keep being run forever by every worker of the queue.
  */
@@ -22,10 +23,11 @@ export async function removeOtherSchedules(
   queue: Queue,
   added: Job[],
   logger: Logger,
+  name?: string,
 ): Promise<void> {
   const wanted = new Set(added.map(repeatKeyOf));
   for (const schedule of await queue.getRepeatableJobs()) {
-    if (wanted.has(schedule.key)) continue;
+    if (wanted.has(schedule.key) || (name !== undefined && schedule.name !== name)) continue;
     await queue.removeRepeatableByKey(schedule.key);
     logger.log(
       { queue: queue.name, schedule: schedule.key },

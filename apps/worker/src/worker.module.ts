@@ -9,12 +9,15 @@ import { IdempotencyModule } from '@app/idempotency';
 import { JobMetrics, MetricsModule } from '@app/metrics';
 import { PayoutProcessingModule } from '@app/payouts';
 import { RefundPayoutsModule } from '@app/refunds';
+import { TreasuryModule } from '@app/treasury';
 import { DepositWatchLoops } from './deposits/deposit-watch-loops';
 import { TokenDecimalsCheck } from './deposits/token-decimals.check';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
+import { SweepsProcessor } from './treasury/sweeps.processor';
+import { SweepsScheduler } from './treasury/sweeps.scheduler';
 import { WorkerDrain } from './worker-drain';
 
 /** The worker: the same domain modules as the API, plus the queue processors. No HTTP listener. */
@@ -24,13 +27,18 @@ import { WorkerDrain } from './worker-drain';
     AppLoggerModule,
     DatabaseModule,
     queueRootModule(),
-    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.deposits }),
+    BullModule.registerQueue(
+      { name: QUEUES.maintenance },
+      { name: QUEUES.deposits },
+      { name: QUEUES.treasury },
+    ),
     ChainsModule,
     CheckoutModule,
     IdempotencyModule,
     PayoutProcessingModule,
     // Refunds follow the payouts that send them (docs/treasury.md, Refunds).
     RefundPayoutsModule,
+    TreasuryModule,
     WebhookDeliveryModule,
     MetricsModule,
   ],
@@ -41,6 +49,8 @@ import { WorkerDrain } from './worker-drain';
     TokenDecimalsCheck,
     PayoutsProcessor,
     PayoutsScheduler,
+    SweepsProcessor,
+    SweepsScheduler,
     JobMetrics,
     WorkerDrain,
   ],

@@ -3,6 +3,7 @@ export const QUEUES = {
   maintenance: 'maintenance',
   deposits: 'deposits',
   payouts: 'payouts',
+  treasury: 'treasury',
 } as const;
 
 export const PAYOUT_JOBS = {
@@ -12,6 +13,11 @@ export const PAYOUT_JOBS = {
   track: 'track-payouts',
   /** Re-enqueue payouts whose send job was lost (repeatable). */
   reconcile: 'reconcile-payouts',
+} as const;
+
+export const TREASURY_JOBS = {
+  /** Follow live sweeps of one network, then plan new ones (repeatable, per network). */
+  sweep: 'sweep-network',
 } as const;
 
 export const DEPOSIT_JOBS = {

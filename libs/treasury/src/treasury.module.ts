@@ -7,6 +7,7 @@ import { SweepJournalRepository } from './sweeps/sweep-journal.repository';
 import { SweepKeys } from './sweeps/sweep-keys';
 import { SweepOutcomes } from './sweeps/sweep-outcomes.service';
 import { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
+import { SweepStatus } from './sweeps/sweep-status.service';
 import { SweepTracker } from './sweeps/sweep-tracker.service';
 import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
 
@@ -25,7 +26,8 @@ import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
     EvmSweeper,
     SweepTracker,
     TreasurySweeps,
+    SweepStatus,
   ],
-  exports: [TreasurySweeps, SweepKeys],
+  exports: [TreasurySweeps, SweepKeys, SweepStatus],
 })
 export class TreasuryModule {}

@@ -92,6 +92,11 @@ export class EvmSweepChain {
     return new Map(entries);
   }
 
+  /** Native coin balance in wei. */
+  async nativeBalance(address: string): Promise<bigint> {
+    return this.rpc.call('eth_getBalance', (provider) => provider.getBalance(address, 'latest'));
+  }
+
   /** The node's head block number. */
   async headBlock(): Promise<number> {
     return this.rpc.call('eth_blockNumber', (provider) => provider.getBlockNumber());

@@ -19,7 +19,13 @@ import { EvmSweepChain } from './evm-sweep-chain';
 import { SweepKeys } from './sweep-keys';
 import { SweepJournalRepository, SweepDestination } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
-import { decideSweep, destinationFor, gasPriceAllowed, SweepCandidate } from './sweep-policy';
+import {
+  decideSweep,
+  destinationFor,
+  gasPriceAllowed,
+  SweepCandidate,
+  SweepDecision,
+} from './sweep-policy';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { NetworkTreasurySettings } from './treasury-settings';
 
@@ -30,6 +36,21 @@ export const MAX_LIVE_SWEEPS = 20;
 // Gas limits: generous, unused gas is not paid (the sweeper only has to cover the limit).
 const GAS_LIMIT_BASE = 60_000n;
 const GAS_LIMIT_PER_ADDRESS = 100_000n;
+
+export interface AssessedAddress extends PendingDepositAddress {
+  balanceBaseUnits: bigint;
+  needsAuthorization: boolean;
+  decision: SweepDecision;
+}
+
+export interface TokenAssessment {
+  /** Pending addresses read this pass... */
+  candidates: number;
+  /** ...of which found empty (cleared)... */
+  emptied: number;
+  /** ...and those holding tokens, with the policy's word on each. */
+  funded: AssessedAddress[];
+}
 
 export interface SweepTickReport {
   network: NetworkName;
@@ -108,6 +129,33 @@ export class EvmSweeper implements OnModuleDestroy {
     room: number,
     report: SweepTickReport,
   ): Promise<number> {
+    const assessment = await this.assess(network, settings, currency, gasPrice, now);
+    report.candidates += assessment.candidates;
+    report.emptied += assessment.emptied;
+    const eligible = assessment.funded.filter((candidate) => candidate.decision.sweep);
+    let made = 0;
+    for (let start = 0; start < eligible.length && made < room; start += settings.batchSize) {
+      const batch = eligible.slice(start, start + settings.batchSize);
+      const sweepId = await this.signBatch(network, settings, currency, batch);
+      if (!sweepId) break;
+      report.sweeps.push(sweepId);
+      made += 1;
+    }
+    return made;
+  }
+
+  /**
+   * The pending addresses of a token, their balances read in bulk at one block, and the policy's
+   * decision for each one holding something. Addresses read empty at a block past every transfer
+   * known for them are cleared (the positive proof that nothing is left to sweep).
+   */
+  async assess(
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    gasPrice: bigint,
+    now: Date,
+  ): Promise<TokenAssessment> {
     const token = network.tokens[currency]!;
     await this.planner.ingest(network.name, currency);
     const pending = await this.planner.pending(
@@ -117,13 +165,13 @@ export class EvmSweeper implements OnModuleDestroy {
       this.keys.fingerprint('EVM'),
       CANDIDATES_PER_TICK,
     );
-    report.candidates += pending.length;
-    if (!pending.length) return 0;
+    const assessment: TokenAssessment = { candidates: pending.length, emptied: 0, funded: [] };
+    if (!pending.length) return assessment;
     const chain = this.chainFor(network.name);
     const block = await chain.headBlock();
     const newest = Math.max(...pending.map((candidate) => candidate.pendingBlock));
     // A balance read at a block older than a known transfer proves nothing about it.
-    if (block < newest) return 0;
+    if (block < newest) return assessment;
     const balances = await chain.tokenBalances(
       token.contract,
       pending.map((candidate) => candidate.address),
@@ -136,41 +184,33 @@ export class EvmSweeper implements OnModuleDestroy {
       empty.map((candidate) => candidate.address),
       block,
     );
-    report.emptied += empty.length;
+    assessment.emptied = empty.length;
     const funded = pending.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
-    if (!funded.length) return 0;
+    if (!funded.length) return assessment;
     const codes = await chain.codes(funded.map((candidate) => candidate.address));
-    const eligible = funded
-      .map((candidate) => ({
-        ...candidate,
-        balanceBaseUnits: balances.get(candidate.address)!,
-        needsAuthorization: !isDelegatedTo(codes.get(candidate.address)!, settings.sweepDelegate!),
-      }))
-      .filter((candidate) => {
-        const policyCandidate: SweepCandidate = {
-          address: candidate.address,
-          balance: new Decimal(formatUnits(candidate.balanceBaseUnits, token.decimals)),
-          unsweptSince: candidate.pendingSince,
-          needsAuthorization: candidate.needsAuthorization,
-        };
-        return decideSweep(policyCandidate, gasPrice, settings.batchSize, settings, now).sweep;
-      });
-    let made = 0;
-    for (let start = 0; start < eligible.length && made < room; start += settings.batchSize) {
-      const batch = eligible.slice(start, start + settings.batchSize);
-      const sweepId = await this.signBatch(network, settings, currency, batch);
-      if (!sweepId) break;
-      report.sweeps.push(sweepId);
-      made += 1;
-    }
-    return made;
+    assessment.funded = funded.map((candidate) => {
+      const balanceBaseUnits = balances.get(candidate.address)!;
+      const needsAuthorization = !isDelegatedTo(
+        codes.get(candidate.address)!,
+        settings.sweepDelegate!,
+      );
+      const policyCandidate: SweepCandidate = {
+        address: candidate.address,
+        balance: new Decimal(formatUnits(balanceBaseUnits, token.decimals)),
+        unsweptSince: candidate.pendingSince,
+        needsAuthorization,
+      };
+      const decision = decideSweep(policyCandidate, gasPrice, settings.batchSize, settings, now);
+      return { ...candidate, balanceBaseUnits, needsAuthorization, decision };
+    });
+    return assessment;
   }
 
   private async signBatch(
     network: NetworkConfig,
     settings: NetworkTreasurySettings,
     currency: Currency,
-    batch: Array<PendingDepositAddress & { balanceBaseUnits: bigint; needsAuthorization: boolean }>,
+    batch: AssessedAddress[],
   ): Promise<string | null> {
     const token = network.tokens[currency]!;
     const sweeper = this.keys.sweeperFor(network.name)!;

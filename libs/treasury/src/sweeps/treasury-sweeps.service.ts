@@ -24,6 +24,14 @@ export class TreasurySweeps {
     return this.keys.sweepingNetworks();
   }
 
+  async liveCount(network: NetworkName): Promise<number> {
+    const [{ live }]: Array<{ live: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS live FROM sweeps WHERE network = $1 AND status = 'Processing'`,
+      [network],
+    );
+    return live;
+  }
+
   /** Null when another pass of the network holds the lock. */
   async run(network: NetworkName, now = new Date()): Promise<SweepRunReport | null> {
     const runner = this.dataSource.createQueryRunner();

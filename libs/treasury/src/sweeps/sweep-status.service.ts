@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { formatUnits } from 'ethers';
+import { DataSource } from 'typeorm';
+import { Currency, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
+import { EvmSweeper } from './evm-sweeper.service';
+import { SweepKeys } from './sweep-keys';
+import { SweepPlannerRepository } from './sweep-planner.repository';
+import { gasPriceAllowed } from './sweep-policy';
+
+export interface TokenSweepStatus {
+  currency: string;
+  /** The ledger's asset accounts of the token (what the books say is where). */
+  books: { deposit_addresses: string; hot_wallet: string; treasury: string };
+  pending_addresses: number;
+  holding: { addresses: number; total: string };
+  eligible: { addresses: number; total: string; estimated_cost: string };
+}
+
+export interface NetworkSweepStatus {
+  network: NetworkName;
+  sweeper: string | null;
+  sweeper_native: string | null;
+  gas_price_gwei: string | null;
+  deferred: boolean;
+  live_sweeps: number;
+  frozen_addresses: Array<{ currency: string; address: string; frozen_at: Date }>;
+  tokens: TokenSweepStatus[];
+}
+
+/** treasury:status: where the tokens are, and what the policy would sweep now at what cost. */
+@Injectable()
+export class SweepStatus {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly keys: SweepKeys,
+    private readonly sweeper: EvmSweeper,
+    private readonly planner: SweepPlannerRepository,
+  ) {}
+
+  async report(only?: NetworkName): Promise<NetworkSweepStatus[]> {
+    const names = [...this.keys.settings.keys()].filter((name) => !only || name === only);
+    const statuses: NetworkSweepStatus[] = [];
+    for (const name of names) statuses.push(await this.networkStatus(name));
+    return statuses;
+  }
+
+  private async networkStatus(name: NetworkName): Promise<NetworkSweepStatus> {
+    const network = this.networks.get(name);
+    const settings = this.keys.settings.get(name)!;
+    const sweeper = this.keys.sweeperFor(name);
+    const [{ live }]: Array<{ live: number }> = await this.dataSource.query(
+      `SELECT count(*)::int AS live FROM sweeps WHERE network = $1 AND status = 'Processing'`,
+      [name],
+    );
+    const status: NetworkSweepStatus = {
+      network: name,
+      sweeper: sweeper?.address ?? null,
+      sweeper_native: null,
+      gas_price_gwei: null,
+      deferred: false,
+      live_sweeps: live,
+      frozen_addresses: (await this.planner.frozen(name)).map(
+        ({ currency, address, frozen_at }) => ({
+          currency,
+          address,
+          frozen_at,
+        }),
+      ),
+      tokens: [],
+    };
+    const canSweep = network.chainFamily === 'EVM' && sweeper && settings.sweepDelegate;
+    const chain = canSweep ? this.sweeper.chainFor(name) : null;
+    const gasPrice = chain ? await chain.gasPrice() : null;
+    if (chain && sweeper && gasPrice !== null) {
+      status.gas_price_gwei = formatUnits(gasPrice, 'gwei');
+      status.deferred = !gasPriceAllowed(gasPrice, settings);
+      const wei = await chain.nativeBalance(sweeper.address);
+      status.sweeper_native = `${formatUnits(wei, NATIVE_COINS[name].decimals)} ${NATIVE_COINS[name].symbol}`;
+    }
+    for (const currency of Object.keys(network.tokens) as Currency[]) {
+      const books = await this.books(name, currency);
+      const token: TokenSweepStatus = {
+        currency,
+        books,
+        pending_addresses: 0,
+        holding: { addresses: 0, total: '0' },
+        eligible: { addresses: 0, total: '0', estimated_cost: '0' },
+      };
+      if (chain && gasPrice !== null) {
+        const assessment = await this.sweeper.assess(
+          network,
+          settings,
+          currency,
+          gasPrice,
+          new Date(),
+        );
+        const decimals = network.tokens[currency]!.decimals;
+        const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
+        const eligible = assessment.funded.filter((candidate) => candidate.decision.sweep);
+        token.pending_addresses = assessment.candidates;
+        token.holding = {
+          addresses: assessment.funded.length,
+          total: formatUnits(sum(assessment.funded.map((c) => c.balanceBaseUnits)), decimals),
+        };
+        token.eligible = {
+          addresses: eligible.length,
+          total: formatUnits(sum(eligible.map((c) => c.balanceBaseUnits)), decimals),
+          estimated_cost: eligible
+            .reduce((total, c) => total.plus(c.decision.estimatedCost), new Decimal(0))
+            .toFixed(6),
+        };
+      }
+      status.tokens.push(token);
+    }
+    return status;
+  }
+
+  private async books(network: string, currency: string): Promise<TokenSweepStatus['books']> {
+    const rows: Array<{ kind: string; balance: string }> = await this.dataSource.query(
+      `SELECT kind, sum(balance)::text AS balance FROM ledger_balances
+        WHERE network = $1 AND currency = $2 AND kind IN ('deposits', 'hot_wallet', 'treasury')
+        GROUP BY kind`,
+      [network, currency],
+    );
+    const of = (kind: string) =>
+      new Decimal(rows.find((row) => row.kind === kind)?.balance ?? 0).toFixed();
+    return {
+      deposit_addresses: of('deposits'),
+      hot_wallet: of('hot_wallet'),
+      treasury: of('treasury'),
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HDNodeWallet } from 'ethers';
+import { EVM_ACCOUNT_PATH } from '@app/chains';
+import { DEVNET_ACCOUNTS, deploySweepDelegate, Devnet, DevnetAccount } from './devnet';
+
+// The public "abandon ... about" test mnemonic: the xpubs every suite derives pay addresses from
+// (test/setup/test-database.ts). Its private side is what a sweeping worker holds.
+const TEST_MNEMONIC =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+// anvil's default accounts #3 and #4 (public "test ... junk" mnemonic): a sweeper with ETH for
+// gas, and a treasury address.
+export const DEVNET_SWEEPER: DevnetAccount = {
+  address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+  privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+};
+export const DEVNET_TREASURY = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
+
+export interface SweepFiles {
+  delegate: string;
+  environment: Record<string, string>;
+}
+
+function writeJson(name: string, content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), `${name}-`)), `${name}.json`);
+  writeFileSync(path, JSON.stringify(content, null, 2));
+  return path;
+}
+
+/**
+ * A devnet ready to sweep ETHEREUM: a SweepDelegate deployed for the devnet's hot wallet, the
+ * sweeper and the treasury, and the four files a sweeping worker reads, as environment variables.
+ */
+export async function sweepEnvironment(
+  devnet: Devnet,
+  settings: Record<string, unknown> = {},
+): Promise<SweepFiles> {
+  const delegate = await deploySweepDelegate(devnet, {
+    sweeper: DEVNET_SWEEPER.address,
+    hotWallet: DEVNET_ACCOUNTS.hotWallet.address,
+    treasury: DEVNET_TREASURY,
+    tokens: [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
+  });
+  const xprv = HDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, EVM_ACCOUNT_PATH).extendedKey;
+  return {
+    delegate,
+    environment: {
+      HOT_WALLETS_FILE: writeJson('hot-wallets', {
+        ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey },
+      }),
+      SWEEPER_KEYS_FILE: writeJson('sweepers', {
+        ETHEREUM: { privateKey: DEVNET_SWEEPER.privateKey },
+      }),
+      DEPOSIT_KEYS_FILE: writeJson('deposit-keys', { EVM: { xprv } }),
+      TREASURY_FILE: writeJson('treasury', {
+        ETHEREUM: {
+          sweepDelegate: delegate,
+          treasuryAddress: DEVNET_TREASURY,
+          minimumSweep: '1',
+          maxGasPriceGwei: '1000',
+          ...settings,
+        },
+      }),
+    },
+  };
+}

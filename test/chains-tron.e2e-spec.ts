@@ -348,6 +348,8 @@ describe('FakeTronNode broadcast, verified with tronweb', () => {
     node = new FakeTronNode();
     tronWeb = new TronWeb({ fullHost: await node.start() });
     node.mineEmpty(3);
+    // java-tron refuses a transaction whose owner is no account (never activated).
+    node.setTrxBalance(PAYER, 100_000_000n);
   });
 
   afterEach(() => node.stop());

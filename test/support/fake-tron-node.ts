@@ -9,17 +9,29 @@
  * raw_data protobuf tronweb encodes, and a broadcast is accepted only when the signer tronweb
  * recovers from (txID, signature) is the transaction's owner.
  *
- * What it does not do: execute contracts (beyond TRC-20 transfer() and balanceOf()), charge
- * fees, check TAPOS, sign the transactions of the blocks it mines (addTransferBlock's
- * transactions carry no signature), roll balances back on reorg(), or support visible=true.
+ * What it does not do: execute contracts (beyond TRC-20 transfer() and balanceOf()), check
+ * TAPOS, sign the transactions of the blocks it mines (addTransferBlock's transactions carry no
+ * signature), roll balances back on reorg(), keep state per block (the solidity API's getaccount
+ * answers the head's), or support visible=true.
+ *
+ * Accounts and fees (fake-tron/accounts.ts, fake-tron/execution.ts): an address is an account
+ * once created (setTrxBalance, CreateAccountContract, a TRX transfer to it); a broadcast whose
+ * owner is none is refused, as java-tron does. Broadcasts of CreateAccountContract,
+ * TransferContract, FreezeBalanceV2Contract, DelegateResourceContract, UnDelegateResourceContract
+ * and TriggerSmartContract are run on the pending state when posted (a refusal is the answer) and
+ * applied when mined, charging bandwidth and energy and burning TRX as java-tron does; each
+ * transaction info's `fee` is exactly the sun taken from its owner's balance. Chain parameters
+ * (getEnergyFee...) are served by /wallet/getchainparameters and changed by setChainParameter.
  *
  * addTransferBlock: outcomes are what the test says: a transfer succeeds (one Transfer log)
- * unless it is given a `failure`; balances are not touched.
+ * unless it is given a `failure`; balances are not touched, no fee is charged (the info says
+ * 345,000 sun: someone else's transaction).
  * Broadcasts: accepted ones stay pending (gettransactionbyid finds them) until mineBroadcasts()
  * puts them into a block or dropBroadcasts() forgets them (a node restart). A TRC-20 transfer()
  * among them succeeds with the Transfer log its call data describes; for a token the test gave
  * balances to (setTokenBalance) it moves them, and fails with REVERT and no log when the sender
- * lacks the amount.
+ * lacks the amount; it fails with OUT_OF_ENERGY when its energy exceeds what the owner has and
+ * its fee_limit allows. A transaction the state refuses by the time it is mined is left out.
  * Time: block n has timestamp genesis + 3 s * n, so mining (mineEmpty) is the clock. The
  * transactions triggersmartcontract builds expire 60 s after the head they reference, like
  * java-tron's default; broadcast refuses them from the block at or past their expiration on
@@ -29,14 +41,17 @@
  * Block ids follow TRON's layout (8-byte number + 24 bytes of a hash) but the hash is of our own
  * header summary, not of a real protobuf header.
  *
- * Endpoints: /wallet/getnowblock, /walletsolidity/getnowblock, /wallet/getblockbynum,
- * /wallet/gettransactioninfobyblocknum, /wallet/gettransactioninfobyid,
- * /wallet/gettransactionbyid, /wallet/getaccount, /wallet/triggersmartcontract,
- * /wallet/triggerconstantcontract (balanceOf only), /wallet/broadcasttransaction.
+ * Endpoints: /wallet/getnowblock, /walletsolidity/getnowblock, /wallet/getblock (the head),
+ * /wallet/getblockbynum, /walletsolidity/getblockbynum, /wallet/gettransactioninfobyblocknum,
+ * /wallet/gettransactioninfobyid, /walletsolidity/gettransactioninfobyid,
+ * /wallet/gettransactionbyid, /wallet/getaccount, /walletsolidity/getaccount,
+ * /wallet/getaccountresource, /wallet/getdelegatedresourcev2 (and walletsolidity's),
+ * /wallet/getchainparameters, /wallet/getenergyprices, /wallet/getbandwidthprices,
+ * /wallet/triggersmartcontract, /wallet/triggerconstantcontract (balanceOf, decimals, and
+ * transfer as an energy estimate), /wallet/broadcasttransaction.
  * triggerconstantcontract also answers decimals(): 6 (TRON USDT's) for any contract unless
  * setTokenDecimals said otherwise.
  */
-import { createHash } from 'node:crypto';
 import {
   createServer,
   IncomingHttpHeaders,
@@ -47,6 +62,37 @@ import {
 import { AddressInfo } from 'node:net';
 import { TronWeb, utils } from 'tronweb';
 import { FakeTronBalances } from './fake-tron-balances';
+import { FakeTronAccounts } from './fake-tron/accounts';
+import {
+  FakeChainParameterName,
+  FakeChainParameters,
+  FakeChainParameterStore,
+} from './fake-tron/chain-parameters';
+import {
+  callEnergy,
+  execute,
+  ExecutionOutcome,
+  FakeFailure,
+  FakeRefusal,
+  FakeTronState,
+} from './fake-tron/execution';
+import {
+  encode,
+  hexAddress,
+  isJson,
+  Json,
+  nodeError,
+  addressField,
+  firstContract,
+  sha256,
+  TRANSFER_SELECTOR,
+  transferLog,
+  utf8Hex,
+  word,
+} from './fake-tron/wire';
+
+export type { FakeFailure } from './fake-tron/execution';
+export type { FakeChainParameterName, FakeChainParameters } from './fake-tron/chain-parameters';
 
 export interface FakeTransfer {
   /** base58 T... addresses. */
@@ -64,10 +110,13 @@ export interface FakeTransfer {
 export interface FakeTronNodeOptions {
   /** How many blocks the solidified head trails the head (19 by default). */
   solidLag?: number;
+  /** Chain parameters other than the defaults (getEnergyFee 210 sun, ...). */
+  chainParameters?: Partial<FakeChainParameters>;
+  /** Energy a day per whole TRX staked for energy (10 by default; see fake-tron/accounts.ts). */
+  energyPerTrx?: bigint;
+  /** Bandwidth (bytes) a day per whole TRX staked for bandwidth (1 by default). */
+  bandwidthPerTrx?: bigint;
 }
-
-/** receipt.result values of failed contract calls (java-tron's contractResult enum). */
-export type FakeFailure = 'REVERT' | 'OUT_OF_ENERGY';
 
 export interface FakeRequest {
   method: string;
@@ -81,8 +130,6 @@ export interface FakeRequest {
  * answer ever; rate-limited: java-tron's own limiter ({"Error": ...} with HTTP 200).
  */
 export type FakeOutage = 'unavailable' | 'refuse' | 'hang' | 'rate-limited';
-
-type Json = Record<string, unknown>;
 
 interface TriggerValue {
   data: string;
@@ -122,17 +169,9 @@ interface FakeBlock {
   infos: Json[];
 }
 
-// tronweb's transaction and crypto helpers are untyped (`any`): these are the parts we use.
-interface TronWebTransactionCodec {
-  txJsonToPb(transaction: unknown): unknown;
-  txPbToTxID(protobuf: unknown): string;
-  txPbToRawDataHex(protobuf: unknown): string;
-}
-const codec: TronWebTransactionCodec = utils.transaction;
+// tronweb's crypto helpers are untyped (`any`): the one we use.
 const recoverSigner: (hash: string, signature: string) => string = utils.crypto.ecRecover;
 
-const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const TRANSFER_SELECTOR = 'a9059cbb';
 const BALANCE_OF_SELECTOR = '70a08231';
 const DECIMALS_SELECTOR = '313ce567';
 const DEFAULT_TOKEN_DECIMALS = 6;
@@ -141,25 +180,12 @@ const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 const BLOCK_INTERVAL_MS = 3_000;
 const EXPIRATION_MS = 60_000;
 const WITNESS = '41' + 'be'.repeat(20);
-const TRANSFER_CALL = new RegExp(`^${TRANSFER_SELECTOR}0{24}([0-9a-f]{40})([0-9a-f]{64})$`, 'i');
+const DEFAULT_ENERGY_PER_TRX = 10n;
+const DEFAULT_BANDWIDTH_PER_TRX = 1n;
 const FAILURE_MESSAGES: Record<FakeFailure, string> = {
   REVERT: 'REVERT opcode executed',
   OUT_OF_ENERGY: "Not enough energy for 'SSTORE' operation executing",
 };
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const word = (hex: string): string => hex.padStart(64, '0');
-const hexAddress = (base58: string): string => TronWeb.address.toHex(base58).toLowerCase();
-const utf8Hex = (text: string): string => Buffer.from(text, 'utf8').toString('hex');
-
-/** txID and raw_data_hex exactly as tronweb (and so a node) encodes this raw_data. */
-function encode(rawData: unknown): { txID: string; raw_data_hex: string } {
-  const protobuf = codec.txJsonToPb({ raw_data: rawData, visible: false });
-  return {
-    txID: codec.txPbToTxID(protobuf).replace(/^0x/, ''),
-    raw_data_hex: codec.txPbToRawDataHex(protobuf).toLowerCase(),
-  };
-}
 
 export class FakeTronNode {
   /** Every request that reached the server, in order, outages included. */
@@ -173,7 +199,9 @@ export class FakeTronNode {
   private readonly blocks: FakeBlock[] = [];
   /** Accepted broadcasts not mined yet, by id, in the order they came. */
   private readonly pending = new Map<string, Json>();
-  private readonly balances = new FakeTronBalances();
+  /** Accounts (TRX, stake, resources) and TRC-20 balances as of the head block. */
+  private state: FakeTronState;
+  private readonly parameters: FakeChainParameterStore;
   /** decimals() per contract (hex); null: no contract at the address. */
   private readonly decimals = new Map<string, number | null>();
   private readonly server: Server;
@@ -185,6 +213,12 @@ export class FakeTronNode {
 
   constructor(options: FakeTronNodeOptions = {}) {
     this.solidLag = options.solidLag ?? DEFAULT_SOLID_LAG;
+    this.parameters = new FakeChainParameterStore(options.chainParameters);
+    const accounts = new FakeTronAccounts({
+      energyPerTrx: options.energyPerTrx ?? DEFAULT_ENERGY_PER_TRX,
+      bandwidthPerTrx: options.bandwidthPerTrx ?? DEFAULT_BANDWIDTH_PER_TRX,
+    });
+    this.state = new FakeTronState(accounts, new FakeTronBalances());
     this.server = createServer((request, response) => {
       this.handle(request, response).catch(() => response.destroy());
     });
@@ -222,14 +256,44 @@ export class FakeTronNode {
     return this.timestampOf(blockNumber);
   }
 
-  /** The TRX balance getaccount reports (base58 address); setting one creates the account. */
+  /**
+   * The TRX balance getaccount reports (base58 address); setting one creates the account (an
+   * operator's funding, outside the chain's fees).
+   */
   setTrxBalance(address: string, sun: bigint): void {
-    this.balances.setTrx(hexAddress(address), sun);
+    const hex = hexAddress(address);
+    const account =
+      this.state.accounts.get(hex) ?? this.state.accounts.create(hex, this.head.timestamp);
+    account.balance = sun;
+  }
+
+  /** The TRX balance in sun, or undefined for an address that is no account (not activated). */
+  trxBalance(address: string): bigint | undefined {
+    return this.state.accounts.get(hexAddress(address))?.balance;
+  }
+
+  isAccount(address: string): boolean {
+    return this.state.accounts.get(hexAddress(address)) !== undefined;
+  }
+
+  /** A chain parameter, as a passed proposal sets it: blocks from the next one charge it. */
+  setChainParameter(name: FakeChainParameterName, value: number): void {
+    this.parameters.set(name, value, this.head.timestamp);
+  }
+
+  chainParameter(name: FakeChainParameterName): number {
+    return this.parameters.values[name];
+  }
+
+  /** Energy left to the account now (own stake and delegated to it, less what it used). */
+  energyLeft(address: string): bigint {
+    const account = this.state.accounts.get(hexAddress(address));
+    return account ? this.state.accounts.energyLeft(account, this.head.timestamp) : 0n;
   }
 
   /** A TRC-20 balance balanceOf reports; mined transfer() broadcasts of the token move it. */
   setTokenBalance(contract: string, address: string, units: bigint): void {
-    this.balances.setToken(hexAddress(contract), hexAddress(address), units);
+    this.state.tokens.setToken(hexAddress(contract), hexAddress(address), units);
   }
 
   /**
@@ -241,7 +305,7 @@ export class FakeTronNode {
   }
 
   tokenBalance(contract: string, address: string): bigint {
-    return this.balances.tokenOf(hexAddress(contract), hexAddress(address));
+    return this.state.tokens.tokenOf(hexAddress(contract), hexAddress(address));
   }
 
   /** Ids of accepted broadcasts that are not mined (nor dropped) yet. */
@@ -288,9 +352,15 @@ export class FakeTronNode {
   mineBroadcasts(): { blockNumber: number; txIds: string[] } {
     const number = this.blocks.length;
     const timestamp = this.timestampOf(number);
-    const entries = [...this.pending]
-      .filter(([, transaction]) => !isExpiredAt(transaction, timestamp))
-      .map(([txid, transaction]) => this.broadcastEntry(txid, transaction, number, timestamp));
+    const entries: TransactionEntry[] = [];
+    for (const [txid, transaction] of this.pending) {
+      if (isExpiredAt(transaction, timestamp)) continue;
+      // A transaction the chain refuses by now (its TRX spent by an earlier one) is left out.
+      const applied = this.applyTo(this.state.clone(), transaction, timestamp);
+      if (applied instanceof FakeRefusal) continue;
+      this.state = applied.state;
+      entries.push(this.broadcastEntry(txid, transaction, number, timestamp, applied.outcome));
+    }
     this.pending.clear();
     this.blocks.push(this.makeBlock(number, this.head.blockId, entries));
     return { blockNumber: number, txIds: entries.map((entry) => entry.transaction.txID) };
@@ -386,28 +456,35 @@ export class FakeTronNode {
     return { transaction, info };
   }
 
-  /**
-   * A broadcast transaction in a block; a TRC-20 transfer() call moves the balances of an
-   * accounted token and emits its Transfer log, or fails with REVERT when the sender lacks it.
-   */
+  /** Applies a transaction to `state`; the refusal java-tron would answer, if it would. */
+  private applyTo(
+    state: FakeTronState,
+    posted: Json,
+    now: number,
+  ): { state: FakeTronState; outcome: ExecutionOutcome } | FakeRefusal {
+    try {
+      const outcome = execute(state, posted, {
+        parameters: this.parameters.values,
+        now,
+        hasContract: (contract) => this.decimals.get(contract) !== null,
+      });
+      return { state, outcome };
+    } catch (error) {
+      if (error instanceof FakeRefusal) return error;
+      throw error;
+    }
+  }
+
+  /** A broadcast transaction in a block, with what applying it gave (fees, logs, failure). */
   private broadcastEntry(
     txid: string,
     posted: Json,
     blockNumber: number,
     blockTimestamp: number,
+    outcome: ExecutionOutcome,
   ): TransactionEntry {
-    const value = triggerValueOf(posted.raw_data);
-    const owner = typeof value?.owner_address === 'string' ? value.owner_address.toLowerCase() : '';
-    const contract =
-      typeof value?.contract_address === 'string' ? value.contract_address.toLowerCase() : '';
-    const call = TRANSFER_CALL.exec(typeof value?.data === 'string' ? value.data : '');
-    const to = call ? `41${call[1].toLowerCase()}` : '';
-    const amount = call ? BigInt(`0x${call[2]}`) : 0n;
-    const failure: FakeFailure | undefined =
-      call && !this.balances.transfer(contract, owner, to, amount) ? 'REVERT' : undefined;
-    const logs = call && !failure ? [transferLog(contract, owner, to, call[2].toLowerCase())] : [];
     const transaction: BlockTransaction = {
-      ret: [{ contractRet: failure ?? 'SUCCESS' }],
+      ret: [{ contractRet: outcome.contractRet }],
       signature: Array.isArray(posted.signature) ? posted.signature.map(String) : [],
       txID: txid,
       raw_data: posted.raw_data,
@@ -416,7 +493,14 @@ export class FakeTronNode {
           ? posted.raw_data_hex
           : encode(posted.raw_data).raw_data_hex,
     };
-    const info = executionInfo(txid, blockNumber, blockTimestamp, contract, { logs, failure });
+    const { fee, ...rest } = outcome.info;
+    const info = {
+      id: txid,
+      ...(fee !== undefined ? { fee } : {}),
+      blockNumber,
+      blockTimeStamp: blockTimestamp,
+      ...rest,
+    };
     return { transaction, info };
   }
 
@@ -497,6 +581,8 @@ export class FakeTronNode {
 
   private readonly routes: Record<string, (params: Json) => unknown> = {
     '/wallet/getnowblock': () => blockJson(this.head),
+    // GetBlockServlet without id_or_num: the head; tronweb reads its reference block here.
+    '/wallet/getblock': (params) => blockJson(this.head, params.detail === true),
     '/walletsolidity/getnowblock': () =>
       blockJson(this.blocks[Math.max(0, this.headBlockNumber - this.solidLag)]),
     // GetBlockByNumServlet on the solidity API: irreversible blocks only.
@@ -516,18 +602,11 @@ export class FakeTronNode {
       return number <= 0 ? {} : (this.blocks[number]?.infos ?? []);
     },
     // GetTransactionInfoByIdServlet: {} for an id no block of the chain holds.
-    '/wallet/gettransactioninfobyid': (params) => {
-      const id = params.value ?? '';
-      if (typeof id !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(id)) {
-        throw new Error(`invalid hex value: ${JSON.stringify(id)}`);
-      }
-      const wanted = id.toLowerCase();
-      for (const block of this.blocks) {
-        const info = block.infos.find((candidate) => candidate.id === wanted);
-        if (info) return info;
-      }
-      return {};
-    },
+    '/wallet/gettransactioninfobyid': (params) =>
+      this.transactionInfo(params.value, this.headBlockNumber),
+    // The solidity API: only a transaction in an irreversible block (tronweb's getTransactionInfo).
+    '/walletsolidity/gettransactioninfobyid': (params) =>
+      this.transactionInfo(params.value, this.headBlockNumber - this.solidLag),
     // GetTransactionByIdServlet: on-chain or pending, {} otherwise.
     '/wallet/gettransactionbyid': (params) => {
       const id = String(params.value ?? '').toLowerCase();
@@ -535,17 +614,48 @@ export class FakeTronNode {
       if (pending) return pendingTransactionJson(id, pending);
       return this.minedTransaction(id) ?? {};
     },
-    // GetAccountServlet: {} for an account that does not exist; a zero balance is left out.
-    '/wallet/getaccount': (params) => {
-      const address = String(params.address ?? '').toLowerCase();
-      const balance = this.balances.trxOf(address);
-      if (balance === undefined) return {};
-      return { address, ...(balance > 0n ? { balance: Number(balance) } : {}) };
-    },
+    // GetAccountServlet: {} for an address that is no account; zero values are left out.
+    '/wallet/getaccount': (params) =>
+      this.state.accounts.accountJson(addressParameter(params.address), this.head.timestamp),
+    // The solidity API answers the same state: the fake keeps no state per block.
+    '/walletsolidity/getaccount': (params) =>
+      this.state.accounts.accountJson(addressParameter(params.address), this.head.timestamp),
+    '/wallet/getaccountresource': (params) =>
+      this.state.accounts.accountResourceJson(
+        addressParameter(params.address),
+        this.head.timestamp,
+        this.parameters.values.getFreeNetLimit,
+      ),
+    '/wallet/getdelegatedresourcev2': (params) =>
+      this.state.accounts.delegatedResourceJson(
+        addressParameter(params.fromAddress),
+        addressParameter(params.toAddress),
+      ),
+    '/walletsolidity/getdelegatedresourcev2': (params) =>
+      this.state.accounts.delegatedResourceJson(
+        addressParameter(params.fromAddress),
+        addressParameter(params.toAddress),
+      ),
+    '/wallet/getchainparameters': () => this.parameters.chainParametersJson(),
+    '/wallet/getenergyprices': () => this.parameters.energyPricesJson(),
+    '/wallet/getbandwidthprices': () => this.parameters.bandwidthPricesJson(),
     '/wallet/triggersmartcontract': (params) => this.trigger(params),
     '/wallet/triggerconstantcontract': (params) => this.constantCall(params),
     '/wallet/broadcasttransaction': (params) => this.broadcast(params),
   };
+
+  /** GetTransactionInfoByIdServlet: {} for an id no block up to `lastBlock` holds. */
+  private transactionInfo(id: unknown, lastBlock: number): Json {
+    if (typeof id !== 'string' || !/^([0-9a-fA-F]{2})*$/.test(id)) {
+      throw new Error(`invalid hex value: ${JSON.stringify(id)}`);
+    }
+    const wanted = id.toLowerCase();
+    for (const block of this.blocks.slice(0, Math.max(0, lastBlock + 1))) {
+      const info = block.infos.find((candidate) => candidate.id === wanted);
+      if (info) return info;
+    }
+    return {};
+  }
 
   private minedTransaction(id: string): BlockTransaction | undefined {
     for (const block of this.blocks) {
@@ -560,6 +670,7 @@ export class FakeTronNode {
     const selector = TronWeb.sha3(String(params.function_selector ?? ''), false).slice(0, 8);
     const parameter = typeof params.parameter === 'string' ? params.parameter.toLowerCase() : '';
     if (selector === DECIMALS_SELECTOR && parameter === '') return this.decimalsCall(params);
+    if (selector === TRANSFER_SELECTOR) return this.transferSimulation(params, parameter);
     if (selector !== BALANCE_OF_SELECTOR || !/^0{24}[0-9a-f]{40}$/.test(parameter)) {
       return {
         result: {
@@ -569,11 +680,44 @@ export class FakeTronNode {
       };
     }
     const contract = String(params.contract_address ?? '').toLowerCase();
-    const balance = this.balances.tokenOf(contract, `41${parameter.slice(24)}`);
+    const balance = this.state.tokens.tokenOf(contract, `41${parameter.slice(24)}`);
     return {
       result: { result: true },
       energy_used: 1_953,
       constant_result: [word(balance.toString(16))],
+    };
+  }
+
+  /**
+   * transfer(address,uint256) run without a transaction (how wallets estimate energy): the energy
+   * a transaction would use, whatever the owner's resources (an address that is no account
+   * too). A transfer the sender cannot make reverts: `ret` FAILED, the message in `result`.
+   */
+  private transferSimulation(params: Json, parameter: string): unknown {
+    const contract = String(params.contract_address ?? '').toLowerCase();
+    if (this.decimals.get(contract) === null) {
+      return {
+        result: {
+          code: 'CONTRACT_VALIDATE_ERROR',
+          message: utf8Hex('Smart contract is not exist.'),
+        },
+      };
+    }
+    const owner = String(params.owner_address ?? '').toLowerCase();
+    const call = callEnergy(this.state.tokens, contract, owner, TRANSFER_SELECTOR + parameter);
+    if (call.failure) {
+      return {
+        result: { result: true, message: utf8Hex(FAILURE_MESSAGES.REVERT) },
+        energy_used: Number(call.needed),
+        constant_result: [''],
+        transaction: { ret: [{ ret: 'FAILED' }] },
+      };
+    }
+    return {
+      result: { result: true },
+      energy_used: Number(call.needed),
+      constant_result: [word('1')],
+      transaction: { ret: [{}] },
     };
   }
 
@@ -677,19 +821,32 @@ export class FakeTronNode {
         `Transaction expiration, transaction expiration time is ${expiration}, but headBlockTime is ${this.head.timestamp}`,
       );
     }
+    const refusal = this.dryRun(transaction);
+    if (refusal) return refuse(refusal.code, refusal.message);
     this.broadcasts.push({ txid, transaction });
     this.pending.set(txid, transaction);
     return { result: true, txid };
+  }
+
+  /**
+   * Wallet.broadcastTransaction runs the transaction on the node's pending state (the head's
+   * state with the transactions it took since applied in order): what that refuses is refused.
+   */
+  private dryRun(transaction: Json): FakeRefusal | undefined {
+    const now = this.head.timestamp;
+    let state = this.state;
+    for (const earlier of this.pending.values()) {
+      const applied = this.applyTo(state.clone(), earlier, now);
+      if (!(applied instanceof FakeRefusal)) state = applied.state;
+    }
+    const applied = this.applyTo(state.clone(), transaction, now);
+    return applied instanceof FakeRefusal ? applied : undefined;
   }
 }
 
 interface TransactionEntry {
   transaction: BlockTransaction;
   info: Json;
-}
-
-function isJson(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether a posted transaction's raw_data.expiration is at or before `timestamp`. */
@@ -704,9 +861,8 @@ function pendingTransactionJson(txid: string, posted: Json): Json {
   return { signature, txID: txid, raw_data, raw_data_hex };
 }
 
-/** Util.printErrorMsg: {"Error": "<exception class> : <message>"}, with HTTP 200. */
-function nodeError(exceptionClass: string, message: string): Json {
-  return { Error: `class ${exceptionClass} : ${message}` };
+function addressParameter(value: unknown): string {
+  return String(value ?? '').toLowerCase();
 }
 
 function blockNumberParameter(params: Json): number {
@@ -715,27 +871,8 @@ function blockNumberParameter(params: Json): number {
   return number;
 }
 
-/** raw_data.contract[0].parameter.value, if the posted raw_data has one. */
-function triggerValueOf(rawData: unknown): Json | undefined {
-  const contract =
-    isJson(rawData) && Array.isArray(rawData.contract) ? rawData.contract[0] : undefined;
-  const parameter = isJson(contract) ? contract.parameter : undefined;
-  const value = isJson(parameter) ? parameter.value : undefined;
-  return isJson(value) ? value : undefined;
-}
-
 function ownerOf(rawData: unknown): string {
-  const owner = triggerValueOf(rawData)?.owner_address;
-  return typeof owner === 'string' ? owner.toLowerCase() : '';
-}
-
-/** A Transfer log; addresses as 41-prefixed hex, the amount as hex. */
-function transferLog(contract: string, from: string, to: string, amountHex: string): Json {
-  return {
-    address: contract.slice(2).toLowerCase(),
-    topics: [TRANSFER_TOPIC, word(from.slice(2).toLowerCase()), word(to.slice(2).toLowerCase())],
-    data: word(amountHex),
-  };
+  return addressField(firstContract(rawData).value, 'owner_address');
 }
 
 /**
@@ -764,8 +901,11 @@ function executionInfo(
   };
 }
 
-/** Util.printBlock, visible=false; zero values (the genesis number) and empty lists left out. */
-function blockJson(block: FakeBlock): Json {
+/**
+ * Util.printBlock, visible=false; zero values (the genesis number) and empty lists left out.
+ * Without transactions: /wallet/getblock with detail=false.
+ */
+function blockJson(block: FakeBlock, withTransactions = true): Json {
   const rawHeader = {
     ...(block.number > 0 ? { number: block.number } : {}),
     txTrieRoot: sha256(block.transactions.map((transaction) => transaction.txID).join('')),
@@ -780,7 +920,7 @@ function blockJson(block: FakeBlock): Json {
       raw_data: rawHeader,
       witness_signature: sha256(block.blockId).repeat(2) + '00',
     },
-    ...(block.transactions.length ? { transactions: block.transactions } : {}),
+    ...(withTransactions && block.transactions.length ? { transactions: block.transactions } : {}),
   };
 }
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { LedgerAccounts } from '@app/ledger';
 import { PayoutReviews } from '@app/payouts';
-import { unmatchedAccount } from '@app/refunds';
 import { creditBalance } from './support/ledger-credit';
 import {
   balanceOf,
@@ -641,7 +640,7 @@ describe('Refunds API', () => {
       amount: '12.5',
     });
     const balance = await balanceOf(api, merchant, 'TRON', 'USDT');
-    const unmatchedBefore = await creditBalanceOf(api, unmatchedAccount('TRON', 'USDT'));
+    const unmatchedBefore = await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'));
     const post = (owner: TestMerchant, body: Record<string, unknown> = {}) =>
       api.post(`/v1/unmatched-transfers/${transferId}/refunds`, owner, body, {
         'Idempotency-Key': randomUUID(),
@@ -675,7 +674,7 @@ describe('Refunds API', () => {
       available: balance!.available,
       held: String(Number(balance!.held) + 12.5),
     });
-    expect(await creditBalanceOf(api, unmatchedAccount('TRON', 'USDT'))).toBe(
+    expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
       String(Number(unmatchedBefore) - 12.5),
     );
     const { body: twice } = await post(merchant).expect(409);
@@ -683,7 +682,9 @@ describe('Refunds API', () => {
     // Canceled, it goes back to unmatched, and can be refunded again.
     await api.post(`/v1/refunds/${refund.id}/cancel`, merchant, {}).expect(200);
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual(balance);
-    expect(await creditBalanceOf(api, unmatchedAccount('TRON', 'USDT'))).toBe(unmatchedBefore);
+    expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
+      unmatchedBefore,
+    );
     const { body: second } = await post(merchant, { to_address: randomTronAddress() }).expect(201);
     // Its payout failing brings the amount back to unmatched, not to the merchant.
     await movePayoutOf(second.id, 'Failed', { error_reason: 'reverted' });
@@ -692,7 +693,9 @@ describe('Refunds API', () => {
       error_reason: 'reverted',
     });
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual(balance);
-    expect(await creditBalanceOf(api, unmatchedAccount('TRON', 'USDT'))).toBe(unmatchedBefore);
+    expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
+      unmatchedBefore,
+    );
 
     const reverted = await unmatchedTransfer(api, merchant, session, {
       network: 'TRON',
@@ -710,6 +713,21 @@ describe('Refunds API', () => {
       )
       .expect(409);
     expect(gone.error).toMatchObject({ code: 'invalid_state', param: 'id' });
+    const unconfirmed = await unmatchedTransfer(api, merchant, session, {
+      network: 'TRON',
+      amount: '5',
+      booked: false,
+    });
+    const { body: early } = await api
+      .post(
+        `/v1/unmatched-transfers/${unconfirmed}/refunds`,
+        merchant,
+        {},
+        { 'Idempotency-Key': randomUUID() },
+      )
+      .expect(409);
+    expect(early.error).toMatchObject({ code: 'invalid_state', param: 'id' });
+    expect(early.error.message).toContain('not confirmed yet');
   });
 
   /**

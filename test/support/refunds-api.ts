@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { newId } from '@app/common';
-import { LedgerAccounts, LedgerService } from '@app/ledger';
-import { unmatchedAccount } from '@app/refunds';
+import { LedgerService, unmatchedTransferEntry } from '@app/ledger';
 import { creditBalance } from './ledger-credit';
 import { TestApi, TestMerchant } from './test-app';
 
@@ -87,23 +86,24 @@ export async function paidSession(
 }
 
 /**
- * An unmatched transfer of the session's merchant, as the deposit watcher records it, with its
- * tokens credited to `unmatched` as the treasury books do when it is confirmed.
+ * An unmatched transfer of the session's merchant, as the deposit watcher records it and books it
+ * once confirmed (`deposits` against `unmatched`); `booked: false` for one not confirmed yet.
  */
 export async function unmatchedTransfer(
   api: TestApi,
   merchant: TestMerchant,
   session: { id: string; pay_address: string },
-  input: { network: string; amount: string; status?: 'detected' | 'reverted' },
+  input: { network: string; amount: string; status?: 'detected' | 'reverted'; booked?: boolean },
 ): Promise<string> {
   const id = newId('utx');
+  const booked = input.booked ?? true;
   await api.dataSource.query(
     `INSERT INTO unmatched_transfers
        (id, merchant_id, session_id, livemode, reason, status, network, currency, token_contract,
         from_address, to_address, tx_hash, log_index, amount, amount_base_units, block_number,
-        block_hash)
+        block_hash, booked, bookings)
      VALUES ($1, $2, $3, false, 'session_already_paid', $4, $5, 'USDT', 'T-token', 'T-sender',
-             $6, $7, 0, $8, $9, 1, '0xblock')`,
+             $6, $7, 0, $8, $9, 1, '0xblock', $10, $11)`,
     [
       id,
       merchant.id,
@@ -114,20 +114,25 @@ export async function unmatchedTransfer(
       '0x' + randomBytes(32).toString('hex'),
       input.amount,
       new Decimal(input.amount).times(1e6).toFixed(0),
+      booked,
+      booked ? 1 : 0,
     ],
   );
-  const amount = new Decimal(input.amount);
-  const token = { currency: 'USDT', network: input.network };
-  await api.dataSource.transaction((manager) =>
-    new LedgerService(api.dataSource).post(manager, {
-      reference: `test_unmatched:${id}`,
-      kind: 'test_unmatched',
-      lines: [
-        { account: LedgerAccounts.deposits(input.network, 'USDT'), amount, ...token },
-        { account: unmatchedAccount(input.network, 'USDT'), amount: amount.negated(), ...token },
-      ],
-    }),
-  );
+  if (booked) {
+    await api.dataSource.transaction((manager) =>
+      new LedgerService(api.dataSource).post(
+        manager,
+        unmatchedTransferEntry({
+          id,
+          network: input.network,
+          currency: 'USDT',
+          amount: new Decimal(input.amount),
+          booking: 1,
+          reversal: false,
+        }),
+      ),
+    );
+  }
   return id;
 }
 

@@ -13,13 +13,6 @@ export interface RefundFunds {
   amount: string;
 }
 
-/**
- * Tokens of unmatched transfers the service holds for whoever sent them (liability, credited when
- * a transfer is confirmed). The treasury work adds it to LedgerAccounts under this very name.
- */
-export const unmatchedAccount = (network: string, currency: string) =>
-  `unmatched:${network}:${currency}`;
-
 function merchantLine(refund: RefundFunds, held: boolean, amount: Decimal): LedgerLine {
   const account = held ? LedgerAccounts.merchantHeld : LedgerAccounts.merchant;
   return {
@@ -34,7 +27,7 @@ function merchantLine(refund: RefundFunds, held: boolean, amount: Decimal): Ledg
 
 function unmatchedLine(refund: RefundFunds, amount: Decimal): LedgerLine {
   return {
-    account: unmatchedAccount(refund.network, refund.currency),
+    account: LedgerAccounts.unmatched(refund.network, refund.currency),
     amount,
     currency: refund.currency,
     network: refund.network,

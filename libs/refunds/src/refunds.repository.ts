@@ -25,6 +25,8 @@ export interface RefundableTransfer {
   sub_merchant_id: string | null;
   livemode: boolean;
   status: 'detected' | 'reverted';
+  /** In the books (`deposits` against `unmatched`): its block is confirmed. */
+  booked: boolean;
   amount: string;
   currency: string;
   network: string;
@@ -115,7 +117,8 @@ export class RefundsRepository {
     transferId: string,
   ): Promise<RefundableTransfer | null> {
     const rows: RefundableTransfer[] = await manager.query(
-      `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text, currency, network
+      `SELECT id, merchant_id, sub_merchant_id, livemode, status, booked, amount::text, currency,
+              network
          FROM unmatched_transfers WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
       [transferId, merchantId],
     );

@@ -162,6 +162,15 @@ export class RefundsService {
             'id',
           );
         }
+        if (!transfer.booked) {
+          // Its tokens are in the books (and in `unmatched`, which the refund draws on) once its
+          // block has the network's confirmations.
+          throw new ApiException(
+            ErrorCode.InvalidState,
+            `Unmatched transfer ${transferId} is not confirmed yet; refund it once it is.`,
+            'id',
+          );
+        }
         const existing = await this.refunds.liveRefundOfTransfer(manager, transfer.id);
         if (existing) {
           throw new ApiException(

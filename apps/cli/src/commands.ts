@@ -20,6 +20,7 @@ import {
 } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { SWEEP_COMMANDS, SWEEP_USAGE } from './sweep-commands';
+import { TREASURY_BOOKS_COMMANDS, TREASURY_BOOKS_USAGE } from './treasury-commands';
 import { UsageError } from './usage-error';
 import {
   loadHotWallets,
@@ -155,6 +156,7 @@ function merchantView(merchant: {
 /** Each command prints exactly one JSON value on stdout, so scripts can parse it. */
 export const COMMANDS: Record<string, Command> = {
   ...SWEEP_COMMANDS,
+  ...TREASURY_BOOKS_COMMANDS,
   'merchants:create': async (app, options) => {
     const name = required(options, 'name');
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
@@ -417,4 +419,5 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
   chains:forget --network NETWORK              after a devnet restart or testnet reset only: the
                                                chain the watcher followed is gone; its transfers
                                                are taken back and the watcher starts afresh
-${SWEEP_USAGE}`;
+${SWEEP_USAGE}
+${TREASURY_BOOKS_USAGE}`;

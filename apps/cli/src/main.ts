@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { exitOnConfigurationError, loadAppConfig } from '@app/common';
 import { migrateDatabase } from '@app/database';
 import { HotWalletsFileError, PayoutCancelRefused, PayoutReviewError } from '@app/payouts';
+import { TreasuryCommandError } from '@app/treasury';
 import { CliModule } from './cli.module';
 import { COMMANDS, COMMANDS_WITH_ID, UsageError, USAGE } from './commands';
 import { StderrLogger } from './stderr-logger';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
       'max-fee-gwei': { type: 'string' },
       'until-idle': { type: 'boolean' },
       seconds: { type: 'string' },
+      tx: { type: 'string' },
     },
     strict: true,
   });
@@ -63,7 +65,8 @@ main().catch((error: unknown) => {
   if (
     error instanceof PayoutReviewError ||
     error instanceof PayoutCancelRefused ||
-    error instanceof HotWalletsFileError
+    error instanceof HotWalletsFileError ||
+    error instanceof TreasuryCommandError
   ) {
     console.error(error.message);
     process.exit(2);

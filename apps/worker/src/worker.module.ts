@@ -16,6 +16,7 @@ import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
+import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
 import { SweepsProcessor } from './treasury/sweeps.processor';
 import { SweepsScheduler } from './treasury/sweeps.scheduler';
 import { WorkerDrain } from './worker-drain';
@@ -39,6 +40,7 @@ import { WorkerDrain } from './worker-drain';
     // Refunds follow the payouts that send them (docs/treasury.md, Refunds).
     RefundPayoutsModule,
     TreasuryModule,
+    ReconciliationJobsModule,
     WebhookDeliveryModule,
     MetricsModule,
   ],

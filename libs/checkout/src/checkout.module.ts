@@ -26,6 +26,7 @@ import { WatchedTokens } from './deposits/watched-tokens';
 import { WatcherStatusRepository } from './networks-status/watcher-status.repository';
 import { NetworksStatusController } from './networks-status/networks-status.controller';
 import { NetworksStatusService } from './networks-status/networks-status.service';
+import { UnmatchedTransferBooks } from './unmatched-transfers/unmatched-transfer-books';
 import { UnmatchedTransfersRepository } from './unmatched-transfers/unmatched-transfers.repository';
 import { UnmatchedTransfersController } from './unmatched-transfers/unmatched-transfers.controller';
 import { UnmatchedTransfersService } from './unmatched-transfers/unmatched-transfers.service';
@@ -63,6 +64,7 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     TransferMatcher,
     WatchedTokens,
     UnmatchedTransfersRepository,
+    UnmatchedTransferBooks,
     UnmatchedTransfersService,
     WatcherStatusRepository,
     NetworksStatusService,

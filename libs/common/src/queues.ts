@@ -4,6 +4,7 @@ export const QUEUES = {
   deposits: 'deposits',
   payouts: 'payouts',
   treasury: 'treasury',
+  reconciliation: 'reconciliation',
 } as const;
 
 export const PAYOUT_JOBS = {
@@ -18,6 +19,13 @@ export const PAYOUT_JOBS = {
 export const TREASURY_JOBS = {
   /** Follow live sweeps of one network, then plan new ones (repeatable, per network). */
   sweep: 'sweep-network',
+} as const;
+
+export const RECONCILIATION_JOBS = {
+  /** Books = chain over the addresses that moved since the last run (repeatable). */
+  incremental: 'reconcile-incremental',
+  /** Books = chain over every controlled address (repeatable). */
+  full: 'reconcile-full',
 } as const;
 
 export const DEPOSIT_JOBS = {

@@ -5,3 +5,7 @@ export * from './sweeps/sweep-status.service';
 export { sweptEntry } from './sweeps/sweep-outcomes.service';
 export { loadTreasurySettings } from './sweeps/treasury-settings';
 export type { NetworkTreasurySettings } from './sweeps/treasury-settings';
+export * from './reconciliation/reconciliation.service';
+export * from './reconciliation/reconciliation.repository';
+export * from './books/funding-books.service';
+export * from './books/treasury-command.error';

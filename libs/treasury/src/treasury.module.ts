@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
 import { LedgerModule } from '@app/ledger';
+import { FundingBooks } from './books/funding-books.service';
+import { ChainBalanceReaders } from './reconciliation/chain-balance-readers';
+import { ReconciliationRepository } from './reconciliation/reconciliation.repository';
+import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { EvmSweeper } from './sweeps/evm-sweeper.service';
 import { SweepBroadcaster } from './sweeps/sweep-broadcaster';
 import { SweepJournalRepository } from './sweeps/sweep-journal.repository';
@@ -18,6 +22,10 @@ import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
 @Module({
   imports: [ChainsModule, LedgerModule],
   providers: [
+    ReconciliationRepository,
+    ChainBalanceReaders,
+    ReconciliationService,
+    FundingBooks,
     SweepKeys,
     SweepPlannerRepository,
     SweepJournalRepository,
@@ -28,6 +36,13 @@ import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
     TreasurySweeps,
     SweepStatus,
   ],
-  exports: [TreasurySweeps, SweepKeys, SweepStatus],
+  exports: [
+    ReconciliationService,
+    ReconciliationRepository,
+    FundingBooks,
+    TreasurySweeps,
+    SweepKeys,
+    SweepStatus,
+  ],
 })
 export class TreasuryModule {}

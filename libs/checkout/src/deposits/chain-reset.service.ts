@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { NetworkName } from '@app/chains';
 import { TransactionChange } from '../settlement/session-events';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
+import { UnmatchedTransferBooks } from '../unmatched-transfers/unmatched-transfer-books';
 
 export interface ChainResetReport {
   network: NetworkName;
@@ -26,6 +27,7 @@ export class ChainResetService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly settlement: SessionSettlementService,
+    private readonly unmatchedBooks: UnmatchedTransferBooks,
   ) {}
 
   async forget(network: NetworkName): Promise<ChainResetReport> {
@@ -63,6 +65,7 @@ export class ChainResetService {
           WHERE id = ANY($1::text[])`,
         [unmatched.map((row) => row.id)],
       );
+      await this.unmatchedBooks.reverseReverted(manager, network);
       await manager.query(`DELETE FROM chain_cursors WHERE network = $1`, [network]);
       return {
         network,

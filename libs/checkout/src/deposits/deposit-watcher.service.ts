@@ -12,6 +12,7 @@ import {
 import { WatcherStatusRepository } from '../networks-status/watcher-status.repository';
 import { TransactionChange } from '../settlement/session-events';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
+import { UnmatchedTransferBooks } from '../unmatched-transfers/unmatched-transfer-books';
 import { UnmatchedTransfersRepository } from '../unmatched-transfers/unmatched-transfers.repository';
 import { ChainCursorsRepository } from './chain-cursors.repository';
 import { DetectedTransfersRepository, OpenTransfer } from './detected-transfers.repository';
@@ -74,6 +75,7 @@ export class DepositWatcherService {
     private readonly matcher: TransferMatcher,
     private readonly watchedTokens: WatchedTokens,
     private readonly unmatched: UnmatchedTransfersRepository,
+    private readonly unmatchedBooks: UnmatchedTransferBooks,
     private readonly status: WatcherStatusRepository,
   ) {}
 
@@ -191,6 +193,15 @@ export class DepositWatcherService {
       // A backlog's transfers are often deep enough already: written Confirmed at once (the
       // tick's own logs vouch for their blocks), saving a second pass over each.
       const deepest = plan.head - network.confirmations + 1;
+      // The books follow the unmatched transfers' state in this same transaction: reorged ones
+      // reversed, confirmed ones booked (below the watched window, nothing is left to check).
+      await this.unmatchedBooks.reverseReverted(manager, networkName);
+      await this.unmatchedBooks.bookConfirmed(
+        manager,
+        networkName,
+        deepest,
+        (transfer) => tick.canonical(transfer) || Number(transfer.block_number) < openFrom,
+      );
       const written = await this.transfers.insertDetected(
         manager,
         detected.map((transfer) => ({ ...transfer, confirmed: transfer.blockNumber <= deepest })),
@@ -368,7 +379,7 @@ class ScanTick {
   }
 
   /** The transfer's block is known to be the chain's (read or vouched for in this tick). */
-  canonical(transfer: OpenTransfer): boolean {
+  canonical(transfer: Pick<OpenTransfer, 'block_number' | 'block_hash'>): boolean {
     const blockNumber = Number(transfer.block_number);
     const hash = this.plan.canonical.get(blockNumber);
     if (hash !== undefined) return hash === transfer.block_hash;

@@ -24,6 +24,11 @@ export class TreasuryBooks1765900000000 implements MigrationInterface {
       `CREATE INDEX unmatched_transfers_unbooked_idx ON unmatched_transfers (network, block_number)
          WHERE NOT booked AND status = 'detected'`,
     );
+    // What a reorg leaves to reverse: booked, and reverted since.
+    await queryRunner.query(
+      `CREATE INDEX unmatched_transfers_booked_reverted_idx ON unmatched_transfers (network)
+         WHERE booked AND status = 'reverted'`,
+    );
 
     await queryRunner.query(`
       CREATE TABLE reconciliation_runs (
@@ -60,6 +65,7 @@ export class TreasuryBooks1765900000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE reconciliation_balances`);
     await queryRunner.query(`DROP TABLE reconciliation_runs`);
+    await queryRunner.query(`DROP INDEX unmatched_transfers_booked_reverted_idx`);
     await queryRunner.query(`DROP INDEX unmatched_transfers_unbooked_idx`);
     await queryRunner.query(
       `ALTER TABLE unmatched_transfers DROP COLUMN booked, DROP COLUMN bookings`,

@@ -66,25 +66,24 @@ export class EvmMulticallBalances implements ChainBalanceReader {
     const answer = await this.rpc.call('eth_call', (provider) =>
       provider.send('eth_call', [{ to: MULTICALL3, data }, toQuantity(block)]),
     );
-    if (answer === '0x') {
-      throw new ChainError(
-        'permanent',
-        `no Multicall3 at ${MULTICALL3} at block ${block}`,
-        this.network.name,
-      );
-    }
+    if (answer === '0x') throw this.error(`no Multicall3 at ${MULTICALL3} at block ${block}`);
     const [results] = MULTICALL.decodeFunctionResult('aggregate3', answer as string);
-    const balances = (results as Array<{ success: boolean; returnData: string }>).map((result) =>
-      BigInt(result.returnData.length === 66 ? result.returnData : '0x'),
-    );
-    if (balances.length !== batch.length) {
-      throw new ChainError(
-        'permanent',
-        'Multicall3 answered another number of calls',
-        this.network.name,
-      );
+    const returned = results as Array<{ success: boolean; returnData: string }>;
+    if (returned.length !== batch.length) {
+      throw this.error('Multicall3 answered another number of calls');
     }
+    const balances = returned.map((result) => {
+      // One uint256: 0x and 64 hex digits. Anything else is not a balance (no token there).
+      if (!result.success || result.returnData.length !== 66) {
+        throw this.error('a balance call returned no uint256');
+      }
+      return BigInt(result.returnData);
+    });
     return balances;
+  }
+
+  private error(message: string): ChainError {
+    return new ChainError('permanent', message, this.network.name);
   }
 }
 

@@ -1,0 +1,243 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ASSET_ACCOUNT_KINDS } from '@app/ledger';
+
+/** An address the service controls besides deposit addresses, and what it is. */
+export interface ControlledWallet {
+  role: 'hot_wallet' | 'sweeper' | 'treasury';
+  address: string;
+}
+
+/** Where the previous run of a network stood: what an incremental run reads again from. */
+export interface RunWatermark {
+  block: number;
+  startedAt: Date;
+}
+
+export interface StoredRun {
+  network: string;
+  currency: string;
+  block: number;
+  onchain: string;
+  books: string;
+  difference: string;
+  addresses: number;
+  mode: 'full' | 'incremental';
+  pending: string[];
+  startedAt: Date;
+}
+
+export interface ReadBalance {
+  currency: string;
+  address: string;
+  balance: bigint;
+}
+
+/** The queries of reconciliation, each one round trip. */
+@Injectable()
+export class ReconciliationRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Networks with anything to reconcile: a registered wallet, or an asset in the books. */
+  async networksWithHoldings(): Promise<string[]> {
+    const rows: Array<{ network: string }> = await this.dataSource.query(
+      `SELECT network FROM hot_wallets UNION SELECT network FROM treasury_wallets
+        UNION SELECT DISTINCT network FROM ledger_balances WHERE kind = ANY($1::text[])
+        ORDER BY network`,
+      [ASSET_ACCOUNT_KINDS],
+    );
+    return rows.map((row) => row.network);
+  }
+
+  async wallets(network: string): Promise<ControlledWallet[]> {
+    return this.dataSource.query(
+      `SELECT 'hot_wallet' AS role, address FROM hot_wallets WHERE network = $1
+        UNION ALL SELECT role, address FROM treasury_wallets WHERE network = $1`,
+      [network],
+    );
+  }
+
+  /**
+   * Deposit addresses with activity on the network: a session's pay address that received a
+   * transfer there, or the receiver of an unmatched transfer. With `since`, only those that may
+   * have moved after the previous run read them: a transfer or sweep in a later block, or one
+   * recorded after that run started (the watcher may record a block's transfers late). EVM
+   * addresses in lowercase, so one address is one row whatever case it was stored in.
+   */
+  async depositAddresses(
+    network: string,
+    lowercase: boolean,
+    since?: RunWatermark,
+  ): Promise<string[]> {
+    const address = (column: string) => (lowercase ? `lower(${column})` : column);
+    const moved = (alias: string) =>
+      since ? `AND (${alias}.block_number > $2 OR ${alias}.updated_at >= $3)` : '';
+    const sweeps = since
+      ? `UNION SELECT ${address('i.address')} FROM sweep_items i JOIN sweeps s ON s.id = i.sweep_id
+          WHERE s.network = $1 AND (s.status = 'Processing' OR s.block_number > $2
+                                    OR s.updated_at >= $3)`
+      : '';
+    const rows: Array<{ address: string }> = await this.dataSource.query(
+      `SELECT ${address('c.pay_address')} AS address
+         FROM session_transactions t JOIN checkout_sessions c ON c.id = t.session_id
+        WHERE t.network = $1 ${moved('t')}
+       UNION SELECT ${address('u.to_address')} FROM unmatched_transfers u
+        WHERE u.network = $1 ${moved('u')}
+       ${sweeps}`,
+      since ? [network, since.block, since.startedAt] : [network],
+    );
+    return rows.map((row) => row.address);
+  }
+
+  async lastRun(network: string): Promise<RunWatermark | null> {
+    const rows: Array<{ block_number: string; started_at: Date }> = await this.dataSource.query(
+      `SELECT block_number, started_at FROM reconciliation_runs
+        WHERE network = $1 ORDER BY id DESC LIMIT 1`,
+      [network],
+    );
+    return rows.length
+      ? { block: Number(rows[0].block_number), startedAt: rows[0].started_at }
+      : null;
+  }
+
+  /**
+   * Stores what was read at `block`; a full run (`replaceAll`) also forgets every address it did
+   * not read (no longer controlled). Returns, per currency, the sum of the stored balances and
+   * how many addresses they are: those just read and, on an incremental run, the rest as last read.
+   */
+  async storeAndSum(
+    network: string,
+    block: number,
+    balances: ReadBalance[],
+    replaceAll: boolean,
+  ): Promise<Map<string, { sum: bigint; addresses: number }>> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO reconciliation_balances (network, currency, address, balance, block_number)
+         SELECT $1, unnest($2::text[]), unnest($3::text[]), unnest($4::numeric[]), $5
+         ON CONFLICT (network, currency, address) DO UPDATE
+           SET balance = EXCLUDED.balance, block_number = EXCLUDED.block_number,
+               updated_at = now()`,
+        [
+          network,
+          balances.map((read) => read.currency),
+          balances.map((read) => read.address),
+          balances.map((read) => read.balance.toString()),
+          block,
+        ],
+      );
+      if (replaceAll) {
+        await manager.query(
+          `DELETE FROM reconciliation_balances WHERE network = $1 AND block_number <> $2`,
+          [network, block],
+        );
+      }
+      const rows: Array<{ currency: string; sum: string; addresses: number }> = await manager.query(
+        `SELECT currency, sum(balance)::text AS sum, count(*)::int AS addresses
+             FROM reconciliation_balances WHERE network = $1 GROUP BY currency`,
+        [network],
+      );
+      return new Map(
+        rows.map((row) => [row.currency, { sum: BigInt(row.sum), addresses: row.addresses }]),
+      );
+    });
+  }
+
+  /** The books: per currency, the sum of the network's asset accounts (whole units). */
+  async books(network: string): Promise<Map<string, string>> {
+    const rows: Array<{ currency: string; total: string }> = await this.dataSource.query(
+      `SELECT currency, sum(balance)::text AS total FROM ledger_balances
+        WHERE network = $1 AND kind = ANY($2::text[]) GROUP BY currency`,
+      [network, ASSET_ACCOUNT_KINDS],
+    );
+    return new Map(rows.map((row) => [row.currency, row.total]));
+  }
+
+  /**
+   * Transactions of our wallets signed and maybe broadcast whose outcome is not booked yet: their
+   * gas may already have left a wallet on chain (the native coin's difference they explain).
+   */
+  async pendingTransactions(network: string): Promise<string[]> {
+    const rows: Array<{ tx_hash: string }> = await this.dataSource.query(
+      `SELECT a.tx_hash FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id
+        WHERE p.network = $1 AND p.status = 'Processing' AND a.status IN ('Signed', 'Broadcast')
+       UNION SELECT a.tx_hash FROM sweep_attempts a JOIN sweeps s ON s.id = a.sweep_id
+        WHERE s.network = $1 AND s.status = 'Processing' AND a.status IN ('Signed', 'Broadcast')
+       ORDER BY 1`,
+      [network],
+    );
+    return rows.map((row) => row.tx_hash);
+  }
+
+  /** The latest run's difference per currency of the network, before this run is stored. */
+  async previousDifferences(network: string): Promise<Map<string, string>> {
+    const rows: Array<{ currency: string; difference: string }> = await this.dataSource.query(
+      `SELECT DISTINCT ON (currency) currency, difference::text FROM reconciliation_runs
+        WHERE network = $1 ORDER BY currency, id DESC`,
+      [network],
+    );
+    return new Map(rows.map((row) => [row.currency, row.difference]));
+  }
+
+  async saveRuns(runs: StoredRun[]): Promise<void> {
+    if (!runs.length) return;
+    await this.dataSource.query(
+      `INSERT INTO reconciliation_runs (network, currency, block_number, onchain, books, difference,
+         addresses, mode, pending, started_at)
+       SELECT r.network, r.currency, r.block, r.onchain, r.books, r.difference, r.addresses,
+              r.mode, r.pending, r.started_at
+         FROM json_to_recordset($1::json) AS r(network text, currency text, block bigint,
+              onchain numeric, books numeric, difference numeric, addresses int, mode text,
+              pending jsonb, started_at timestamptz)`,
+      [JSON.stringify(runs)],
+    );
+  }
+
+  /**
+   * Per (network, currency) reconciled, the latest run's difference and whether the run before it
+   * differed too: what the alert is about (a difference seen once may be a transfer that landed
+   * between the chain's read and the books' read).
+   */
+  async latestDifferences(): Promise<
+    Array<{ network: string; currency: string; difference: string; persistent: boolean }>
+  > {
+    return this.dataSource.query(
+      `SELECT k.network, k.currency, l.d[1]::text AS difference,
+              (cardinality(l.d) = 2 AND l.d[1] <> 0 AND l.d[2] <> 0) AS persistent
+         FROM (SELECT DISTINCT network, currency FROM reconciliation_runs) k,
+         LATERAL (SELECT array_agg(difference ORDER BY id DESC) AS d
+                    FROM (SELECT id, difference FROM reconciliation_runs r
+                           WHERE r.network = k.network AND r.currency = k.currency
+                           ORDER BY id DESC LIMIT 2) latest) l
+        ORDER BY k.network, k.currency`,
+    );
+  }
+
+  /**
+   * Runs a network's reconciliation under a lock of its own: one at a time across workers and
+   * the CLI. `wait` blocks until the lock is free (the CLI); otherwise null when it is taken.
+   */
+  async whileLocked<T>(network: string, wait: boolean, work: () => Promise<T>): Promise<T | null> {
+    const runner = this.dataSource.createQueryRunner();
+    const key = `treasury.reconcile:${network}`;
+    try {
+      await runner.connect();
+      if (wait) {
+        await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [key]);
+      } else {
+        const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+          `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
+          [key],
+        );
+        if (!locked) return null;
+      }
+      try {
+        return await work();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

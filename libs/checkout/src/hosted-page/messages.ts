@@ -2,8 +2,9 @@ import { Locale } from './locale';
 
 /*
  * Every string of the hosted page, per locale. Placeholders: {merchant}, {amount}, {received},
- * {currency}, {network}, {price}, {n}, {m}, {seconds}, {time}. Amounts are passed already
- * formatted with their token ("1.234,5 USDT"). Values are inserted as text, never as markup.
+ * {currency}, {network}, {price}, {n}, {m}, {seconds}, {time}, {fee}, {address}, {reason}.
+ * Amounts are passed already formatted with their token ("1.234,5 USDT"). Values are inserted as
+ * text, never as markup.
  */
 const EN = {
   pageTitle: 'Payment to {merchant}',
@@ -57,6 +58,15 @@ const EN = {
   notFoundTitle: 'Payment link not found',
   notFoundText: 'This payment link does not exist or has been removed.',
   notFoundHint: 'Please check the link, or ask the merchant for a new one.',
+  refundHeading: 'Your refund',
+  refundText:
+    '{merchant} is refunding you {amount} on {network} ({fee} network fee deducted). Enter the address that should receive it.',
+  refundAddressLabel: 'Your {currency} address on {network}',
+  refundWarning:
+    'Check it carefully: the refund is sent once, to this address, on {network}. Do not enter an exchange deposit address that does not accept {currency} on {network}.',
+  refundSubmit: 'Send my refund',
+  refundSent: 'Thank you. Your refund is on its way to {address}.',
+  refundFailed: 'The refund could not be requested: {reason}',
 };
 
 export type MessageKey = keyof typeof EN;
@@ -117,6 +127,15 @@ const DE: Messages = {
   notFoundTitle: 'Zahlungslink nicht gefunden',
   notFoundText: 'Dieser Zahlungslink existiert nicht oder wurde entfernt.',
   notFoundHint: 'Bitte prüfen Sie den Link oder bitten Sie den Händler um einen neuen.',
+  refundHeading: 'Ihre Rückerstattung',
+  refundText:
+    '{merchant} erstattet Ihnen {amount} im Netzwerk {network} (abzüglich {fee} Netzwerkgebühr). Geben Sie die Adresse ein, die sie erhalten soll.',
+  refundAddressLabel: 'Ihre {currency}-Adresse im Netzwerk {network}',
+  refundWarning:
+    'Prüfen Sie sie genau: Die Rückerstattung wird einmal an diese Adresse im Netzwerk {network} gesendet. Geben Sie keine Einzahlungsadresse einer Börse an, die {currency} im Netzwerk {network} nicht annimmt.',
+  refundSubmit: 'Rückerstattung senden',
+  refundSent: 'Danke. Ihre Rückerstattung ist unterwegs an {address}.',
+  refundFailed: 'Die Rückerstattung konnte nicht angefordert werden: {reason}',
 };
 
 const ES: Messages = {
@@ -172,6 +191,15 @@ const ES: Messages = {
   notFoundTitle: 'Enlace de pago no encontrado',
   notFoundText: 'Este enlace de pago no existe o ha sido eliminado.',
   notFoundHint: 'Compruebe el enlace o pida uno nuevo al comercio.',
+  refundHeading: 'Su reembolso',
+  refundText:
+    '{merchant} le reembolsa {amount} en {network} (descontada una comisión de red de {fee}). Introduzca la dirección que debe recibirlo.',
+  refundAddressLabel: 'Su dirección de {currency} en {network}',
+  refundWarning:
+    'Revísela con cuidado: el reembolso se envía una sola vez, a esta dirección, en {network}. No introduzca una dirección de depósito de un exchange que no acepte {currency} en {network}.',
+  refundSubmit: 'Enviar mi reembolso',
+  refundSent: 'Gracias. Su reembolso está en camino a {address}.',
+  refundFailed: 'No se pudo solicitar el reembolso: {reason}',
 };
 
 // French puts a no-break space before ":" and "!".
@@ -229,6 +257,15 @@ const FR: Messages = {
   notFoundTitle: 'Lien de paiement introuvable',
   notFoundText: 'Ce lien de paiement n’existe pas ou a été supprimé.',
   notFoundHint: 'Vérifiez le lien ou demandez-en un nouveau au marchand.',
+  refundHeading: 'Votre remboursement',
+  refundText:
+    '{merchant} vous rembourse {amount} sur {network} (frais de réseau de {fee} déduits). Saisissez l’adresse qui doit le recevoir.',
+  refundAddressLabel: 'Votre adresse {currency} sur {network}',
+  refundWarning:
+    'Vérifiez-la bien : le remboursement est envoyé une seule fois, à cette adresse, sur {network}. Ne saisissez pas une adresse de dépôt de plateforme d’échange qui n’accepte pas {currency} sur {network}.',
+  refundSubmit: 'Envoyer mon remboursement',
+  refundSent: 'Merci. Votre remboursement est en route vers {address}.',
+  refundFailed: 'Le remboursement n’a pas pu être demandé : {reason}',
 };
 
 const PT: Messages = {
@@ -286,6 +323,15 @@ const PT: Messages = {
   notFoundTitle: 'Link de pagamento não encontrado',
   notFoundText: 'Este link de pagamento não existe ou foi removido.',
   notFoundHint: 'Verifique o link ou peça um novo ao comerciante.',
+  refundHeading: 'Seu reembolso',
+  refundText:
+    '{merchant} está reembolsando {amount} na rede {network} (descontada a taxa de rede de {fee}). Informe o endereço que deve recebê-lo.',
+  refundAddressLabel: 'Seu endereço {currency} na rede {network}',
+  refundWarning:
+    'Confira com atenção: o reembolso é enviado uma única vez, para este endereço, na rede {network}. Não informe um endereço de depósito de corretora que não aceite {currency} na rede {network}.',
+  refundSubmit: 'Enviar meu reembolso',
+  refundSent: 'Obrigado. Seu reembolso está a caminho de {address}.',
+  refundFailed: 'Não foi possível solicitar o reembolso: {reason}',
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = {

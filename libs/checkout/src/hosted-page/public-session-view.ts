@@ -51,4 +51,9 @@ export interface PublicSessionView {
     status: 'Pending' | 'Confirmed' | 'Reverted';
     confirmations: number;
   }>;
+  /**
+   * The merchant's newest refund of this session that waits for the customer's address
+   * (`requires_destination`), or null: the page shows a form for it (docs/treasury.md, Refunds).
+   */
+  refund: { id: string; amount: string; fee: string; net_amount: string } | null;
 }

@@ -155,6 +155,7 @@ ${renderMerchant(context)}
 ${renderSummary(context)}
 ${renderDetection(context)}
 ${renderStatus(context)}
+${renderRefund(context, basePath)}
 ${renderPaid(context)}
 ${renderPay(context, basePath)}
 ${renderTransactions(context)}
@@ -258,6 +259,37 @@ function renderStatus({ view, locale, state, t }: Context): string {
 <progress id="status-progress" class="status-progress" max="${progress?.m ?? 1}" value="${progress?.n ?? 0}" aria-labelledby="status-detail"${attribute('hidden', !progress)}></progress>
 <p id="countdown" class="countdown${urgent ? ' is-urgent' : ''}"${attribute('hidden', !state.payable)}>${countdown}</p>
 <p id="connection" class="connection" hidden></p>
+</section>`;
+}
+
+/** Where the refund form posts the customer's address (the refunds library answers there). */
+export function refundDestinationUrl(
+  basePath: string,
+  sessionId: string,
+  refundId: string,
+): string {
+  const base = `${basePath.replace(/\/+$/, '')}/${encodeURIComponent(sessionId)}`;
+  return `${base}/refunds/${encodeURIComponent(refundId)}/destination`;
+}
+
+/**
+ * A refund waiting for the customer's address: a form the page's script posts (the CSP allows no
+ * form submission, and the answer is shown in place). Without a script it cannot be sent.
+ */
+function renderRefund({ view, t, token }: Context, basePath: string): string {
+  const refund = view.refund;
+  if (!refund) return '';
+  const names = { currency: view.currency, network: view.network_name };
+  return `<section id="refund" class="refund" aria-labelledby="refund-heading">
+<h2 id="refund-heading">${t('refundHeading')}</h2>
+<p id="refund-text">${t('refundText', { merchant: view.merchant_name, amount: token(refund.net_amount), fee: token(refund.fee), network: view.network_name })}</p>
+<form id="refund-form" class="refund-form" data-action="${escapeHtml(refundDestinationUrl(basePath, view.id, refund.id))}" novalidate>
+<label for="refund-address" class="field-label">${t('refundAddressLabel', names)}</label>
+<input id="refund-address" class="refund-address" name="to_address" type="text" required autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="100" aria-describedby="refund-warning">
+<p id="refund-warning" class="warning">${t('refundWarning', names)}</p>
+<button type="submit" class="button">${t('refundSubmit')}</button>
+</form>
+<p id="refund-result" class="refund-result" role="status" aria-live="polite"></p>
 </section>`;
 }
 

@@ -580,9 +580,55 @@
     });
   }
 
+  /** The refund form: posts the address as JSON (same origin) and shows the answer in place. */
+  function setUpRefundForm() {
+    var form = byId('refund-form');
+    if (!form) return;
+    var result = byId('refund-result');
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var input = byId('refund-address');
+      var button = form.querySelector('button');
+      var address = input.value.trim();
+      if (!address) {
+        input.focus();
+        return;
+      }
+      button.disabled = true;
+      fetch(form.getAttribute('data-action'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify({ to_address: address }),
+        credentials: 'omit',
+        cache: 'no-store',
+      })
+        .then(function (response) {
+          return response.json().then(function (body) {
+            return { ok: response.ok, body: body };
+          });
+        })
+        .then(function (answer) {
+          if (answer.ok) {
+            setHidden(form, true);
+            setText(result, t('refundSent', { address: answer.body.to_address }));
+          } else {
+            var reason = (answer.body && answer.body.error && answer.body.error.message) || '';
+            setText(result, t('refundFailed', { reason: reason }));
+            button.disabled = false;
+            input.setAttribute('aria-invalid', 'true');
+          }
+        })
+        .catch(function () {
+          setText(result, t('refundFailed', { reason: t('reconnecting') }));
+          button.disabled = false;
+        });
+    });
+  }
+
   // ---- Start -------------------------------------------------------------------------------
 
   setUpCopyButtons();
+  setUpRefundForm();
   render();
   if (!finished) connect();
   window.setInterval(function () {

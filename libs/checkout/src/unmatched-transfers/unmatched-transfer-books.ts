@@ -72,9 +72,12 @@ export class UnmatchedTransferBooks {
   /** Reverses the booking of every booked transfer of the network that is now reverted. */
   async reverseReverted(manager: EntityManager, network: string): Promise<number> {
     const rows: BookableRow[] = await manager.query(
-      `UPDATE unmatched_transfers SET booked = false, updated_at = now()
-        WHERE network = $1 AND status = 'reverted' AND booked
-        RETURNING id, network, currency, amount, bookings, block_number, block_hash`,
+      // A CTE: an UPDATE's RETURNING reaches TypeORM as [rows, count], a SELECT as rows.
+      `WITH reversed AS (
+         UPDATE unmatched_transfers SET booked = false, updated_at = now()
+          WHERE network = $1 AND status = 'reverted' AND booked
+          RETURNING id, network, currency, amount, bookings, block_number, block_hash)
+       SELECT * FROM reversed`,
       [network],
     );
     if (!rows.length) return 0;

@@ -472,6 +472,17 @@ describe('Refunds API', () => {
     await form(elsewhere.id, refund.id, { to_address: randomEvmAddress() }).expect(404);
     await untouched();
 
+    // The page shows the form (its state, and its HTML before any script runs).
+    const { body: state } = await request(api.http)
+      .get(`/checkout/${session.id}/state`)
+      .expect(200);
+    expect(state.refund).toEqual({ id: refund.id, amount: '60', fee: '3', net_amount: '57' });
+    const { text: html } = await request(api.http).get(`/checkout/${session.id}`).expect(200);
+    expect(html).toContain(
+      `data-action="/checkout/${session.id}/refunds/${refund.id}/destination"`,
+    );
+    expect(html).toContain('is refunding you 57 USDT on');
+
     // A lower-case address is taken and stored checksummed.
     const to = randomEvmAddress();
     const { body: accepted } = await form(session.id, refund.id, {
@@ -489,6 +500,10 @@ describe('Refunds API', () => {
       { type: 'refund.created', previous_status: null, status: 'requires_destination' },
       { type: 'refund.pending', previous_status: 'requires_destination', status: 'Pending' },
     ]);
+    const { body: after } = await request(api.http)
+      .get(`/checkout/${session.id}/state`)
+      .expect(200);
+    expect(after.refund).toBeNull();
     // Given once: another address is refused.
     const { body: again } = await form(session.id, refund.id, {
       to_address: randomEvmAddress(),

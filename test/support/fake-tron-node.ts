@@ -72,6 +72,7 @@ import {
   callEnergy,
   execute,
   ExecutionOutcome,
+  FAILURE_MESSAGES,
   FakeFailure,
   FakeRefusal,
   FakeTronState,
@@ -90,6 +91,16 @@ import {
   utf8Hex,
   word,
 } from './fake-tron/wire';
+import {
+  BlockTransaction,
+  blockJson,
+  executionInfo,
+  FakeBlock,
+  isExpiredAt,
+  pendingTransactionJson,
+  RawData,
+  TransactionEntry,
+} from './fake-tron/blocks';
 
 export type { FakeFailure } from './fake-tron/execution';
 export type { FakeChainParameterName, FakeChainParameters } from './fake-tron/chain-parameters';
@@ -131,44 +142,6 @@ export interface FakeRequest {
  */
 export type FakeOutage = 'unavailable' | 'refuse' | 'hang' | 'rate-limited';
 
-interface TriggerValue {
-  data: string;
-  owner_address: string;
-  contract_address: string;
-  call_value?: number;
-}
-
-interface RawData {
-  contract: Array<{
-    parameter: { value: TriggerValue; type_url: string };
-    type: 'TriggerSmartContract';
-  }>;
-  ref_block_bytes: string;
-  ref_block_hash: string;
-  expiration: number;
-  fee_limit?: number;
-  timestamp: number;
-}
-
-interface BlockTransaction {
-  ret: Array<{ contractRet: 'SUCCESS' | FakeFailure }>;
-  /** Only on broadcast transactions. */
-  signature?: string[];
-  txID: string;
-  /** RawData for addTransferBlock's transactions, as posted for broadcasts. */
-  raw_data: unknown;
-  raw_data_hex: string;
-}
-
-interface FakeBlock {
-  number: number;
-  blockId: string;
-  parentHash: string;
-  timestamp: number;
-  transactions: BlockTransaction[];
-  infos: Json[];
-}
-
 // tronweb's crypto helpers are untyped (`any`): the one we use.
 const recoverSigner: (hash: string, signature: string) => string = utils.crypto.ecRecover;
 
@@ -179,13 +152,8 @@ const DEFAULT_SOLID_LAG = 19;
 const TRIGGER_TYPE_URL = 'type.googleapis.com/protocol.TriggerSmartContract';
 const BLOCK_INTERVAL_MS = 3_000;
 const EXPIRATION_MS = 60_000;
-const WITNESS = '41' + 'be'.repeat(20);
 const DEFAULT_ENERGY_PER_TRX = 10n;
 const DEFAULT_BANDWIDTH_PER_TRX = 1n;
-const FAILURE_MESSAGES: Record<FakeFailure, string> = {
-  REVERT: 'REVERT opcode executed',
-  OUT_OF_ENERGY: "Not enough energy for 'SSTORE' operation executing",
-};
 
 export class FakeTronNode {
   /** Every request that reached the server, in order, outages included. */
@@ -844,23 +812,6 @@ export class FakeTronNode {
   }
 }
 
-interface TransactionEntry {
-  transaction: BlockTransaction;
-  info: Json;
-}
-
-/** Whether a posted transaction's raw_data.expiration is at or before `timestamp`. */
-function isExpiredAt(transaction: Json, timestamp: number): boolean {
-  const expiration = isJson(transaction.raw_data) ? Number(transaction.raw_data.expiration) : NaN;
-  return !(expiration > timestamp);
-}
-
-/** A pending transaction as gettransactionbyid prints it: as posted, without `ret`. */
-function pendingTransactionJson(txid: string, posted: Json): Json {
-  const { signature, raw_data, raw_data_hex } = posted;
-  return { signature, txID: txid, raw_data, raw_data_hex };
-}
-
 function addressParameter(value: unknown): string {
   return String(value ?? '').toLowerCase();
 }
@@ -873,55 +824,6 @@ function blockNumberParameter(params: Json): number {
 
 function ownerOf(rawData: unknown): string {
   return addressField(firstContract(rawData).value, 'owner_address');
-}
-
-/**
- * TransactionInfo of a TriggerSmartContract, as gettransactioninfobyid and
- * gettransactioninfobyblocknum print it: `result` (SUCESS) and `log` left out when default/empty.
- */
-function executionInfo(
-  id: string,
-  blockNumber: number,
-  blockTimestamp: number,
-  contract: string,
-  outcome: { logs: Json[]; failure?: FakeFailure },
-): Json {
-  const { logs, failure } = outcome;
-  const energy = 29_631 * Math.max(logs.length, 1);
-  return {
-    id,
-    fee: 345_000,
-    blockNumber,
-    blockTimeStamp: blockTimestamp,
-    contractResult: [failure ? '' : word('1')],
-    contract_address: contract.toLowerCase(),
-    receipt: { energy_usage_total: energy, net_usage: 345, result: failure ?? 'SUCCESS' },
-    ...(failure ? { result: 'FAILED', resMessage: utf8Hex(FAILURE_MESSAGES[failure]) } : {}),
-    ...(failure || logs.length === 0 ? {} : { log: logs }),
-  };
-}
-
-/**
- * Util.printBlock, visible=false; zero values (the genesis number) and empty lists left out.
- * Without transactions: /wallet/getblock with detail=false.
- */
-function blockJson(block: FakeBlock, withTransactions = true): Json {
-  const rawHeader = {
-    ...(block.number > 0 ? { number: block.number } : {}),
-    txTrieRoot: sha256(block.transactions.map((transaction) => transaction.txID).join('')),
-    witness_address: WITNESS,
-    parentHash: block.parentHash,
-    version: 32,
-    timestamp: block.timestamp,
-  };
-  return {
-    blockID: block.blockId,
-    block_header: {
-      raw_data: rawHeader,
-      witness_signature: sha256(block.blockId).repeat(2) + '00',
-    },
-    ...(withTransactions && block.transactions.length ? { transactions: block.transactions } : {}),
-  };
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -47,7 +47,7 @@ export const REVERT_ENERGY = 1_000n;
 export const OTHER_CALL_ENERGY = 29_631n;
 const SUN_PER_TRX = 1_000_000n;
 
-const FAILURE_MESSAGES: Record<FakeFailure, string> = {
+export const FAILURE_MESSAGES: Record<FakeFailure, string> = {
   REVERT: 'REVERT opcode executed',
   OUT_OF_ENERGY: "Not enough energy for 'SSTORE' operation executing",
 };

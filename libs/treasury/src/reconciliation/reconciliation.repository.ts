@@ -189,7 +189,7 @@ export class ReconciliationRepository {
          FROM json_to_recordset($1::json) AS r(network text, currency text, block bigint,
               onchain numeric, books numeric, difference numeric, addresses int, mode text,
               pending jsonb, started_at timestamptz)`,
-      [JSON.stringify(runs)],
+      [JSON.stringify(runs.map(({ startedAt, ...run }) => ({ ...run, started_at: startedAt })))],
     );
   }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import Decimal from 'decimal.js';
-import { NATIVE_COINS, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
+import { CURRENCIES, NATIVE_COINS, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
 import { fromBaseUnits } from '@app/ledger';
 import { BalanceQuery } from './balance-reads';
 import { ChainBalanceReaders } from './chain-balance-readers';
@@ -147,11 +147,11 @@ export class ReconciliationService {
 }
 
 function assetsOf(network: NetworkConfig): Asset[] {
-  const tokens = Object.entries(network.tokens).map(([currency, token]) => ({
-    currency,
-    decimals: token.decimals,
-    token: token.contract,
-  }));
+  // In the registry's order of currencies (USDT, USDC), then the native coin.
+  const tokens = CURRENCIES.flatMap((currency) => {
+    const token = network.tokens[currency];
+    return token ? [{ currency, decimals: token.decimals, token: token.contract }] : [];
+  });
   const coin = NATIVE_COINS[network.name];
   return [...tokens, { currency: coin.symbol, decimals: coin.decimals, token: null }];
 }

@@ -80,7 +80,11 @@ export class TreasuryBooks1765900000000 implements MigrationInterface {
  * One entry per (network, currency) with a balance on `from`: `from` back to zero, `to` takes it.
  * A reference already used (up, down, up again) gets the next free suffix.
  */
-async function reclassify(queryRunner: QueryRunner, from: string, to: string): Promise<void> {
+export async function reclassify(
+  queryRunner: QueryRunner,
+  from: string,
+  to: string,
+): Promise<void> {
   await queryRunner.query(
     `WITH source AS (
        SELECT network, currency, balance,

@@ -60,6 +60,9 @@ export async function sweepEnvironment(
           treasuryAddress: DEVNET_TREASURY,
           minimumSweep: '1',
           maxGasPriceGwei: '1000',
+          // Devnet ETH is worth nothing: at the mainnet default the policy finds small test
+          // amounts too dear to sweep (as it should on Ethereum).
+          nativeCoinPrice: '0.01',
           ...settings,
         },
       }),

@@ -63,10 +63,13 @@ export function usedAt(usage: Usage, now: number): bigint {
   return now - usage.at >= RESOURCE_WINDOW_MS ? 0n : usage.used;
 }
 
-/** Adds `amount` to a usage at `now`, recovering first. */
+/**
+ * Adds `amount` to a usage at `now`, recovering first. Adding nothing (bringing the usage up to
+ * date) does not restart the day: only a use does.
+ */
 export function consume(usage: Usage, amount: bigint, now: number): void {
   usage.used = usedAt(usage, now) + amount;
-  usage.at = now;
+  if (amount > 0n) usage.at = now;
 }
 
 export class FakeTronAccounts {

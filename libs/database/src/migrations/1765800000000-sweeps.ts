@@ -17,7 +17,8 @@ export class Sweeps1765800000000 implements MigrationInterface {
         destination          text NOT NULL CHECK (destination IN ('hot_wallet', 'treasury')),
         destination_address  text NOT NULL,
         sweeper_address      text NOT NULL,
-        nonce                bigint NOT NULL CHECK (nonce >= 0),
+        -- EVM: the sweeper's nonce. TRON has none (each step expires instead).
+        nonce                bigint CHECK (nonce >= 0),
         status               text NOT NULL CHECK (status IN ('Processing', 'Completed', 'Failed')),
         tx_hash              text,
         block_number         bigint,
@@ -88,12 +89,19 @@ export class Sweeps1765800000000 implements MigrationInterface {
         sweep_id                  text NOT NULL REFERENCES sweeps (id),
         attempt_number            integer NOT NULL CHECK (attempt_number >= 1),
         network                   text NOT NULL,
+        -- EVM: one 'batch' transaction (and its replacements). TRON: the steps of one address,
+        -- each its own transaction: activate, delegate (energy), transfer, undelegate.
+        step                      text NOT NULL DEFAULT 'batch'
+          CHECK (step IN ('batch', 'activate', 'delegate', 'transfer', 'undelegate')),
         tx_hash                   text NOT NULL,
         raw_transaction           text NOT NULL,
-        max_fee_per_gas           numeric(78, 0) NOT NULL,
-        max_priority_fee_per_gas  numeric(78, 0) NOT NULL,
-        gas_limit                 numeric(78, 0) NOT NULL,
-        status                    text NOT NULL CHECK (status IN ('Signed', 'Broadcast', 'Superseded')),
+        max_fee_per_gas           numeric(78, 0),
+        max_priority_fee_per_gas  numeric(78, 0),
+        gas_limit                 numeric(78, 0),
+        -- TRON: raw_data.expiration; past it (proven), the step is signed again.
+        expires_at                timestamptz,
+        status                    text NOT NULL
+          CHECK (status IN ('Signed', 'Broadcast', 'Superseded', 'Expired', 'Mined')),
         broadcast_count           integer NOT NULL DEFAULT 0,
         last_broadcast_at         timestamptz,
         last_broadcast_result     text,

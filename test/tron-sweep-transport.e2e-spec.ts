@@ -298,6 +298,33 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
     expect(node.tokenBalance(USDT, DEPOSIT)).toBe(DEPOSITED);
   });
 
+  it('needs a fee_limit covering the energy even when it is delegated: below it, OUT_OF_ENERGY', async () => {
+    await activateDeposit();
+    await stakeForEnergy(STAKED);
+    await mined(await transport.buildDelegateEnergy(STAKING_KEY, DEPOSIT, STAKED), STAKING);
+    const price = await transport.energyPrice();
+    const feeLimit = 10_000n * price;
+
+    const info = await mined(
+      await transport.buildSweepTransfer(DEPOSIT_PRIVATE_KEY, USDT, HOT, DEPOSITED, feeLimit),
+      DEPOSIT,
+    );
+
+    // java-tron lets a call use at most fee_limit / price energy, its own energy included: the
+    // transfer stops at 10,000 energy, taken from the delegated energy, and burns nothing.
+    expect(info).toMatchObject({
+      succeeded: false,
+      contractResult: 'OUT_OF_ENERGY',
+      feeSun: 0n,
+      energyUsage: 10_000n,
+      energyUsageTotal: 10_000n,
+    });
+    expect(node.tokenBalance(USDT, DEPOSIT)).toBe(DEPOSITED);
+    expect((await transport.accountState(DEPOSIT)).energyAvailable).toBe(
+      (STAKED / TRX) * ENERGY_PER_TRX - 10_000n,
+    );
+  });
+
   it('reads the energy price from the chain, following a changed parameter', async () => {
     expect(await transport.energyPrice()).toBe(210n);
     expect((await transport.estimateSweepCost(DEPOSIT, USDT, HOT)).energyBurnSun).toBe(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TronWeb } from 'tronweb';
+import { TronChainAdapter } from '@app/chains/adapters/tron/tron-chain-adapter';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { NetworkConfig } from '@app/chains/networks/network.types';
 import { ChainError } from '@app/chains/rpc/chain-error';
@@ -52,11 +53,12 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
   let node: FakeTronNode;
   let transport: TronSweepTransport;
   let tronWeb: TronWeb;
+  let network: NetworkConfig;
 
   beforeEach(async () => {
     node = new FakeTronNode();
     const url = await node.start();
-    const network: NetworkConfig = { ...TESTNET_NETWORKS.TRON, rpcUrls: [url], publicRpcUrl: url };
+    network = { ...TESTNET_NETWORKS.TRON, rpcUrls: [url], publicRpcUrl: url };
     transport = new TronSweepTransport(network, {
       retry: FAST_RETRY,
       allowedDestinations: [HOT, TREASURY],
@@ -219,10 +221,14 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
     );
 
     const amount = await transport.tokenBalance(DEPOSIT, USDT);
-    const sweep = await mined(
-      await transport.buildSweepTransfer(DEPOSIT_PRIVATE_KEY, USDT, HOT, amount, cost.feeLimitSun),
-      DEPOSIT,
+    const signedSweep = await transport.buildSweepTransfer(
+      DEPOSIT_PRIVATE_KEY,
+      USDT,
+      HOT,
+      amount,
+      cost.feeLimitSun,
     );
+    const sweep = await mined(signedSweep, DEPOSIT);
 
     expect(sweep).toEqual({
       blockNumber: node.headBlockNumber,
@@ -255,6 +261,20 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
     expect((await transport.accountState(STAKING)).energyAvailable).toBe(
       (STAKED / TRX) * ENERGY_PER_TRX - TRANSFER_ENERGY,
     );
+    // The deposit watcher reads the blocks of the whole sequence: one transfer, the sweep.
+    const adapter = new TronChainAdapter(network, { retry: FAST_RETRY });
+    try {
+      expect(await adapter.scanTransfers(1, node.headBlockNumber, [USDT])).toEqual([
+        expect.objectContaining({
+          from: DEPOSIT,
+          to: HOT,
+          amountBaseUnits: amount,
+          txHash: signedSweep.txHash,
+        }),
+      ]);
+    } finally {
+      await adapter.close();
+    }
     // The solidity API's transaction info (tronweb's getTransactionInfo) says the same.
     node.mineEmpty(node.solidLag);
     expect(feeOf(await tronWeb.trx.getTransactionInfo(txIdOfLastBroadcast()))).toBe(

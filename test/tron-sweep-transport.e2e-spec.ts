@@ -156,7 +156,14 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
       parameter('getCreateNewAccountFeeInSystemContract') + parameter('getCreateAccountFee');
     expect(activationFee).toBe(1_100_000n); // 1 TRX + 0.1 TRX for the bandwidth of creating it
 
-    const info = await activateDeposit();
+    const requestsBefore = node.requests.length;
+    const activation = await transport.buildActivate(STAKING_KEY, DEPOSIT);
+    // Built and signed locally: the node was asked for its head block (the TaPoS reference) only.
+    expect(node.requests.slice(requestsBefore).map((request) => request.path)).toEqual([
+      '/wallet/getnowblock',
+    ]);
+    expect(activation.expiresAt).toEqual(new Date(node.blockTimestamp() + 60_000));
+    const info = await mined(activation, STAKING);
 
     expect(info).toMatchObject({
       succeeded: true,

@@ -14,6 +14,8 @@ const settings: NetworkTreasurySettings = {
   maxGasPriceGwei: new Decimal(30),
   nativeCoinPrice: new Decimal(4000),
   batchSize: 50,
+  tronEnergyMarginPercent: new Decimal(10),
+  gasTopUp: false,
 };
 const now = new Date('2026-11-27T12:00:00Z');
 const GWEI = 1_000_000_000n;

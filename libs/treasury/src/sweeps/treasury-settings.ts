@@ -39,6 +39,18 @@ export interface NetworkTreasurySettings {
   nativeCoinPrice: Decimal;
   /** Addresses per sweep transaction. */
   batchSize: number;
+  /**
+   * TRON: percent added to the node's energy estimate of a sweep transfer, both for the stake
+   * lent to the address and for the transfer's fee_limit (tight: the limit is what a failure
+   * could burn). Covers a price or estimate moving between estimate and execution.
+   */
+  tronEnergyMarginPercent: Decimal;
+  /**
+   * EVM: sweep by a gas top-up (the sweeper sends the deposit address the exact gas of one token
+   * transfer, which the address then sends itself) instead of EIP-7702 batches: for nodes that
+   * refuse type-4 transactions. No sweepDelegate is needed.
+   */
+  gasTopUp: boolean;
 }
 
 export class TreasurySettingsError extends Error {}
@@ -127,6 +139,14 @@ function parseNetwork(
     }
     return value;
   };
+  const flag = (field: string, of: 'EVM' | 'TRON'): boolean => {
+    const value = raw[field] ?? false;
+    if (typeof value !== 'boolean')
+      throw new TreasurySettingsError(`${where}.${field} must be true or false.`);
+    if (value && family !== of)
+      throw new TreasurySettingsError(`${where}.${field} is for ${of} networks only.`);
+    return value;
+  };
   const targets = (raw.hotWalletTarget ?? {}) as Record<string, unknown>;
   const hotWalletTarget: Partial<Record<Currency, Decimal>> = {};
   for (const [currency, value] of Object.entries(targets)) {
@@ -156,5 +176,7 @@ function parseNetwork(
     maxGasPriceGwei: amount('maxGasPriceGwei', DEFAULT_MAX_GAS_GWEI[network]),
     nativeCoinPrice: amount('nativeCoinPrice', DEFAULT_NATIVE_PRICE[network]),
     batchSize: whole('batchSize', MAX_BATCH_SIZE, MAX_BATCH_SIZE),
+    tronEnergyMarginPercent: amount('tronEnergyMarginPercent', '10'),
+    gasTopUp: flag('gasTopUp', family),
   };
 }

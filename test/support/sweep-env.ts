@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HDNodeWallet } from 'ethers';
+import type { DataSource } from 'typeorm';
 import { EVM_ACCOUNT_PATH } from '@app/chains';
 import { DEVNET_ACCOUNTS, deploySweepDelegate, Devnet, DevnetAccount } from './devnet';
 
@@ -68,4 +69,24 @@ export async function sweepEnvironment(
       }),
     },
   };
+}
+
+/**
+ * A sweep suite on a devnet of its own: no earlier suite's sweep may still be in flight (it would
+ * carry another chain's nonce), and the sweeper's nonce lane starts again from the new chain's
+ * count, as a newly registered sweeper does (the chain reset forgets deposits, not this lane).
+ */
+export async function startSweepsOnNewChain(
+  dataSource: DataSource,
+  network = 'ETHEREUM',
+): Promise<void> {
+  const [{ live }]: Array<{ live: number }> = await dataSource.query(
+    `SELECT count(*)::int AS live FROM sweeps WHERE network = $1 AND status = 'Processing'`,
+    [network],
+  );
+  if (live !== 0) throw new Error(`${live} ${network} sweeps of earlier suites in flight`);
+  await dataSource.query(
+    `UPDATE treasury_wallets SET next_nonce = NULL WHERE network = $1 AND role = 'sweeper'`,
+    [network],
+  );
 }

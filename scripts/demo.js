@@ -1,25 +1,37 @@
 // `npm run demo`: the whole service on this machine, paid on a local chain.
-// Starts the devnet (anvil + USDT/USDC), migrates, creates a sandbox merchant, runs the API and a
-// worker watching the devnet, and prints what to run next. Ctrl-C stops everything.
+// Starts the devnet (anvil + USDT/USDC + a SweepDelegate), creates the demo's database afresh,
+// creates a sandbox merchant, runs the API and a worker watching and sweeping the devnet, books
+// the wallets' opening balances, and prints what to run next. Ctrl-C stops everything.
 const { spawn, spawnSync } = require('node:child_process');
-const { existsSync, readFileSync, statSync } = require('node:fs');
+const { existsSync, readFileSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { Client } = require('pg');
 
 const ROOT = join(__dirname, '..');
 const DEVNET_JSON = join(ROOT, '.devnet', 'devnet.json');
 const DEVNET_ENV = join(ROOT, '.devnet', 'devnet.env');
+// What another terminal sources to run the CLI against the demo (treasury:status, ...).
+const DEMO_ENV = join(ROOT, '.devnet', 'demo.env');
+// Every demo starts a new chain, so it starts new books: its own database, created afresh (the
+// books, nonces and sweeps of a chain that is gone would never reconcile with the new one).
+const DEMO_DATABASE_URL =
+  process.env.DEMO_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_demo';
 const PORT = process.env.PORT ?? '3000';
 const children = [];
 
 function run(command, args, env = process.env) {
-  const result = spawnSync(command, args, {
+  const result = tryRun(command, args, env);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+  return result.stdout;
+}
+
+function tryRun(command, args, env, stderr = 'inherit') {
+  return spawnSync(command, args, {
     cwd: ROOT,
     env,
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', stderr],
   });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
-  return result.stdout;
 }
 
 function start(name, command, args, env) {
@@ -47,6 +59,35 @@ function readEnvFile(path) {
     if (match) env[match[1]] = match[2];
   }
   return env;
+}
+
+/** Drops the demo's own database (never DATABASE_URL's); db:migrate creates it again. */
+async function dropDemoDatabase() {
+  const url = new URL(DEMO_DATABASE_URL);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Books the devnet's funding of the hot wallet and the sweeper, so treasury:reconcile starts at 0.
+ * The worker registers those wallets as it starts: until then a transaction moves nothing of ours.
+ */
+async function bookFunding(env, transactions) {
+  for (const tx of transactions) {
+    const args = ['run', '-s', 'cli', '--', 'treasury:book-funding', '--network', 'ETHEREUM'];
+    await waitFor(
+      () => tryRun('npm', [...args, '--tx', tx], env, 'pipe').status === 0,
+      60_000,
+      `the worker's wallets (booking ${tx})`,
+    );
+  }
 }
 
 async function waitFor(check, timeoutMs, what) {
@@ -84,18 +125,29 @@ async function main() {
     'the devnet',
   );
   const devnet = JSON.parse(readFileSync(DEVNET_JSON, 'utf8'));
-  const env = {
-    ...process.env,
+  const demoEnv = {
     ...readEnvFile(DEVNET_ENV),
     APP_ENV: 'sandbox',
+    DATABASE_URL: DEMO_DATABASE_URL,
+  };
+  writeFileSync(
+    DEMO_ENV,
+    Object.entries(demoEnv)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n') + '\n',
+  );
+  const env = {
+    ...process.env,
+    ...demoEnv,
     PORT,
     DEPOSIT_SCAN_INTERVAL_MS: process.env.DEPOSIT_SCAN_INTERVAL_MS ?? '1000',
+    // A new database each time: a small pool is filled in a moment (60,000 takes a minute).
+    PAY_ADDRESS_POOL_TARGET: process.env.PAY_ADDRESS_POOL_TARGET ?? '1000',
     // A local demo delivers webhooks to receivers on this machine (never to metadata addresses).
     WEBHOOKS_ALLOW_PRIVATE_URLS: process.env.WEBHOOKS_ALLOW_PRIVATE_URLS ?? 'true',
   };
+  await dropDemoDatabase();
   run('npm', ['run', '-s', 'cli', '--', 'db:migrate'], env);
-  // Every demo starts a new devnet: the chain the watcher followed last time is gone.
-  run('npm', ['run', '-s', 'cli', '--', 'chains:forget', '--network', 'ETHEREUM'], env);
   const merchant = JSON.parse(
     run('npm', ['run', '-s', 'cli', '--', 'merchants:create', '--name', 'Demo Shop'], env).trim(),
   );
@@ -113,6 +165,7 @@ async function main() {
     60_000,
     'the API',
   );
+  await bookFunding(env, devnet.funding_transactions ?? []);
   const api = `http://localhost:${PORT}`;
   console.log(`
 Demo running (sandbox; ETHEREUM is the local devnet at ${devnet.rpc_url}).
@@ -134,9 +187,16 @@ Then GET ${api}/v1/checkout/sessions/<id> shows it Paid, and ${api}/v1/balances 
 Pay part of it out (the worker sends it from the devnet hot wallet; ETHEREUM's payout fee is 3):
   curl -s ${api}/v1/payouts -H "Authorization: Bearer ${merchant.api_key}" \\
     -H "Content-Type: application/json" -H "Idempotency-Key: $(node -e 'console.log(crypto.randomUUID())')" \\
-    -d '{"amount":"10","currency":"USDT","network":"ETHEREUM","to_address":"0x90F79bf6EB2c4f870365E785982E1f101E93b906"}'
+    -d '{"amount":"10","currency":"USDT","network":"ETHEREUM","to_address":"0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"}'
 
 GET ${api}/v1/payouts/<id> shows it Completed with its tx_hash a block or two later.
+
+Within about ten seconds of the payment the worker sweeps the session's address into the hot
+wallet (one EIP-7702 transaction from the sweeper, which pays the gas). In another terminal:
+  set -a; . .devnet/demo.env; set +a
+  npm run -s cli -- treasury:status       # deposits, hot wallet, sweeper ETH, what is left to sweep
+  npm run -s cli -- treasury:reconcile    # books = chain, one row per currency; exit 0 when equal
+
 Ctrl-C stops the devnet, the API and the worker.
 `);
 }

@@ -153,6 +153,13 @@ export class SweepOutcomes {
         WHERE i.sweep_id = $1 AND i.address = o.address`,
       [sweep.id, JSON.stringify(outcomes)],
     );
+    // The sweep's block changed what these addresses hold: a balance read at an earlier block (a
+    // lagging backend) shows tokens already swept, and must not sign the sweep again.
+    await manager.query(
+      `UPDATE sweep_addresses SET pending_block = GREATEST(pending_block, $4), updated_at = now()
+        WHERE network = $1 AND currency = $2 AND address = ANY($3) AND pending_since IS NOT NULL`,
+      [sweep.network, sweep.currency, items.map((item) => item.address), receipt.blockNumber],
+    );
     const refused = outcomes.filter((outcome) => outcome.status === 'Failed' && receipt.succeeded);
     if (refused.length) {
       // The token refused to move them (a blacklist, a paused token): after a few tries, frozen.

@@ -14,6 +14,11 @@ import { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
 import { SweepStatus } from './sweeps/sweep-status.service';
 import { SweepTracker } from './sweeps/sweep-tracker.service';
 import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
+import { TronSweepBooks } from './sweeps/tron-sweep-books.service';
+import { TronSweepChains } from './sweeps/tron-sweep-chains';
+import { TronSweepJournalRepository } from './sweeps/tron-sweep-journal.repository';
+import { TronSweepPlanner } from './sweeps/tron-sweep-planner.service';
+import { TronSweepSteps } from './sweeps/tron-sweep-steps.service';
 
 /**
  * The service's own money: sweeps from deposit addresses, the books of where every unit is, and
@@ -33,6 +38,11 @@ import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
     SweepOutcomes,
     EvmSweeper,
     SweepTracker,
+    TronSweepChains,
+    TronSweepJournalRepository,
+    TronSweepBooks,
+    TronSweepSteps,
+    TronSweepPlanner,
     TreasurySweeps,
     SweepStatus,
   ],
@@ -43,6 +53,9 @@ import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
     TreasurySweeps,
     SweepKeys,
     SweepStatus,
+    TronSweepPlanner,
+    TronSweepSteps,
+    TronSweepChains,
   ],
 })
 export class TreasuryModule {}

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NetworkName } from '@app/chains';
+import { NetworkName, NetworkRegistry } from '@app/chains';
 import { EvmSweeper, SweepTickReport } from './evm-sweeper.service';
 import { SweepKeys } from './sweep-keys';
 import { SweepTrackReport, SweepTracker } from './sweep-tracker.service';
+import { TronSweepPlanner } from './tron-sweep-planner.service';
+import { TronSweepSteps } from './tron-sweep-steps.service';
 
 export type SweepRunReport = SweepTickReport & { tracked: SweepTrackReport };
 
@@ -18,6 +20,9 @@ export class TreasurySweeps {
     private readonly keys: SweepKeys,
     private readonly tracker: SweepTracker,
     private readonly sweeper: EvmSweeper,
+    private readonly networkRegistry: NetworkRegistry,
+    private readonly tronSteps: TronSweepSteps,
+    private readonly tronPlanner: TronSweepPlanner,
   ) {}
 
   networks(): NetworkName[] {
@@ -44,14 +49,23 @@ export class TreasurySweeps {
       );
       if (!locked) return null;
       try {
-        const tracked = await this.tracker.track(network);
-        const planned = await this.sweeper.plan(network, now);
-        return { ...planned, tracked };
+        return await this.pass(network, now);
       } finally {
         await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
       }
     } finally {
       await runner.release();
     }
+  }
+
+  /** Per chain family: TRON sweeps step by step, EVM by EIP-7702 batches. */
+  private async pass(network: NetworkName, now: Date): Promise<SweepRunReport> {
+    if (this.networkRegistry.get(network).chainFamily === 'TRON') {
+      const tracked = await this.tronSteps.track(network);
+      return { ...(await this.tronPlanner.plan(network, now)), tracked };
+    }
+    const tracked = await this.tracker.track(network);
+    const planned = await this.sweeper.plan(network, now);
+    return { ...planned, tracked };
   }
 }

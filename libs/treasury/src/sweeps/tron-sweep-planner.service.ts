@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { DataSource } from 'typeorm';
+import { Currency, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
+import { fromBaseUnits } from '@app/ledger';
+import { newId } from '@app/common';
+import { SweepTickReport } from './evm-sweeper.service';
+import { SweepKeys } from './sweep-keys';
+import { SweepDestination, SweepJournalRepository } from './sweep-journal.repository';
+import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
+import { destinationFor, SweepDecision } from './sweep-policy';
+import { TronSweepChain } from './tron-sweep-chain';
+import { TronSweepChains } from './tron-sweep-chains';
+import { TronStep, TronStepRow, TronSweepJournalRepository } from './tron-sweep-journal.repository';
+import { decideTronSweep, TronPrices, tronSweepCostSun } from './tron-sweep-policy';
+import { TronSweepSteps, TronStepTarget } from './tron-sweep-steps.service';
+import { NetworkTreasurySettings } from './treasury-settings';
+
+/** Addresses read per token per pass: the oldest pending first. */
+const CANDIDATES_PER_TICK = 2_000;
+/** TRON sweeps in flight per network (one address each). */
+export const MAX_LIVE_TRON_SWEEPS = 20;
+/** Balance and account reads in flight at once: TRON has no Multicall. */
+const READS_IN_FLIGHT = 8;
+/**
+ * Bytes of a sweep transfer (about 345): an activated address needs this much free bandwidth
+ * left today, or it would have to burn TRX it does not have (java-tron refuses it).
+ */
+export const SWEEP_TRANSFER_BYTES = 350n;
+
+export type TronSweepDecision =
+  SweepDecision | { sweep: false; reason: 'no_bandwidth'; estimatedCost: Decimal };
+
+export interface TronAssessedAddress extends PendingDepositAddress {
+  balanceBaseUnits: bigint;
+  activated: boolean;
+  decision: TronSweepDecision;
+}
+
+export interface TronTokenAssessment {
+  candidates: number;
+  emptied: number;
+  funded: TronAssessedAddress[];
+}
+
+/**
+ * Plans TRON sweeps, one address each (TRON has no batching): reads the pending deposit
+ * addresses' balances (concurrency-limited), clears those read empty, weighs each funded one's
+ * cost (activation the first time, the bandwidth of lending and taking back energy) and journals
+ * the first step of those the policy allows before sending it.
+ */
+@Injectable()
+export class TronSweepPlanner {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly keys: SweepKeys,
+    private readonly chains: TronSweepChains,
+    private readonly planner: SweepPlannerRepository,
+    private readonly journal: TronSweepJournalRepository,
+    private readonly sweepJournal: SweepJournalRepository,
+    private readonly steps: TronSweepSteps,
+  ) {}
+
+  async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
+    const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
+    const network = this.networks.get(name);
+    const settings = this.keys.settings.get(name);
+    const chain = await this.chains.chainFor(name);
+    if (!settings || !chain || !this.keys.sweeperFor(name)) return report;
+    const live = await this.journal.live(name);
+    if (live.length >= MAX_LIVE_TRON_SWEEPS) return { ...report, deferred: 'lane_full' };
+    const prices = await this.prices(chain);
+    const busy = await this.journal.liveAddresses(name);
+    let room = MAX_LIVE_TRON_SWEEPS - live.length;
+    for (const currency of Object.keys(network.tokens) as Currency[]) {
+      const assessment = await this.assess(network, settings, chain, currency, prices, now);
+      report.candidates += assessment.candidates;
+      report.emptied += assessment.emptied;
+      for (const candidate of assessment.funded) {
+        if (room <= 0) break;
+        if (!candidate.decision.sweep || busy.has(candidate.address)) continue;
+        const started = await this.start(chain, network, settings, currency, candidate);
+        if (!started) continue;
+        busy.add(candidate.address);
+        report.sweeps.push(started.sweep_id);
+        room -= 1;
+      }
+    }
+    return report;
+  }
+
+  async prices(chain: TronSweepChain): Promise<TronPrices> {
+    const [systemFee, accountFee, bandwidthSun] = await Promise.all([
+      chain.chainParameter('getCreateNewAccountFeeInSystemContract'),
+      chain.chainParameter('getCreateAccountFee'),
+      chain.chainParameter('getTransactionFee'),
+    ]);
+    return { activationSun: systemFee + accountFee, bandwidthSun };
+  }
+
+  /**
+   * The pending addresses of a token, their balances read after the head block B, and the
+   * policy's decision for each funded one. Read empty after B, past every transfer known for
+   * them: cleared (the positive proof that nothing is left).
+   */
+  async assess(
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    chain: TronSweepChain,
+    currency: Currency,
+    prices: TronPrices,
+    now: Date,
+  ): Promise<TronTokenAssessment> {
+    const token = network.tokens[currency]!;
+    await this.planner.ingest(network.name, currency);
+    const pending = await this.planner.pending(
+      network.name,
+      currency,
+      'TRON',
+      this.keys.fingerprint('TRON'),
+      CANDIDATES_PER_TICK,
+    );
+    const assessment: TronTokenAssessment = { candidates: pending.length, emptied: 0, funded: [] };
+    if (!pending.length) return assessment;
+    const block = await chain.headBlock();
+    if (block < Math.max(...pending.map((candidate) => candidate.pendingBlock))) return assessment;
+    const balances = await inBatches(pending, (candidate) =>
+      chain.transport.tokenBalance(candidate.address, token.contract),
+    );
+    const empty = pending.filter((_, index) => balances[index] === 0n);
+    await this.planner.markEmpty(
+      network.name,
+      currency,
+      empty.map((candidate) => candidate.address),
+      block,
+    );
+    assessment.emptied = empty.length;
+    const funded = pending
+      .map((candidate, index) => ({ candidate, balance: balances[index] }))
+      .filter(({ balance }) => balance > 0n);
+    const states = await inBatches(funded, ({ candidate }) =>
+      chain.transport.accountState(candidate.address),
+    );
+    assessment.funded = funded.map(({ candidate, balance }, index) => {
+      const state = states[index];
+      const costSun = tronSweepCostSun(!state.activated, prices);
+      let decision: TronSweepDecision = decideTronSweep(
+        fromBaseUnits(balance, token.decimals),
+        candidate.pendingSince,
+        costSun,
+        settings,
+        now,
+      );
+      // Activated and its free bandwidth used today: the transfer would need TRX it lacks.
+      if (decision.sweep && state.activated && state.bandwidthAvailable < SWEEP_TRANSFER_BYTES) {
+        decision = { sweep: false, reason: 'no_bandwidth', estimatedCost: decision.estimatedCost };
+      }
+      return { ...candidate, balanceBaseUnits: balance, activated: state.activated, decision };
+    });
+    return assessment;
+  }
+
+  /** Journals the sweep with its first step, then sends it; null when nothing was started. */
+  async start(
+    chain: TronSweepChain,
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    candidate: TronAssessedAddress,
+  ): Promise<TronStepRow | null> {
+    const row = await this.journalStart(chain, network, settings, currency, candidate);
+    if (row) await this.steps.send(chain, row);
+    return row;
+  }
+
+  /** The write-ahead half of start: the sweep and its signed first step, stored, not sent. */
+  async journalStart(
+    chain: TronSweepChain,
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+    candidate: TronAssessedAddress,
+  ): Promise<TronStepRow | null> {
+    const token = network.tokens[currency]!;
+    const staking = this.keys.sweeperFor(network.name)!;
+    const destination = await this.destination(chain, network, settings, currency);
+    const destinationAddress =
+      destination === 'treasury'
+        ? settings.treasuryAddress!
+        : await this.chains.hotWallet(network.name);
+    if (!destinationAddress) return null;
+    const target: TronStepTarget = {
+      network: network.name,
+      address: candidate.address,
+      derivation_index: candidate.derivationIndex,
+      token_contract: token.contract,
+      destination_address: destinationAddress,
+    };
+    let step: TronStep = candidate.activated ? 'delegate' : 'activate';
+    let prepared = await this.steps.prepare(chain, target, step);
+    if (prepared === 'skip' && step === 'activate') {
+      step = 'delegate';
+      prepared = await this.steps.prepare(chain, target, step);
+    }
+    if (prepared === 'skip' || prepared === 'wait') return null;
+    const signed = prepared;
+    try {
+      return await this.dataSource.transaction((manager) =>
+        this.journal.insert(
+          manager,
+          {
+            id: newId('sw'),
+            network: network.name,
+            currency,
+            tokenContract: token.contract,
+            tokenDecimals: token.decimals,
+            destination,
+            destinationAddress,
+            stakingAddress: staking.address,
+            address: candidate.address,
+            derivationIndex: candidate.derivationIndex,
+            expectedAmount: fromBaseUnits(candidate.balanceBaseUnits, token.decimals).toFixed(),
+            activates: step === 'activate',
+          },
+          step,
+          signed,
+        ),
+      );
+    } catch (error) {
+      // Another pass put the address in a live sweep first (the unique index): nothing signed
+      // here is ever sent.
+      if ((error as { code?: string }).code === '23505') return null;
+      throw error;
+    }
+  }
+
+  private async destination(
+    chain: TronSweepChain,
+    network: NetworkConfig,
+    settings: NetworkTreasurySettings,
+    currency: Currency,
+  ): Promise<SweepDestination> {
+    const target = settings.hotWalletTarget[currency];
+    if (!settings.treasuryAddress || target === undefined) return 'hot_wallet';
+    const hot = await this.chains.hotWallet(network.name);
+    if (!hot) return 'treasury';
+    const token = network.tokens[currency]!;
+    const held = await chain.transport.tokenBalance(hot, token.contract);
+    const inbound = new Decimal(await this.sweepJournal.inboundToHotWallet(network.name, currency));
+    return destinationFor(fromBaseUnits(held, token.decimals).plus(inbound), target, true);
+  }
+}
+
+/** `read` of every item, READS_IN_FLIGHT at a time, in order. */
+async function inBatches<T, R>(items: T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += READS_IN_FLIGHT) {
+    results.push(...(await Promise.all(items.slice(start, start + READS_IN_FLIGHT).map(read))));
+  }
+  return results;
+}

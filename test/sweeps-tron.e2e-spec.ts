@@ -1,0 +1,423 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { TronWeb } from 'tronweb';
+import { NetworkRegistry, TESTNET_NETWORKS } from '@app/chains';
+import { DepositWatcherService } from '@app/checkout';
+import { SweepKeys, TreasurySweeps } from '@app/treasury';
+import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';
+import { TronSweepPlanner } from '@app/treasury/sweeps/tron-sweep-planner.service';
+import { useChainEnvironment } from './support/chain-test-env';
+import { forgetChain } from './support/chain-reset';
+import { FakeTronNode } from './support/fake-tron-node';
+import { TestApi, TestMerchant } from './support/test-app';
+import {
+  stakeForEnergy,
+  startSweepEngine,
+  startTronSweepsOnNewChain,
+  tronAddressOf,
+  tronSweepEnvironment,
+  tronTestKey,
+  TRX,
+} from './support/tron-sweep-env';
+
+const SESSIONS = '/v1/checkout/sessions';
+const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
+const STAKING_KEY = tronTestKey('tron sweeps suite staking account');
+const STAKING = tronAddressOf(STAKING_KEY);
+const HOT = tronAddressOf(tronTestKey('tron sweeps suite hot wallet'));
+const PAYER = TronWeb.address.fromPrivateKey('2'.repeat(64)) as string;
+const USDT_UNIT = 1_000_000n;
+/** Blocks past a transaction's block before the solidity API has it (the fake's lag is 19). */
+const SOLIDIFY = 20;
+/** A day of 3-second blocks: used bandwidth and energy come back. */
+const DAY_OF_BLOCKS = 28_800;
+
+interface StepRow {
+  step: string;
+  status: string;
+  tx_hash: string;
+  raw_transaction: string;
+  broadcast_count: number;
+}
+interface SweepRow {
+  id: string;
+  status: string;
+  tx_hash: string | null;
+  error_reason: string | null;
+}
+
+/*
+ * TRON sweeps on the fake full node (tronweb's own signing; the node charges activation,
+ * bandwidth and energy as java-tron does, and each info's fee is its payer's balance change).
+ * Deposits arrive through sessions and the deposit watcher (driven by scan(), as its own suite
+ * does). The test runs the sweep passes itself and mines between them, so each step is seen
+ * signed, sent, mined, solidified and booked.
+ */
+describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () => {
+  let node: FakeTronNode;
+  let api: TestApi;
+  let merchant: TestMerchant;
+  let watcher: DepositWatcherService;
+  let engine: INestApplicationContext;
+  let environment: ReturnType<typeof useChainEnvironment>;
+  let stakingBefore: bigint;
+  const suiteSweeps: string[] = [];
+  let firstAddress: string;
+
+  beforeAll(async () => {
+    node = new FakeTronNode();
+    const url = await node.start();
+    node.mineEmpty(5);
+    node.setTrxBalance(STAKING, 100_000n * TRX);
+    await stakeForEnergy(node, STAKING_KEY, 30_000n * TRX);
+    // The hot wallet holds USDT: a transfer to it takes 64,285 energy.
+    node.setTokenBalance(USDT, HOT, USDT_UNIT);
+    stakingBefore = node.trxBalance(STAKING)!;
+    environment = useChainEnvironment(
+      JSON.stringify({
+        networks: { TRON: { rpcUrls: [url], publicRpcUrl: url, confirmations: 1 } },
+      }),
+      { ...tronSweepEnvironment(STAKING_KEY), WATCH_NETWORKS: 'none' },
+    );
+    api = await TestApi.start();
+    watcher = api.app.get(DepositWatcherService);
+    await forgetChain(api.app, 'TRON');
+    await startTronSweepsOnNewChain(api.dataSource, HOT);
+    merchant = await api.createMerchant();
+    engine = await startSweepEngine();
+  }, 120_000);
+
+  afterAll(async () => {
+    await engine?.close();
+    await api?.close();
+    await node?.stop();
+    environment?.restore();
+  });
+
+  /** A customer pays `amount` USDT to a new session; the watcher confirms it. */
+  async function paidSession(amount: string): Promise<string> {
+    const { body } = await api
+      .post(SESSIONS, merchant, {
+        pricing_amount: amount,
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'TRON',
+      })
+      .expect(201);
+    await pay(body.pay_address, BigInt(amount) * USDT_UNIT);
+    const paid = await api.get(`${SESSIONS}/${body.id}`, merchant).expect(200);
+    expect(paid.body.status).toBe('Paid');
+    return body.pay_address;
+  }
+
+  /** A TRC-20 transfer to the address, mined and seen by the watcher. */
+  async function pay(address: string, units: bigint): Promise<void> {
+    node.addTransferBlock([{ contract: USDT, from: PAYER, to: address, amount: units }]);
+    // addTransferBlock leaves balances alone: the token's storage as the transfer left it.
+    node.setTokenBalance(USDT, address, node.tokenBalance(USDT, address) + units);
+    await watcher.scan('TRON');
+  }
+
+  const sweeps = () => engine.get(TreasurySweeps);
+
+  async function sweepsOf(address: string): Promise<SweepRow[]> {
+    const rows: SweepRow[] = await api.dataSource.query(
+      `SELECT s.id, s.status, s.tx_hash, s.error_reason FROM sweeps s
+         JOIN sweep_items i ON i.sweep_id = s.id
+        WHERE s.network = 'TRON' AND i.address = $1 ORDER BY s.created_at`,
+      [address],
+    );
+    for (const row of rows) if (!suiteSweeps.includes(row.id)) suiteSweeps.push(row.id);
+    return rows;
+  }
+
+  async function stepsOf(sweepId: string): Promise<StepRow[]> {
+    return api.dataSource.query(
+      `SELECT step, status, tx_hash, raw_transaction, broadcast_count FROM sweep_attempts
+        WHERE sweep_id = $1 ORDER BY attempt_number`,
+      [sweepId],
+    );
+  }
+
+  const newest = async (address: string) => (await sweepsOf(address)).at(-1);
+
+  /** Passes, each followed by a block of what was sent and enough blocks to solidify it. */
+  async function drive(done: () => Promise<boolean>, passes = 12): Promise<void> {
+    for (let pass = 0; pass < passes; pass++) {
+      expect(await sweeps().run('TRON')).not.toBeNull();
+      if (await done()) return;
+      node.mineBroadcasts();
+      node.mineEmpty(SOLIDIFY);
+    }
+    throw new Error(`not done after ${passes} passes`);
+  }
+
+  const ended = (address: string) => async () => {
+    const sweep = await newest(address);
+    return sweep !== undefined && sweep.status !== 'Processing';
+  };
+
+  /** The transaction info's fee, as the node reports it (absent: 0), in sun. */
+  async function infoFee(txId: string): Promise<bigint> {
+    const response = await fetch(`${node.url}/wallet/gettransactioninfobyid`, {
+      method: 'POST',
+      body: JSON.stringify({ value: txId }),
+    });
+    const info = (await response.json()) as { fee?: number };
+    return BigInt(info.fee ?? 0);
+  }
+
+  async function linesOf(reference: string): Promise<Array<{ account: string; amount: string }>> {
+    return api.dataSource.query(
+      `SELECT l.account, l.amount::text FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+        WHERE e.reference LIKE $1 ORDER BY l.account`,
+      [reference],
+    );
+  }
+
+  const sun = (trx: string) => {
+    const [whole, fraction = ''] = trx.replace('-', '').split('.');
+    const value = BigInt(whole) * TRX + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+    return trx.startsWith('-') ? -value : value;
+  };
+
+  it('activates a new deposit address, lends it energy, sweeps it whole to the hot wallet and takes the energy back', async () => {
+    const address = await paidSession('25');
+    firstAddress = address;
+    const hotBefore = node.tokenBalance(USDT, HOT);
+    const stakingStart = node.trxBalance(STAKING)!;
+
+    await drive(ended(address));
+
+    const [sweep] = await sweepsOf(address);
+    expect(sweep.status).toBe('Completed');
+    const steps = await stepsOf(sweep.id);
+    expect(steps.map((step) => [step.step, step.status])).toEqual([
+      ['activate', 'Mined'],
+      ['delegate', 'Mined'],
+      ['transfer', 'Mined'],
+      ['undelegate', 'Mined'],
+    ]);
+    const transfer = steps[2];
+    expect(sweep.tx_hash).toBe(transfer.tx_hash);
+    expect(node.tokenBalance(USDT, address)).toBe(0n);
+    expect(node.tokenBalance(USDT, HOT) - hotBefore).toBe(25n * USDT_UNIT);
+    // An account now, holding no TRX and having burnt none; its energy is back with the staker.
+    expect(node.isAccount(address)).toBe(true);
+    expect(node.trxBalance(address)).toBe(0n);
+    expect(await infoFee(transfer.tx_hash)).toBe(0n);
+    expect(node.energyLeft(address)).toBe(0n);
+
+    // The staking account paid activation and bandwidth: its balance change is the booked fees.
+    let booked = 0n;
+    for (const step of steps.filter((candidate) => candidate.step !== 'transfer')) {
+      const fee = await infoFee(step.tx_hash);
+      const lines = await linesOf(`network_fee:TRON:${step.tx_hash}`);
+      if (fee === 0n) {
+        expect(lines).toEqual([]);
+        continue;
+      }
+      expect(lines.map((line) => line.account)).toEqual([
+        'network_fees:TRON:TRX',
+        'staking:TRON:TRX',
+      ]);
+      expect(sun(lines[0].amount)).toBe(fee);
+      expect(sun(lines[1].amount)).toBe(-fee);
+      booked += fee;
+    }
+    expect(booked).toBeGreaterThanOrEqual(1_100_000n); // activation: 1 TRX + 0.1 TRX at least
+    expect(stakingStart - node.trxBalance(STAKING)!).toBe(booked);
+
+    // The tokens the Transfer log shows moved: deposits -> hot wallet, exactly.
+    expect(await linesOf(`sweep:TRON:${transfer.tx_hash}:%`)).toEqual([
+      { account: 'deposits:TRON:USDT', amount: '-25.000000000000000000' },
+      { account: 'hot_wallet:TRON:USDT', amount: '25.000000000000000000' },
+    ]);
+    const [item] = await api.dataSource.query(
+      `SELECT status, amount::text, authorized FROM sweep_items WHERE sweep_id = $1`,
+      [sweep.id],
+    );
+    expect(item).toEqual({ status: 'Swept', amount: '25.000000000000000000', authorized: true });
+
+    // The next pass reads the address empty and clears it.
+    await sweeps().run('TRON');
+    const [pending] = await api.dataSource.query(
+      `SELECT pending_since FROM sweep_addresses WHERE network = 'TRON' AND address = $1`,
+      [address],
+    );
+    expect(pending.pending_since).toBeNull();
+  }, 120_000);
+
+  it('sends a step whose broadcast was lost again from its stored bytes, and signs it again only once proven expired', async () => {
+    const address = await paidSession('12');
+    await sweeps().run('TRON');
+    const [sweep] = await sweepsOf(address);
+    const [first] = await stepsOf(sweep.id);
+    expect(first.step).toBe('activate');
+    expect(node.pendingTxIds).toContain(first.tx_hash);
+
+    node.dropBroadcasts(); // the node restarted: the broadcast is lost
+    await sweeps().run('TRON');
+    expect(node.pendingTxIds).toEqual([first.tx_hash]);
+    const [resent] = await stepsOf(sweep.id);
+    expect(resent.tx_hash).toBe(first.tx_hash);
+    expect(resent.broadcast_count).toBe(2);
+    const sent = node.broadcasts.filter((broadcast) => broadcast.txid === first.tx_hash);
+    expect(sent).toHaveLength(2);
+    expect(JSON.stringify(sent[1].transaction)).toBe(
+      JSON.stringify(JSON.parse(first.raw_transaction)),
+    );
+
+    // Lost again, and its whole life (60 s) passes in blocks that solidify without it.
+    node.dropBroadcasts();
+    node.mineEmpty(45);
+    await sweeps().run('TRON');
+    const steps = await stepsOf(sweep.id);
+    expect(steps.map((step) => [step.step, step.status])).toEqual([
+      ['activate', 'Expired'],
+      ['activate', 'Broadcast'],
+    ]);
+    expect(steps[1].tx_hash).not.toBe(first.tx_hash);
+
+    await drive(ended(address));
+    expect((await newest(address))!.status).toBe('Completed');
+    expect((await stepsOf(sweep.id)).map((step) => step.step)).toEqual([
+      'activate',
+      'activate',
+      'delegate',
+      'transfer',
+      'undelegate',
+    ]);
+    expect(node.tokenBalance(USDT, address)).toBe(0n);
+  }, 120_000);
+
+  it('sends the stored bytes of a step journaled by an engine that stopped before sending it', async () => {
+    const address = await paidSession('13');
+    // The first half of a pass, by hand: the sweep and its signed first step stored, not sent.
+    const planner = engine.get(TronSweepPlanner);
+    const chain = (await engine.get(TronSweepChains).chainFor('TRON'))!;
+    const network = engine.get(NetworkRegistry).get('TRON');
+    const settings = engine.get(SweepKeys).settings.get('TRON')!;
+    const assessment = await planner.assess(
+      network,
+      settings,
+      chain,
+      'USDT',
+      await planner.prices(chain),
+      new Date(),
+    );
+    const candidate = assessment.funded.find((funded) => funded.address === address)!;
+    expect(candidate.decision.sweep).toBe(true);
+    const journaled = (await planner.journalStart(chain, network, settings, 'USDT', candidate))!;
+    expect(journaled.status).toBe('Signed');
+    expect(node.broadcasts.some((broadcast) => broadcast.txid === journaled.tx_hash)).toBe(false);
+
+    // The engine is gone; a new one finds the stored step and sends exactly it.
+    await engine.close();
+    engine = await startSweepEngine();
+    await sweeps().run('TRON');
+    expect(node.pendingTxIds).toContain(journaled.tx_hash);
+    const [sent] = node.broadcasts.filter((broadcast) => broadcast.txid === journaled.tx_hash);
+    expect(JSON.stringify(sent.transaction)).toBe(
+      JSON.stringify(JSON.parse(journaled.raw_transaction)),
+    );
+    const sweepsOfAddress = await sweepsOf(address);
+    expect(sweepsOfAddress).toHaveLength(1);
+
+    await drive(ended(address));
+    expect((await newest(address))!.status).toBe('Completed');
+    expect(node.tokenBalance(USDT, address)).toBe(0n);
+  }, 120_000);
+
+  it('books a transfer that runs out of energy with its fee, takes the energy back, and sweeps the address again later without activating it', async () => {
+    const address = await paidSession('14');
+    const transferSent = async () => {
+      const sweep = await newest(address);
+      return sweep !== undefined && (await stepsOf(sweep.id)).some((s) => s.step === 'transfer');
+    };
+    await drive(transferSent);
+    // Before it is mined the hot wallet is emptied: a transfer to a new holder needs 130,285
+    // energy, twice what was lent and what the fee_limit allows.
+    const hotHeld = node.tokenBalance(USDT, HOT);
+    node.setTokenBalance(USDT, HOT, 0n);
+    node.mineBroadcasts();
+    node.setTokenBalance(USDT, HOT, hotHeld);
+    node.mineEmpty(SOLIDIFY);
+    await drive(ended(address));
+
+    const [failed] = await sweepsOf(address);
+    expect(failed.status).toBe('Failed');
+    expect(failed.error_reason).toContain('OUT_OF_ENERGY');
+    const steps = await stepsOf(failed.id);
+    expect(steps.map((step) => [step.step, step.status])).toEqual([
+      ['activate', 'Mined'],
+      ['delegate', 'Mined'],
+      ['transfer', 'Mined'],
+      ['undelegate', 'Mined'],
+    ]);
+    const transfer = steps[2];
+    // Its fee is what the info says (the lent energy and free bandwidth paid: 0), booked as such.
+    const fee = await infoFee(transfer.tx_hash);
+    const feeLines = await linesOf(`network_fee:TRON:${transfer.tx_hash}`);
+    expect(fee === 0n ? feeLines : sun(feeLines[0].amount)).toEqual(fee === 0n ? [] : fee);
+    expect(await linesOf(`sweep:TRON:${transfer.tx_hash}:%`)).toEqual([]);
+    expect(node.tokenBalance(USDT, address)).toBe(14n * USDT_UNIT);
+    expect(node.energyLeft(address)).toBe(0n);
+    expect(node.trxBalance(address)).toBe(0n);
+    const [watched] = await api.dataSource.query(
+      `SELECT failures, frozen_at, pending_since FROM sweep_addresses
+        WHERE network = 'TRON' AND address = $1`,
+      [address],
+    );
+    expect(watched.failures).toBe(0); // out of energy is ours to fix, not a blacklist
+    expect(watched.pending_since).not.toBeNull();
+
+    // Its free bandwidth is spent for today: no sweep would be accepted, none is signed.
+    await sweeps().run('TRON');
+    expect(await sweepsOf(address)).toHaveLength(1);
+
+    // A second payment to the suite's first address (also swept today), and a day later.
+    const earlier = firstAddress;
+    await pay(earlier, 5n * USDT_UNIT);
+    node.mineEmpty(DAY_OF_BLOCKS);
+    await drive(async () => {
+      const [again, earlierAgain] = [await sweepsOf(address), await sweepsOf(earlier)];
+      return (
+        again.length === 2 &&
+        earlierAgain.length === 2 &&
+        [...again, ...earlierAgain].every((sweep) => sweep.status !== 'Processing')
+      );
+    });
+    for (const swept of [address, earlier]) {
+      const sweep = (await newest(swept))!;
+      expect(sweep.status).toBe('Completed');
+      // Already accounts: no activation this time.
+      expect((await stepsOf(sweep.id)).map((step) => step.step)).toEqual([
+        'delegate',
+        'transfer',
+        'undelegate',
+      ]);
+      expect(node.tokenBalance(USDT, swept)).toBe(0n);
+      expect(node.trxBalance(swept)).toBe(0n);
+    }
+  }, 180_000);
+
+  it('books exactly what the staking account paid, to the sun, and no deposit address paid anything', async () => {
+    const [{ total }] = await api.dataSource.query(
+      `SELECT COALESCE(sum(l.amount), 0)::text AS total
+         FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+        WHERE l.account = 'staking:TRON:TRX'
+          AND e.reference IN (SELECT 'network_fee:TRON:' || tx_hash FROM sweep_attempts
+                               WHERE sweep_id = ANY($1))`,
+      [suiteSweeps],
+    );
+    expect(-sun(total)).toBe(stakingBefore - node.trxBalance(STAKING)!);
+    const [{ deposits }] = await api.dataSource.query(
+      `SELECT count(*)::int AS deposits FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+        WHERE l.account = 'deposits:TRON:TRX'
+          AND e.reference IN (SELECT 'network_fee:TRON:' || tx_hash FROM sweep_attempts
+                               WHERE sweep_id = ANY($1))`,
+      [suiteSweeps],
+    );
+    expect(deposits).toBe(0);
+  });
+});

@@ -37,12 +37,14 @@ function writeJson(name: string, content: unknown): string {
 export async function sweepEnvironment(
   devnet: Devnet,
   settings: Record<string, unknown> = {},
+  // The delegate's whitelist: another token may stand in as the network's USDT.
+  tokens: string[] = [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
 ): Promise<SweepFiles> {
   const delegate = await deploySweepDelegate(devnet, {
     sweeper: DEVNET_SWEEPER.address,
     hotWallet: DEVNET_ACCOUNTS.hotWallet.address,
     treasury: DEVNET_TREASURY,
-    tokens: [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
+    tokens,
   });
   const xprv = HDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, EVM_ACCOUNT_PATH).extendedKey;
   return {

@@ -1,8 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { formatUnits } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { NetworkRegistry, TESTNET_NETWORKS } from '@app/chains';
 import { DepositWatcherService } from '@app/checkout';
-import { SweepKeys, TreasurySweeps } from '@app/treasury';
+import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';
 import { TronSweepPlanner } from '@app/treasury/sweeps/tron-sweep-planner.service';
 import { useChainEnvironment } from './support/chain-test-env';
@@ -419,5 +420,20 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       [suiteSweeps],
     );
     expect(deposits).toBe(0);
+
+    // treasury:status shows the staking account's TRX and nothing left to sweep.
+    const [status] = await engine.get(SweepStatus).report('TRON');
+    expect(status).toMatchObject({
+      network: 'TRON',
+      sweeper: STAKING,
+      sweeper_native: `${formatUnits(node.trxBalance(STAKING)!, 6)} TRX`,
+      live_sweeps: 0,
+      frozen_addresses: [],
+    });
+    expect(status.tokens[0]).toMatchObject({
+      currency: 'USDT',
+      holding: { addresses: 0, total: '0.0' },
+      eligible: { addresses: 0, total: '0.0', estimated_cost: '0.000000' },
+    });
   });
 });

@@ -7,6 +7,8 @@ import { EvmSweeper } from './evm-sweeper.service';
 import { SweepKeys } from './sweep-keys';
 import { SweepPlannerRepository } from './sweep-planner.repository';
 import { gasPriceAllowed } from './sweep-policy';
+import { TronSweepChains } from './tron-sweep-chains';
+import { TronSweepPlanner } from './tron-sweep-planner.service';
 
 export interface TokenSweepStatus {
   currency: string;
@@ -37,6 +39,8 @@ export class SweepStatus {
     private readonly keys: SweepKeys,
     private readonly sweeper: EvmSweeper,
     private readonly planner: SweepPlannerRepository,
+    private readonly tronChains: TronSweepChains,
+    private readonly tronPlanner: TronSweepPlanner,
   ) {}
 
   async report(only?: NetworkName): Promise<NetworkSweepStatus[]> {
@@ -70,6 +74,7 @@ export class SweepStatus {
       ),
       tokens: [],
     };
+    if (network.chainFamily === 'TRON') return this.tronStatus(status);
     const canSweep = network.chainFamily === 'EVM' && sweeper && settings.sweepDelegate;
     const chain = canSweep ? this.sweeper.chainFor(name) : null;
     const gasPrice = chain ? await chain.gasPrice() : null;
@@ -94,6 +99,59 @@ export class SweepStatus {
           settings,
           currency,
           gasPrice,
+          new Date(),
+        );
+        const decimals = network.tokens[currency]!.decimals;
+        const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
+        const eligible = assessment.funded.filter((candidate) => candidate.decision.sweep);
+        token.pending_addresses = assessment.candidates;
+        token.holding = {
+          addresses: assessment.funded.length,
+          total: formatUnits(sum(assessment.funded.map((c) => c.balanceBaseUnits)), decimals),
+        };
+        token.eligible = {
+          addresses: eligible.length,
+          total: formatUnits(sum(eligible.map((c) => c.balanceBaseUnits)), decimals),
+          estimated_cost: eligible
+            .reduce((total, c) => total.plus(c.decision.estimatedCost), new Decimal(0))
+            .toFixed(6),
+        };
+      }
+      status.tokens.push(token);
+    }
+    return status;
+  }
+
+  /**
+   * TRON: the staking account's TRX (sweeper_native; what it pays activations and bandwidth
+   * with), and per token what the policy would sweep now at the chain's prices. No gas cap.
+   */
+  private async tronStatus(status: NetworkSweepStatus): Promise<NetworkSweepStatus> {
+    const name = status.network;
+    const network = this.networks.get(name);
+    const settings = this.keys.settings.get(name)!;
+    const chain = status.sweeper ? await this.tronChains.chainFor(name) : null;
+    const prices = chain ? await this.tronPlanner.prices(chain) : null;
+    if (chain && status.sweeper) {
+      const staking = await chain.transport.accountState(status.sweeper);
+      const coin = NATIVE_COINS[name];
+      status.sweeper_native = `${formatUnits(staking.balanceSun, coin.decimals)} ${coin.symbol}`;
+    }
+    for (const currency of Object.keys(network.tokens) as Currency[]) {
+      const token: TokenSweepStatus = {
+        currency,
+        books: await this.books(name, currency),
+        pending_addresses: 0,
+        holding: { addresses: 0, total: '0' },
+        eligible: { addresses: 0, total: '0', estimated_cost: '0' },
+      };
+      if (chain && prices) {
+        const assessment = await this.tronPlanner.assess(
+          network,
+          settings,
+          chain,
+          currency,
+          prices,
           new Date(),
         );
         const decimals = network.tokens[currency]!.decimals;

@@ -1,13 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { NATIVE_COINS } from '@app/chains';
-import {
-  fromBaseUnits,
-  LedgerAccounts,
-  LedgerEntry,
-  LedgerService,
-  networkFeeEntry,
-} from '@app/ledger';
+import { fromBaseUnits, LedgerEntry, LedgerService, networkFeeEntry } from '@app/ledger';
+import { depositFeeEntry } from './deposit-fee-entry';
 import { FAILURES_BEFORE_FROZEN, sweptEntry } from './sweep-outcomes.service';
 import { SolidifiedStep } from './tron-sweep-chain';
 import {
@@ -119,24 +114,19 @@ export class TronSweepBooks {
     // The deposit address paid: TRX someone sent it (ours never send it any), burnt for a
     // bandwidth or energy shortfall. Out of the deposit addresses' TRX, which reconciliation
     // then shows as a difference to look into: it should never happen.
-    const fee = fromBaseUnits(mined.feeSun, coin.decimals);
-    const line = { currency: coin.symbol, network: sweep.network };
     this.logger.error(
       { sweepId: sweep.id, txHash: step.tx_hash, feeSun: mined.feeSun.toString() },
       'A TRON sweep transfer burnt TRX of its deposit address',
     );
-    await this.ledger.post(manager, {
-      reference: `network_fee:${sweep.network}:${step.tx_hash}`,
-      kind: 'network_fee',
-      lines: [
-        { account: LedgerAccounts.networkFees(sweep.network, coin.symbol), amount: fee, ...line },
-        {
-          account: LedgerAccounts.deposits(sweep.network, coin.symbol),
-          amount: fee.negated(),
-          ...line,
-        },
-      ],
-    });
+    await this.ledger.post(
+      manager,
+      depositFeeEntry({
+        network: sweep.network,
+        txHash: step.tx_hash,
+        feeBaseUnits: mined.feeSun,
+        coin,
+      }),
+    );
   }
 
   private async settleTransfer(

@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { fromBaseUnits } from '@app/ledger';
+import { decideOnCost } from './sweep-cost-policy';
 import { SweepDecision } from './sweep-policy';
 import { NetworkTreasurySettings } from './treasury-settings';
 
@@ -28,11 +29,7 @@ export function tronSweepCostSun(activates: boolean, prices: TronPrices): bigint
   return staking + (activates ? prices.activationSun : 0n);
 }
 
-/**
- * The EVM policy's rule over the TRON cost (docs/treasury.md, "Policy"): at least minimumSweep
- * and a cost at most maxCostPercent of the balance; once forceAfterHours old, whatever it holds
- * if the cost is at most forcedMaxCostPercent. The cost in tokens at `nativeCoinPrice`.
- */
+/** The policy's rule (decideOnCost) over the TRX cost, priced at `nativeCoinPrice`. */
 export function decideTronSweep(
   balance: Decimal,
   unsweptSince: Date,
@@ -41,20 +38,7 @@ export function decideTronSweep(
   now: Date,
 ): SweepDecision {
   const cost = fromBaseUnits(costSun, 6).mul(settings.nativeCoinPrice);
-  if (balance.lte(0)) return { sweep: false, reason: 'empty', estimatedCost: cost };
-  const share = (percent: Decimal) => balance.mul(percent).div(100);
-  if (balance.gte(settings.minimumSweep) && cost.lte(share(settings.maxCostPercent))) {
-    return { sweep: true, reason: 'threshold', estimatedCost: cost };
-  }
-  const ageMs = now.getTime() - unsweptSince.getTime();
-  if (
-    ageMs >= settings.forceAfterHours * 3_600_000 &&
-    cost.lte(share(settings.forcedMaxCostPercent))
-  ) {
-    return { sweep: true, reason: 'forced', estimatedCost: cost };
-  }
-  const reason = balance.lt(settings.minimumSweep) ? 'below_minimum' : 'too_expensive';
-  return { sweep: false, reason, estimatedCost: cost };
+  return decideOnCost(balance, unsweptSince, cost, settings, now);
 }
 
 /** `value` raised by `percent` percent, rounded up: a margin over an estimate. */

@@ -1,3 +1,6 @@
 import { describeSweepCrashRun } from './support/sweep-crash-run';
 
-describeSweepCrashRun('Sweeps survive a worker killed at random moments', { rpc: 'direct' });
+describeSweepCrashRun('Sweeps survive a worker killed at random moments', {
+  rpc: 'direct',
+  baseFeeSpike: false,
+});

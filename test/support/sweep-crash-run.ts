@@ -29,6 +29,8 @@ const SWEPT = SWEEP_DELEGATE_INTERFACE.getEvent('Swept')!;
 export interface SweepCrashRunOptions {
   /** The worker's RPC: the node, or a balancer over it and a backend `lagBlocks` behind. */
   rpc: 'direct' | { lagBlocks: number };
+  /** Once, mid-run: the next block's base fee jumps far above the bids in flight (under the cap). */
+  baseFeeSpike: boolean;
 }
 
 interface SessionPaid {
@@ -247,6 +249,11 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
           await pay(sessions.slice(waves * waveSize, (waves + 1) * waveSize));
           waves += 1;
         }
+        if (options.baseFeeSpike && kill === 2) {
+          await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
+            '0x' + parseUnits('60', 'gwei').toString(16),
+          ]);
+        }
         if (kill === GATED_KILL) {
           journaledBeforeKill = await killAfterJournal();
         } else {
@@ -362,6 +369,10 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       expect(balances).toHaveLength(1);
       expect(new Decimal(balances[0].available).toFixed()).toBe(credited.toFixed());
 
+      if (options.baseFeeSpike) {
+        // Bids stuck under the spike were outbid with their nonce, and still swept once.
+        expect(await attemptsOfRun('a.attempt_number > 1')).toBeGreaterThan(0);
+      }
       // Every kill struck a run with addresses still to sweep.
       expect(remainingAtKill.filter((remaining) => remaining > 0)).toHaveLength(KILLS - 1);
       const replaced = await attemptsOfRun('a.attempt_number > 1');

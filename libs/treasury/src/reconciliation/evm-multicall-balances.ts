@@ -1,16 +1,14 @@
-import { getAddress, Interface, toQuantity } from 'ethers';
+import { getAddress, id, toQuantity } from 'ethers';
 import { ChainError, NetworkConfig } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { BalanceQuery, ChainBalanceReader, mapConcurrently } from './balance-reads';
+import { decodeAggregate3, encodeAggregate3 } from './multicall3-codec';
 
 /** Where Multicall3 lives on every EVM network (and on the devnet). */
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
-const MULTICALL = new Interface([
-  'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)',
-  'function getEthBalance(address addr) view returns (uint256 balance)',
-]);
-const ERC20 = new Interface(['function balanceOf(address owner) view returns (uint256)']);
+const BALANCE_OF = id('balanceOf(address)').slice(0, 10);
+const GET_ETH_BALANCE = id('getEthBalance(address)').slice(0, 10);
 
 // Calls per eth_call: about 2.6k gas each, so 500 stay far below any node's eth_call gas cap
 // (50M on geth by default) and below the answer size limits of hosted RPCs.
@@ -53,22 +51,26 @@ export class EvmMulticallBalances implements ChainBalanceReader {
 
   private async readBatch(batch: BalanceQuery[], block: number): Promise<bigint[]> {
     const calls = batch.map(({ address, token }) => {
-      const owner = getAddress(address.toLowerCase());
+      const owner = addressWord(address);
       return token === null
-        ? { target: MULTICALL3, allowFailure: false, callData: encodeEthBalance(owner) }
+        ? { target: MULTICALL3, allowFailure: false, callData: `${GET_ETH_BALANCE}${owner}` }
         : {
             target: getAddress(token.toLowerCase()),
             allowFailure: false,
-            callData: ERC20.encodeFunctionData('balanceOf', [owner]),
+            callData: `${BALANCE_OF}${owner}`,
           };
     });
-    const data = MULTICALL.encodeFunctionData('aggregate3', [calls]);
+    const data = encodeAggregate3(calls);
     const answer = await this.rpc.call('eth_call', (provider) =>
       provider.send('eth_call', [{ to: MULTICALL3, data }, toQuantity(block)]),
     );
     if (answer === '0x') throw this.error(`no Multicall3 at ${MULTICALL3} at block ${block}`);
-    const [results] = MULTICALL.decodeFunctionResult('aggregate3', answer as string);
-    const returned = results as Array<{ success: boolean; returnData: string }>;
+    let returned: ReturnType<typeof decodeAggregate3>;
+    try {
+      returned = decodeAggregate3(answer as string);
+    } catch (error) {
+      throw this.error(`Multicall3 answer: ${(error as Error).message}`);
+    }
     if (returned.length !== batch.length) {
       throw this.error('Multicall3 answered another number of calls');
     }
@@ -87,6 +89,7 @@ export class EvmMulticallBalances implements ChainBalanceReader {
   }
 }
 
-function encodeEthBalance(owner: string): string {
-  return MULTICALL.encodeFunctionData('getEthBalance', [owner]);
+/** The address as one ABI word (checked first: a malformed one must not become another). */
+function addressWord(address: string): string {
+  return getAddress(address.toLowerCase()).slice(2).toLowerCase().padStart(64, '0');
 }

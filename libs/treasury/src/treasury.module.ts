@@ -6,6 +6,10 @@ import { ChainBalanceReaders } from './reconciliation/chain-balance-readers';
 import { ReconciliationRepository } from './reconciliation/reconciliation.repository';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
 import { EvmSweeper } from './sweeps/evm-sweeper.service';
+import { EvmTopUpBooks } from './sweeps/evm-top-up-books.service';
+import { EvmTopUpJournalRepository } from './sweeps/evm-top-up-journal.repository';
+import { EvmTopUpSweeper } from './sweeps/evm-top-up-sweeper.service';
+import { EvmTopUpTracker } from './sweeps/evm-top-up-tracker.service';
 import { SweepBroadcaster } from './sweeps/sweep-broadcaster';
 import { SweepJournalRepository } from './sweeps/sweep-journal.repository';
 import { SweepKeys } from './sweeps/sweep-keys';
@@ -38,6 +42,10 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps.service';
     SweepOutcomes,
     EvmSweeper,
     SweepTracker,
+    EvmTopUpJournalRepository,
+    EvmTopUpBooks,
+    EvmTopUpSweeper,
+    EvmTopUpTracker,
     TronSweepChains,
     TronSweepJournalRepository,
     TronSweepBooks,

@@ -4,6 +4,8 @@ import { NetworkName, NetworkRegistry } from '@app/chains';
 import { EvmSweeper, SweepTickReport } from './evm-sweeper.service';
 import { SweepKeys } from './sweep-keys';
 import { SweepTrackReport, SweepTracker } from './sweep-tracker.service';
+import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
+import { EvmTopUpTracker } from './evm-top-up-tracker.service';
 import { TronSweepPlanner } from './tron-sweep-planner.service';
 import { TronSweepSteps } from './tron-sweep-steps.service';
 
@@ -23,6 +25,8 @@ export class TreasurySweeps {
     private readonly networkRegistry: NetworkRegistry,
     private readonly tronSteps: TronSweepSteps,
     private readonly tronPlanner: TronSweepPlanner,
+    private readonly topUpTracker: EvmTopUpTracker,
+    private readonly topUpSweeper: EvmTopUpSweeper,
   ) {}
 
   networks(): NetworkName[] {
@@ -58,11 +62,18 @@ export class TreasurySweeps {
     }
   }
 
-  /** Per chain family: TRON sweeps step by step, EVM by EIP-7702 batches. */
+  /**
+   * Per chain family: TRON sweeps step by step; EVM by EIP-7702 batches, or by gas top-ups where
+   * the network's settings say so (its nodes refuse type-4 transactions).
+   */
   private async pass(network: NetworkName, now: Date): Promise<SweepRunReport> {
     if (this.networkRegistry.get(network).chainFamily === 'TRON') {
       const tracked = await this.tronSteps.track(network);
       return { ...(await this.tronPlanner.plan(network, now)), tracked };
+    }
+    if (this.keys.settings.get(network)?.gasTopUp) {
+      const tracked = await this.topUpTracker.track(network);
+      return { ...(await this.topUpSweeper.plan(network, now)), tracked };
     }
     const tracked = await this.tracker.track(network);
     const planned = await this.sweeper.plan(network, now);

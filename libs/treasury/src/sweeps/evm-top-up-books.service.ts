@@ -1,0 +1,200 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { getAddress, id } from 'ethers';
+import { DataSource, EntityManager } from 'typeorm';
+import { NATIVE_COINS, NetworkName } from '@app/chains';
+import {
+  fromBaseUnits,
+  LedgerAccounts,
+  LedgerEntry,
+  LedgerService,
+  networkFeeEntry,
+} from '@app/ledger';
+import { depositFeeEntry } from './deposit-fee-entry';
+import { SweepReceipt } from './evm-sweep-chain';
+import {
+  EvmTopUpJournalRepository,
+  TopUpAttemptRow,
+  TopUpSweepRow,
+} from './evm-top-up-journal.repository';
+import { FAILURES_BEFORE_FROZEN, sweptEntry } from './sweep-outcomes.service';
+
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
+
+/**
+ * Books a gas top-up sweep from its confirmed receipts, each in the transaction that marks its
+ * attempt mined. The top-up: the sweeper's native coin moves to the deposit addresses' native
+ * account (`sweeper` -> `deposits:N:COIN`), and the sweeper's gas is an expense. The transfer:
+ * its gas is paid from that native coin (`deposits:N:COIN` -> `network_fees`), and the tokens its
+ * Transfer log shows moved go deposits -> hot wallet or treasury. What is left of the top-up on
+ * the address (gas limit and fee cap above what was used) stays in `deposits:N:COIN`, on chain.
+ */
+@Injectable()
+export class EvmTopUpBooks {
+  private readonly logger = new Logger(EvmTopUpBooks.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly journal: EvmTopUpJournalRepository,
+    private readonly ledger: LedgerService,
+  ) {}
+
+  /** False when another pass booked it first. */
+  async topUpMined(
+    sweep: TopUpSweepRow,
+    attempt: TopUpAttemptRow,
+    receipt: SweepReceipt,
+    valueWei: bigint,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.lockAttempt(manager, sweep, attempt))) return false;
+      const coin = NATIVE_COINS[sweep.network as NetworkName];
+      const entries: LedgerEntry[] = [];
+      if (receipt.feeWei !== null) {
+        entries.push(
+          networkFeeEntry({
+            network: sweep.network,
+            txHash: attempt.tx_hash,
+            feeBaseUnits: receipt.feeWei,
+            payer: 'sweeper',
+            coin,
+          }),
+        );
+      } else {
+        this.logger.error({ sweepId: sweep.id, txHash: attempt.tx_hash }, 'No fee: not booked');
+      }
+      if (receipt.succeeded && valueWei > 0n) {
+        const amount = fromBaseUnits(valueWei, coin.decimals);
+        const line = { currency: coin.symbol, network: sweep.network };
+        entries.push({
+          reference: `sweep_top_up:${sweep.network}:${attempt.tx_hash}`,
+          kind: 'sweep_top_up',
+          lines: [
+            { account: LedgerAccounts.deposits(sweep.network, coin.symbol), amount, ...line },
+            {
+              account: LedgerAccounts.sweeper(sweep.network, coin.symbol),
+              amount: amount.negated(),
+              ...line,
+            },
+          ],
+        });
+      }
+      await this.ledger.postMany(manager, entries);
+      if (!receipt.succeeded) {
+        await manager.query(`UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = $1`, [
+          sweep.id,
+        ]);
+        await manager.query(
+          `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
+            WHERE sweep_id = $1 AND step = 'transfer'`,
+          [sweep.id],
+        );
+        await this.end(manager, sweep, 'Failed', null, {
+          reason: `The gas top-up ${attempt.tx_hash} reverted; nothing was sent.`,
+        });
+      }
+      return true;
+    });
+  }
+
+  async transferMined(
+    sweep: TopUpSweepRow,
+    attempt: TopUpAttemptRow,
+    receipt: SweepReceipt,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.lockAttempt(manager, sweep, attempt))) return false;
+      const coin = NATIVE_COINS[sweep.network as NetworkName];
+      if (receipt.feeWei !== null) {
+        await this.ledger.post(
+          manager,
+          depositFeeEntry({
+            network: sweep.network,
+            txHash: attempt.tx_hash,
+            feeBaseUnits: receipt.feeWei,
+            coin,
+          }),
+        );
+      }
+      const moved = receipt.succeeded ? this.movedBy(sweep, receipt) : [];
+      const entries = moved
+        .filter((log) => log.amount > 0n)
+        .map((log) => sweptEntry(sweep, attempt.tx_hash, log.index, log.amount));
+      if (entries.length) await this.ledger.postMany(manager, entries);
+      const total = moved.reduce((sum, log) => sum + log.amount, 0n);
+      const swept = receipt.succeeded && total > 0n;
+      await manager.query(
+        `UPDATE sweep_items SET status = $2, amount = $3::numeric WHERE sweep_id = $1`,
+        [
+          sweep.id,
+          swept ? 'Swept' : 'Failed',
+          swept ? fromBaseUnits(total, sweep.token_decimals).toFixed() : null,
+        ],
+      );
+      if (!receipt.succeeded) {
+        // The token refused (a blacklist): after a few tries, the address is frozen.
+        await manager.query(
+          `UPDATE sweep_addresses
+              SET failures = failures + 1, updated_at = now(),
+                  frozen_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE frozen_at END
+            WHERE network = $1 AND currency = $2 AND lower(address) = lower($3)`,
+          [sweep.network, sweep.currency, sweep.address, FAILURES_BEFORE_FROZEN],
+        );
+      }
+      await this.end(manager, sweep, swept ? 'Completed' : 'Failed', attempt.tx_hash, {
+        block: receipt.blockNumber,
+        reason: swept
+          ? null
+          : `The sweep transfer ${attempt.tx_hash} was mined in block ${receipt.blockNumber} ` +
+            'and moved nothing; the address is swept again later.',
+      });
+      return true;
+    });
+  }
+
+  /** Transfer logs of the sweep's token from its address to its destination. */
+  private movedBy(sweep: TopUpSweepRow, receipt: SweepReceipt) {
+    const word = (address: string) =>
+      `0x${getAddress(address).slice(2).toLowerCase().padStart(64, '0')}`;
+    return receipt.logs
+      .filter(
+        (log) =>
+          getAddress(log.address) === getAddress(sweep.token_contract) &&
+          log.topics.length === 3 &&
+          log.topics[0] === TRANSFER_TOPIC &&
+          log.topics[1].toLowerCase() === word(sweep.address) &&
+          log.topics[2].toLowerCase() === word(sweep.destination_address),
+      )
+      .map((log) => ({ index: log.index, amount: BigInt(log.data) }));
+  }
+
+  private async lockAttempt(
+    manager: EntityManager,
+    sweep: TopUpSweepRow,
+    attempt: TopUpAttemptRow,
+  ): Promise<boolean> {
+    if (!(await this.journal.lockLive(manager, sweep.id))) return false;
+    const [current]: Array<{ status: string }> = await manager.query(
+      `SELECT status FROM sweep_attempts WHERE id = $1`,
+      [attempt.id],
+    );
+    if (current.status === 'Mined' || current.status === 'Superseded') return false;
+    await this.journal.markMined(manager, attempt.id);
+    return true;
+  }
+
+  private async end(
+    manager: EntityManager,
+    sweep: TopUpSweepRow,
+    status: 'Completed' | 'Failed',
+    txHash: string | null,
+    details: { block?: number; reason: string | null },
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE sweeps SET status = $2, tx_hash = $3, block_number = $4, error_reason = $5,
+                         completed_at = now(), updated_at = now()
+        WHERE id = $1`,
+      [sweep.id, status, txHash, details.block ?? null, details.reason],
+    );
+    this.logger.log({ sweepId: sweep.id, status, txHash }, 'Gas top-up sweep ended');
+  }
+}

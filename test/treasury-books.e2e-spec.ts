@@ -9,6 +9,7 @@ import { forgetChain } from './support/chain-reset';
 import { useChainEnvironment } from './support/chain-test-env';
 import { CliProcess, CliResult } from './support/cli-process';
 import { Devnet, DEVNET_ACCOUNTS, networksFileJsonOf, startDevnet } from './support/devnet';
+import { rawTransaction } from './support/devnet-networks';
 import { startWorker } from './support/in-process-worker';
 import { parkEarlierPayouts, setTokenBalance, writeHotWalletsFile } from './support/payout-chain';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -246,6 +247,37 @@ describe('Treasury books and reconciliation on a real chain', () => {
     ).toBe(1);
   }, 90_000);
 
+  it('reverses an unmatched transfer a reorg took away, and books it again when it is mined again', async () => {
+    const snapshot = await devnet.snapshot();
+    const sent = await devnet.transfer('USDC', payAddress, '4');
+    const raw = await rawTransaction(devnet.provider, sent.txHash);
+    await devnet.mine(2);
+    const bookedOnce = async (state: boolean) =>
+      (await api.count('unmatched_transfers', `tx_hash = $1 AND booked = $2`, [
+        sent.txHash,
+        state,
+      ])) === 1;
+    await waitFor(() => bookedOnce(true), 60_000, 'the unmatched transfer booked');
+    const [{ id }] = await api.dataSource.query(
+      `SELECT id FROM unmatched_transfers WHERE tx_hash = $1`,
+      [sent.txHash],
+    );
+
+    await devnet.revert(snapshot);
+    await devnet.mine(4);
+    await waitFor(() => bookedOnce(false), 60_000, 'the booking reversed');
+    expect(await linesOf(`unmatched_transfer:${id}:reversed:1`)).toEqual([
+      { account: `deposits:${NETWORK}:USDC`, amount: '-4.000000000000000000' },
+      { account: `unmatched:${NETWORK}:USDC`, amount: '4.000000000000000000' },
+    ]);
+
+    // The same signed transaction mined again: the same record, booked again.
+    await devnet.provider.send('eth_sendRawTransaction', [raw]);
+    await devnet.mine(2);
+    await waitFor(() => bookedOnce(true), 60_000, 'the unmatched transfer booked again');
+    expect(await linesOf(`unmatched_transfer:${id}:booked:2`)).toHaveLength(2);
+  }, 120_000);
+
   it('reconciles books = chain to the base unit after funding, deposits and payouts (CLI exit 0)', async () => {
     const rows = json(await cli.run('treasury:reconcile', '--network', NETWORK)) as Array<
       Record<string, unknown>
@@ -264,8 +296,9 @@ describe('Treasury books and reconciliation on a real chain', () => {
     const onChain =
       (await devnet.balanceOf('USDT', hot.address)) + (await devnet.balanceOf('USDT', payAddress));
     expect(usdt.onchain).toBe(fromBaseUnits(onChain, 6).toFixed());
-    expect(rows[1]).toMatchObject({ onchain: '7', books: '7' });
+    expect(rows[1]).toMatchObject({ currency: 'USDC', onchain: '11', books: '11' });
     expect(rows[2]).toMatchObject({
+      currency: 'ETH',
       onchain: fromBaseUnits(await devnet.provider.getBalance(hot.address), 18).toFixed(),
       pending: [],
     });

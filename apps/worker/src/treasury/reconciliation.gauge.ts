@@ -20,7 +20,14 @@ export class ReconciliationGauge {
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await repository.latestDifferences()) {
+        let rows: Awaited<ReturnType<ReconciliationRepository['latestDifferences']>>;
+        try {
+          rows = await repository.latestDifferences();
+        } catch {
+          // A scrape must answer while the database does not: this gauge goes missing meanwhile.
+          return;
+        }
+        for (const row of rows) {
           // A gauge is a float: the exact difference is in the log line and the CLI's output.
           this.set(
             { network: row.network, currency: row.currency },

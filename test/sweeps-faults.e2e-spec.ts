@@ -102,6 +102,11 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
     environment?.restore();
   });
 
+  // A test that fails with mining paused must not leave the next one without blocks.
+  afterEach(async () => {
+    await automine(true);
+  });
+
   /** The sweeping side (as the CLI builds it) with these settings over the suite's own. */
   async function useSettings(overrides: Record<string, unknown>): Promise<void> {
     await context?.close();
@@ -247,6 +252,39 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
   );
 
   it(
+    'never bids above the cap: a sweep planned just under it pays no more than the cap',
+    async () => {
+      const addresses = await paidSessions('USDT', ['19']);
+      // The cap at today's gas price: planning is allowed, the usual bid (twice the base fee plus
+      // the tip) would pass it.
+      const cap = BigInt(await devnet.provider.send('eth_gasPrice', []));
+      await useSettings({ maxGasPriceGwei: formatUnits(cap, 'gwei') });
+      await automine(false);
+      const signed = await pass();
+      expect(signed.sweeps).toHaveLength(1);
+      const [attempt] = await attempts(signed.sweeps[0]);
+      expect(BigInt(attempt.max_fee_per_gas)).toBeLessThanOrEqual(cap);
+      // The base fee jumps past the cap: the sweep must wait, not pay it.
+      await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
+        '0x' + (cap + 1n).toString(16),
+      ]);
+      await devnet.provider.send('evm_mine', []);
+      const receipt = await devnet.provider.getTransactionReceipt(attempt.tx_hash);
+      expect(receipt === null || receipt.gasPrice <= cap).toBe(true);
+      // Cheaper blocks follow (and the cap is lifted): the same sweep goes through.
+      await useSettings({});
+      await automine(true);
+      await devnet.provider.send('evm_mine', []);
+      await passUntil(
+        async () => (await tokenBalance('USDT', addresses[0])) === 0n,
+        'the capped sweep through',
+      );
+      expect((await sweep(signed.sweeps[0])).status).toBe('Completed');
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
     'waits with a stuck sweep while outbidding it would pass the cap, then replaces it with the same nonce; one attempt mined and booked once',
     async () => {
       await useSettings({});
@@ -297,10 +335,10 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
       expect((await attempts(sweepId)).find((a) => a.tx_hash === other.tx_hash)!.status).toBe(
         'Superseded',
       );
-      // Both addresses (this one and the one deferred before) swept once, by the mined attempt.
+      // Swept once, by the mined attempt.
       expect(await booked(`sweep:ETHEREUM:${done.tx_hash}:`)).toEqual([
-        { account: 'deposits:ETHEREUM:USDT', total: '-41' },
-        { account: 'hot_wallet:ETHEREUM:USDT', total: '41' },
+        { account: 'deposits:ETHEREUM:USDT', total: '-21' },
+        { account: 'hot_wallet:ETHEREUM:USDT', total: '21' },
       ]);
       expect(await booked(`sweep:ETHEREUM:${other.tx_hash}:`)).toEqual([]);
       expect(await booked(`network_fee:ETHEREUM:${other.tx_hash}`)).toEqual([]);

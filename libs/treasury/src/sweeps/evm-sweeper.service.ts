@@ -20,6 +20,7 @@ import { SweepKeys } from './sweep-keys';
 import { SweepJournalRepository, SweepDestination } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import {
+  cappedSweepFees,
   decideSweep,
   destinationFor,
   gasPriceAllowed,
@@ -225,7 +226,7 @@ export class EvmSweeper implements OnModuleDestroy {
     // Everything the node must tell is read before the transaction that journals the sweep.
     const needing = batch.filter((item) => item.needsAuthorization);
     const authorityNonces = await chain.nonces(needing.map((item) => item.address));
-    const fees = await transport.suggestFees();
+    const fees = cappedSweepFees(await transport.suggestFees(), settings);
     const nodeCount = await transport.transactionCount(sweeper.address, 'pending');
     const authorizationList: Authorization[] = needing.map((item) =>
       signSweepAuthorization(

@@ -77,10 +77,32 @@ export function decideSweep(
   return { sweep: false, reason, estimatedCost: cost };
 }
 
+/** The network's gas price cap (maxGasPriceGwei) in wei. */
+export function gasPriceCapWei(settings: Pick<NetworkTreasurySettings, 'maxGasPriceGwei'>): bigint {
+  return BigInt(settings.maxGasPriceGwei.mul(WEI_PER_GWEI.toString()).floor().toFixed());
+}
+
 /** Above the network's cap sweeps wait for cheaper gas: deferred, never failed. */
 export function gasPriceAllowed(gasPriceWei: bigint, settings: NetworkTreasurySettings): boolean {
-  const cap = BigInt(settings.maxGasPriceGwei.mul(WEI_PER_GWEI.toString()).floor().toFixed());
-  return gasPriceWei <= cap;
+  return gasPriceWei <= gasPriceCapWei(settings);
+}
+
+/**
+ * A sweep's bid never passes the cap: the node's suggestion (twice the base fee plus the tip)
+ * may, when gas is just under it, and the sweep would then pay above the cap should the base fee
+ * rise before it is mined. Capped, it waits in the pool instead, as payouts do.
+ */
+export function cappedSweepFees<
+  Fees extends { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+>(
+  suggested: Fees,
+  settings: Pick<NetworkTreasurySettings, 'maxGasPriceGwei'>,
+): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+  const cap = gasPriceCapWei(settings);
+  const maxFeePerGas = suggested.maxFeePerGas < cap ? suggested.maxFeePerGas : cap;
+  const maxPriorityFeePerGas =
+    suggested.maxPriorityFeePerGas < maxFeePerGas ? suggested.maxPriorityFeePerGas : maxFeePerGas;
+  return { maxFeePerGas, maxPriorityFeePerGas };
 }
 
 /**

@@ -11,10 +11,10 @@ import { SweepBroadcaster } from './sweep-broadcaster';
 import { LiveSweep, SweepAttemptRow, SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
 import { SweepOutcomes } from './sweep-outcomes.service';
+import { gasPriceCapWei } from './sweep-policy';
 
 // A node that lost an accepted transaction (restart, eviction) gets its stored bytes again.
 const REBROADCAST_AFTER_MS = 30_000;
-const WEI_PER_GWEI = 1_000_000_000n;
 
 export interface SweepTrackReport {
   completed: number;
@@ -124,8 +124,7 @@ export class SweepTracker {
       },
       await transport.suggestFees(),
     );
-    const cap = BigInt(settings.maxGasPriceGwei.mul(WEI_PER_GWEI.toString()).floor().toFixed());
-    if (fees.maxFeePerGas > cap) return false; // waits: a sweep is never urgent
+    if (fees.maxFeePerGas > gasPriceCapWei(settings)) return false; // waits: a sweep is never urgent
     const previous = Transaction.from(newest.raw_transaction);
     const network = this.networks.get(sweep.network as NetworkName);
     const signed = signSweepBatch(sweeper.privateKey(), {

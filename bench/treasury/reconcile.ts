@@ -1,0 +1,137 @@
+import { parseUnits } from 'ethers';
+import type { Client } from 'pg';
+import type { Devnet } from '../../test/support/devnet';
+import { DEVNET_ACCOUNTS } from '../../test/support/devnet';
+import { mintTo, type Rpc } from '../deposits/chain';
+import { sleep, timestamp } from '../deposits/clock';
+import { insertSessions, paidCount, randomSessions } from '../deposits/database';
+import type { TrackedProcess } from '../deposits/processes';
+import { assertRunning } from '../payouts/services';
+import { cli } from './cli';
+import { payAll } from './pay';
+
+/*
+ * Phase 2: treasury:reconcile over many deposit addresses with activity. Making 9,000 more of
+ * them through the API would take long and measure the API: their Pending sessions are inserted
+ * in SQL (as bench:deposits does, random addresses outside the pay-address pool, so never swept),
+ * paid on the devnet, and detected, confirmed and booked by the worker like any payment. Then the
+ * operator command runs as an operator runs it, a new process each time, timed from spawn to exit.
+ */
+
+export interface ReconcileRow {
+  network: string;
+  currency: string;
+  onchain: string;
+  books: string;
+  difference: string;
+  addresses: number;
+  block: number;
+}
+
+export interface ReconcileRun {
+  ms: number;
+  exitCode: number | null;
+  rows: ReconcileRow[];
+}
+
+export interface ReconcileResult {
+  /** Deposit addresses with activity on ETHEREUM when reconciled (the swept ones included). */
+  depositAddresses: number;
+  inserted: { sessions: number; note: string };
+  paymentMs: { send: number; toAllPaid: number };
+  runs: ReconcileRun[];
+  /** The same CLI process doing one query (merchants:list): its start and stop alone. */
+  cliBaselineMs: number;
+  failures: string[];
+}
+
+export interface ReconcileContext {
+  db: Client;
+  rpc: Rpc;
+  devnet: Devnet;
+  worker: TrackedProcess;
+  /** The operator's CLI environment: the worker's, without the worker's own settings. */
+  cliEnv: NodeJS.ProcessEnv;
+  step: (message: string) => void;
+}
+
+const PAID_TIMEOUT_MS = 300_000;
+const POLL_MS = 500;
+// More than any run of sessions pays (500 USDT at most each), minted to the devnet's payer.
+const PAYER_TOP_UP = parseUnits('5000000', 6);
+
+export async function measureReconcile(
+  context: ReconcileContext,
+  merchantId: string,
+  newAddresses: number,
+  runs: number,
+): Promise<ReconcileResult> {
+  const { db, rpc, devnet, step } = context;
+  const token = devnet.tokens.USDT.contract;
+  await mintTo(rpc, token, [DEVNET_ACCOUNTS.payer.address], PAYER_TOP_UP);
+  const sessions = randomSessions(newAddresses, 'tr');
+  await insertSessions(db, { merchantId, tokenContract: token, sessions });
+  step(`${newAddresses} Pending sessions inserted in SQL; paying them on the devnet`);
+  const sendStartedAt = timestamp();
+  await payAll(
+    devnet,
+    rpc,
+    sessions.map((session) => ({ to: session.payAddress, amount: session.amount })),
+  );
+  const sentAt = timestamp();
+  const deadline = sentAt + PAID_TIMEOUT_MS;
+  while ((await paidCount(db, merchantId)) < newAddresses) {
+    assertRunning(context.worker);
+    if (timestamp() > deadline) throw new Error('The worker did not settle every payment.');
+    await sleep(POLL_MS);
+  }
+  const paidAt = timestamp();
+  step(`all ${newAddresses} Paid ${((paidAt - sentAt) / 1000).toFixed(1)} s after they were sent`);
+
+  const results: ReconcileRun[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const result = await cli(['treasury:reconcile', '--network', 'ETHEREUM'], context.cliEnv);
+    const rows = parseRows(result.stdout);
+    results.push({ ms: result.ms, exitCode: result.status, rows });
+    step(`treasury:reconcile ${run + 1}/${runs}: ${result.ms} ms, exit ${result.status}`);
+  }
+  const failures: string[] = [];
+  for (const [index, run] of results.entries()) {
+    if (run.exitCode !== 0)
+      failures.push(`treasury:reconcile run ${index + 1} exited ${run.exitCode}`);
+    for (const row of run.rows.filter((row) => row.difference !== '0')) {
+      failures.push(`run ${index + 1}: ${row.currency} differs by ${row.difference}`);
+    }
+  }
+  const tokenRow = results[0]?.rows.find((row) => row.currency === 'USDT');
+  return {
+    depositAddresses: await depositAddressCount(db),
+    inserted: {
+      sessions: newAddresses,
+      note:
+        'Pending checkout_sessions rows inserted in SQL (random addresses, not in the pay-address ' +
+        'pool); their payments were sent on chain and detected, confirmed and booked by the worker',
+    },
+    paymentMs: { send: Math.round(sentAt - sendStartedAt), toAllPaid: Math.round(paidAt - sentAt) },
+    runs: results,
+    cliBaselineMs: (await cli(['merchants:list'], context.cliEnv)).ms,
+    failures: tokenRow ? failures : [...failures, 'treasury:reconcile printed no USDT row'],
+  };
+}
+
+async function depositAddressCount(db: Client): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT lower(c.pay_address))::int AS n
+       FROM session_transactions t JOIN checkout_sessions c ON c.id = t.session_id
+      WHERE t.network = 'ETHEREUM'`,
+  );
+  return rows[0].n;
+}
+
+function parseRows(stdout: string): ReconcileRow[] {
+  try {
+    return JSON.parse(stdout.trim().split('\n').pop() ?? '[]') as ReconcileRow[];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,174 @@
+import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { count, type Machine, printTable } from '../deposits/report';
+import type { Quietness } from '../payouts/report';
+import { fullMachineLine } from '../payouts/report';
+import type { BenchOptions } from './options';
+import type { ReconcileResult } from './reconcile';
+import { ROOT } from './settings';
+import type { SweepResult } from './sweeps';
+
+/** Issue 24's targets. */
+export const TARGETS = { sweepWallMs: 60_000, gasPerAddress: 45_000, reconcileMs: 10_000 };
+
+export interface Report {
+  startedAt: string;
+  git: string | null;
+  machine: Machine;
+  quietness: { start: Quietness; end: Quietness | null };
+  options: BenchOptions;
+  /** What the service ran with beyond its defaults. */
+  service: {
+    setup: 'default' | 'tuned';
+    blockTimeSeconds: number;
+    confirmations: number;
+    treasurySweepIntervalMs: number;
+    treasuryFile: Record<string, unknown>;
+  };
+  sweeps: SweepResult | null;
+  reconcile: ReconcileResult | null;
+  targets: { sweepWall: boolean | null; gasPerAddress: boolean | null; reconcile: boolean | null };
+  warnings: string[];
+  failures: string[];
+  files: Record<string, string>;
+}
+
+export function targetsOf(sweeps: SweepResult | null, reconcile: ReconcileResult | null) {
+  const slowest = reconcile?.runs.length ? Math.max(...reconcile.runs.map((run) => run.ms)) : null;
+  return {
+    sweepWall: sweeps ? sweeps.wallMs <= TARGETS.sweepWallMs : null,
+    gasPerAddress: sweeps ? sweeps.gasPerAddress <= TARGETS.gasPerAddress : null,
+    reconcile: slowest === null ? null : slowest <= TARGETS.reconcileMs,
+  };
+}
+
+export function printReport(report: Report): void {
+  console.log('');
+  console.log(lines(report).join('\n'));
+  for (const warning of report.warnings) console.log(`WARNING: ${warning}`);
+  for (const failure of report.failures) console.log(`FAIL: ${failure}`);
+}
+
+/** The JSON (every sweep transaction included) and the same summary as Markdown beside it. */
+export function writeReport(base: string, report: Report): void {
+  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = [
+    `# bench:treasury, ${report.startedAt}`,
+    '',
+    '```',
+    ...lines(report),
+    ...report.warnings.map((warning) => `WARNING: ${warning}`),
+    ...report.failures.map((failure) => `FAIL: ${failure}`),
+    '```',
+    '',
+  ];
+  writeFileSync(`${base}.md`, markdown.join('\n'));
+  console.log(`Results: ${relative(ROOT, base)}.json and .md`);
+}
+
+function lines(report: Report): string[] {
+  const out: string[] = [];
+  const { service } = report;
+  out.push(
+    `Treasury on the devnet (anvil, a block every ${service.blockTimeSeconds} s, confirmations ` +
+      `${service.confirmations}), built API + worker, ${service.setup} setup: ` +
+      `TREASURY_SWEEP_INTERVAL_MS ${service.treasurySweepIntervalMs}, TREASURY_FILE ` +
+      JSON.stringify(service.treasuryFile),
+  );
+  const sweeps = report.sweeps;
+  if (sweeps) {
+    out.push('');
+    out.push(
+      `Sweeps: ${count(sweeps.addresses)} deposit addresses (sessions through the API, payments ` +
+        `sent in ${seconds(sweeps.paymentMs.send)}, all Paid ${seconds(sweeps.paymentMs.toAllPaid)} ` +
+        'after)',
+    );
+    out.push(
+      ...table([
+        ['figure', 'value', 'target'],
+        [
+          'first sweep signed -> last Completed',
+          seconds(sweeps.wallMs),
+          mark(report.targets.sweepWall, `<= ${TARGETS.sweepWallMs / 1000} s`),
+        ],
+        [
+          'gas per address (receipts)',
+          count(sweeps.gasPerAddress),
+          mark(report.targets.gasPerAddress, `<= ${count(TARGETS.gasPerAddress)}`),
+        ],
+        [
+          'gas per address, per batch',
+          `${count(sweeps.gasPerAddressByBatch.min)}-${count(sweeps.gasPerAddressByBatch.max)}`,
+          '',
+        ],
+        ['sweeps (batches) / transactions sent', `${sweeps.sweeps} / ${sweeps.attempts}`, ''],
+        ['blocks they were mined in', String(sweeps.blocks), ''],
+        ['  signing the pass (first -> last signed)', seconds(sweeps.stagesMs.signing), ''],
+        ['  first signed -> last mined', seconds(sweeps.stagesMs.signedToLastMined), ''],
+        [
+          '  last mined -> last Completed (booked)',
+          seconds(sweeps.stagesMs.lastMinedToCompleted),
+          '',
+        ],
+        ['all Paid -> first sweep signed (next pass)', seconds(sweeps.paidToFirstSignedMs), ''],
+      ]),
+    );
+    const check = sweeps.verification;
+    out.push(
+      check.failures.length
+        ? 'Sweep verification: FAIL'
+        : `Sweep verification: OK (${count(check.emptyAddresses)} addresses empty on chain; hot ` +
+            `wallet +${check.hotWalletIncrease} base units = the sum paid = the books' sweeps; ` +
+            `${check.feesBookedExactly} sweep fees booked to the wei of their receipts)`,
+    );
+  }
+  const reconcile = report.reconcile;
+  if (reconcile) {
+    out.push('');
+    out.push(
+      `Reconciliation: ${count(reconcile.depositAddresses)} deposit addresses with activity ` +
+        `(${count(reconcile.inserted.sessions)} of them: ${reconcile.inserted.note}); each run a ` +
+        `new CLI process, spawn to exit (merchants:list, the same process doing one query: ` +
+        `${seconds(reconcile.cliBaselineMs)})`,
+    );
+    out.push(
+      ...table([
+        ['run', 'time', 'exit', 'USDT addresses', 'differences', 'target'],
+        ...reconcile.runs.map((run, index) => [
+          String(index + 1),
+          seconds(run.ms),
+          String(run.exitCode),
+          count(run.rows.find((row) => row.currency === 'USDT')?.addresses ?? 0),
+          run.rows.map((row) => `${row.currency} ${row.difference}`).join(', '),
+          mark(run.ms <= TARGETS.reconcileMs, `<= ${TARGETS.reconcileMs / 1000} s`),
+        ]),
+      ]),
+    );
+  }
+  out.push('');
+  out.push(fullMachineLine(report.machine, report.quietness.start));
+  out.push(`git ${report.git ?? '?'}`);
+  return out;
+}
+
+/** printTable's layout, captured as lines (the Markdown file gets them too). */
+function table(rows: string[][]): string[] {
+  const captured: string[] = [];
+  const log = console.log;
+  console.log = (line: string) => captured.push(line);
+  try {
+    printTable(rows);
+  } finally {
+    console.log = log;
+  }
+  return captured;
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`;
+}
+
+function mark(met: boolean | null, target: string): string {
+  if (met === null) return target;
+  return met ? `${target}: met` : `${target}  << BELOW TARGET`;
+}

@@ -1,7 +1,10 @@
 import Decimal from 'decimal.js';
 import { DataSource } from 'typeorm';
 import { LedgerService } from '@app/ledger';
-import { reclassify } from '../libs/database/src/migrations/1765900000000-treasury-books';
+import {
+  reclassify,
+  TreasuryBooks1765900000000,
+} from '../libs/database/src/migrations/1765900000000-treasury-books';
 import { TestApi } from './support/test-app';
 
 // A network name of this suite only: its payouts_sent history is the only one in the database.
@@ -95,5 +98,33 @@ describe('Reclassifying payouts_sent into hot_wallet (migration 1765900000000)',
         `reclassify:payouts_sent:${NETWORK}:USDT:2`,
       ]),
     ).toBe(1);
+  });
+
+  it('down gives payouts_sent its reclassified balance back, and up moves it again (in a rolled-back transaction)', async () => {
+    const runner = dataSource.createQueryRunner();
+    const migration = new TreasuryBooks1765900000000();
+    const balanceIn = async (account: string) => {
+      const rows = await runner.query(
+        `SELECT balance::text FROM ledger_balances WHERE account = $1`,
+        [account],
+      );
+      return rows.length ? new Decimal(rows[0].balance).toFixed() : '0';
+    };
+    await runner.startTransaction();
+    try {
+      const moved = await balanceIn(`hot_wallet:${NETWORK}:USDT`);
+      expect(moved).not.toBe('0');
+      await migration.down(runner);
+      expect(await balanceIn(`payouts_sent:${NETWORK}:USDT`)).toBe(moved);
+      expect(await balanceIn(`hot_wallet:${NETWORK}:USDT`)).toBe('0');
+      await migration.up(runner);
+      expect(await balanceIn(`payouts_sent:${NETWORK}:USDT`)).toBe('0');
+      expect(await balanceIn(`hot_wallet:${NETWORK}:USDT`)).toBe(moved);
+      const [{ runs }] = await runner.query(`SELECT to_regclass('reconciliation_runs') AS runs`);
+      expect(runs).toBe('reconciliation_runs');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

@@ -2,6 +2,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Contract, parseEther, Wallet } from 'ethers';
 import type { Registry } from 'prom-client';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { QUEUES, RECONCILIATION_JOBS } from '@app/common';
 import { fromBaseUnits } from '@app/ledger';
 import { METRICS_REGISTRY } from '@app/metrics';
 import { ReconciliationService } from '@app/treasury';
@@ -337,4 +340,14 @@ describe('Treasury books and reconciliation on a real chain', () => {
       expect.objectContaining({ currency: 'USDT', difference: '-1', addresses: 2 }),
     );
   }, 120_000);
+  it('schedules reconciliation in the worker: incremental and full, at the configured intervals', async () => {
+    const queue = worker.get<Queue>(getQueueToken(QUEUES.reconciliation));
+    const schedules = (await queue.getRepeatableJobs())
+      .map((job) => ({ name: job.name, every: Number(job.every) }))
+      .sort((left, right) => left.name.localeCompare(right.name));
+    expect(schedules).toEqual([
+      { name: RECONCILIATION_JOBS.full, every: 3_600_000 },
+      { name: RECONCILIATION_JOBS.incremental, every: 300_000 },
+    ]);
+  });
 });

@@ -115,7 +115,12 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     node.addTransferBlock([{ contract: USDT, from: PAYER, to: address, amount: units }]);
     // addTransferBlock leaves balances alone: the token's storage as the transfer left it.
     node.setTokenBalance(USDT, address, node.tokenBalance(USDT, address) + units);
-    await watcher.scan('TRON');
+    // The watcher reads a bounded range of blocks a tick: after a day of blocks, several ticks.
+    for (let tick = 0; tick < 1_000; tick++) {
+      const report = await watcher.scan('TRON');
+      if (report.cursor >= report.head) return;
+    }
+    throw new Error('the deposit watcher did not catch up');
   }
 
   const sweeps = () => engine.get(TreasurySweeps);
@@ -329,6 +334,48 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     expect(node.tokenBalance(USDT, address)).toBe(0n);
   }, 120_000);
 
+  it('freezes an address whose transfer the token refuses (REVERT) three times, and never tries it again', async () => {
+    const address = await paidSession('16');
+    // Free bandwidth for several transfers a day: three tries without waiting a day each.
+    const freeBytes = node.chainParameter('getFreeNetLimit');
+    node.setChainParameter('getFreeNetLimit', 5_000);
+    for (let failure = 1; failure <= 3; failure++) {
+      let trying: SweepRow | undefined;
+      await drive(async () => {
+        trying = (await sweepsOf(address)).find((sweep) => sweep.status === 'Processing');
+        return (
+          trying !== undefined && (await stepsOf(trying.id)).some((s) => s.step === 'transfer')
+        );
+      });
+      // The token refuses the transfer when it is mined, as a blacklist does (here: the
+      // address holds a unit less than the signed amount, so USDT reverts).
+      node.setTokenBalance(USDT, address, node.tokenBalance(USDT, address) - 1n);
+      node.mineBroadcasts();
+      node.mineEmpty(SOLIDIFY);
+      const sweepOf = async () => (await sweepsOf(address)).find((sw) => sw.id === trying!.id)!;
+      await drive(async () => (await sweepOf()).status !== 'Processing');
+      const sweep = await sweepOf();
+      expect(sweep.status).toBe('Failed');
+      expect(sweep.error_reason).toContain('REVERT');
+      const [watched] = await api.dataSource.query(
+        `SELECT failures, frozen_at FROM sweep_addresses WHERE network = 'TRON' AND address = $1`,
+        [address],
+      );
+      expect(watched.failures).toBe(failure);
+      expect(watched.frozen_at === null).toBe(failure < 3);
+      expect(node.energyLeft(address)).toBe(0n);
+    }
+    node.setChainParameter('getFreeNetLimit', freeBytes);
+    // Frozen: reported, never swept again.
+    await sweeps().run('TRON');
+    expect(await sweepsOf(address)).toHaveLength(3);
+    const [status] = await engine.get(SweepStatus).report('TRON');
+    expect(status.frozen_addresses).toEqual([
+      expect.objectContaining({ currency: 'USDT', address }),
+    ]);
+    expect(node.trxBalance(address)).toBe(0n);
+  }, 180_000);
+
   it('books a transfer that runs out of energy with its fee, takes the energy back, and sweeps the address again later without activating it', async () => {
     const address = await paidSession('14');
     const transferSent = async () => {
@@ -428,11 +475,11 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       sweeper: STAKING,
       sweeper_native: `${formatUnits(node.trxBalance(STAKING)!, 6)} TRX`,
       live_sweeps: 0,
-      frozen_addresses: [],
     });
+    expect(status.frozen_addresses).toHaveLength(1);
+    // The frozen address still holds its tokens; nothing is eligible.
     expect(status.tokens[0]).toMatchObject({
       currency: 'USDT',
-      holding: { addresses: 0, total: '0.0' },
       eligible: { addresses: 0, total: '0.0', estimated_cost: '0.000000' },
     });
   });

@@ -3,6 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { HotWalletKey, TronNodePayoutTransport } from '@app/chains';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
+import { fromBaseUnits } from '@app/ledger';
+import { ReconciliationService } from '@app/treasury';
 import { useChainEnvironment } from './support/chain-test-env';
 import { CliProcess } from './support/cli-process';
 import { FakeTronNode } from './support/fake-tron-node';
@@ -169,4 +171,19 @@ describe('Treasury books on TRON (fake full node)', () => {
       { account: 'network_fees:TRON:TRX', amount: `${sun(fee)}000000000000` },
     ]);
   }, 120_000);
+  it('reads TRON balances for reconciliation: the hot wallet and every deposit address, at the head', async () => {
+    // Other suites' TRON history shares this database, so only the chain's side is this suite's
+    // own: what the node holds on the addresses we control.
+    const rows = await worker.get(ReconciliationService).reconcile('TRON', 'full');
+    const units = (base: bigint) => fromBaseUnits(base, 6).toFixed();
+    expect(rows?.find((row) => row.currency === 'USDT')).toMatchObject({
+      onchain: units(node.tokenBalance(USDT, HOT)),
+      block: node.headBlockNumber,
+    });
+    expect(rows?.find((row) => row.currency === 'TRX')).toMatchObject({
+      onchain: units(node.trxBalance(HOT)!),
+      addresses: 1,
+      pending: [],
+    });
+  }, 60_000);
 });

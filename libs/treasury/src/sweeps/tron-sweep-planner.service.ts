@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { DataSource } from 'typeorm';
 import { Currency, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
@@ -51,6 +51,7 @@ export interface TronTokenAssessment {
  */
 @Injectable()
 export class TronSweepPlanner {
+  private readonly logger = new Logger(TronSweepPlanner.name);
   constructor(
     private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
@@ -80,7 +81,18 @@ export class TronSweepPlanner {
       for (const candidate of assessment.funded) {
         if (room <= 0) break;
         if (!candidate.decision.sweep || busy.has(candidate.address)) continue;
-        const started = await this.start(chain, network, settings, currency, candidate);
+        const started = await this.start(chain, network, settings, currency, candidate).catch(
+          (error: unknown) => {
+            this.logger.warn(
+              {
+                address: candidate.address,
+                error: error instanceof Error ? error.message : String(error),
+              },
+              'TRON sweep not started this pass',
+            );
+            return null;
+          },
+        );
         if (!started) continue;
         busy.add(candidate.address);
         report.sweeps.push(started.sweep_id);

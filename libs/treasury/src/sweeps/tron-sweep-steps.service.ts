@@ -67,7 +67,16 @@ export class TronSweepSteps {
     const chain = await this.chains.chainFor(name);
     if (!chain || !this.keys.sweeperFor(name)) return report;
     for (const sweep of await this.journal.live(name)) {
-      await this.advance(chain, sweep, report);
+      try {
+        await this.advance(chain, sweep, report);
+      } catch (error) {
+        // One address's trouble (a node error, a refused read) must not hold the others up:
+        // nothing was journaled half-way, the next pass takes it up again.
+        this.logger.warn(
+          { sweepId: sweep.id, error: error instanceof Error ? error.message : String(error) },
+          'TRON sweep not advanced this pass',
+        );
+      }
     }
     return report;
   }

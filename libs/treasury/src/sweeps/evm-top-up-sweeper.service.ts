@@ -80,7 +80,18 @@ export class EvmTopUpSweeper {
       for (const candidate of candidates) {
         if (room <= 0) break;
         if (!candidate.decision.sweep || busy.has(candidate.address.toLowerCase())) continue;
-        const sweepId = await this.start(network, settings, currency, candidate);
+        const sweepId = await this.start(network, settings, currency, candidate).catch(
+          (error: unknown) => {
+            this.logger.warn(
+              {
+                address: candidate.address,
+                error: error instanceof Error ? error.message : String(error),
+              },
+              'Gas top-up sweep not started this pass',
+            );
+            return null;
+          },
+        );
         if (!sweepId) continue;
         busy.add(candidate.address.toLowerCase());
         report.sweeps.push(sweepId);

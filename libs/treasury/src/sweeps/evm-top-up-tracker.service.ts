@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Transaction } from 'ethers';
 import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
 import { EvmSweeper } from './evm-sweeper.service';
@@ -24,6 +24,8 @@ const REBROADCAST_AFTER_MS = 30_000;
  */
 @Injectable()
 export class EvmTopUpTracker {
+  private readonly logger = new Logger(EvmTopUpTracker.name);
+
   constructor(
     private readonly networks: NetworkRegistry,
     private readonly transports: PayoutTransports,
@@ -36,7 +38,17 @@ export class EvmTopUpTracker {
 
   async track(name: NetworkName): Promise<SweepTrackReport> {
     const report: SweepTrackReport = { completed: 0, abandoned: 0, replaced: 0, rebroadcast: 0 };
-    for (const sweep of await this.journal.live(name)) await this.trackOne(sweep, report);
+    for (const sweep of await this.journal.live(name)) {
+      try {
+        await this.trackOne(sweep, report);
+      } catch (error) {
+        // One address's trouble must not hold the others up: the next pass takes it up again.
+        this.logger.warn(
+          { sweepId: sweep.id, error: error instanceof Error ? error.message : String(error) },
+          'Gas top-up sweep not followed this pass',
+        );
+      }
+    }
     return report;
   }
 

@@ -7,4 +7,5 @@ import { describeSweepCrashRun } from './support/sweep-crash-run';
 describeSweepCrashRun('Sweeps behind a lagging load balancer survive a worker killed at random', {
   rpc: { lagBlocks: 6 },
   baseFeeSpike: true,
+  sweeperAccount: 6,
 });

@@ -4,7 +4,7 @@ import { startWorker } from './support/in-process-worker';
 import { useChainEnvironment } from './support/chain-test-env';
 import { DEVNET_ACCOUNTS, Devnet, startDevnet } from './support/devnet';
 import { startPayoutsOnNewChain } from './support/payout-chain';
-import { DEVNET_SWEEPER, sweepEnvironment } from './support/sweep-env';
+import { DEVNET_SWEEPER, startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -25,6 +25,8 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
   let worker: INestApplicationContext | undefined;
   let environment: ReturnType<typeof useChainEnvironment>;
   let delegate: string;
+  let sweptBefore: string[] = [];
+  let sweptBeforeTx = '';
 
   beforeAll(async () => {
     devnet = await startDevnet();
@@ -39,6 +41,8 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
     });
     api = await TestApi.start();
     await startPayoutsOnNewChain(api, 'ETHEREUM');
+    // An earlier sweep suite in this run left the sweeper's nonce of its own chain.
+    await startSweepsOnNewChain(api.dataSource);
     merchant = await api.createMerchant();
   }, TIMEOUT_MS);
 
@@ -88,8 +92,9 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
     async () => {
       const sessions = await paidSessions(['10', '20', '30']);
       const addresses = sessions.map((session) => session.pay_address);
+      sweptBefore = addresses;
       const hotBefore = await tokenBalance(DEVNET_ACCOUNTS.hotWallet.address);
-  
+
       worker = await startWorker();
       await waitFor(async () => {
         const sweeps = await sweepsOf(addresses);
@@ -99,6 +104,7 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
       const sweeps = await sweepsOf(addresses);
       expect(sweeps).toHaveLength(1);
       const [sweep] = sweeps;
+      sweptBeforeTx = sweep.tx_hash!;
       expect(sweep.destination).toBe('hot_wallet');
       for (const address of addresses) {
         expect(await tokenBalance(address)).toBe(0n);
@@ -169,33 +175,52 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
   it(
     'sweeps an address again without a new authorization once it delegates',
     async () => {
-      const [session] = await paidSessions(['15']);
+      const { body: session } = await api
+        .post(SESSIONS, merchant, {
+          pricing_amount: '15',
+          pricing_currency: 'USD',
+          currency: 'USDT',
+          network: 'ETHEREUM',
+        })
+        .expect(201);
       // A second payment to a session already paid: an unmatched transfer, on the same address.
-      const paidAddresses: Array<{ pay_address: string }> = await api.dataSource.query(
-        `SELECT s.pay_address FROM sweep_items i JOIN checkout_sessions s ON s.pay_address = i.address
-        WHERE i.status = 'Swept' LIMIT 1`,
-      );
-      const again = paidAddresses[0].pay_address;
-      await devnet.transfer('USDT', again, '7');
+      // An address the first test swept (not one of earlier suites' chains, nor the new session's).
+      const again = sweptBefore[0];
+      // In one block, so that one batch is likely to take both (the checks below hold either way).
+      await devnet.transferMany([
+        { currency: 'USDT', to: session.pay_address, amount: '15' },
+        { currency: 'USDT', to: again, amount: '7' },
+      ]);
       await waitFor(async () => {
         const sweeps = await sweepsOf([session.pay_address, again]);
-        const completed = sweeps.filter((sweep) => sweep.status === 'Completed');
+        // The first test's sweep and at least one more, every one ended.
         return (
           (await tokenBalance(again)) === 0n &&
           (await tokenBalance(session.pay_address)) === 0n &&
-          completed.length >= 2
+          sweeps.length >= 2 &&
+          sweeps.every((sweep) => sweep.status === 'Completed')
         );
       }, TIMEOUT_MS);
-      const latest: Array<{ tx_hash: string; authorized: boolean }> = await api.dataSource.query(
-        `SELECT s.tx_hash, i.authorized FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
-        WHERE lower(i.address) = lower($1) AND i.status = 'Swept' ORDER BY s.created_at DESC LIMIT 1`,
-        [again],
-      );
+      const latest: Array<{ id: string; tx_hash: string; authorized: boolean }> =
+        await api.dataSource.query(
+          `SELECT s.id, s.tx_hash, i.authorized FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
+            WHERE lower(i.address) = lower($1) AND i.status = 'Swept'
+            ORDER BY s.created_at DESC LIMIT 1`,
+          [again],
+        );
+      expect(latest[0].tx_hash).not.toBe(sweptBeforeTx);
       expect(latest[0].authorized).toBe(false);
-      // The batch also took the new session's address, which alone needed an authorization.
+      // The transaction carries exactly the authorizations of its items that needed one (the new
+      // session's address, when the batch took it too), all to the delegate.
+      const needing = await api.count('sweep_items', 'sweep_id = $1 AND authorized', [
+        latest[0].id,
+      ]);
       const transaction = (await devnet.provider.getTransaction(latest[0].tx_hash))!;
-      expect(transaction.authorizationList).toHaveLength(1);
-      expect(getAddress(transaction.authorizationList![0].address)).toBe(getAddress(delegate));
+      const authorizations = transaction.authorizationList ?? [];
+      expect(authorizations).toHaveLength(needing);
+      for (const authorization of authorizations) {
+        expect(getAddress(authorization.address)).toBe(getAddress(delegate));
+      }
     },
     2 * TIMEOUT_MS,
   );

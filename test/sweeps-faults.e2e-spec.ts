@@ -19,7 +19,7 @@ import {
 import { startWorker } from './support/in-process-worker';
 import { startPayoutsOnNewChain } from './support/payout-chain';
 import {
-  DEVNET_SWEEPER,
+  devnetSweeper,
   DEVNET_TREASURY,
   startSweepsOnNewChain,
   sweepEnvironment,
@@ -28,6 +28,7 @@ import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
 const TIMEOUT_MS = 60_000;
+const SWEEPER = devnetSweeper(8);
 const SWEEP_FAILED = SWEEP_DELEGATE_INTERFACE.getEvent('SweepFailed')!;
 // PUSH1 0 PUSH1 0 REVERT: whatever calls it reverts, with all its effects.
 const REVERTING_CODE = '0x60006000fd';
@@ -65,7 +66,12 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
     const owner = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
     usdt = new Contract(usdtAddress, noReturnTokenAbi(), owner);
     await (await usdt.getFunction('mint')(DEVNET_ACCOUNTS.payer.address, 10n ** 12n)).wait();
-    const sweep = await sweepEnvironment(devnet, {}, [usdtAddress, devnet.tokens.USDC.contract]);
+    const sweep = await sweepEnvironment(
+      devnet,
+      {},
+      [usdtAddress, devnet.tokens.USDC.contract],
+      SWEEPER,
+    );
     delegate = sweep.delegate;
     sweepEnv = sweep.environment;
     baseSettings = JSON.parse(readFileSync(sweepEnv.TREASURY_FILE, 'utf8')).ETHEREUM;
@@ -504,7 +510,7 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
         const [ethereum] = JSON.parse(status.stdout);
         expect(ethereum).toMatchObject({
           network: 'ETHEREUM',
-          sweeper: DEVNET_SWEEPER.address,
+          sweeper: SWEEPER.address,
           deferred: false,
           live_sweeps: 0,
         });

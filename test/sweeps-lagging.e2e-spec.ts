@@ -9,7 +9,7 @@ import { Devnet, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
 import { LaggingBalancer } from './support/lagging-balancer';
 import { startPayoutsOnNewChain } from './support/payout-chain';
-import { startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
+import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -35,7 +35,8 @@ describe('EVM sweeps behind a lagging RPC decide only from positive proofs', () 
     devnet = await startDevnet();
     await devnet.mine(4 * LAG);
     balancer = await LaggingBalancer.start(devnet.rpcUrl, { lagBlocks: LAG, mode: 'fresh' });
-    sweepEnv = (await sweepEnvironment(devnet)).environment;
+    const tokens = [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract];
+    sweepEnv = (await sweepEnvironment(devnet, {}, tokens, devnetSweeper(7))).environment;
     // The sweep files come later: the worker here only watches deposits; the test runs the passes.
     environment = useChainEnvironment(
       devnet.networksFileJson({ rpcUrls: [balancer.url], confirmations: 1 }),

@@ -11,7 +11,7 @@ import { useChainEnvironment } from './chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, DevnetTransfer, startDevnet } from './devnet';
 import { LaggingBalancer } from './lagging-balancer';
 import { startPayoutsOnNewChain } from './payout-chain';
-import { DEVNET_SWEEPER, startSweepsOnNewChain, sweepEnvironment } from './sweep-env';
+import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from './sweep-env';
 import { TestApi, TestMerchant } from './test-app';
 import { waitFor } from './wait-for';
 
@@ -31,6 +31,8 @@ export interface SweepCrashRunOptions {
   rpc: 'direct' | { lagBlocks: number };
   /** Once, mid-run: the next block's base fee jumps far above the bids in flight (under the cap). */
   baseFeeSpike: boolean;
+  /** anvil's account that sweeps (devnetSweeper): each suite its own. */
+  sweeperAccount: number;
 }
 
 interface SessionPaid {
@@ -57,6 +59,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     let environment: ReturnType<typeof useChainEnvironment>;
     let worker: ChildProcess | undefined;
     let runStart: Date;
+    const sweeper = devnetSweeper(options.sweeperAccount);
     const logDir = mkdtempSync(join(tmpdir(), 'sweeps-crash-'));
     const logFile = process.env.TEST_WORKER_LOG ?? join(logDir, 'workers.log');
 
@@ -73,7 +76,12 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
         });
       }
       gate = await BroadcastGate.start(balancer?.url ?? devnet.rpcUrl);
-      const sweep = await sweepEnvironment(devnet, { batchSize: BATCH_SIZE });
+      const sweep = await sweepEnvironment(
+        devnet,
+        { batchSize: BATCH_SIZE },
+        [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
+        sweeper,
+      );
       delegate = sweep.delegate;
       environment = useChainEnvironment(
         devnet.networksFileJson({ rpcUrls: [gate.url], confirmations: 1 }),
@@ -334,7 +342,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
           `SELECT id, nonce, status, tx_hash FROM sweeps WHERE created_at >= $1 ORDER BY nonce`,
           [runStart],
         );
-      const mined = await devnet.provider.getTransactionCount(DEVNET_SWEEPER.address, 'latest');
+      const mined = await devnet.provider.getTransactionCount(sweeper.address, 'latest');
       expect(sweeps.map((sweep) => Number(sweep.nonce))).toEqual(
         Array.from({ length: mined }, (_, nonce) => nonce),
       );
@@ -349,7 +357,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       for (const sweep of sweeps) {
         const receipt = (await devnet.provider.getTransactionReceipt(sweep.tx_hash))!;
         const transaction = (await devnet.provider.getTransaction(sweep.tx_hash))!;
-        expect(getAddress(transaction.from)).toBe(DEVNET_SWEEPER.address);
+        expect(getAddress(transaction.from)).toBe(sweeper.address);
         expect(transaction.nonce).toBe(Number(sweep.nonce));
         expect(sweep.status).toBe(receipt.status === 1 ? 'Completed' : 'Failed');
         const fee = fees.find((row) => row.reference === `network_fee:ETHEREUM:${sweep.tx_hash}`);

@@ -18,6 +18,17 @@ export const DEVNET_SWEEPER: DevnetAccount = {
   privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
 };
 export const DEVNET_TREASURY = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/**
+ * anvil's default account #index (funded with ETH on every devnet): a sweeper of a suite's own.
+ * The sweeps of a test run share one database, where a sweeper's nonce belongs to one sweep for
+ * good; every chain starts the nonces again, so each suite sweeps with its own sweeper.
+ */
+export function devnetSweeper(index: number): DevnetAccount {
+  const wallet = HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, `m/44'/60'/0'/0/${index}`);
+  return { address: wallet.address, privateKey: wallet.privateKey };
+}
 
 export interface SweepFiles {
   delegate: string;
@@ -39,9 +50,10 @@ export async function sweepEnvironment(
   settings: Record<string, unknown> = {},
   // The delegate's whitelist: another token may stand in as the network's USDT.
   tokens: string[] = [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
+  sweeper: DevnetAccount = DEVNET_SWEEPER,
 ): Promise<SweepFiles> {
   const delegate = await deploySweepDelegate(devnet, {
-    sweeper: DEVNET_SWEEPER.address,
+    sweeper: sweeper.address,
     hotWallet: DEVNET_ACCOUNTS.hotWallet.address,
     treasury: DEVNET_TREASURY,
     tokens,
@@ -54,7 +66,7 @@ export async function sweepEnvironment(
         ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey },
       }),
       SWEEPER_KEYS_FILE: writeJson('sweepers', {
-        ETHEREUM: { privateKey: DEVNET_SWEEPER.privateKey },
+        ETHEREUM: { privateKey: sweeper.privateKey },
       }),
       DEPOSIT_KEYS_FILE: writeJson('deposit-keys', { EVM: { xprv } }),
       TREASURY_FILE: writeJson('treasury', {
@@ -75,8 +87,8 @@ export async function sweepEnvironment(
 
 /**
  * A sweep suite on a devnet of its own: no earlier suite's sweep may still be in flight (it would
- * carry another chain's nonce), and the sweeper's nonce lane starts again from the new chain's
- * count, as a newly registered sweeper does (the chain reset forgets deposits, not this lane).
+ * carry another chain's nonce into this one). The suite's own sweeper (devnetSweeper) starts its
+ * nonce lane from the new chain's count when the worker registers it.
  */
 export async function startSweepsOnNewChain(
   dataSource: DataSource,
@@ -87,8 +99,4 @@ export async function startSweepsOnNewChain(
     [network],
   );
   if (live !== 0) throw new Error(`${live} ${network} sweeps of earlier suites in flight`);
-  await dataSource.query(
-    `UPDATE treasury_wallets SET next_nonce = NULL WHERE network = $1 AND role = 'sweeper'`,
-    [network],
-  );
 }

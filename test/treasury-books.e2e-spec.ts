@@ -5,7 +5,8 @@ import type { Registry } from 'prom-client';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { QUEUES, RECONCILIATION_JOBS } from '@app/common';
-import { fromBaseUnits } from '@app/ledger';
+import Decimal from 'decimal.js';
+import { fromBaseUnits, LedgerService } from '@app/ledger';
 import { METRICS_REGISTRY } from '@app/metrics';
 import { ReconciliationService } from '@app/treasury';
 import { forgetChain } from './support/chain-reset';
@@ -340,6 +341,40 @@ describe('Treasury books and reconciliation on a real chain', () => {
       expect.objectContaining({ currency: 'USDT', difference: '-1', addresses: 2 }),
     );
   }, 120_000);
+  it('reads native coin on deposit addresses where the books hold some there (gas top-up sweeps)', async () => {
+    const reconciliation = worker.get(ReconciliationService);
+    const ethDifference = async () =>
+      (await reconciliation.reconcile(NETWORK, 'full'))?.find((row) => row.currency === 'ETH')
+        ?.difference;
+    const before = await ethDifference();
+    // What a gas top-up leaves: ETH on a deposit address, booked as deposits:N:ETH.
+    const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
+    await (
+      await deployer.sendTransaction({ to: payAddress, value: 1_000_000_000_000_000n })
+    ).wait();
+    await api.dataSource.transaction((manager) =>
+      api.app.get(LedgerService).post(manager, {
+        reference: `test-top-up:${randomUUID()}`,
+        kind: 'test',
+        lines: [
+          {
+            account: `deposits:${NETWORK}:ETH`,
+            amount: new Decimal('0.001'),
+            currency: 'ETH',
+            network: NETWORK,
+          },
+          {
+            account: `owner_funding:${NETWORK}:ETH`,
+            amount: new Decimal('-0.001'),
+            currency: 'ETH',
+            network: NETWORK,
+          },
+        ],
+      }),
+    );
+    expect(await ethDifference()).toBe(before);
+  }, 60_000);
+
   it('schedules reconciliation in the worker: incremental and full, at the configured intervals', async () => {
     const queue = worker.get<Queue>(getQueueToken(QUEUES.reconciliation));
     const schedules = (await queue.getRepeatableJobs())

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ASSET_ACCOUNT_KINDS } from '@app/ledger';
+import { ASSET_ACCOUNT_KINDS, LedgerAccounts } from '@app/ledger';
 
 /** An address the service controls besides deposit addresses, and what it is. */
 export interface ControlledWallet {
@@ -87,6 +87,15 @@ export class ReconciliationRepository {
       since ? [network, since.block, since.startedAt] : [network],
     );
     return rows.map((row) => row.address);
+  }
+
+  /** Whether the books ever held native coin on deposit addresses (gas top-up sweeps). */
+  async booksNativeOnDeposits(network: string, coin: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM ledger_balances WHERE account = $1`,
+      [LedgerAccounts.deposits(network, coin)],
+    );
+    return rows.length > 0;
   }
 
   async lastRun(network: string): Promise<RunWatermark | null> {

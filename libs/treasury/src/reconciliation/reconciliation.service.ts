@@ -77,9 +77,11 @@ export class ReconciliationService {
     const lowercase = network.chainFamily === 'EVM';
     const reader = this.readers.readerFor(network.name);
     const block = await reader.readBlock(network.confirmations);
-    const [wallets, deposits] = await Promise.all([
+    const coin = NATIVE_COINS[network.name].symbol;
+    const [wallets, deposits, nativeOnDeposits] = await Promise.all([
       this.repository.wallets(network.name),
       this.repository.depositAddresses(network.name, lowercase, previous ?? undefined),
+      this.repository.booksNativeOnDeposits(network.name, coin),
     ]);
     const assets = assetsOf(network);
     const queries: Array<BalanceQuery & { currency: string }> = [];
@@ -89,9 +91,12 @@ export class ReconciliationService {
       ),
     ];
     for (const asset of assets) {
-      // Deposit addresses hold tokens only: the sweeper pays every sweep's gas.
-      const addresses =
-        asset.token === null ? walletAddresses : [...new Set([...deposits, ...walletAddresses])];
+      // Deposit addresses hold tokens only (the sweeper pays every sweep's gas), except where gas
+      // top-up sweeps put native coin on them: then the books hold it (deposits:N:COIN) too.
+      const withDeposits = asset.token !== null || nativeOnDeposits;
+      const addresses = withDeposits
+        ? [...new Set([...deposits, ...walletAddresses])]
+        : walletAddresses;
       for (const address of addresses) {
         queries.push({ address, token: asset.token, currency: asset.currency });
       }

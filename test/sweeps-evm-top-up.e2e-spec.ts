@@ -4,7 +4,8 @@ import { startWorker } from './support/in-process-worker';
 import { useChainEnvironment } from './support/chain-test-env';
 import { DEVNET_ACCOUNTS, Devnet, startDevnet } from './support/devnet';
 import { startPayoutsOnNewChain } from './support/payout-chain';
-import { DEVNET_SWEEPER, startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
+import { startSweepsOnNewChain } from './support/sweep-env';
+import { TOP_UP_SWEEPER, topUpEnvironment } from './support/top-up-env';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -39,9 +40,8 @@ describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit addre
 
   beforeAll(async () => {
     devnet = await startDevnet();
-    const sweep = await sweepEnvironment(devnet, { gasTopUp: true });
     environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
-      ...sweep.environment,
+      ...topUpEnvironment(),
       WATCH_NETWORKS: 'ETHEREUM',
       DEPOSIT_SCAN_INTERVAL_MS: '200',
       TREASURY_SWEEP_INTERVAL_MS: '300',
@@ -80,7 +80,7 @@ describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit addre
         .expect(201);
       const address: string = session.pay_address;
       const hotBefore = await devnet.balanceOf('USDT', DEVNET_ACCOUNTS.hotWallet.address);
-      const sweeperBefore = await devnet.provider.getBalance(DEVNET_SWEEPER.address);
+      const sweeperBefore = await devnet.provider.getBalance(TOP_UP_SWEEPER.address);
       await devnet.transfer('USDT', address, '40');
 
       worker = await startWorker();
@@ -110,7 +110,7 @@ describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit addre
       // On chain: two type-2 transactions, the sweeper's to the address, the address's to USDT.
       const topUpTx = (await devnet.provider.getTransaction(topUp.tx_hash))!;
       expect(topUpTx.type).toBe(2);
-      expect(getAddress(topUpTx.from)).toBe(DEVNET_SWEEPER.address);
+      expect(getAddress(topUpTx.from)).toBe(TOP_UP_SWEEPER.address);
       expect(getAddress(topUpTx.to!)).toBe(getAddress(address));
       expect(topUpTx.nonce).toBe(Number(sweep.nonce));
       const transferTx = (await devnet.provider.getTransaction(transfer.tx_hash))!;
@@ -158,7 +158,7 @@ describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit addre
       // What the books hold on deposit addresses in ETH is the dust on chain, to the wei.
       expect(wei(moved[0].amount) + wei(depositFee[0].amount)).toBe(dust);
       // The sweeper's ETH went down by the top-up and its gas, both booked.
-      const sweeperAfter = await devnet.provider.getBalance(DEVNET_SWEEPER.address);
+      const sweeperAfter = await devnet.provider.getBalance(TOP_UP_SWEEPER.address);
       expect(sweeperBefore - sweeperAfter).toBe(topUpTx.value + topUpFee);
 
       // A sweep moves the service's holdings, never a merchant's balance: 40 paid, 1 % fee.

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { NETWORK_NAMES, NetworkName } from '@app/chains';
+import { ChainError, NETWORK_NAMES, NetworkName } from '@app/chains';
 import {
   FundingBooks,
   ReconciliationRow,
@@ -33,7 +33,14 @@ export const TREASURY_BOOKS_COMMANDS: Record<
     const networks = given ? [given] : await service.networksToReconcile();
     const rows: ReconciliationRow[] = [];
     for (const network of networks) {
-      rows.push(...((await service.reconcile(network, 'full', true)) ?? []));
+      try {
+        rows.push(...((await service.reconcile(network, 'full', true)) ?? []));
+      } catch (error) {
+        // One network's node down must not hide the others' rows; it fails the command all the same.
+        if (!(error instanceof ChainError)) throw error;
+        console.error(`${network} not reconciled: ${error.message}`);
+        process.exitCode = 1;
+      }
     }
     const differing = rows.filter((row) => row.difference !== '0');
     if (differing.length) {

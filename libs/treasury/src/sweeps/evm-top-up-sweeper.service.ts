@@ -112,18 +112,20 @@ export class EvmTopUpSweeper {
   ): Promise<TopUpCandidate[]> {
     const token = network.tokens[currency]!;
     await this.planner.ingest(network.name, currency);
-    const pending = await this.planner.pending(
+    const listed = await this.planner.pending(
       network.name,
       currency,
       'EVM',
       this.keys.fingerprint('EVM'),
       CANDIDATES_PER_TICK,
     );
-    report.candidates += pending.length;
-    if (!pending.length) return [];
+    report.candidates += listed.length;
+    if (!listed.length) return [];
     const chain = this.evm.chainFor(network.name);
     const block = await chain.headBlock();
-    if (block < Math.max(...pending.map((candidate) => candidate.pendingBlock))) return [];
+    // A read before a known transfer's block proves nothing about it: those wait for the node.
+    const pending = listed.filter((candidate) => candidate.pendingBlock <= block);
+    if (!pending.length) return [];
     const balances = await chain.tokenBalances(
       token.contract,
       pending.map((candidate) => candidate.address),

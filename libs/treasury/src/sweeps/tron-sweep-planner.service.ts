@@ -126,17 +126,18 @@ export class TronSweepPlanner {
   ): Promise<TronTokenAssessment> {
     const token = network.tokens[currency]!;
     await this.planner.ingest(network.name, currency);
-    const pending = await this.planner.pending(
+    const listed = await this.planner.pending(
       network.name,
       currency,
       'TRON',
       this.keys.fingerprint('TRON'),
       CANDIDATES_PER_TICK,
     );
-    const assessment: TronTokenAssessment = { candidates: pending.length, emptied: 0, funded: [] };
-    if (!pending.length) return assessment;
+    const assessment: TronTokenAssessment = { candidates: listed.length, emptied: 0, funded: [] };
+    if (!listed.length) return assessment;
     const block = await chain.headBlock();
-    if (block < Math.max(...pending.map((candidate) => candidate.pendingBlock))) return assessment;
+    // A read before a known transfer's block proves nothing about it: those wait for the node.
+    const pending = listed.filter((candidate) => candidate.pendingBlock <= block);
     const balances = await inBatches(pending, (candidate) =>
       chain.transport.tokenBalance(candidate.address, token.contract),
     );

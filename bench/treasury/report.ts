@@ -133,10 +133,11 @@ function lines(report: Report): string[] {
     );
     out.push(
       ...table([
-        ['run', 'time', 'exit', 'USDT addresses', 'differences', 'target'],
+        ['run', 'command', 'run itself', 'exit', 'USDT addresses', 'differences', 'target'],
         ...reconcile.runs.map((run, index) => [
           String(index + 1),
           seconds(run.ms),
+          seconds(run.serviceMs),
           String(run.exitCode),
           count(run.rows.find((row) => row.currency === 'USDT')?.addresses ?? 0),
           run.rows.map((row) => `${row.currency} ${row.difference}`).join(', '),

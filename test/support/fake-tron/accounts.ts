@@ -27,9 +27,13 @@ interface Usage {
 export interface FakeAccount {
   balance: bigint;
   createTime: number;
-  /** Sun staked (FreezeBalanceV2), lent-out part included. */
+  /**
+   * Sun staked (FreezeBalanceV2) and not lent out: java-tron's frozenV2 amount. Delegating moves
+   * stake from here to `delegatedOut` and undelegating moves it back, as java-tron does, so
+   * frozenV2 plus delegated_frozenV2_balance_for_* is the whole stake (reconciliation counts both).
+   */
   frozen: Record<FakeResource, bigint>;
-  /** Sun of `frozen` delegated to other accounts. */
+  /** Sun of stake lent to other accounts (delegated_frozenV2_balance_for_*), not in `frozen`. */
   delegatedOut: Record<FakeResource, bigint>;
   /** Sun others delegated to this account. */
   acquired: Record<FakeResource, bigint>;
@@ -118,8 +122,7 @@ export class FakeTronAccounts {
 
   /** Whole TRX of stake counting for the account's own limit of a resource. */
   stakeFor(account: FakeAccount, resource: FakeResource): bigint {
-    const own = account.frozen[resource] - account.delegatedOut[resource];
-    return (own + account.acquired[resource]) / SUN_PER_TRX;
+    return (account.frozen[resource] + account.acquired[resource]) / SUN_PER_TRX;
   }
 
   energyLimit(account: FakeAccount): bigint {
@@ -148,7 +151,7 @@ export class FakeTronAccounts {
     const perTrx = resource === 'ENERGY' ? this.ratios.energyPerTrx : this.ratios.bandwidthPerTrx;
     const used = usedAt(resource === 'ENERGY' ? account.energy : account.net, now);
     const usedStake = perTrx > 0n ? ((used + perTrx - 1n) / perTrx) * SUN_PER_TRX : 0n;
-    const free = account.frozen[resource] - account.delegatedOut[resource] - usedStake;
+    const free = account.frozen[resource] - usedStake;
     return free > 0n ? free : 0n;
   }
 
@@ -203,7 +206,12 @@ export class FakeTronAccounts {
       NetLimit: this.netLimit(account),
       EnergyUsed: usedAt(account.energy, now),
       EnergyLimit: this.energyLimit(account),
-      tronPowerLimit: (account.frozen.ENERGY + account.frozen.BANDWIDTH) / SUN_PER_TRX,
+      tronPowerLimit:
+        (account.frozen.ENERGY +
+          account.frozen.BANDWIDTH +
+          account.delegatedOut.ENERGY +
+          account.delegatedOut.BANDWIDTH) /
+        SUN_PER_TRX,
     };
     return Object.fromEntries(
       Object.entries(entries)

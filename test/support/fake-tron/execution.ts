@@ -271,6 +271,7 @@ function delegate(
     const name = resource === 'ENERGY' ? 'FreezeEnergyV2' : 'FreezeBandwidthV2';
     throw invalid(`delegateBalance must be less than or equal to available ${name} balance`);
   }
+  owner.frozen[resource] -= amount;
   owner.delegatedOut[resource] += amount;
   receiver.acquired[resource] += amount;
   const delegated = accounts.delegated(ownerAddress, receiverAddress);
@@ -307,14 +308,14 @@ function undelegate(
   if (receiver) {
     const usage = resource === 'ENERGY' ? 'energy' : 'net';
     consume(receiver[usage], 0n, now);
-    const receiverStake =
-      receiver.frozen[resource] - receiver.delegatedOut[resource] + receiver.acquired[resource];
+    const receiverStake = receiver.frozen[resource] + receiver.acquired[resource];
     const moved = receiverStake > 0n ? (receiver[usage].used * amount) / receiverStake : 0n;
     receiver[usage].used -= moved;
     consume(owner[usage], moved, now);
     receiver.acquired[resource] -= amount;
   }
   owner.delegatedOut[resource] -= amount;
+  owner.frozen[resource] += amount;
   accounts.setDelegated(ownerAddress, receiverAddress, {
     ...delegated,
     [resource]: delegated[resource] - amount,

@@ -271,29 +271,33 @@ describe('List query plans at scale', () => {
   // would be sent by their workers, seeded ETHEREUM transactions reset by their chain resets.
   afterAll(async () => {
     if (seededMerchants.length) {
-      const ds = api.dataSource;
-      const merchants = [seededMerchants];
-      const sessions = `SELECT id FROM checkout_sessions WHERE merchant_id = ANY($1)`;
-      await ds.query(
-        `DELETE FROM webhook_deliveries WHERE endpoint_id IN
+      // The API's connections carry its statement timeout (DATABASE_STATEMENT_TIMEOUT_MS); a
+      // clean-up of 60,000 sessions on a loaded machine outlasts it. One transaction without it.
+      await api.dataSource.transaction(async (ds) => {
+        await ds.query('SET LOCAL statement_timeout = 0');
+        const merchants = [seededMerchants];
+        const sessions = `SELECT id FROM checkout_sessions WHERE merchant_id = ANY($1)`;
+        await ds.query(
+          `DELETE FROM webhook_deliveries WHERE endpoint_id IN
            (SELECT id FROM webhook_endpoints WHERE merchant_id = ANY($1))
            OR event_id IN (SELECT id FROM events WHERE merchant_id = ANY($1))`,
-        merchants,
-      );
-      for (const table of ['webhook_endpoints', 'events']) {
-        await ds.query(`DELETE FROM ${table} WHERE merchant_id = ANY($1)`, merchants);
-      }
-      await ds.query(
-        `DELETE FROM unmatched_transfers WHERE merchant_id = ANY($1) OR session_id IN (${sessions})`,
-        merchants,
-      );
-      await ds.query(
-        `DELETE FROM session_transactions WHERE session_id IN (${sessions})`,
-        merchants,
-      );
-      for (const table of ['checkout_sessions', 'payouts', 'sub_merchants']) {
-        await ds.query(`DELETE FROM ${table} WHERE merchant_id = ANY($1)`, merchants);
-      }
+          merchants,
+        );
+        for (const table of ['webhook_endpoints', 'events']) {
+          await ds.query(`DELETE FROM ${table} WHERE merchant_id = ANY($1)`, merchants);
+        }
+        await ds.query(
+          `DELETE FROM unmatched_transfers WHERE merchant_id = ANY($1) OR session_id IN (${sessions})`,
+          merchants,
+        );
+        await ds.query(
+          `DELETE FROM session_transactions WHERE session_id IN (${sessions})`,
+          merchants,
+        );
+        for (const table of ['checkout_sessions', 'payouts', 'sub_merchants']) {
+          await ds.query(`DELETE FROM ${table} WHERE merchant_id = ANY($1)`, merchants);
+        }
+      });
     }
     await api?.close();
   }, 300_000);

@@ -14,6 +14,11 @@ export class Sweeps1765800000000 implements MigrationInterface {
         currency             text NOT NULL,
         token_contract       text NOT NULL,
         token_decimals       integer NOT NULL,
+        -- How it is sent, for good: trackers follow their own kind whatever the settings say now
+        -- (an EIP-7702 batch, an EVM gas top-up and transfer, a TRON step sequence).
+        kind                 text NOT NULL DEFAULT 'batch' CHECK (kind IN ('batch', 'top_up', 'tron')),
+        -- EVM batches: the SweepDelegate the batch calls; its receipt is decoded with this one.
+        delegate             text,
         destination          text NOT NULL CHECK (destination IN ('hot_wallet', 'treasury')),
         destination_address  text NOT NULL,
         sweeper_address      text NOT NULL,

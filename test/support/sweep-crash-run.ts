@@ -64,6 +64,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     const logFile = process.env.TEST_WORKER_LOG ?? join(logDir, 'workers.log');
 
     beforeAll(async () => {
+      // The compiled worker, as in production; building it takes minutes on a slow machine.
       await buildApp('worker');
       devnet = await startDevnet({ blockTime: 1 });
       if (options.rpc !== 'direct') {
@@ -100,7 +101,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       await startSweepsOnNewChain(api.dataSource);
       merchant = await api.createMerchant();
       runStart = (await api.dataSource.query(`SELECT now() AS now`))[0].now as Date;
-    }, 120_000);
+    }, 300_000);
 
     afterAll(async () => {
       await stopWorker();
@@ -133,8 +134,9 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
 
     async function diagnostics(): Promise<string> {
       const sweeps = await api.dataSource.query(
-        `SELECT status, count(*)::int AS count FROM sweeps WHERE created_at >= $1 GROUP BY 1`,
-        [runStart],
+        `SELECT status, count(*)::int AS count FROM sweeps
+          WHERE created_at >= $1 AND sweeper_address = $2 GROUP BY 1`,
+        [runStart, sweeper.address],
       );
       const log = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
       return `sweeps: ${JSON.stringify(sweeps)}\nlast lines of the workers' log:\n${log}`;
@@ -159,11 +161,14 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     const attemptsOfRun = (where = 'true') =>
       api.count(
         'sweep_attempts a JOIN sweeps s ON s.id = a.sweep_id',
-        `s.created_at >= $1 AND ${where}`,
-        [runStart],
+        `s.created_at >= $1 AND s.sweeper_address = $2 AND ${where}`,
+        [runStart, sweeper.address],
       );
     const sweepsOfRun = (where = 'true') =>
-      api.count('sweeps', `created_at >= $1 AND ${where}`, [runStart]);
+      api.count('sweeps', `created_at >= $1 AND sweeper_address = $2 AND ${where}`, [
+        runStart,
+        sweeper.address,
+      ]);
     const confirmedPayments = () =>
       api.count(
         'session_transactions t JOIN checkout_sessions s ON s.id = t.session_id',
@@ -173,8 +178,8 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     const sweptItems = () =>
       api.count(
         'sweep_items i JOIN sweeps s ON s.id = i.sweep_id',
-        `s.created_at >= $1 AND i.status = 'Swept'`,
-        [runStart],
+        `s.created_at >= $1 AND s.sweeper_address = $2 AND i.status = 'Swept'`,
+        [runStart, sweeper.address],
       );
     const progress = async () =>
       (await attemptsOfRun()) +
@@ -232,8 +237,9 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       const [held]: Array<{ tx_hash: string; raw_transaction: string }> =
         await api.dataSource.query(
           `SELECT a.tx_hash, a.raw_transaction FROM sweep_attempts a JOIN sweeps s ON s.id = a.sweep_id
-          WHERE s.created_at >= $1 AND a.broadcast_count = 0 ORDER BY a.id DESC LIMIT 1`,
-          [runStart],
+          WHERE s.created_at >= $1 AND s.sweeper_address = $2 AND a.broadcast_count = 0
+          ORDER BY a.id DESC LIMIT 1`,
+          [runStart, sweeper.address],
         );
       // The node never saw it: only the journal has these bytes.
       expect(await devnet.provider.getTransaction(held.tx_hash)).toBeNull();
@@ -322,7 +328,8 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
         await api.dataSource.query(
           `SELECT e.reference, l.account, l.amount::text FROM ledger_entries e
              JOIN ledger_lines l ON l.entry_id = e.id
-            WHERE e.kind = 'sweep' AND e.created_at >= $1 ORDER BY e.reference, l.account`,
+            WHERE e.kind = 'sweep' AND e.reference LIKE 'sweep:ETHEREUM:%' AND e.created_at >= $1
+            ORDER BY e.reference, l.account`,
           [runStart],
         );
       const bookedReferences = [...new Set(booked.map((line) => line.reference))].sort();
@@ -339,8 +346,9 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       // The sweeper's nonces: one sweep each, none skipped, every mined one's fee booked to the wei.
       const sweeps: Array<{ id: string; nonce: string; status: string; tx_hash: string }> =
         await api.dataSource.query(
-          `SELECT id, nonce, status, tx_hash FROM sweeps WHERE created_at >= $1 ORDER BY nonce`,
-          [runStart],
+          `SELECT id, nonce, status, tx_hash FROM sweeps
+            WHERE created_at >= $1 AND sweeper_address = $2 ORDER BY nonce`,
+          [runStart, sweeper.address],
         );
       const mined = await devnet.provider.getTransactionCount(sweeper.address, 'latest');
       expect(sweeps.map((sweep) => Number(sweep.nonce))).toEqual(

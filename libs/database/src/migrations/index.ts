@@ -21,6 +21,7 @@ import { TreasuryWallets1765700000000 } from './1765700000000-treasury-wallets';
 import { Sweeps1765800000000 } from './1765800000000-sweeps';
 import { TreasuryBooks1765900000000 } from './1765900000000-treasury-books';
 import { Refunds1766000000000 } from './1766000000000-refunds';
+import { ReconciliationLocations1766100000000 } from './1766100000000-reconciliation-locations';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   Sweeps1765800000000,
   TreasuryBooks1765900000000,
   Refunds1766000000000,
+  ReconciliationLocations1766100000000,
 ];

@@ -177,6 +177,23 @@ function parseNetwork(
     nativeCoinPrice: amount('nativeCoinPrice', DEFAULT_NATIVE_PRICE[network]),
     batchSize: whole('batchSize', MAX_BATCH_SIZE, MAX_BATCH_SIZE),
     tronEnergyMarginPercent: amount('tronEnergyMarginPercent', '10'),
-    gasTopUp: flag('gasTopUp', family),
+    gasTopUp: gasTopUp(network, where, flag('gasTopUp', family)),
   };
+}
+
+/**
+ * OP-stack rollups (their sender also pays an L1 data fee that gas limit x max fee does not
+ * cover): a top-up of exactly the L2 gas leaves the transfer short for good, re-sent every pass.
+ */
+export const NO_GAS_TOP_UP: readonly NetworkName[] = ['BASE', 'OPTIMISM'];
+
+function gasTopUp(network: NetworkName, where: string, wanted: boolean): boolean {
+  if (wanted && NO_GAS_TOP_UP.includes(network)) {
+    throw new TreasurySettingsError(
+      `${where}.gasTopUp is not supported on OP-stack networks: a transaction there also pays ` +
+        'an L1 data fee the top-up does not cover, so the deposit address could never send its ' +
+        'tokens. Sweep with EIP-7702 batches (sweepDelegate) instead.',
+    );
+  }
+  return wanted;
 }

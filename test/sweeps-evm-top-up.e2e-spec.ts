@@ -175,4 +175,51 @@ describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit addre
     },
     2 * TIMEOUT_MS,
   );
+
+  it(
+    'sweeps an address someone sent more coin than the gas, topping up the whole gas (coin not ours is never spent by the books)',
+    async () => {
+      const { body: session } = await api
+        .post(SESSIONS, merchant, {
+          pricing_amount: '25',
+          pricing_currency: 'USD',
+          currency: 'USDT',
+          network: 'ETHEREUM',
+        })
+        .expect(201);
+      const address: string = session.pay_address;
+      // A stranger's 1 ETH: far more than a transfer's gas. Before, the top-up subtracted it,
+      // came to zero or less, and the address was skipped on every pass, for good.
+      const foreign = 10n ** 18n;
+      await devnet.provider.send('anvil_setBalance', [address, `0x${foreign.toString(16)}`]);
+      await devnet.transfer('USDT', address, '25');
+      worker ??= await startWorker();
+      const sweepOf = async () =>
+        (
+          await api.dataSource.query(
+            `SELECT s.id, s.status, s.kind FROM sweeps s
+               JOIN sweep_items i ON i.sweep_id = s.id WHERE lower(i.address) = lower($1)`,
+            [address],
+          )
+        )[0] as { id: string; status: string; kind: string } | undefined;
+      await waitFor(async () => (await sweepOf())?.status === 'Completed', TIMEOUT_MS);
+      const sweep = (await sweepOf())!;
+      expect(sweep.kind).toBe('top_up');
+      expect(await devnet.balanceOf('USDT', address)).toBe(0n);
+      const steps: StepRow[] = await api.dataSource.query(
+        `SELECT step, status, tx_hash, raw_transaction FROM sweep_attempts
+          WHERE sweep_id = $1 ORDER BY attempt_number`,
+        [sweep.id],
+      );
+      expect(steps.map((step) => [step.step, step.status])).toEqual([
+        ['batch', 'Mined'],
+        ['transfer', 'Mined'],
+      ]);
+      const topUpTx = (await devnet.provider.getTransaction(steps[0].tx_hash))!;
+      const transferTx = (await devnet.provider.getTransaction(steps[1].tx_hash))!;
+      // The stranger's coin is not ours: the top-up is the whole gas, as if it were not there.
+      expect(topUpTx.value).toBe(transferTx.gasLimit * transferTx.maxFeePerGas!);
+    },
+    2 * TIMEOUT_MS,
+  );
 });

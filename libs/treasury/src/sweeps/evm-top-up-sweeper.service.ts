@@ -6,6 +6,7 @@ import { newId } from '@app/common';
 import {
   Currency,
   EthersPayoutTransport,
+  NATIVE_COINS,
   NetworkConfig,
   NetworkName,
   NetworkRegistry,
@@ -15,6 +16,7 @@ import { fromBaseUnits } from '@app/ledger';
 import { EvmSweeper, MAX_LIVE_SWEEPS, SweepTickReport } from './evm-sweeper.service';
 import { EvmTopUpJournalRepository } from './evm-top-up-journal.repository';
 import { signDepositTransfer, signTopUp, TOP_UP_GAS_LIMIT } from './evm-top-up-signing';
+import { topUpValue } from './evm-top-up-value';
 import { decideOnCost } from './sweep-cost-policy';
 import { SweepKeys } from './sweep-keys';
 import {
@@ -39,7 +41,8 @@ export interface TopUpCandidate extends PendingDepositAddress {
 /**
  * EVM sweeps without EIP-7702, for nodes that refuse type-4 transactions (`gasTopUp: true`):
  * per address, the sweeper sends exactly the gas the token transfer may burn (its gas limit x
- * max fee, less what the address already holds) on its own nonce lane, then the deposit address
+ * max fee, less what is left there of our own earlier top-ups; coin others sent is not ours to
+ * spend) on its own nonce lane (none when our coin there covers it), then the deposit address
  * sends its whole token balance to the hot wallet or treasury itself. Both transactions are
  * signed and journaled with the sweep before the top-up is sent.
  */
@@ -177,15 +180,9 @@ export class EvmTopUpSweeper {
     });
     const fees = await transport.suggestFees();
     const held = await chain.nativeBalance(candidate.address);
-    const value = gasLimit * fees.maxFeePerGas - held;
-    if (value <= 0n) {
-      // Native coin someone else sent covers it: not ours to spend by these books.
-      this.logger.warn(
-        { address: candidate.address },
-        'Deposit address holds gas already: skipped',
-      );
-      return null;
-    }
+    const coin = NATIVE_COINS[network.name];
+    const ours = await this.topUps.ownCoin(network.name, candidate.address, coin);
+    const value = topUpValue(gasLimit * fees.maxFeePerGas, held, ours);
     const depositNonce = await transport.transactionCount(candidate.address, 'pending');
     const nodeCount = await transport.transactionCount(sweeper.address, 'pending');
     const transfer = await signDepositTransfer(
@@ -205,6 +202,38 @@ export class EvmTopUpSweeper {
       },
     );
     const sweepId = newId('sw');
+    const sweep = {
+      id: sweepId,
+      network: network.name,
+      currency,
+      tokenContract: token.contract,
+      tokenDecimals: token.decimals,
+      destination,
+      destinationAddress,
+      sweeperAddress: sweeper.address,
+    };
+    const expectedAmount = fromBaseUnits(amount, token.decimals).toFixed();
+    if (value === 0n) {
+      // Our own coin left there by earlier top-ups covers the gas: the transfer alone.
+      const only = await this.dataSource.transaction(async (manager) => {
+        await this.topUps.insertTransferOnly(manager, {
+          ...sweep,
+          address: candidate.address,
+          derivationIndex: candidate.derivationIndex,
+          expectedAmount,
+        });
+        await this.topUps.insertTransfer(
+          manager,
+          sweepId,
+          network.name,
+          { ...transfer, ...fees, gasLimit },
+          1,
+        );
+        return (await this.topUps.attempts(sweepId, manager))[0];
+      });
+      await this.send(network.name, only);
+      return sweepId;
+    }
     const topUp = await this.dataSource.transaction(async (manager) => {
       const nonce = await this.journal.lockNextNonce(
         manager,
@@ -223,19 +252,12 @@ export class EvmTopUpSweeper {
       await this.journal.insert(
         manager,
         {
-          id: sweepId,
-          network: network.name,
-          currency,
-          tokenContract: token.contract,
-          tokenDecimals: token.decimals,
-          destination,
-          destinationAddress,
-          sweeperAddress: sweeper.address,
+          ...sweep,
           items: [
             {
               address: candidate.address,
               derivationIndex: candidate.derivationIndex,
-              expectedAmount: fromBaseUnits(amount, token.decimals).toFixed(),
+              expectedAmount,
               authorized: false,
             },
           ],
@@ -243,6 +265,7 @@ export class EvmTopUpSweeper {
         nonce,
         { ...signed, ...fees, gasLimit: TOP_UP_GAS_LIMIT },
       );
+      await this.topUps.markTopUp(manager, sweepId);
       await this.topUps.insertTransfer(manager, sweepId, network.name, {
         ...transfer,
         ...fees,

@@ -56,9 +56,10 @@ export class EvmTopUpTracker {
     const network = this.networks.get(sweep.network as NetworkName);
     const chain = this.evm.chainFor(network.name);
     const attempts = await this.journal.attempts(sweep.id);
-    const topUp = attempts.find((attempt) => attempt.step === 'batch')!;
+    // None when our own coin on the address covered the gas: the transfer alone.
+    const topUp = attempts.find((attempt) => attempt.step === 'batch');
     const transfer = attempts.find((attempt) => attempt.step === 'transfer')!;
-    if (topUp.status !== 'Mined') {
+    if (topUp && topUp.status !== 'Mined') {
       const receipt = await chain.receipt(topUp.tx_hash);
       if (!receipt) return this.unmined(sweep, topUp, sweep.sweeper_address, report);
       if (receipt.confirmations < network.confirmations) return;
@@ -94,7 +95,10 @@ export class EvmTopUpTracker {
       const reason =
         `The nonce ${nonce} of ${signer} was used by ${consumer.txHash}, which is not this ` +
         `sweep's ${attempt.step === 'batch' ? 'top-up' : 'transfer'}; the address is swept again later.`;
-      if (await this.outcomes.abandon(sweep, reason)) report.abandoned += 1;
+      // abandon reads only the sweep's id (a transfer-only sweep has no sweeper nonce).
+      if (await this.outcomes.abandon({ ...sweep, nonce: sweep.nonce ?? '' }, reason)) {
+        report.abandoned += 1;
+      }
       return;
     }
     const lastTried = new Date(

@@ -11,6 +11,32 @@ import { TronSweepSteps } from './tron-sweep-steps.service';
 
 export type SweepRunReport = SweepTickReport & { tracked: SweepTrackReport };
 
+export type SweepKind = 'batch' | 'top_up' | 'tron';
+
+/**
+ * The trackers an EVM pass runs: each kind that has live sweeps on the network (a sweep is
+ * followed by the tracker of the kind it was sent as, whatever the settings say now), and the
+ * kind today's settings plan (its tracker also watches what the planner is about to start).
+ */
+export function evmTrackers(liveKinds: ReadonlySet<SweepKind>, gasTopUp: boolean): SweepKind[] {
+  const kinds: SweepKind[] = [];
+  if (liveKinds.has('batch') || !gasTopUp) kinds.push('batch');
+  if (liveKinds.has('top_up') || gasTopUp) kinds.push('top_up');
+  return kinds;
+}
+
+function sum(reports: SweepTrackReport[]): SweepTrackReport {
+  return reports.reduce(
+    (total, report) => ({
+      completed: total.completed + report.completed,
+      abandoned: total.abandoned + report.abandoned,
+      replaced: total.replaced + report.replaced,
+      rebroadcast: total.rebroadcast + report.rebroadcast,
+    }),
+    { completed: 0, abandoned: 0, replaced: 0, rebroadcast: 0 },
+  );
+}
+
 /**
  * One sweep pass of a network: follow the live sweeps, then plan new ones. Passes of a network
  * never overlap, across workers and the CLI (a session-level advisory lock on one connection).
@@ -62,21 +88,37 @@ export class TreasurySweeps {
     }
   }
 
+  /** The kinds of the network's live sweeps. */
+  async liveKinds(network: NetworkName): Promise<Set<SweepKind>> {
+    const rows: Array<{ kind: SweepKind }> = await this.dataSource.query(
+      `SELECT DISTINCT kind FROM sweeps WHERE network = $1 AND status = 'Processing'`,
+      [network],
+    );
+    return new Set(rows.map((row) => row.kind));
+  }
+
   /**
-   * Per chain family: TRON sweeps step by step; EVM by EIP-7702 batches, or by gas top-ups where
-   * the network's settings say so (its nodes refuse type-4 transactions).
+   * Per chain family: TRON sweeps step by step; EVM: every live sweep followed by its own kind's
+   * tracker (switching gasTopUp orphans nothing), new ones planned by EIP-7702 batches, or by gas
+   * top-ups where the network's settings say so (its nodes refuse type-4 transactions).
    */
   private async pass(network: NetworkName, now: Date): Promise<SweepRunReport> {
     if (this.networkRegistry.get(network).chainFamily === 'TRON') {
       const tracked = await this.tronSteps.track(network);
       return { ...(await this.tronPlanner.plan(network, now)), tracked };
     }
-    if (this.keys.settings.get(network)?.gasTopUp) {
-      const tracked = await this.topUpTracker.track(network);
-      return { ...(await this.topUpSweeper.plan(network, now)), tracked };
+    const gasTopUp = this.keys.settings.get(network)?.gasTopUp ?? false;
+    const reports: SweepTrackReport[] = [];
+    for (const kind of evmTrackers(await this.liveKinds(network), gasTopUp)) {
+      reports.push(
+        kind === 'top_up'
+          ? await this.topUpTracker.track(network)
+          : await this.tracker.track(network),
+      );
     }
-    const tracked = await this.tracker.track(network);
-    const planned = await this.sweeper.plan(network, now);
-    return { ...planned, tracked };
+    const planned = gasTopUp
+      ? await this.topUpSweeper.plan(network, now)
+      : await this.sweeper.plan(network, now);
+    return { ...planned, tracked: sum(reports) };
   }
 }

@@ -77,8 +77,8 @@ export class TronSweepJournalRepository {
   ): Promise<TronStepRow> {
     await manager.query(
       `INSERT INTO sweeps (id, network, currency, token_contract, token_decimals, destination,
-                           destination_address, sweeper_address, nonce, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, 'Processing')`,
+                           destination_address, sweeper_address, nonce, status, kind)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, 'Processing', 'tron')`,
       [
         sweep.id,
         sweep.network,
@@ -132,10 +132,12 @@ export class TronSweepJournalRepository {
     return row;
   }
 
+  /** The network's live TRON sweeps (kind 'tron'). */
   async live(network: string): Promise<TronSweepRow[]> {
     return this.dataSource.query(
       `SELECT ${SWEEP_COLUMNS} FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
-        WHERE s.network = $1 AND s.status = 'Processing' ORDER BY s.created_at`,
+        WHERE s.network = $1 AND s.status = 'Processing' AND s.kind = 'tron'
+        ORDER BY s.created_at`,
       [network],
     );
   }
@@ -144,7 +146,7 @@ export class TronSweepJournalRepository {
   async lockLive(manager: EntityManager, sweepId: string): Promise<TronSweepRow | null> {
     const rows: TronSweepRow[] = await manager.query(
       `SELECT ${SWEEP_COLUMNS} FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
-        WHERE s.id = $1 AND s.status = 'Processing' FOR UPDATE OF s`,
+        WHERE s.id = $1 AND s.status = 'Processing' AND s.kind = 'tron' FOR UPDATE OF s`,
       [sweepId],
     );
     return rows[0] ?? null;

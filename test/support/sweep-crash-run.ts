@@ -225,22 +225,24 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     /** A worker hanging in the broadcast of a sweep it journaled, killed there. */
     async function killAfterJournal(): Promise<string> {
       gate.close();
-      const before = await attemptsOfRun();
+      // A journaled attempt whose bytes are held at the gate and that no broadcast reached yet.
+      const heldJournaled = async () => {
+        const hashes = gate.held.map((raw) => Transaction.from(raw).hash);
+        const rows: Array<{ tx_hash: string; raw_transaction: string }> = hashes.length
+          ? await api.dataSource.query(
+              `SELECT tx_hash, raw_transaction FROM sweep_attempts
+                WHERE tx_hash = ANY($1) AND broadcast_count = 0 ORDER BY id DESC LIMIT 1`,
+              [hashes],
+            )
+          : [];
+        return rows[0];
+      };
       await waitWithWorker(
-        async () =>
-          gate.held.length > 0 &&
-          (await attemptsOfRun(`a.broadcast_count = 0`)) > 0 &&
-          (await attemptsOfRun()) > before,
+        async () => (await heldJournaled()) !== undefined,
         'a sweep journaled and held in its broadcast',
       );
       await stopWorker();
-      const [held]: Array<{ tx_hash: string; raw_transaction: string }> =
-        await api.dataSource.query(
-          `SELECT a.tx_hash, a.raw_transaction FROM sweep_attempts a JOIN sweeps s ON s.id = a.sweep_id
-          WHERE s.created_at >= $1 AND s.sweeper_address = $2 AND a.broadcast_count = 0
-          ORDER BY a.id DESC LIMIT 1`,
-          [runStart, sweeper.address],
-        );
+      const held = (await heldJournaled())!;
       // The node never saw it: only the journal has these bytes.
       expect(await devnet.provider.getTransaction(held.tx_hash)).toBeNull();
       expect(Transaction.from(held.raw_transaction).hash).toBe(held.tx_hash);

@@ -26,9 +26,8 @@ export class ReconciliationLocations1766100000000 implements MigrationInterface 
       CREATE FUNCTION remember_wallet_address() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO wallet_addresses (network, role, address)
-        VALUES (NEW.network,
-                CASE WHEN TG_TABLE_NAME = 'hot_wallets' THEN 'hot_wallet' ELSE NEW.role END,
-                NEW.address)
+        -- hot_wallets has no role column: its rows are the hot wallet's.
+        VALUES (NEW.network, coalesce(to_jsonb(NEW) ->> 'role', 'hot_wallet'), NEW.address)
         ON CONFLICT DO NOTHING;
         RETURN NEW;
       END $$`);

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { NETWORK_NAMES, NetworkName } from '@app/chains';
-import { SweepStatus, TreasurySweeps } from '@app/treasury';
+import { CURRENCIES, Currency, NETWORK_NAMES, NetworkName } from '@app/chains';
+import { SweepPlannerRepository, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { UsageError } from './usage-error';
 
 type Options = Record<string, string | string[] | boolean | undefined>;
@@ -59,7 +59,27 @@ async function sweepNow(app: INestApplicationContext, options: Options) {
   return results;
 }
 
+/** treasury:unfreeze: a frozen deposit address is swept again, its failures counted from zero. */
+async function unfreeze(app: INestApplicationContext, options: Options) {
+  const network = optionalNetwork(options);
+  if (!network) throw new UsageError('--network is required.');
+  const currency = options.currency;
+  if (typeof currency !== 'string' || !(CURRENCIES as readonly string[]).includes(currency)) {
+    throw new UsageError(`--currency must be one of ${CURRENCIES.join(', ')}.`);
+  }
+  const address = options.address;
+  if (typeof address !== 'string' || !address) throw new UsageError('--address is required.');
+  const unfrozen = await app
+    .get(SweepPlannerRepository)
+    .unfreeze(network, currency as Currency, address);
+  if (!unfrozen) {
+    throw new UsageError(`${address} is not a frozen ${currency} deposit address on ${network}.`);
+  }
+  return { network, currency, address, unfrozen };
+}
+
 export const SWEEP_COMMANDS = {
+  'treasury:unfreeze': unfreeze,
   'treasury:status': async (app: INestApplicationContext, options: Options) =>
     app.get(SweepStatus).report(optionalNetwork(options)),
   'treasury:sweep': sweepNow,
@@ -72,4 +92,7 @@ export const SWEEP_USAGE = `  treasury:status [--network NETWORK]          balan
   treasury:sweep [--network NETWORK] [--seconds S]
                                                sweep now what the policy allows, as the worker
                                                does on its schedule, and follow the sweeps until
-                                               none is in flight (at most S seconds, default 60)`;
+                                               none is in flight (at most S seconds, default 60)
+  treasury:unfreeze --network NETWORK --currency CURRENCY --address ADDRESS
+                                               sweep a frozen deposit address again (a token's
+                                               blacklist lifted): clears its freeze and failures`;

@@ -125,9 +125,15 @@ export class Sweeps1765800000000 implements MigrationInterface {
       `CREATE INDEX unmatched_transfers_created_at_idx ON unmatched_transfers (network, created_at)
          WHERE status = 'detected'`,
     );
+    // The planner reads unmatched transfers by updated_at: a reorg-revived one is read again.
+    await queryRunner.query(
+      `CREATE INDEX unmatched_transfers_updated_at_idx ON unmatched_transfers (network, updated_at)
+         WHERE status = 'detected'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP INDEX unmatched_transfers_updated_at_idx`);
     await queryRunner.query(`DROP INDEX unmatched_transfers_created_at_idx`);
     await queryRunner.query(`DROP INDEX session_transactions_confirmed_at_idx`);
     await queryRunner.query(`DROP TABLE sweep_attempts`);

@@ -41,10 +41,12 @@ export class SweepPlannerRepository {
             WHERE t.network = $1 AND t.status = 'Confirmed' AND s.currency = $2
               AND t.confirmed_at > $3::timestamptz - $4::interval
            UNION ALL
-           SELECT p.address, u.created_at, u.block_number
+           -- updated_at, not created_at: a transfer a reorg reverted and a later block revived
+           -- keeps its created_at, and must be marked again.
+           SELECT p.address, u.updated_at, u.block_number
              FROM unmatched_transfers u JOIN pay_addresses p ON p.address = u.to_address
             WHERE u.network = $1 AND u.currency = $2 AND u.status = 'detected'
-              AND u.created_at > $3::timestamptz - $4::interval)
+              AND u.updated_at > $3::timestamptz - $4::interval)
          INSERT INTO sweep_addresses AS w (network, currency, address, pending_since, pending_block)
          SELECT $1, $2, address, min(at), max(block_number) FROM activity GROUP BY address
          ON CONFLICT (network, currency, address) DO UPDATE
@@ -108,7 +110,25 @@ export class SweepPlannerRepository {
     );
   }
 
-  /** Addresses a token refuses to move from (blacklisted): reported, never retried. */
+  /**
+   * treasury:unfreeze: the operator's word that an address may be swept again (a blacklist
+   * lifted, a wrong freeze). Its failures start from zero; true when it was frozen.
+   */
+  async unfreeze(network: string, currency: string, address: string): Promise<boolean> {
+    // As a SELECT: TypeORM answers an UPDATE with [rows, count], not the rows.
+    const [{ unfrozen }]: Array<{ unfrozen: number }> = await this.dataSource.query(
+      `WITH done AS (
+         UPDATE sweep_addresses SET frozen_at = NULL, failures = 0, updated_at = now()
+          WHERE network = $1 AND currency = $2 AND frozen_at IS NOT NULL
+            AND (address = $3 OR (address LIKE '0x%' AND lower(address) = lower($3)))
+         RETURNING 1)
+       SELECT count(*)::int AS unfrozen FROM done`,
+      [network, currency, address],
+    );
+    return unfrozen > 0;
+  }
+
+  /** Addresses a token refused to move from: reported, not retried until treasury:unfreeze. */
   async frozen(
     network?: string,
   ): Promise<Array<{ network: string; currency: string; address: string; frozen_at: Date }>> {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI_TIMEOUT_MS = 60_000;
+// The build alone takes about a minute on a loaded 2-core machine (other suites running).
+const BUILD_TIMEOUT_MS = 300_000;
 
 export interface CliResult {
   code: number | null;
@@ -11,12 +13,16 @@ export interface CliResult {
   stderr: string;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeout = CLI_TIMEOUT_MS,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       args,
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: CLI_TIMEOUT_MS },
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
@@ -35,11 +41,15 @@ export class CliProcess {
 
   static async build(name: string): Promise<CliProcess> {
     const build = join(ROOT, 'dist', `cli-e2e-${name}-${process.pid}`);
-    const result = await run([
-      require.resolve('typescript/bin/tsc'),
-      ...['-p', 'apps/cli/tsconfig.app.json', '--noCheck', '--sourceMap', 'false'],
-      ...['--outDir', build],
-    ]);
+    const result = await run(
+      [
+        require.resolve('typescript/bin/tsc'),
+        ...['-p', 'apps/cli/tsconfig.app.json', '--noCheck', '--sourceMap', 'false'],
+        ...['--outDir', build],
+      ],
+      {},
+      BUILD_TIMEOUT_MS,
+    );
     if (result.code !== 0) throw new Error(`CLI build failed: ${result.stdout}${result.stderr}`);
     return new CliProcess(build);
   }

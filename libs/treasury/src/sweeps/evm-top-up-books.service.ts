@@ -16,7 +16,8 @@ import {
   TopUpAttemptRow,
   TopUpSweepRow,
 } from './evm-top-up-journal.repository';
-import { FAILURES_BEFORE_FROZEN, sweptEntry } from './sweep-outcomes.service';
+import { settleSweptAddress } from './single-sweep-address';
+import { sweptEntry } from './sweep-outcomes.service';
 
 const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 
@@ -130,16 +131,10 @@ export class EvmTopUpBooks {
           swept ? fromBaseUnits(total, sweep.token_decimals).toFixed() : null,
         ],
       );
-      if (!receipt.succeeded) {
-        // The token refused (a blacklist): after a few tries, the address is frozen.
-        await manager.query(
-          `UPDATE sweep_addresses
-              SET failures = failures + 1, updated_at = now(),
-                  frozen_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE frozen_at END
-            WHERE network = $1 AND currency = $2 AND lower(address) = lower($3)`,
-          [sweep.network, sweep.currency, sweep.address, FAILURES_BEFORE_FROZEN],
-        );
-      }
+      // A reverted transfer (the token refused: a blacklist, a pause) counts toward freezing
+      // only when the token evidently works for others; the sweep's block is past every read.
+      const outcome = swept ? 'swept' : receipt.succeeded ? 'other' : 'refused';
+      await settleSweptAddress(manager, sweep, outcome, receipt.blockNumber);
       await this.end(manager, sweep, swept ? 'Completed' : 'Failed', attempt.tx_hash, {
         block: receipt.blockNumber,
         reason: swept

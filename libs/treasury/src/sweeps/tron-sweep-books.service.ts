@@ -3,7 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NATIVE_COINS } from '@app/chains';
 import { fromBaseUnits, LedgerEntry, LedgerService, networkFeeEntry } from '@app/ledger';
 import { depositFeeEntry } from './deposit-fee-entry';
-import { FAILURES_BEFORE_FROZEN, sweptEntry } from './sweep-outcomes.service';
+import { settleSweptAddress } from './single-sweep-address';
+import { sweptEntry } from './sweep-outcomes.service';
 import { SolidifiedStep } from './tron-sweep-chain';
 import {
   TronStepRow,
@@ -169,16 +170,9 @@ export class TronSweepBooks {
         WHERE id = $1`,
       [sweep.id, step.tx_hash, mined.blockNumber, error],
     );
-    // A token that refuses the transfer (a blacklist: REVERT each time) freezes the address after
-    // a few tries; running out of energy is ours to fix, not the address's.
-    if (!mined.succeeded && mined.contractResult === 'REVERT') {
-      await manager.query(
-        `UPDATE sweep_addresses
-            SET failures = failures + 1, updated_at = now(),
-                frozen_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE frozen_at END
-          WHERE network = $1 AND currency = $2 AND address = $3`,
-        [sweep.network, sweep.currency, sweep.address, FAILURES_BEFORE_FROZEN],
-      );
-    }
+    // A token that refuses the transfer (REVERT) counts toward freezing only when it evidently
+    // works for others; running out of energy is ours to fix, not the address's.
+    const outcome = swept ? 'swept' : mined.contractResult === 'REVERT' ? 'refused' : 'other';
+    await settleSweptAddress(manager, sweep, outcome, mined.blockNumber);
   }
 }

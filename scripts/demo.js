@@ -191,7 +191,7 @@ Pay part of it out (the worker sends it from the devnet hot wallet; ETHEREUM's p
 
 GET ${api}/v1/payouts/<id> shows it Completed with its tx_hash a block or two later.
 
-Within about ten seconds of the payment the worker sweeps the session's address into the hot
+Within about 15 seconds of the payment the worker sweeps the session's address into the hot
 wallet (one EIP-7702 transaction from the sweeper, which pays the gas). In another terminal:
   set -a; . .devnet/demo.env; set +a
   npm run -s cli -- treasury:status       # deposits, hot wallet, sweeper ETH, what is left to sweep

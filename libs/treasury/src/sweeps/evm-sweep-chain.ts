@@ -1,4 +1,4 @@
-import { getAddress, JsonRpcProvider, toQuantity } from 'ethers';
+import { getAddress, id, JsonRpcProvider, toQuantity } from 'ethers';
 import { ChainError, NetworkConfig } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { MULTICALL3_ADDRESS } from '@app/chains/contracts/multicall3';
@@ -10,6 +10,9 @@ import { decodeAggregate3, encodeAggregate3 } from '../reconciliation/multicall3
 
 // balanceOf(address): the selector, then the owner as one word.
 const BALANCE_OF = '0x70a08231';
+// isBlackListed(address) (USDT) and isBlacklisted(address) (USDC): a token's own blacklist.
+const IS_BLACK_LISTED = id('isBlackListed(address)').slice(0, 10);
+const IS_BLACKLISTED = id('isBlacklisted(address)').slice(0, 10);
 // balanceOf calls per eth_call: far below any node's gas cap for calls (about 10k gas each).
 const BALANCES_PER_CALL = 500;
 
@@ -136,6 +139,31 @@ export class EvmSweepChain {
       if (error instanceof ChainError && error.kind === 'transient') throw error;
       return null;
     }
+  }
+
+  /**
+   * The deposit addresses a token's own blacklist names: USDT's isBlackListed(address) or USDC's
+   * isBlacklisted(address) reads true. A token with neither names none (lowercased addresses).
+   */
+  async blacklisted(token: string, addresses: readonly string[]): Promise<Set<string>> {
+    const listed = new Set<string>();
+    for (const address of addresses) {
+      const word = address.slice(2).toLowerCase().padStart(64, '0');
+      for (const selector of [IS_BLACK_LISTED, IS_BLACKLISTED]) {
+        const answer = await this.rpc
+          .call('eth_call', (provider) =>
+            provider.send('eth_call', [{ to: token, data: `${selector}${word}` }, 'latest']),
+          )
+          .catch((error: unknown) => {
+            if (error instanceof ChainError && error.kind === 'transient') throw error;
+            return '0x'; // no such function: this token says nothing
+          });
+        if (typeof answer === 'string' && answer.length === 66 && BigInt(answer) === 1n) {
+          listed.add(address.toLowerCase());
+        }
+      }
+    }
+    return listed;
   }
 
   /** The node's head block number. */

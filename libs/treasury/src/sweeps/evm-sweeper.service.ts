@@ -28,6 +28,7 @@ import {
   SweepDecision,
 } from './sweep-policy';
 import { SweepBroadcaster } from './sweep-broadcaster';
+import { delegateMismatches, provenBlock, readableAt } from './sweep-safety';
 import { NetworkTreasurySettings } from './treasury-settings';
 
 /** Addresses read per token per tick: the oldest pending first. */
@@ -56,6 +57,8 @@ export interface TokenAssessment {
 export interface SweepTickReport {
   network: NetworkName;
   deferred?: 'gas_price' | 'lane_full';
+  /** The delegate or the keys do not match the configuration: nothing signed (see refusalFor). */
+  refused?: boolean;
   candidates: number;
   emptied: number;
   sweeps: string[];
@@ -71,6 +74,8 @@ export interface SweepTickReport {
 export class EvmSweeper implements OnModuleDestroy {
   private readonly logger = new Logger(EvmSweeper.name);
   private readonly chains = new Map<NetworkName, EvmSweepChain>();
+  /** Per network, the delegate checked against the configuration in this process, and why not. */
+  private readonly checked = new Map<NetworkName, { delegate: string; refusal: string | null }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,6 +106,7 @@ export class EvmSweeper implements OnModuleDestroy {
     const settings = this.keys.settings.get(name);
     const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
     if (!settings?.sweepDelegate || !this.keys.sweeperFor(name)) return report;
+    if (await this.refusal(name)) return { ...report, refused: true };
     const live = await this.journal.live(name);
     if (live.length >= MAX_LIVE_SWEEPS) return { ...report, deferred: 'lane_full' };
     const chain = this.chainFor(name);
@@ -169,16 +175,18 @@ export class EvmSweeper implements OnModuleDestroy {
     const assessment: TokenAssessment = { candidates: pending.length, emptied: 0, funded: [] };
     if (!pending.length) return assessment;
     const chain = this.chainFor(network.name);
-    const block = await chain.headBlock();
-    const newest = Math.max(...pending.map((candidate) => candidate.pendingBlock));
-    // A balance read at a block older than a known transfer proves nothing about it.
-    if (block < newest) return assessment;
+    // Read as deep as deposits are confirmed: a zero there is a proof no sibling block undoes.
+    const block = provenBlock(await chain.headBlock(), network.confirmations);
+    // A balance read at a block older than a known transfer proves nothing about it: that
+    // address waits alone.
+    const readable = readableAt(pending, block);
+    if (!readable.length) return assessment;
     const balances = await chain.tokenBalances(
       token.contract,
-      pending.map((candidate) => candidate.address),
+      readable.map((candidate) => candidate.address),
       block,
     );
-    const empty = pending.filter((candidate) => balances.get(candidate.address) === 0n);
+    const empty = readable.filter((candidate) => balances.get(candidate.address) === 0n);
     await this.planner.markEmpty(
       network.name,
       currency,
@@ -186,7 +194,7 @@ export class EvmSweeper implements OnModuleDestroy {
       block,
     );
     assessment.emptied = empty.length;
-    const funded = pending.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
+    const funded = readable.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
     if (!funded.length) return assessment;
     const codes = await chain.codes(funded.map((candidate) => candidate.address));
     assessment.funded = funded.map((candidate) => {
@@ -275,6 +283,8 @@ export class EvmSweeper implements OnModuleDestroy {
         manager,
         {
           id: sweepId,
+          kind: 'batch',
+          delegate: settings.sweepDelegate!,
           network: network.name,
           currency,
           tokenContract: token.contract,
@@ -318,6 +328,44 @@ export class EvmSweeper implements OnModuleDestroy {
     const inbound = new Decimal(await this.journal.inboundToHotWallet(network.name, currency));
     const level = new Decimal(formatUnits(held, decimals)).plus(inbound);
     return destinationFor(level, target, true);
+  }
+
+  /**
+   * Before a network's first sweep in this process: the sweeper key is not the hot wallet's (the
+   * lanes would share nonces), and the delegate's immutables are this configuration's sweeper,
+   * hot wallet, treasury and tokens. A deposit key authorizes whatever delegate the settings name,
+   * so a wrong one would hand the deposit addresses to someone else.
+   */
+  async refusal(name: NetworkName): Promise<string | null> {
+    const network = this.networks.get(name);
+    const settings = this.keys.settings.get(name);
+    const sweeper = this.keys.sweeperFor(name);
+    if (!settings?.sweepDelegate || !sweeper) return null; // nothing to sign with
+    const delegate = settings.sweepDelegate;
+    const known = this.checked.get(network.name);
+    if (known?.delegate === delegate && known.refusal === null) return null;
+    const hotWallet = await this.hotWalletAddress(network.name);
+    let refusal: string | null = null;
+    if (hotWallet && hotWallet.toLowerCase() === sweeper.address.toLowerCase()) {
+      refusal = 'the sweeper key is the hot wallet key: their nonces would collide';
+    } else {
+      const reasons = delegateMismatches(
+        await this.chainFor(network.name).delegateImmutables(delegate),
+        {
+          sweeper: sweeper.address,
+          hotWallet,
+          treasury: settings.treasuryAddress,
+          tokens: Object.values(network.tokens).map((token) => token!.contract),
+        },
+      );
+      if (reasons.length)
+        refusal = `the sweep delegate ${delegate} does not match: ${reasons.join('; ')}`;
+    }
+    if (refusal && known?.refusal !== refusal) {
+      this.logger.error({ network: network.name, refusal }, 'Sweeping refused');
+    }
+    this.checked.set(network.name, { delegate, refusal });
+    return refusal;
   }
 
   private async hotWalletAddress(network: NetworkName): Promise<string | null> {

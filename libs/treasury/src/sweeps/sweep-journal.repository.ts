@@ -5,6 +5,10 @@ export type SweepDestination = 'hot_wallet' | 'treasury';
 
 export interface NewSweep {
   id: string;
+  /** How it is sent, for good: 'batch' (EIP-7702, the default) or 'top_up'. */
+  kind?: 'batch' | 'top_up';
+  /** A batch's SweepDelegate: its receipt is decoded with this one, whatever settings say later. */
+  delegate?: string;
   network: string;
   currency: string;
   tokenContract: string;
@@ -32,12 +36,19 @@ export interface LiveSweep {
   id: string;
   network: string;
   currency: string;
+  token_contract: string;
   token_decimals: number;
   destination: SweepDestination;
+  destination_address: string;
   sweeper_address: string;
+  /** Batches: the delegate called (older rows: null, the attempt's `to` tells). */
+  delegate?: string | null;
   nonce: string;
   created_at: Date;
 }
+
+const LIVE_COLUMNS = `id, network, currency, token_contract, token_decimals, destination, destination_address,
+                      sweeper_address, delegate, nonce, created_at`;
 
 export interface SweepAttemptRow {
   id: string;
@@ -93,8 +104,8 @@ export class SweepJournalRepository {
   ): Promise<void> {
     await manager.query(
       `INSERT INTO sweeps (id, network, currency, token_contract, token_decimals, destination,
-                           destination_address, sweeper_address, nonce, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Processing')`,
+                           destination_address, sweeper_address, nonce, status, kind, delegate)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Processing', $10, $11)`,
       [
         sweep.id,
         sweep.network,
@@ -105,6 +116,8 @@ export class SweepJournalRepository {
         sweep.destinationAddress,
         sweep.sweeperAddress,
         nonce,
+        sweep.kind ?? 'batch',
+        sweep.delegate ?? null,
       ],
     );
     await manager.query(
@@ -181,10 +194,15 @@ export class SweepJournalRepository {
     );
   }
 
+  /**
+   * The network's live EIP-7702 batches: only kind 'batch', whatever the settings say now (a
+   * top-up or TRON sweep is followed by its own tracker).
+   */
   async live(network: string): Promise<LiveSweep[]> {
     return this.dataSource.query(
-      `SELECT id, network, currency, token_decimals, destination, sweeper_address, nonce, created_at
-         FROM sweeps WHERE network = $1 AND status = 'Processing' ORDER BY nonce`,
+      `SELECT ${LIVE_COLUMNS}
+         FROM sweeps WHERE network = $1 AND status = 'Processing' AND kind = 'batch'
+        ORDER BY nonce`,
       [network],
     );
   }
@@ -192,7 +210,7 @@ export class SweepJournalRepository {
   /** The live sweep, locked; null once another tick finished it. */
   async lockLive(manager: EntityManager, sweepId: string): Promise<LiveSweep | null> {
     const rows: LiveSweep[] = await manager.query(
-      `SELECT id, network, currency, token_decimals, destination, sweeper_address, nonce, created_at
+      `SELECT ${LIVE_COLUMNS}
          FROM sweeps WHERE id = $1 AND status = 'Processing' FOR UPDATE`,
       [sweepId],
     );

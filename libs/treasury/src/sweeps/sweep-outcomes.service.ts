@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { NATIVE_COINS, NetworkName } from '@app/chains';
+import { ChainError, NATIVE_COINS, NetworkName } from '@app/chains';
 import { DecodedSweepReceipt } from '@app/chains/sweeps/evm-sweep-receipt';
 import {
   fromBaseUnits,
@@ -11,8 +11,12 @@ import {
 } from '@app/ledger';
 import { LiveSweep, SweepJournalRepository } from './sweep-journal.repository';
 import { SweepReceipt } from './evm-sweep-chain';
+import { failureCounts, foreignDestinations } from './sweep-safety';
 
-/** An address whose sweep fails this many times is frozen: reported, never retried. */
+/**
+ * An address whose sweep fails this many counted times (sweep-safety.ts failureCounts) is frozen:
+ * reported, not retried until `treasury:unfreeze`.
+ */
 export const FAILURES_BEFORE_FROZEN = 3;
 
 /**
@@ -35,16 +39,42 @@ export class SweepOutcomes {
     txHash: string,
     receipt: SweepReceipt,
     decoded: DecodedSweepReceipt,
+    /** Failed accounts the token's blacklist names (lowercased): evidence for freezing. */
+    blacklisted: ReadonlySet<string> = new Set(),
   ): Promise<boolean> {
+    if (receipt.feeWei === null) {
+      // Like payouts: a fee is never guessed nor dropped; a later read of the receipt has it.
+      throw new ChainError(
+        'transient',
+        `The receipt of sweep ${sweep.id} (${txHash}) carries no fee; it is read again later`,
+        sweep.network,
+      );
+    }
+    const feeWei = receipt.feeWei;
+    const foreign = foreignDestinations(decoded.swept, sweep.destination_address);
+    if (foreign.length) {
+      // Never booked: the delegate sent tokens elsewhere than the journal says. An operator
+      // looks at it; the sweep stays Processing.
+      this.logger.error(
+        {
+          sweepId: sweep.id,
+          txHash,
+          expected: sweep.destination_address,
+          destinations: foreign.map((item) => item.destination),
+        },
+        'Sweep receipt moved tokens to another destination: not booked, left for the operator',
+      );
+      return false;
+    }
     return this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockLive(manager, sweep.id);
       if (!locked) return false;
       const entries: LedgerEntry[] = decoded.swept
         .filter((swept) => swept.amount > 0n)
         .map((swept) => sweptEntry(locked, txHash, swept.logIndex, swept.amount));
-      await this.bookFee(manager, locked, txHash, receipt);
+      await this.bookFee(manager, locked, txHash, feeWei);
       if (entries.length) await this.ledger.postMany(manager, entries);
-      await this.settleItems(manager, locked, receipt, decoded);
+      await this.settleItems(manager, locked, receipt, decoded, blacklisted);
       await manager.query(
         `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
           WHERE sweep_id = $1 AND tx_hash <> $2 AND status <> 'Superseded'`,
@@ -100,20 +130,15 @@ export class SweepOutcomes {
     manager: EntityManager,
     sweep: LiveSweep,
     txHash: string,
-    receipt: SweepReceipt,
+    feeWei: bigint,
   ): Promise<void> {
-    if (receipt.feeWei === null) {
-      // Never guessed: reconciliation shows the sweeper's native difference until it is booked.
-      this.logger.error({ sweepId: sweep.id, txHash }, 'Sweep receipt without a fee: not booked');
-      return;
-    }
     const coin = NATIVE_COINS[sweep.network as NetworkName];
     await this.ledger.post(
       manager,
       networkFeeEntry({
         network: sweep.network,
         txHash,
-        feeBaseUnits: receipt.feeWei,
+        feeBaseUnits: feeWei,
         payer: 'sweeper',
         coin,
       }),
@@ -125,6 +150,7 @@ export class SweepOutcomes {
     sweep: LiveSweep,
     receipt: SweepReceipt,
     decoded: DecodedSweepReceipt,
+    blacklisted: ReadonlySet<string>,
   ): Promise<void> {
     const key = (address: string) => address.toLowerCase();
     const swept = new Map(decoded.swept.map((item) => [key(item.account), item.amount]));
@@ -160,15 +186,23 @@ export class SweepOutcomes {
         WHERE network = $1 AND currency = $2 AND address = ANY($3) AND pending_since IS NOT NULL`,
       [sweep.network, sweep.currency, items.map((item) => item.address), receipt.blockNumber],
     );
-    const refused = outcomes.filter((outcome) => outcome.status === 'Failed' && receipt.succeeded);
-    if (refused.length) {
-      // The token refused to move them (a blacklist, a paused token): after a few tries, frozen.
+    if (!receipt.succeeded) return; // a reverted transaction says nothing about one address
+    const { counted, reset } = failureCounts(outcomes, blacklisted);
+    if (reset.length) {
+      await manager.query(
+        `UPDATE sweep_addresses SET failures = 0, updated_at = now()
+          WHERE network = $1 AND currency = $2 AND address = ANY($3) AND failures > 0`,
+        [sweep.network, sweep.currency, reset],
+      );
+    }
+    if (counted.length) {
+      // The token moved others' tokens in this batch and refused these (a blacklist).
       await manager.query(
         `UPDATE sweep_addresses
             SET failures = failures + 1, updated_at = now(),
                 frozen_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE frozen_at END
           WHERE network = $1 AND currency = $2 AND address = ANY($3)`,
-        [sweep.network, sweep.currency, refused.map((o) => o.address), FAILURES_BEFORE_FROZEN],
+        [sweep.network, sweep.currency, counted, FAILURES_BEFORE_FROZEN],
       );
     }
   }

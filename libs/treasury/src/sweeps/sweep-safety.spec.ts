@@ -37,6 +37,12 @@ describe('sweep safety decisions', () => {
     ).toEqual({ counted: [], reset: [] });
   });
 
+  it('counts a lone failure when the token blacklists the address', () => {
+    const outcomes = [{ address: '0xAbC', status: 'Failed' as const }];
+    expect(failureCounts(outcomes, new Set(['0xabc']))).toEqual({ counted: ['0xAbC'], reset: [] });
+    expect(failureCounts(outcomes, new Set())).toEqual({ counted: [], reset: [] });
+  });
+
   it('counts a failure beside a swept address, and resets the swept ones', () => {
     expect(
       failureCounts([

@@ -32,19 +32,21 @@ export interface ItemOutcomeForFreezing {
 }
 
 /**
- * The freezing rule (docs/treasury.md): an address's failure counts only when the same mined
- * batch swept another address of the token, the evidence that the token works and refuses this
- * address (a blacklist). When no item of a batch was swept (a paused token, a token-wide fault),
- * nothing counts. A swept address starts again from zero failures. FAILURES_BEFORE_FROZEN counted
- * failures freeze an address until `treasury:unfreeze`.
+ * The freezing rule (docs/treasury.md): an address's failure counts only on evidence against the
+ * address itself: the same mined batch swept another address of the token (the token works and
+ * refuses this one), or the token's own blacklist reads true for it. When no item of a batch was
+ * swept and the token names no blacklisted address (a paused token, a token-wide fault), nothing
+ * counts. A swept address starts again from zero. FAILURES_BEFORE_FROZEN counted failures freeze
+ * an address until `treasury:unfreeze`.
  */
-export function failureCounts(outcomes: ItemOutcomeForFreezing[]): {
-  counted: string[];
-  reset: string[];
-} {
+export function failureCounts(
+  outcomes: ItemOutcomeForFreezing[],
+  blacklisted: ReadonlySet<string> = new Set(),
+): { counted: string[]; reset: string[] } {
   const reset = outcomes.filter((o) => o.status === 'Swept').map((o) => o.address);
-  if (!reset.length) return { counted: [], reset };
-  return { counted: outcomes.filter((o) => o.status === 'Failed').map((o) => o.address), reset };
+  const failed = outcomes.filter((o) => o.status === 'Failed').map((o) => o.address);
+  if (reset.length) return { counted: failed, reset };
+  return { counted: failed.filter((a) => blacklisted.has(a.toLowerCase())), reset };
 }
 
 /** What a deployed SweepDelegate fixed at deployment (its immutables). */

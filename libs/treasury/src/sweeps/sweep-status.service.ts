@@ -26,6 +26,8 @@ export interface NetworkSweepStatus {
   gas_price_gwei: string | null;
   deferred: boolean;
   live_sweeps: number;
+  /** Why the worker refuses to sweep this network (delegate or keys not as configured), or null. */
+  sweeping_refused: string | null;
   frozen_addresses: Array<{ currency: string; address: string; frozen_at: Date }>;
   tokens: TokenSweepStatus[];
 }
@@ -65,6 +67,7 @@ export class SweepStatus {
       gas_price_gwei: null,
       deferred: false,
       live_sweeps: live,
+      sweeping_refused: network.chainFamily === 'EVM' ? await this.sweeper.refusal(name) : null,
       frozen_addresses: (await this.planner.frozen(name)).map(
         ({ currency, address, frozen_at }) => ({
           currency,

@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { getAddress, Transaction } from 'ethers';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
-import { EvmPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
+import {
+  ChainError,
+  EvmPayoutTransport,
+  NetworkName,
+  NetworkRegistry,
+  PayoutTransports,
+} from '@app/chains';
 import { decodeSweepReceipt } from '@app/chains/sweeps/evm-sweep-receipt';
 import { signSweepBatch } from '@app/chains/sweeps/evm-sweep-transaction';
 import { minimumReplacementFees } from '@app/payouts';
@@ -47,15 +53,20 @@ export class SweepTracker {
 
   async track(name: NetworkName): Promise<SweepTrackReport> {
     const report: SweepTrackReport = { completed: 0, abandoned: 0, replaced: 0, rebroadcast: 0 };
-    const settings = this.keys.settings.get(name);
-    if (!settings?.sweepDelegate) return report;
+    // Every live batch, whatever the settings say now (gasTopUp on, the delegate rotated).
     for (const sweep of await this.journal.live(name)) {
-      await this.trackOne(sweep, settings.sweepDelegate, report);
+      try {
+        await this.trackOne(sweep, report);
+      } catch (error) {
+        // One sweep's transient trouble (a receipt without its fee yet) holds back no other.
+        if (!(error instanceof ChainError) || error.kind !== 'transient') throw error;
+        this.logger.warn({ sweepId: sweep.id, reason: error.message }, 'Sweep tracked again later');
+      }
     }
     return report;
   }
 
-  private async trackOne(sweep: LiveSweep, delegate: string, report: SweepTrackReport) {
+  private async trackOne(sweep: LiveSweep, report: SweepTrackReport) {
     const network = this.networks.get(sweep.network as NetworkName);
     const chain = this.sweeper.chainFor(network.name);
     const attempts = await this.journal.attempts(sweep.id);
@@ -63,9 +74,26 @@ export class SweepTracker {
       const receipt = await chain.receipt(attempt.tx_hash);
       if (!receipt) continue;
       if (receipt.confirmations < network.confirmations) return;
+      // The delegate this batch called, journaled with it; never the one configured now.
+      const delegate = sweep.delegate ?? Transaction.from(attempt.raw_transaction).to!;
       const decoded = decodeSweepReceipt(receipt.logs, delegate);
-      if (await this.outcomes.finish(sweep, attempt.tx_hash, receipt, decoded))
-        report.completed += 1;
+      // Nothing of the batch moved: only the token's blacklist tells a refused address from a
+      // paused token (sweep-safety.ts failureCounts).
+      const blacklisted =
+        receipt.succeeded && decoded.failed.length && !decoded.swept.length
+          ? await chain.blacklisted(
+              sweep.token_contract,
+              decoded.failed.map((item) => item.account),
+            )
+          : new Set<string>();
+      const finished = await this.outcomes.finish(
+        sweep,
+        attempt.tx_hash,
+        receipt,
+        decoded,
+        blacklisted,
+      );
+      if (finished) report.completed += 1;
       return;
     }
     const transport = this.transports.transportFor(network.name) as EvmPayoutTransport;
@@ -114,9 +142,10 @@ export class SweepTracker {
     newest: SweepAttemptRow,
     transport: EvmPayoutTransport,
   ): Promise<boolean> {
-    const settings = this.keys.settings.get(sweep.network as NetworkName)!;
+    const settings = this.keys.settings.get(sweep.network as NetworkName);
     const sweeper = this.keys.sweeperFor(sweep.network as NetworkName);
-    if (!sweeper || getAddress(sweeper.address) !== getAddress(sweep.sweeper_address)) return false;
+    if (!settings || !sweeper || getAddress(sweeper.address) !== getAddress(sweep.sweeper_address))
+      return false;
     const fees = minimumReplacementFees(
       {
         maxFeePerGas: BigInt(newest.max_fee_per_gas),

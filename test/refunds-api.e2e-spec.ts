@@ -483,11 +483,14 @@ describe('Refunds API', () => {
     );
     expect(html).toContain('is refunding you 57 USDT on');
 
-    // A lower-case address is taken and stored checksummed.
+    // The customer types it once: only the checksummed (EIP-55) form is taken on the page.
     const to = randomEvmAddress();
-    const { body: accepted } = await form(session.id, refund.id, {
+    const { body: unchecked } = await form(session.id, refund.id, {
       to_address: to.toLowerCase(),
-    }).expect(200);
+    }).expect(400);
+    expect(unchecked.error).toMatchObject({ code: 'invalid_address', param: 'to_address' });
+    await untouched();
+    const { body: accepted } = await form(session.id, refund.id, { to_address: to }).expect(200);
     expect(accepted).toEqual({ id: refund.id, status: 'Pending', to_address: to });
     expect(await getRefund(merchant, refund.id)).toMatchObject({
       status: 'Pending',
@@ -660,9 +663,15 @@ describe('Refunds API', () => {
       api.post(`/v1/unmatched-transfers/${transferId}/refunds`, owner, body, {
         'Idempotency-Key': randomUUID(),
       });
-    await refused(() => post(other), other, 404, 'resource_missing', 'id');
     await refused(
-      () => post(merchant, { amount: '12.6' }),
+      () => post(other, { to_address: randomTronAddress() }),
+      other,
+      404,
+      'resource_missing',
+      'id',
+    );
+    await refused(
+      () => post(merchant, { amount: '12.6', to_address: randomTronAddress() }),
       merchant,
       422,
       'amount_above_refundable',
@@ -675,11 +684,13 @@ describe('Refunds API', () => {
       'parameter_missing',
       'Idempotency-Key',
     );
-    const { body: refund } = await post(merchant).expect(201);
+    // Its address is required (an unmatched transfer has no page to give it on).
+    await refused(() => post(merchant), merchant, 400, 'parameter_missing', 'to_address');
+    const { body: refund } = await post(merchant, { to_address: randomTronAddress() }).expect(201);
     expect(refund).toMatchObject({
       session_id: null,
       unmatched_transfer_id: transferId,
-      status: 'requires_destination',
+      status: 'Pending',
       amount: '12.5',
       net_amount: '11.5',
     });
@@ -692,7 +703,7 @@ describe('Refunds API', () => {
     expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
       String(Number(unmatchedBefore) - 12.5),
     );
-    const { body: twice } = await post(merchant).expect(409);
+    const { body: twice } = await post(merchant, { to_address: randomTronAddress() }).expect(409);
     expect(twice.error).toMatchObject({ code: 'resource_already_exists', param: 'id' });
     // Canceled, it goes back to unmatched, and can be refunded again.
     await api.post(`/v1/refunds/${refund.id}/cancel`, merchant, {}).expect(200);
@@ -721,7 +732,7 @@ describe('Refunds API', () => {
       .post(
         `/v1/unmatched-transfers/${reverted}/refunds`,
         merchant,
-        {},
+        { to_address: randomTronAddress() },
         {
           'Idempotency-Key': randomUUID(),
         },
@@ -737,7 +748,7 @@ describe('Refunds API', () => {
       .post(
         `/v1/unmatched-transfers/${unconfirmed}/refunds`,
         merchant,
-        {},
+        { to_address: randomTronAddress() },
         { 'Idempotency-Key': randomUUID() },
       )
       .expect(409);

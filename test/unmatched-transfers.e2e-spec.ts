@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DepositWatcherService, PayAddressPool } from '@app/checkout';
 import { forgetChain } from './support/chain-reset';
 import { useChainEnvironment } from './support/chain-test-env';
@@ -418,5 +419,46 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
       status: 'Pending',
       amount_received: '0',
     });
+  });
+  // After the CLI test: its list of every reason predates this one.
+  it('records a payment to a session with a live refund as session_refunded, crediting nothing', async () => {
+    const merchant = await api.createMerchant({ name: 'Refunding Shop' });
+    const session = await createSession(merchant, '20');
+    await ethereum.transfer('USDT', session.pay_address, '10');
+    await settle();
+    expect(await readSession(merchant, session.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '10',
+    });
+    // The merchant refunds what came (the order is off); the customer then pays the rest.
+    const { body: refund } = await api
+      .post(
+        `${SESSIONS}/${session.id}/refunds`,
+        merchant,
+        { amount: '9' },
+        {
+          'Idempotency-Key': randomUUID(),
+        },
+      )
+      .expect(201);
+    expect(refund).toMatchObject({ status: 'requires_destination', amount: '9' });
+    const late = await ethereum.transfer('USDT', session.pay_address, '10');
+    await settle();
+
+    // Not credited: the session would be Paid while its refund goes out.
+    expect(await readSession(merchant, session.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '10',
+    });
+    expect(await list(merchant, `?session_id=${session.id}`)).toEqual([
+      expect.objectContaining({
+        reason: 'session_refunded',
+        session_id: session.id,
+        amount: '10',
+        tx_hash: late.txHash,
+      }),
+    ]);
+    const [balance] = (await api.get('/v1/balances', merchant).expect(200)).body;
+    expect(balance).toMatchObject({ network: 'ETHEREUM', available: '0.9', held: '9' });
   });
 });

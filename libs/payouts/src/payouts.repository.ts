@@ -94,7 +94,10 @@ export class PayoutsRepository {
     };
   }
 
-  /** Whether the merchant has ever completed a payout to this address on this network. */
+  /**
+   * Whether the merchant has ever completed a payout of its own (not a refund's) to this address
+   * on this network.
+   */
   async hasPaid(
     manager: EntityManager,
     merchantId: string,
@@ -102,18 +105,30 @@ export class PayoutsRepository {
     address: string,
   ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
+      // Not a refund's: the customer typed that address, the merchant never chose it.
       `SELECT 1 FROM payouts WHERE merchant_id = $1 AND lower(to_address) = lower($3)
-          AND network = $2 AND status = 'Completed' LIMIT 1`,
+          AND network = $2 AND status = 'Completed' AND refund_id IS NULL LIMIT 1`,
       [merchantId, network, address],
     );
     return rows.length > 0;
   }
 
-  /** A hot wallet or a pay address of the service: sending there would pay ourselves. */
+  /**
+   * An address of the service: a pay address, a hot wallet, sweeper or treasury wallet (current or
+   * retired: wallet_addresses keeps every one reconciliation reads), or a sweep delegate contract
+   * the service has called. Sending there would pay ourselves, and tokens landing on an address
+   * reconciliation counts would show as a difference while the customer got nothing. EVM spellings
+   * differ by case only: compared in lower case (pay addresses are stored in the canonical form
+   * the caller passes, and looked up by it: their table is large).
+   */
   async isServiceAddress(address: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM hot_wallets WHERE address = $1
-       UNION ALL SELECT 1 FROM pay_addresses WHERE address = $1 LIMIT 1`,
+      `SELECT 1 FROM pay_addresses WHERE address = $1
+       UNION ALL SELECT 1 FROM hot_wallets WHERE lower(address) = lower($1)
+       UNION ALL SELECT 1 FROM wallet_addresses WHERE lower(address) = lower($1)
+       UNION ALL SELECT 1 FROM treasury_wallets WHERE lower(address) = lower($1)
+       UNION ALL SELECT 1 FROM sweeps WHERE lower(delegate) = lower($1) AND delegate IS NOT NULL
+       LIMIT 1`,
       [address],
     );
     return rows.length > 0;
@@ -178,12 +193,16 @@ export class PayoutsRepository {
    * A refund's payout that nothing has signed, set aside because its refund was canceled (the
    * caller holds the payout's row lock and releases the refund's hold itself).
    */
-  async rejectForCanceledRefund(manager: EntityManager, payoutId: string): Promise<void> {
+  async rejectForCanceledRefund(
+    manager: EntityManager,
+    payoutId: string,
+    reason = 'Refund canceled by the merchant.',
+  ): Promise<void> {
     await manager.query(
-      `UPDATE payouts SET status = 'Rejected', error_reason = 'Refund canceled by the merchant.',
+      `UPDATE payouts SET status = 'Rejected', error_reason = $2,
               pending_reason = NULL, updated_at = now()
         WHERE id = $1 AND status = 'Pending' AND refund_id IS NOT NULL`,
-      [payoutId],
+      [payoutId, reason],
     );
   }
 

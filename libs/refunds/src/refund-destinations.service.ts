@@ -43,13 +43,27 @@ export class RefundDestinations {
     if (!REFUND_ID.test(refundId)) throw ApiException.notFound('refund', refundId);
     const found = await this.refunds.findForSession(sessionId, refundId);
     if (!found) throw ApiException.notFound('refund', refundId);
+    const network = this.networks.get(found.network as NetworkName);
+    requireChecksum(network.chainFamily, toAddress);
     // Checked before the transaction: it reads the service's addresses, a query of its own.
-    const address = await this.destination.check(
-      this.networks.get(found.network as NetworkName),
-      toAddress,
-    );
+    const address = await this.destination.check(network, toAddress);
     const { payout, accepted } = await this.dataSource.transaction(async (manager) => {
+      // The session's lock first, then the refund's: the order of a refund's creation.
+      if (await this.refunds.lockSessionPaidSince(manager, sessionId, found.created_at)) {
+        throw new ApiException(
+          ErrorCode.InvalidState,
+          'This order was paid after the refund was requested: the merchant has to confirm the refund first.',
+          'id',
+        );
+      }
       const refund = await this.refunds.lock(manager, refundId);
+      if (refund && refund.status !== 'requires_destination' && refund.to_address === address) {
+        // The same answer again (a retry after a lost response): what the first one got.
+        return {
+          payout: null,
+          accepted: { id: refund.id, status: refund.status, to_address: address },
+        };
+      }
       if (!refund || refund.status !== 'requires_destination') {
         throw new ApiException(
           ErrorCode.InvalidState,
@@ -65,7 +79,24 @@ export class RefundDestinations {
         accepted: { id: row.id, status: row.status, to_address: address },
       };
     });
-    if (payout.sendNow) await this.queue.enqueueSend(payout.payoutId);
+    if (payout?.sendNow) await this.queue.enqueueSend(payout.payoutId);
     return accepted;
+  }
+}
+
+/**
+ * A customer types this address once, and the refund is sent to it for good: on EVM networks only
+ * the EIP-55 (mixed-case) form carries a checksum that catches a typo, so an all-lowercase or
+ * all-uppercase address is refused here (the merchant's API still takes one: it is theirs to check).
+ */
+function requireChecksum(family: string, toAddress: string): void {
+  if (family !== 'EVM') return;
+  const hex = toAddress.trim().replace(/^0x/i, '');
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) {
+    throw new ApiException(
+      ErrorCode.InvalidAddress,
+      'Enter the address in its checksummed form (mixed upper and lower case, as your wallet shows it when you copy it): an all-lowercase address has no checksum to catch a typo.',
+      'to_address',
+    );
   }
 }

@@ -92,7 +92,10 @@ export class RefundsController {
       'Without `to_address` the refund is `requires_destination` and the hosted page of the ' +
       'session asks the customer for an address; it is never sent to the payer automatically ' +
       '(exchanges pay from shared wallets). Then `Pending` → `Processing` → `Completed` or ' +
-      '`Failed`, with `refund.*` events.' +
+      '`Failed`, with `refund.*` events. While a payment to the session is still confirming: 409 ' +
+      '`invalid_state`. Once a session has a refund that is not `Failed` or `Canceled`, a later ' +
+      'payment to it is not credited to it: it is an unmatched transfer (`session_refunded`) you ' +
+      'can refund too.' +
       REFUSALS,
   })
   @ApiParam({ name: 'id', description: 'Session id.', example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa' })
@@ -119,9 +122,11 @@ export class RefundsController {
     operationId: 'createUnmatchedTransferRefund',
     summary: 'Refund an unmatched transfer',
     description:
-      'Gives back a transfer no session took (wrong network, wrong token, a second payment), in ' +
-      'its own token on its own network. The money comes from the transfer, never from your ' +
-      'balance. Its whole amount by default; refunded once (409 `resource_already_exists` while ' +
+      'Gives back a transfer no session took (wrong network, wrong token, a second payment, a ' +
+      'payment to a refunded session), in its own token on its own network. The money comes from ' +
+      'the transfer, never from your balance. `to_address` is required (400 `parameter_missing`: ' +
+      'no page asks the customer for it). Its whole amount, in full (422 `amount_too_small` for a ' +
+      'part); refunded once (409 `resource_already_exists` while ' +
       'a refund of it is not `Failed` or `Canceled`); a reverted transfer is a 409 `invalid_state`. ' +
       'Destination, fee and states as for a session refund.' +
       REFUSALS,
@@ -198,7 +203,8 @@ export class RefundsController {
     description:
       'While nothing is signed (`requires_destination` or `Pending`): the refund becomes ' +
       '`Canceled` and its amount goes back where it came from. Once `Processing` it is on its way: ' +
-      '409 `invalid_state`.',
+      '409 `invalid_state` (also when the customer gives the address at that very moment: read ' +
+      'the refund and retry).',
   })
   @ApiParam({ name: 'id', description: 'Refund id.', example: 're_4Fq9LmX2cTz7Rb8VnK1pWe' })
   @ApiOkResponse({ type: RefundDto, description: 'The canceled refund.' })

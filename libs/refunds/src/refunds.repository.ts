@@ -16,6 +16,8 @@ export interface RefundableSession {
   currency: string;
   network: string;
   chain_family: string;
+  /** A payment to it is detected and not yet confirmed (it would add to what was received). */
+  confirming: boolean;
 }
 
 /** An unmatched transfer as a refund of it needs it, read under its row lock. */
@@ -94,8 +96,10 @@ export class RefundsRepository {
   ): Promise<RefundableSession | null> {
     const rows: RefundableSession[] = await manager.query(
       `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text,
-              amount_received::text, currency, network, chain_family
-         FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+              amount_received::text, currency, network, chain_family,
+              EXISTS (SELECT 1 FROM session_transactions t
+                       WHERE t.session_id = s.id AND t.status = 'Pending') AS confirming
+         FROM checkout_sessions s WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
       [sessionId, merchantId],
     );
     return rows[0] ?? null;
@@ -109,6 +113,19 @@ export class RefundsRepository {
       [sessionId],
     );
     return row.refunded;
+  }
+
+  /** The session's refunds that are not Failed or Canceled, newest first. */
+  async liveRefundsOfSession(
+    manager: EntityManager,
+    sessionId: string,
+  ): Promise<Array<{ id: string; amount: string }>> {
+    return manager.query(
+      `SELECT id, amount::text FROM refunds
+        WHERE session_id = $1 AND status NOT IN ('Failed', 'Canceled')
+        ORDER BY created_at DESC, id DESC`,
+      [sessionId],
+    );
   }
 
   async lockUnmatchedTransfer(
@@ -199,6 +216,23 @@ export class RefundsRepository {
       [refundId, merchantId],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Locks the refund's session and tells whether it turned Paid after the refund was created: the
+   * refund was decided on an unpaid session, and sending it now would refund a paid order.
+   */
+  async lockSessionPaidSince(
+    manager: EntityManager,
+    sessionId: string,
+    refundCreatedAt: Date,
+  ): Promise<boolean> {
+    const [row]: Array<{ paid_since: boolean }> = await manager.query(
+      `SELECT (status = 'Paid' AND paid_at > $2) AS paid_since
+         FROM checkout_sessions WHERE id = $1 FOR UPDATE`,
+      [sessionId, refundCreatedAt],
+    );
+    return row?.paid_since ?? false;
   }
 
   /** A session's refund, for its hosted page (no merchant: the session id is the credential). */

@@ -83,16 +83,26 @@ export class RefundsService {
     subMerchantCode: string | undefined,
   ): Promise<IdempotentResult<RefundDto>> {
     requireIdempotencyKey(idempotencyKey, CREATE_SESSION_REFUND_ENDPOINT);
-    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
     return this.createIdempotently(
       merchant,
       CREATE_SESSION_REFUND_ENDPOINT,
       idempotencyKey,
       { session_id: sessionId, body: input, sub_merchant_code: subMerchantCode ?? null },
       async (manager) => {
+        // After the replay check: a retry gets its stored answer even if the sub-merchant has
+        // since been deactivated.
+        const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
         const session = await this.refunds.lockSession(manager, merchant.merchantId, sessionId);
         if (!session || !inScope(subMerchant, session.sub_merchant_id)) {
           throw ApiException.notFound('checkout session', sessionId);
+        }
+        if (session.confirming) {
+          // Its confirmation would add to what was received after the refund was decided on it.
+          throw new ApiException(
+            ErrorCode.InvalidState,
+            `Checkout session ${sessionId} has a payment still confirming; refund it once it is confirmed.`,
+            'id',
+          );
         }
         const network = session.network as NetworkName;
         const facts = {
@@ -136,7 +146,14 @@ export class RefundsService {
     subMerchantCode: string | undefined,
   ): Promise<IdempotentResult<RefundDto>> {
     requireIdempotencyKey(idempotencyKey, CREATE_UNMATCHED_REFUND_ENDPOINT);
-    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
+    if (input.to_address === undefined) {
+      // Nobody could give it later: an unmatched transfer has no hosted page of its own.
+      throw new ApiException(
+        ErrorCode.ParameterMissing,
+        'to_address is required to refund an unmatched transfer: there is no checkout page on which the customer could enter it.',
+        'to_address',
+      );
+    }
     return this.createIdempotently(
       merchant,
       CREATE_UNMATCHED_REFUND_ENDPOINT,
@@ -147,6 +164,7 @@ export class RefundsService {
         sub_merchant_code: subMerchantCode ?? null,
       },
       async (manager) => {
+        const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
         const transfer = await this.refunds.lockUnmatchedTransfer(
           manager,
           merchant.merchantId,
@@ -184,6 +202,14 @@ export class RefundsService {
         const amount = input.amount ? new Decimal(input.amount) : transferAmount;
         const fee = this.refundPayouts.networkFee(network);
         assertRefundAmount(amount, transferAmount, fee, transfer.currency);
+        if (!amount.equals(transferAmount)) {
+          // Refunded once (one live refund per transfer): a part would leave the rest for good.
+          throw new ApiException(
+            ErrorCode.AmountTooSmall,
+            `amount must be the transfer's whole amount, ${formatAmount(transferAmount)} ${transfer.currency}: an unmatched transfer is refunded once, in full.`,
+            'amount',
+          );
+        }
         return {
           merchantId: transfer.merchant_id,
           subMerchantId: transfer.sub_merchant_id,
@@ -262,7 +288,12 @@ export class RefundsService {
       });
       if (canceled) return canceled;
     }
-    throw new ApiException(ErrorCode.ApiError, 'The refund changed while canceling; retry.');
+    // The customer gave the address between our locks twice running: it is moving, not lost.
+    throw new ApiException(
+      ErrorCode.InvalidState,
+      `Refund ${id} changed while canceling (its address was just given); read it and retry.`,
+      'id',
+    );
   }
 
   /**

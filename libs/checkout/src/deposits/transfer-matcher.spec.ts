@@ -51,6 +51,7 @@ function session(overrides: Partial<AddressSession> = {}): AddressSession {
     sub_merchant_id: 'sm_a',
     livemode: false,
     paid: false,
+    refunded: false,
     ...overrides,
   };
 }
@@ -124,6 +125,15 @@ describe('classifyTransfers', () => {
     const { detected, unmatched } = classify([transfer()], { sessions });
     expect(detected).toEqual([]);
     expect(unmatched).toEqual([expect.objectContaining({ reason: 'session_already_paid' })]);
+  });
+
+  it('records a new payment to a session with a live refund as session_refunded', () => {
+    const sessions = new Map([[SESSION_ADDRESS, session({ refunded: true })]]);
+    const { detected, unmatched } = classify([transfer()], { sessions });
+    expect(detected).toEqual([]);
+    expect(unmatched).toEqual([
+      expect.objectContaining({ reason: 'session_refunded', sessionId: 'cs_session' }),
+    ]);
   });
 
   it("keeps a session's own transfer the session's when it is found again after the session is Paid", () => {

@@ -25,6 +25,8 @@ export interface AddressSession {
   livemode: boolean;
   /** Paid, with a confirmed transfer still standing (a reorg in this tick may have taken it). */
   paid: boolean;
+  /** Has a refund that is not Failed or Canceled: it takes no further payment. */
+  refunded: boolean;
 }
 
 /** A transfer already recorded on this network, as a session's or as unmatched. */
@@ -141,6 +143,7 @@ function mismatchOf(
   if (session.network !== network) return 'wrong_network';
   if (session.currency_contract !== tokenContract) return 'wrong_token';
   if (session.paid) return 'session_already_paid';
+  if (session.refunded) return 'session_refunded';
   return null;
 }
 
@@ -226,7 +229,10 @@ export class TransferMatcher {
               s.sub_merchant_id, s.livemode,
               (s.status = 'Paid' AND EXISTS (
                  SELECT 1 FROM session_transactions t
-                  WHERE t.session_id = s.id AND t.status = 'Confirmed')) AS paid
+                  WHERE t.session_id = s.id AND t.status = 'Confirmed')) AS paid,
+              EXISTS (SELECT 1 FROM refunds r
+                       WHERE r.session_id = s.id AND r.status NOT IN ('Failed', 'Canceled'))
+                AS refunded
          FROM checkout_sessions s
         WHERE ${evm ? 'lower(s.pay_address)' : 's.pay_address'} = ANY($1::text[])
           AND s.chain_family = $2`,

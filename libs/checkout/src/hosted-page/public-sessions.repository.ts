@@ -64,6 +64,8 @@ export class PublicSessionsRepository {
               (SELECT json_build_object('id', r.id, 'amount', r.amount::text, 'fee', r.fee::text,
                                         'net_amount', r.net_amount::text)
                  FROM refunds r WHERE r.session_id = s.id AND r.status = 'requires_destination'
+                  -- Paid after the refund was requested: the merchant confirms it first.
+                  AND NOT (s.status = 'Paid' AND s.paid_at > r.created_at)
                 ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS refund
          FROM checkout_sessions s
          JOIN merchants m ON m.id = s.merchant_id

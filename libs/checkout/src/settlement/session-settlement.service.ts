@@ -62,6 +62,22 @@ interface SettlementOutcome {
   changed: boolean;
 }
 
+/** A session whose confirmed total just went down (a reorg took a payment back). */
+export interface ReversedPayment {
+  sessionId: string;
+  /** What the session has received now. */
+  received: Decimal;
+}
+
+/**
+ * Told, in the settling transaction (the sessions' row locks held), of the sessions whose
+ * received amount went down, so what was promised against it can be taken back. Implemented by
+ * libs/refunds, which depends on checkout, not the other way round.
+ */
+export interface ReversedPaymentListener {
+  paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void>;
+}
+
 export interface SettlementResult {
   sessionId: string;
   previousStatus: SessionStatus;
@@ -77,6 +93,7 @@ export interface SettlementResult {
 export class SessionSettlementService {
   private readonly tolerancePercent: Decimal;
   private readonly toleranceMax: Decimal;
+  private reversalListener: ReversedPaymentListener | null = null;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -85,6 +102,11 @@ export class SessionSettlementService {
   ) {
     this.tolerancePercent = new Decimal(config.underpaymentTolerancePercent);
     this.toleranceMax = new Decimal(config.underpaymentToleranceMax);
+  }
+
+  /** Called once by the refunds' module at start, in every process that imports it. */
+  followReversalsWith(listener: ReversedPaymentListener): void {
+    this.reversalListener = listener;
   }
 
   /**
@@ -164,6 +186,13 @@ export class SessionSettlementService {
       ),
     );
     await this.events.write(manager, events);
+    const reversed = outcomes.filter((outcome) => outcome.entry?.kind === 'deposit_reversal');
+    if (reversed.length && this.reversalListener) {
+      await this.reversalListener.paymentsReversed(
+        manager,
+        reversed.map(({ sessionId, received }) => ({ sessionId, received })),
+      );
+    }
     return outcomes.map(({ sessionId, previousStatus, status }) => ({
       sessionId,
       previousStatus,

@@ -4,6 +4,7 @@ export const UNMATCHED_REASONS = [
   'wrong_network',
   'wrong_token',
   'session_already_paid',
+  'session_refunded',
   'unknown_address',
 ] as const;
 
@@ -12,6 +13,9 @@ export const UNMATCHED_REASONS = [
  * - `wrong_network`: the address is a session's, on another network of the same chain family.
  * - `wrong_token`: the session's network, another watched token than the session's.
  * - `session_already_paid`: the session was already Paid when the transfer was detected.
+ * - `session_refunded`: the session had a refund not Failed or Canceled when the transfer was
+ *   detected: the refund was decided on what the session had received, so nothing more is
+ *   credited to it (it could turn Paid while its money goes back); the merchant refunds this too.
  * - `unknown_address`: an address of our pool that no session has (operators only).
  */
 export type UnmatchedReason = (typeof UNMATCHED_REASONS)[number];

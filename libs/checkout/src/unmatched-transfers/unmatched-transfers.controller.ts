@@ -25,7 +25,8 @@ export class UnmatchedTransfersController {
     description:
       "Payments to your sessions' pay addresses that no session took, so none of them is in your " +
       'balance: sent on another network (`wrong_network`), in the other stablecoin (`wrong_token`), ' +
-      'or to a session already `Paid` (`session_already_paid`). Refund the sender (`from_address`) ' +
+      'to a session already `Paid` (`session_already_paid`), or to a session you refunded ' +
+      '(`session_refunded`). Refund the sender (`from_address`) ' +
       'or settle them with us. Zero-value transfers (address poisoning) are never recorded.\n\n' +
       'Newest first, as a bare JSON array, with `X-Total-Count` and `Link` headers. Sub-merchant ' +
       'scoping as on session lists: own by default, `include_sub_merchants=true` for all, ' +

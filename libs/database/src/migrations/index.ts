@@ -22,6 +22,7 @@ import { Sweeps1765800000000 } from './1765800000000-sweeps';
 import { TreasuryBooks1765900000000 } from './1765900000000-treasury-books';
 import { Refunds1766000000000 } from './1766000000000-refunds';
 import { ReconciliationLocations1766100000000 } from './1766100000000-reconciliation-locations';
+import { RefundReview1766200000000 } from './1766200000000-refund-review';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   TreasuryBooks1765900000000,
   Refunds1766000000000,
   ReconciliationLocations1766100000000,
+  RefundReview1766200000000,
 ];

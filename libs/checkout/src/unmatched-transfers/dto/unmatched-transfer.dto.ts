@@ -22,7 +22,9 @@ export class UnmatchedTransferDto {
       "Why it was not credited. `wrong_network`: sent on another network than the session's (EVM " +
       "addresses are the same on every EVM network). `wrong_token`: the session's network, the " +
       'other stablecoin. `session_already_paid`: the session was already `Paid` when it arrived ' +
-      '(a second payment). (`unknown_address`, a pool address without a session, is never ' +
+      '(a second payment). `session_refunded`: the session had a refund (not `Failed` or ' +
+      '`Canceled`) when it arrived: a refund is decided on what the session had received, so ' +
+      'nothing more is credited to it. (`unknown_address`, a pool address without a session, is never ' +
       'listed: no merchant owns it.) None of them is in your balance: refund the sender or settle ' +
       'it with us.',
     example: 'wrong_network',

@@ -1,0 +1,80 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { EntityManager } from 'typeorm';
+import { ReversedPayment, ReversedPaymentListener, SessionSettlementService } from '@app/checkout';
+import { LedgerService } from '@app/ledger';
+import { PayoutsRepository } from '@app/payouts';
+import { RefundEvents } from './refund-events';
+import { refundReleaseEntry } from './refund-ledger';
+import { RefundStatus } from './refund.types';
+import { RefundsRepository } from './refunds.repository';
+
+export const REVERSED_PAYMENT_REASON =
+  'Canceled: the payment it refunded was reversed by a chain reorganization.';
+
+/**
+ * A reorg took back part of a session's payment: its refunds may now promise more than it still
+ * received. In the settling transaction (the session's row lock held), the newest refunds nothing
+ * has signed (`requires_destination`, or `Pending` with an unclaimed payout) are canceled, their
+ * holds released and `refund.canceled` written, until the live refunds fit what is received.
+ * A refund already signed is left to run: it is on the chain, an operator reconciles it.
+ * Lock order: session, payout, refund (the payout worker's is payout, refund; nobody takes a
+ * session's lock after a payout's or a refund's).
+ */
+@Injectable()
+export class RefundReversalGuard implements ReversedPaymentListener, OnModuleInit {
+  private readonly logger = new Logger(RefundReversalGuard.name);
+
+  constructor(
+    private readonly settlement: SessionSettlementService,
+    private readonly refunds: RefundsRepository,
+    private readonly payouts: PayoutsRepository,
+    private readonly ledger: LedgerService,
+    private readonly events: RefundEvents,
+  ) {}
+
+  onModuleInit(): void {
+    this.settlement.followReversalsWith(this);
+  }
+
+  async paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void> {
+    for (const { sessionId, received } of reversed) {
+      const live = await this.refunds.liveRefundsOfSession(manager, sessionId);
+      let excess = live
+        .reduce((sum, refund) => sum.plus(refund.amount), new Decimal(0))
+        .minus(received);
+      for (const refund of live) {
+        if (excess.lessThanOrEqualTo(0)) break;
+        if (await this.cancelUnsigned(manager, refund.id)) {
+          excess = excess.minus(refund.amount);
+        }
+      }
+      if (excess.greaterThan(0)) {
+        this.logger.warn(
+          `Session ${sessionId}: a reorg reversed part of its payment and its refunds already signed exceed what it still received by ${excess.toFixed()}.`,
+        );
+      }
+    }
+  }
+
+  /** Cancels the refund if nothing has signed it; false when it is on its way (or over). */
+  private async cancelUnsigned(manager: EntityManager, refundId: string): Promise<boolean> {
+    const payout = await this.refunds.lockPayout(manager, refundId);
+    const refund = await this.refunds.lock(manager, refundId);
+    if (!refund) return false;
+    const previous: RefundStatus = refund.status;
+    if (previous === 'Pending') {
+      if (!payout || payout.status !== 'Pending') return false;
+      await this.payouts.rejectForCanceledRefund(manager, payout.id, REVERSED_PAYMENT_REASON);
+    } else if (previous !== 'requires_destination') {
+      return false;
+    }
+    await this.ledger.post(manager, refundReleaseEntry(refund));
+    await this.refunds.setStatus(manager, refund.id, 'Canceled', {
+      canceled: true,
+      errorReason: REVERSED_PAYMENT_REASON,
+    });
+    await this.events.statusChanged(manager, refund.id, previous);
+    return true;
+  }
+}

@@ -609,6 +609,8 @@ export class FakeTronNode {
     '/wallet/getbandwidthprices': () => this.parameters.bandwidthPricesJson(),
     '/wallet/triggersmartcontract': (params) => this.trigger(params),
     '/wallet/triggerconstantcontract': (params) => this.constantCall(params),
+    // The solidity API's constant call: the same state (the fake keeps no state per block).
+    '/walletsolidity/triggerconstantcontract': (params) => this.constantCall(params),
     '/wallet/broadcasttransaction': (params) => this.broadcast(params),
   };
 

@@ -84,6 +84,9 @@ const MAX_UINT256 = (1n << 256n) - 1n;
  * Reads go through TronNodeClient: the retries, failover and API-key rules of the other TRON
  * clients; a failure throws ChainError.
  */
+/** Solidity-API balance reads in flight at once (TRON has no Multicall). */
+const SOLID_READS_IN_FLIGHT = 8;
+
 export class TronSweepTransport {
   private readonly node: TronNodeClient;
   private readonly tronWeb: TronWeb;
@@ -160,6 +163,65 @@ export class TronSweepTransport {
       },
       parseUint256Result,
     );
+  }
+
+  /**
+   * Balances of `token` from the solidity API (the state of an irreversible block), every read
+   * from the one URL that answered the solid head, between two reads of that head. A backend
+   * behind the URL still catching up answers an older solid head after than before: the caller
+   * then trusts none of the balances.
+   */
+  async solidTokenBalances(
+    addresses: string[],
+    token: string,
+  ): Promise<{ solidBefore: number; solidAfter: number; balances: bigint[] }> {
+    const tokenHex = this.hexAddress(token, 'token');
+    const owners = addresses.map((address) => this.hexAddress(address, 'address'));
+    const before = await this.node.requestWithSource(
+      'walletsolidity/getnowblock',
+      {},
+      parseTimedBlock,
+    );
+    if (!before.value) {
+      throw tronError(
+        'transient',
+        'walletsolidity/getnowblock returned no block',
+        this.network.name,
+      );
+    }
+    const balances: bigint[] = [];
+    for (let start = 0; start < owners.length; start += SOLID_READS_IN_FLIGHT) {
+      const batch = owners.slice(start, start + SOLID_READS_IN_FLIGHT);
+      balances.push(
+        ...(await Promise.all(
+          batch.map((owner) =>
+            this.node.request(
+              'walletsolidity/triggerconstantcontract',
+              {
+                owner_address: owner,
+                contract_address: tokenHex,
+                function_selector: BALANCE_OF_SIGNATURE,
+                parameter: abiEncode(['address'], [owner]),
+                visible: false,
+              },
+              parseUint256Result,
+              before.source,
+            ),
+          ),
+        )),
+      );
+    }
+    const after = await this.node.request(
+      'walletsolidity/getnowblock',
+      {},
+      parseTimedBlock,
+      before.source,
+    );
+    return {
+      solidBefore: before.value.number,
+      solidAfter: after?.number ?? -1,
+      balances,
+    };
   }
 
   /**

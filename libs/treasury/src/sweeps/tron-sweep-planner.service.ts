@@ -11,6 +11,7 @@ import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.r
 import { destinationFor, SweepDecision } from './sweep-policy';
 import { TronSweepChain } from './tron-sweep-chain';
 import { TronSweepChains } from './tron-sweep-chains';
+import { provenEmpty } from './tron-sweep-emptiness';
 import { TronStep, TronStepRow, TronSweepJournalRepository } from './tron-sweep-journal.repository';
 import { decideTronSweep, TronPrices, tronSweepCostSun } from './tron-sweep-policy';
 import { TronSweepSteps, TronStepTarget } from './tron-sweep-steps.service';
@@ -113,8 +114,9 @@ export class TronSweepPlanner {
 
   /**
    * The pending addresses of a token, their balances read after the head block B, and the
-   * policy's decision for each funded one. Read empty after B, past every transfer known for
-   * them: cleared (the positive proof that nothing is left).
+   * policy's decision for each funded one. Those read empty are read again on the solidity API:
+   * zero there past every transfer known for them, they are cleared (the positive proof that
+   * nothing is left; tron-sweep-emptiness.ts).
    */
   async assess(
     network: NetworkConfig,
@@ -141,12 +143,24 @@ export class TronSweepPlanner {
     const balances = await inBatches(pending, (candidate) =>
       chain.transport.tokenBalance(candidate.address, token.contract),
     );
-    const empty = pending.filter((_, index) => balances[index] === 0n);
+    // A full node's zero is only a hint (a fork, a backend behind the transfer): an address is
+    // cleared only on a zero the solidity API reads past its newest known transfer.
+    const zero = pending.filter((_, index) => balances[index] === 0n);
+    const proven = zero.length
+      ? provenEmpty(
+          zero,
+          await chain.transport.solidTokenBalances(
+            zero.map((candidate) => candidate.address),
+            token.contract,
+          ),
+        )
+      : { empty: [], block };
+    const empty = proven.empty;
     await this.planner.markEmpty(
       network.name,
       currency,
       empty.map((candidate) => candidate.address),
-      block,
+      proven.block,
     );
     assessment.emptied = empty.length;
     const funded = pending

@@ -14,6 +14,7 @@ import {
   TronSweepJournalRepository,
   TronSweepRow,
 } from './tron-sweep-journal.repository';
+import { lentByJournal } from './tron-sweep-lent';
 import { withMargin } from './tron-sweep-policy';
 
 /** What a step's transaction needs to be built: the address, its token, where it goes. */
@@ -138,7 +139,8 @@ export class TronSweepSteps {
     let step: TronStep | 'end' = first;
     let prepared: PreparedStep = 'skip';
     while (step !== 'end') {
-      prepared = await this.prepare(chain, sweep, step);
+      const lent = step === 'undelegate' ? await this.lent(chain, sweep) : undefined;
+      prepared = await this.prepare(chain, sweep, step, lent);
       if (prepared !== 'skip') break;
       step = ON_SKIP[step];
     }
@@ -170,11 +172,36 @@ export class TronSweepSteps {
     if (row) await this.send(chain, row);
   }
 
-  /** Builds and signs a step from what the chain shows now; the caller journals it. */
+  /**
+   * The stake the sweep still lends its address, from its journal (tron-sweep-lent.ts). Each
+   * mined step's outcome is its solidified info, final once there; a node that does not answer
+   * it yet makes the sweep wait (throws: the next pass tries again), never guess 0.
+   */
+  private async lent(chain: TronSweepChain, sweep: TronSweepRow): Promise<bigint> {
+    const steps = await this.journal.steps(sweep.id);
+    const outcomes = new Map<string, boolean>();
+    for (const step of steps) {
+      if (step.status !== 'Mined' || (step.step !== 'delegate' && step.step !== 'undelegate')) {
+        continue;
+      }
+      const mined = await chain.solidified(step.tx_hash);
+      if (!mined) {
+        throw new Error(`TRON sweep ${sweep.id}: mined step ${step.tx_hash} not answered yet`);
+      }
+      outcomes.set(step.tx_hash, mined.succeeded);
+    }
+    return lentByJournal(steps, (step) => outcomes.get(step.tx_hash) === true);
+  }
+
+  /**
+   * Builds and signs a step from what the chain shows now; the caller journals it. A take-back
+   * is of `lentSun`, the stake the sweep's journal says it still lends (never a node's read).
+   */
   async prepare(
     chain: TronSweepChain,
     target: TronStepTarget,
     step: TronStep,
+    lentSun?: bigint,
   ): Promise<PreparedStep> {
     const network = target.network as NetworkName;
     const staking = this.keys.sweeperFor(network);
@@ -211,9 +238,9 @@ export class TronSweepSteps {
       case 'transfer':
         return this.prepareTransfer(chain, target, margin);
       case 'undelegate': {
-        const lent = await transport.delegatedEnergy(staking.address, target.address);
-        if (lent === 0n) return 'skip';
-        return transport.buildUndelegateEnergy(staking, target.address, lent);
+        if (lentSun === undefined) throw new Error('TRON: a take-back needs the journal amount');
+        if (lentSun === 0n) return 'skip';
+        return transport.buildUndelegateEnergy(staking, target.address, lentSun);
       }
     }
   }

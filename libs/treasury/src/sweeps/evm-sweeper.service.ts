@@ -57,7 +57,7 @@ export interface TokenAssessment {
 export interface SweepTickReport {
   network: NetworkName;
   deferred?: 'gas_price' | 'lane_full';
-  /** The delegate or the keys do not match the configuration: nothing signed (see refusalFor). */
+  /** The delegate or the keys do not match the configuration: nothing signed (see refusal). */
   refused?: boolean;
   candidates: number;
   emptied: number;
@@ -106,7 +106,6 @@ export class EvmSweeper implements OnModuleDestroy {
     const settings = this.keys.settings.get(name);
     const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
     if (!settings?.sweepDelegate || !this.keys.sweeperFor(name)) return report;
-    if (await this.refusal(name)) return { ...report, refused: true };
     const live = await this.journal.live(name);
     if (live.length >= MAX_LIVE_SWEEPS) return { ...report, deferred: 'lane_full' };
     const chain = this.chainFor(name);
@@ -140,6 +139,12 @@ export class EvmSweeper implements OnModuleDestroy {
     report.candidates += assessment.candidates;
     report.emptied += assessment.emptied;
     const eligible = assessment.funded.filter((candidate) => candidate.decision.sweep);
+    // Checked only when something would be signed: reading and clearing addresses needs no
+    // delegate, and a backend that cannot see it yet (lagging) delays only the signing.
+    if (eligible.length && (await this.refusal(network.name))) {
+      report.refused = true;
+      return 0;
+    }
     let made = 0;
     for (let start = 0; start < eligible.length && made < room; start += settings.batchSize) {
       const batch = eligible.slice(start, start + settings.batchSize);

@@ -8,7 +8,12 @@ import { QUEUES, RECONCILIATION_JOBS } from '@app/common';
 import Decimal from 'decimal.js';
 import { fromBaseUnits, LedgerService } from '@app/ledger';
 import { METRICS_REGISTRY } from '@app/metrics';
-import { ReconciliationService } from '@app/treasury';
+import {
+  FundingBooks,
+  ReconciliationRepository,
+  ReconciliationRow,
+  ReconciliationService,
+} from '@app/treasury';
 import { forgetChain } from './support/chain-reset';
 import { useChainEnvironment } from './support/chain-test-env';
 import { CliProcess, CliResult } from './support/cli-process';
@@ -146,7 +151,8 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(report.entries[0].reference).toMatch(
       new RegExp(`^funding:${NETWORK}:${tokens.txHash}:\\d+$`),
     );
-  }, 120_000);
+    // Four CLI runs, each booting the application: about a minute apiece on a loaded machine.
+  }, 300_000);
 
   it('refuses, with a clear message and nothing booked, a transaction unknown or moving nothing of ours', async () => {
     const unknown = await bookFunding(`0x${'ab'.repeat(32)}`);
@@ -156,11 +162,13 @@ describe('Treasury books and reconciliation on a real chain', () => {
     const elsewhere = await devnet.transfer('USDT', Wallet.createRandom().address, '1');
     const foreign = await bookFunding(elsewhere.txHash);
     expect(foreign.code).toBe(2);
-    expect(foreign.stderr).toContain('moves nothing into the service wallets');
+    expect(foreign.stderr).toContain(
+      'moves nothing of the service wallets and none of them sent it',
+    );
     expect(await api.count('ledger_entries', `reference LIKE $1`, [`%${elsewhere.txHash}%`])).toBe(
       0,
     );
-  }, 60_000);
+  }, 180_000);
 
   it('books a completed payout out of the hot wallet and its receipt fee to the wei', async () => {
     merchant = await api.createMerchant();
@@ -338,7 +346,9 @@ describe('Treasury books and reconciliation on a real chain', () => {
 
     const result = await cli.run('treasury:reconcile', '--network', NETWORK);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`Books differ from the chain for ${NETWORK} USDT (-1)`);
+    expect(result.stderr).toContain(
+      `Books differ from the chain for ${NETWORK} USDT (-1; hot_wallet -1)`,
+    );
     expect(JSON.parse(result.stdout)).toContainEqual(
       expect.objectContaining({ currency: 'USDT', difference: '-1', addresses: 2 }),
     );
@@ -376,6 +386,226 @@ describe('Treasury books and reconciliation on a real chain', () => {
     );
     expect(await ethDifference()).toBe(before);
   }, 60_000);
+
+  /** A test entry straight into the ledger: what a misbooking (or a booking the chain lacks) is. */
+  const postTest = async (lines: Array<[account: string, amount: string]>) =>
+    api.dataSource.transaction((manager) =>
+      api.app.get(LedgerService).post(manager, {
+        reference: `test-books:${randomUUID()}`,
+        kind: 'test',
+        lines: lines.map(([account, amount]) => ({
+          account,
+          amount: new Decimal(amount),
+          currency: account.split(':')[2],
+          network: NETWORK,
+        })),
+      }),
+    );
+  const usdcOf = async (mode: 'full' | 'incremental') =>
+    (await worker.get(ReconciliationService).reconcile(NETWORK, mode))?.find(
+      (row) => row.currency === 'USDC',
+    );
+  /** The locations whose difference is not 0, with it. */
+  const differingOf = (row: ReconciliationRow | undefined) =>
+    Object.fromEntries(
+      row!.locations
+        .filter((location) => location.difference !== '0')
+        .map((location) => [location.location, location.difference]),
+    );
+  const oldTreasury = Wallet.createRandom().address;
+
+  it('keeps reading a treasury address a rotation replaced, for as long as its books may hold something', async () => {
+    await api.dataSource.query(
+      `INSERT INTO treasury_wallets (network, role, address) VALUES ($1, 'treasury', $2)`,
+      [NETWORK, oldTreasury],
+    );
+    await setTokenBalance(devnet, 'USDC', oldTreasury, 2_000_000n);
+    await postTest([
+      [`treasury:${NETWORK}:USDC`, '2'],
+      [`owner_funding:${NETWORK}:USDC`, '-2'],
+    ]);
+    expect(await usdcOf('full')).toMatchObject({ difference: '0' });
+    // The rotation overwrites the row: the 2 USDC stay on the old address, booked in treasury.
+    await api.dataSource.query(
+      `UPDATE treasury_wallets SET address = $2 WHERE network = $1 AND role = 'treasury'`,
+      [NETWORK, Wallet.createRandom().address],
+    );
+    // A later block: a full run forgets every stored balance it did not read again.
+    await devnet.mine(1);
+    for (const mode of ['full', 'incremental'] as const) {
+      const row = await usdcOf(mode);
+      expect(row).toMatchObject({ difference: '0', persistent: false });
+      expect(row?.locations).toContainEqual({
+        location: 'treasury',
+        onchain: '2',
+        books: '2',
+        difference: '0',
+        addresses: 2,
+      });
+    }
+  }, 60_000);
+
+  it('reconciles per location: a unit booked to the wrong location fails the CLI though the total matches', async () => {
+    // Booked as swept into the treasury, while the chain still has it on the deposit address.
+    await postTest([
+      [`treasury:${NETWORK}:USDC`, '1'],
+      [`deposits:${NETWORK}:USDC`, '-1'],
+    ]);
+    const row = await usdcOf('full');
+    expect(row).toMatchObject({ difference: '0' });
+    expect(differingOf(row)).toEqual({ deposits: '1', treasury: '-1' });
+    const again = await usdcOf('incremental');
+    expect(again).toMatchObject({ difference: '0', persistent: true });
+
+    const result = await cli.run('treasury:reconcile', '--network', NETWORK);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${NETWORK} USDC (0; deposits 1; treasury -1)`);
+    expect(JSON.parse(result.stdout)).toContainEqual(
+      expect.objectContaining({
+        currency: 'USDC',
+        difference: '0',
+        locations: expect.arrayContaining([
+          { location: 'deposits', onchain: '11', books: '10', difference: '1', addresses: 1 },
+        ]),
+      }),
+    );
+    await postTest([
+      [`treasury:${NETWORK}:USDC`, '-1'],
+      [`deposits:${NETWORK}:USDC`, '1'],
+    ]);
+    expect(differingOf(await usdcOf('full'))).toEqual({});
+  }, 120_000);
+
+  it('alerts only when the same difference persists, not on two different ones (in-flight noise)', async () => {
+    const hotWallet = `hot_wallet:${NETWORK}:USDC`;
+    const owner = `owner_funding:${NETWORK}:USDC`;
+    await postTest([
+      [hotWallet, '1'],
+      [owner, '-1'],
+    ]);
+    expect(await usdcOf('incremental')).toMatchObject({ difference: '-1', persistent: false });
+    await postTest([
+      [hotWallet, '1'],
+      [owner, '-1'],
+    ]);
+    expect(await usdcOf('incremental')).toMatchObject({ difference: '-2', persistent: false });
+    expect(await usdcOf('incremental')).toMatchObject({ difference: '-2', persistent: true });
+    const latest = await worker.get(ReconciliationRepository).latestDifferences();
+    expect(latest).toContainEqual({
+      network: NETWORK,
+      currency: 'USDC',
+      difference: '-2',
+      persistent: true,
+    });
+    await postTest([
+      [hotWallet, '-2'],
+      [owner, '2'],
+    ]);
+    expect(await usdcOf('incremental')).toMatchObject({ difference: '0', persistent: false });
+  }, 60_000);
+
+  it('books moves between our wallets location to location, withdrawals out of the hot wallet and fees alone', async () => {
+    // The command's own service (the CLI is treasury:book-funding's thin shell, and slow to boot).
+    const book = (tx: string) => worker.get(FundingBooks).book(NETWORK, tx);
+    const treasury = Wallet.createRandom().connect(devnet.provider);
+    await api.dataSource.query(
+      `UPDATE treasury_wallets SET address = $2 WHERE network = $1 AND role = 'treasury'`,
+      [NETWORK, treasury.address],
+    );
+    const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
+    const coin = await (
+      await deployer.sendTransaction({ to: treasury.address, value: parseEther('1') })
+    ).wait();
+    await book(coin!.hash);
+    const usdc = await devnet.transfer('USDC', treasury.address, '5');
+    await book(usdc.txHash);
+
+    // A refill: the treasury sends 2 USDC to the hot wallet, and pays the gas.
+    const asTreasury = new Contract(devnet.tokens.USDC.contract, ERC20, treasury);
+    const refill = await (await asTreasury.getFunction('transfer')(hot.address, 2_000_000n)).wait();
+    await book(refill!.hash);
+    const refillFee = await receiptFee(refill!.hash);
+    expect(await linesOf(`network_fee:${NETWORK}:${refill!.hash}`)).toEqual([
+      { account: `network_fees:${NETWORK}:ETH`, amount: refillFee.toFixed() },
+      { account: `treasury:${NETWORK}:ETH`, amount: refillFee.negated().toFixed() },
+    ]);
+    const [moved] = await api.dataSource.query(
+      `SELECT e.reference, e.kind FROM ledger_entries e WHERE e.reference LIKE $1`,
+      [`funding:${NETWORK}:${refill!.hash}:%`],
+    );
+    expect(moved.kind).toBe('internal_transfer');
+    expect(await linesOf(moved.reference)).toEqual([
+      { account: `hot_wallet:${NETWORK}:USDC`, amount: '2' },
+      { account: `treasury:${NETWORK}:USDC`, amount: '-2' },
+    ]);
+
+    // A withdrawal out of the hot wallet, and a hot wallet transaction that moves nothing.
+    const asHot = new Contract(devnet.tokens.USDC.contract, ERC20, hot.connect(devnet.provider));
+    const out = await (
+      await asHot.getFunction('transfer')(Wallet.createRandom().address, 1_000_000n)
+    ).wait();
+    await book(out!.hash);
+    const [withdrawal] = await api.dataSource.query(
+      `SELECT reference, kind FROM ledger_entries WHERE reference LIKE $1`,
+      [`funding:${NETWORK}:${out!.hash}:%`],
+    );
+    expect(withdrawal.kind).toBe('owner_withdrawal');
+    expect(await linesOf(withdrawal.reference)).toEqual([
+      { account: `hot_wallet:${NETWORK}:USDC`, amount: '-1' },
+      { account: `owner_funding:${NETWORK}:USDC`, amount: '1' },
+    ]);
+    expect(await linesOf(`network_fee:${NETWORK}:${out!.hash}`)).toContainEqual({
+      account: `hot_wallet:${NETWORK}:ETH`,
+      amount: (await receiptFee(out!.hash)).negated().toFixed(),
+    });
+    const selfSend = await (
+      await hot.connect(devnet.provider).sendTransaction({ to: hot.address, value: 0n })
+    ).wait();
+    expect(await book(selfSend!.hash)).toMatchObject({
+      entries: [
+        expect.objectContaining({ account: `network_fees:${NETWORK}:ETH` }),
+        expect.objectContaining({ account: `hot_wallet:${NETWORK}:ETH` }),
+      ],
+    });
+
+    const row = await usdcOf('full');
+    expect(differingOf(row)).toEqual({});
+    const eth = (await worker.get(ReconciliationService).reconcile(NETWORK, 'full'))?.find(
+      (candidate) => candidate.currency === 'ETH',
+    );
+    expect(differingOf(eth).treasury).toBeUndefined();
+  }, 120_000);
+
+  it('refuses to book a payout, or a transaction moving tokens out of a deposit address (a sweep)', async () => {
+    const [{ tx_hash: payoutHash }] = await api.dataSource.query(
+      `SELECT a.tx_hash FROM payout_attempts a JOIN payouts p ON p.id = a.payout_id
+        WHERE p.network = $1 AND p.status = 'Completed' LIMIT 1`,
+      [NETWORK],
+    );
+    const payoutBooked = await bookFunding(payoutHash);
+    expect(payoutBooked.code).toBe(2);
+    expect(payoutBooked.stderr).toContain('is a payout or refund of the service');
+
+    // What a sweep looks like: Transfer(deposit address -> hot wallet).
+    await devnet.provider.send('anvil_impersonateAccount', [payAddress]);
+    await devnet.provider.send('anvil_setBalance', [payAddress, '0xde0b6b3a7640000']);
+    const asDeposit = new Contract(
+      devnet.tokens.USDC.contract,
+      ERC20,
+      await devnet.provider.getSigner(payAddress),
+    );
+    const swept = await (await asDeposit.getFunction('transfer')(hot.address, 1_000_000n)).wait();
+    const sweepBooked = await bookFunding(swept!.hash);
+    expect(sweepBooked.code).toBe(2);
+    expect(sweepBooked.stderr).toContain('was sent by the deposit address');
+    expect(
+      await api.count('ledger_entries', `reference LIKE $1`, [`%${swept!.hash.toLowerCase()}%`]),
+    ).toBe(0);
+    // Back where the books say it is.
+    const asHot = new Contract(devnet.tokens.USDC.contract, ERC20, hot.connect(devnet.provider));
+    await (await asHot.getFunction('transfer')(payAddress, 1_000_000n)).wait();
+    await devnet.provider.send('anvil_stopImpersonatingAccount', [payAddress]);
+  }, 180_000);
 
   it('schedules reconciliation in the worker: incremental and full, at the configured intervals', async () => {
     const queue = worker.get<Queue>(getQueueToken(QUEUES.reconciliation));

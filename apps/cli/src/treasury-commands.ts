@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ChainError, NETWORK_NAMES, NetworkName } from '@app/chains';
 import {
+  differs,
   FundingBooks,
   ReconciliationRow,
   ReconciliationService,
@@ -24,8 +25,8 @@ export const TREASURY_BOOKS_COMMANDS: Record<
   (app: INestApplicationContext, options: Options) => Promise<unknown>
 > = {
   /**
-   * A full run per network (or the one given), now. Prints one row per (network, currency) and
-   * exits 1 unless every difference is 0.
+   * A full run per network (or the one given), now. Prints one row per (network, currency), each
+   * with its `locations`, and exits 1 unless every difference, total and per location, is 0.
    */
   'treasury:reconcile': async (app, options) => {
     const service = app.get(ReconciliationService);
@@ -42,17 +43,32 @@ export const TREASURY_BOOKS_COMMANDS: Record<
         process.exitCode = 1;
       }
     }
-    const differing = rows.filter((row) => row.difference !== '0');
+    const differing = rows.filter(differs);
     if (differing.length) {
+      const locations = (row: ReconciliationRow) =>
+        row.locations
+          .filter((location) => location.difference !== '0')
+          .map((location) => `; ${location.location} ${location.difference}`)
+          .join('');
       console.error(
         `Books differ from the chain for ${differing
-          .map((row) => `${row.network} ${row.currency} (${row.difference})`)
+          .map((row) => `${row.network} ${row.currency} (${row.difference}${locations(row)})`)
           .join(', ')}.`,
       );
       process.exitCode = 1;
     }
     return rows.map(
-      ({ network, currency, onchain, books, difference, addresses, block, pending }) => ({
+      ({
+        network,
+        currency,
+        onchain,
+        books,
+        difference,
+        addresses,
+        block,
+        pending,
+        locations,
+      }) => ({
         network,
         currency,
         onchain,
@@ -61,6 +77,7 @@ export const TREASURY_BOOKS_COMMANDS: Record<
         addresses,
         block,
         ...(pending ? { pending } : {}),
+        locations,
       }),
     );
   },
@@ -77,8 +94,9 @@ export const TREASURY_BOOKS_COMMANDS: Record<
 };
 
 export const TREASURY_BOOKS_USAGE = `  treasury:reconcile [--network NETWORK]       books = chain now (a full run): one JSON row per
-                                               (network, currency); exit 0 only if every
-                                               difference is 0
+                                               (network, currency) with its locations; exit 0
+                                               only if every difference (total and per
+                                               location) is 0
   treasury:book-funding --network NETWORK --tx HASH
                                                books an operator's transfer into the service's
                                                wallets (or out of the treasury), once`;

@@ -94,6 +94,37 @@ export function fundingEntry(input: {
 }
 
 /**
+ * Money moved between two of our wallets by an operator's transaction (a treasury refill of the
+ * hot wallet, the sweeper's coin moved to the hot wallet): out of `from`, into `to`, nothing
+ * earned or spent. Same reference space as funding: one movement is booked once, whichever way.
+ */
+export function internalTransferEntry(input: {
+  network: string;
+  txHash: string;
+  position: number | 'native';
+  from: HoldingAccount;
+  to: HoldingAccount;
+  currency: string;
+  amount: Decimal;
+}): LedgerEntry {
+  const { network, currency, amount } = input;
+  if (!amount.isPositive()) throw new Error(`Internal transfer of ${amount.toFixed()}.`);
+  const line = { currency, network };
+  return {
+    reference: `funding:${network}:${input.txHash}:${input.position}`,
+    kind: 'internal_transfer',
+    lines: [
+      { account: HOLDING_ACCOUNTS[input.to](network, currency), amount, ...line },
+      {
+        account: HOLDING_ACCOUNTS[input.from](network, currency),
+        amount: amount.negated(),
+        ...line,
+      },
+    ],
+  };
+}
+
+/**
  * An unmatched transfer on one of our deposit addresses (booked once its block is confirmed), or
  * its reversal when a reorg took it away. `booking` numbers the bookings of this transfer: a
  * transfer reverted and mined again is booked again under a new reference.

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
 import { DataSource } from 'typeorm';
 import { ASSET_ACCOUNT_KINDS, LedgerAccounts } from '@app/ledger';
 
@@ -14,6 +15,41 @@ export interface RunWatermark {
   startedAt: Date;
 }
 
+/** Where units sit: deposit addresses, or the wallet of a role (its books: sweeper + staking). */
+export type BooksLocation = 'deposits' | 'hot_wallet' | 'treasury' | 'sweeper';
+
+export interface StoredSum {
+  currency: string;
+  location: BooksLocation;
+  sum: bigint;
+  addresses: number;
+}
+
+/** One location's part of a stored run (whole units, exact decimal strings). */
+export interface LocationRun {
+  location: BooksLocation;
+  onchain: string;
+  books: string;
+  difference: string;
+  addresses: number;
+}
+
+/** A run's differences, total and per location (non-zero only), comparable as one string. */
+export type DifferenceSignature = string;
+
+export function signatureOf(difference: string, locations: LocationRun[]): DifferenceSignature {
+  const differing = locations
+    .filter((location) => !new Decimal(location.difference).isZero())
+    .map((location) => `${location.location}=${new Decimal(location.difference).toFixed()}`)
+    .sort();
+  return [new Decimal(difference).toFixed(), ...differing].join(' ');
+}
+
+/** The alert: the same differences as the run before, and not all zero. */
+export function persists(latest: DifferenceSignature, before: DifferenceSignature): boolean {
+  return latest !== '0' && latest === before;
+}
+
 export interface StoredRun {
   network: string;
   currency: string;
@@ -24,6 +60,7 @@ export interface StoredRun {
   addresses: number;
   mode: 'full' | 'incremental';
   pending: string[];
+  locations: LocationRun[];
   startedAt: Date;
 }
 
@@ -49,10 +86,17 @@ export class ReconciliationRepository {
     return rows.map((row) => row.network);
   }
 
+  /**
+   * Every address ever registered for a wallet role on the network (wallet_addresses, filled by
+   * triggers on hot_wallets and treasury_wallets): a rotation replaces the current row, but the
+   * old address keeps whatever the books still say it holds, so it is read for as long as it is
+   * listed (for good: an address a few rotations leave behind costs one read each).
+   */
   async wallets(network: string): Promise<ControlledWallet[]> {
     return this.dataSource.query(
-      `SELECT 'hot_wallet' AS role, address FROM hot_wallets WHERE network = $1
-        UNION ALL SELECT role, address FROM treasury_wallets WHERE network = $1`,
+      `SELECT role, address FROM wallet_addresses WHERE network = $1
+        UNION SELECT 'hot_wallet', address FROM hot_wallets WHERE network = $1
+        UNION SELECT role, address FROM treasury_wallets WHERE network = $1`,
       [network],
     );
   }
@@ -111,15 +155,19 @@ export class ReconciliationRepository {
 
   /**
    * Stores what was read at `block`; a full run (`replaceAll`) also forgets every address it did
-   * not read (no longer controlled). Returns, per currency, the sum of the stored balances and
-   * how many addresses they are: those just read and, on an incremental run, the rest as last read.
+   * not read (no longer controlled). Returns, per currency and location, the sum of the stored
+   * balances and how many addresses they are: those just read and, on an incremental run, the
+   * rest as last read. An address's location is its wallet role (hot_wallet before treasury
+   * before sweeper, should one address ever hold two), else `deposits`; `lowercase`: EVM
+   * addresses are stored in lowercase.
    */
   async storeAndSum(
     network: string,
     block: number,
     balances: ReadBalance[],
     replaceAll: boolean,
-  ): Promise<Map<string, { sum: bigint; addresses: number }>> {
+    lowercase: boolean,
+  ): Promise<StoredSum[]> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(
         `INSERT INTO reconciliation_balances (network, currency, address, balance, block_number)
@@ -141,25 +189,43 @@ export class ReconciliationRepository {
           [network, block],
         );
       }
-      const rows: Array<{ currency: string; sum: string; addresses: number }> = await manager.query(
-        `SELECT currency, sum(balance)::text AS sum, count(*)::int AS addresses
-             FROM reconciliation_balances WHERE network = $1 GROUP BY currency`,
-        [network],
+      const rows: Array<{
+        currency: string;
+        location: BooksLocation;
+        sum: string;
+        addresses: number;
+      }> = await manager.query(
+        `SELECT b.currency, coalesce(w.location, 'deposits') AS location,
+                  sum(b.balance)::text AS sum, count(*)::int AS addresses
+             FROM reconciliation_balances b
+             LEFT JOIN LATERAL (
+               SELECT role AS location FROM wallet_addresses w
+                WHERE w.network = b.network
+                  AND CASE WHEN $2 THEN lower(w.address) ELSE w.address END = b.address
+                ORDER BY array_position(ARRAY['hot_wallet', 'treasury', 'sweeper'], role)
+                LIMIT 1) w ON true
+            WHERE b.network = $1
+            GROUP BY 1, 2`,
+        [network, lowercase],
       );
-      return new Map(
-        rows.map((row) => [row.currency, { sum: BigInt(row.sum), addresses: row.addresses }]),
-      );
+      return rows.map((row) => ({ ...row, sum: BigInt(row.sum) }));
     });
   }
 
-  /** The books: per currency, the sum of the network's asset accounts (whole units). */
-  async books(network: string): Promise<Map<string, string>> {
-    const rows: Array<{ currency: string; total: string }> = await this.dataSource.query(
-      `SELECT currency, sum(balance)::text AS total FROM ledger_balances
-        WHERE network = $1 AND kind = ANY($2::text[]) GROUP BY currency`,
+  /**
+   * The books: per currency and location, the sum of the network's asset accounts (whole units).
+   * `staking` counts at the sweeper's location: the TRON staking account is the sweeper's address
+   * (registered with role sweeper), and its funding and fees may be booked to either account.
+   */
+  async books(
+    network: string,
+  ): Promise<Array<{ currency: string; location: BooksLocation; total: string }>> {
+    return this.dataSource.query(
+      `SELECT currency, CASE WHEN kind = 'staking' THEN 'sweeper' ELSE kind END AS location,
+              sum(balance)::text AS total FROM ledger_balances
+        WHERE network = $1 AND kind = ANY($2::text[]) GROUP BY 1, 2`,
       [network, ASSET_ACCOUNT_KINDS],
     );
-    return new Map(rows.map((row) => [row.currency, row.total]));
   }
 
   /**
@@ -178,48 +244,68 @@ export class ReconciliationRepository {
     return rows.map((row) => row.tx_hash);
   }
 
-  /** The latest run's difference per currency of the network, before this run is stored. */
-  async previousDifferences(network: string): Promise<Map<string, string>> {
-    const rows: Array<{ currency: string; difference: string }> = await this.dataSource.query(
-      `SELECT DISTINCT ON (currency) currency, difference::text FROM reconciliation_runs
-        WHERE network = $1 ORDER BY currency, id DESC`,
-      [network],
-    );
-    return new Map(rows.map((row) => [row.currency, row.difference]));
+  /**
+   * The latest run's differences per currency of the network (the total's and each location's),
+   * before this run is stored: the alert needs the same differences twice.
+   */
+  async previousDifferences(network: string): Promise<Map<string, DifferenceSignature>> {
+    const rows: Array<{ currency: string; difference: string; locations: LocationRun[] }> =
+      await this.dataSource.query(
+        `SELECT DISTINCT ON (currency) currency, difference::text, locations FROM reconciliation_runs
+          WHERE network = $1 ORDER BY currency, id DESC`,
+        [network],
+      );
+    return new Map(rows.map((row) => [row.currency, signatureOf(row.difference, row.locations)]));
   }
 
   async saveRuns(runs: StoredRun[]): Promise<void> {
     if (!runs.length) return;
     await this.dataSource.query(
       `INSERT INTO reconciliation_runs (network, currency, block_number, onchain, books, difference,
-         addresses, mode, pending, started_at)
+         addresses, mode, pending, locations, started_at)
        SELECT r.network, r.currency, r.block, r.onchain, r.books, r.difference, r.addresses,
-              r.mode, r.pending, r.started_at
+              r.mode, r.pending, r.locations, r.started_at
          FROM json_to_recordset($1::json) AS r(network text, currency text, block bigint,
               onchain numeric, books numeric, difference numeric, addresses int, mode text,
-              pending jsonb, started_at timestamptz)`,
+              pending jsonb, locations jsonb, started_at timestamptz)`,
       [JSON.stringify(runs.map(({ startedAt, ...run }) => ({ ...run, started_at: startedAt })))],
     );
   }
 
   /**
    * Per (network, currency) reconciled, the latest run's difference and whether the run before it
-   * differed too: what the alert is about (a difference seen once may be a transfer that landed
-   * between the chain's read and the books' read).
+   * had the same differences, total and per location, not all zero: what the alert is about. A
+   * difference seen once, or one that changes from run to run, may be transfers that landed
+   * between the chain's read and the books' read.
    */
   async latestDifferences(): Promise<
     Array<{ network: string; currency: string; difference: string; persistent: boolean }>
   > {
-    return this.dataSource.query(
-      `SELECT k.network, k.currency, l.d[1]::text AS difference,
-              (cardinality(l.d) = 2 AND l.d[1] <> 0 AND l.d[2] <> 0) AS persistent
+    const rows: Array<{
+      network: string;
+      currency: string;
+      runs: Array<{ difference: string; locations: LocationRun[] }>;
+    }> = await this.dataSource.query(
+      `SELECT k.network, k.currency, l.runs
          FROM (SELECT DISTINCT network, currency FROM reconciliation_runs) k,
-         LATERAL (SELECT array_agg(difference ORDER BY id DESC) AS d
-                    FROM (SELECT id, difference FROM reconciliation_runs r
+         LATERAL (SELECT json_agg(json_build_object('difference', difference::text,
+                                                    'locations', locations) ORDER BY id DESC) AS runs
+                    FROM (SELECT id, difference, locations FROM reconciliation_runs r
                            WHERE r.network = k.network AND r.currency = k.currency
                            ORDER BY id DESC LIMIT 2) latest) l
         ORDER BY k.network, k.currency`,
     );
+    return rows.map(({ network, currency, runs: [latest, before] }) => {
+      const signature = signatureOf(latest.difference, latest.locations);
+      return {
+        network,
+        currency,
+        difference: latest.difference,
+        persistent:
+          before !== undefined &&
+          persists(signature, signatureOf(before.difference, before.locations)),
+      };
+    });
   }
 
   /**

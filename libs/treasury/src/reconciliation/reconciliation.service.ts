@@ -4,7 +4,15 @@ import { CURRENCIES, NATIVE_COINS, NetworkConfig, NetworkName, NetworkRegistry }
 import { fromBaseUnits } from '@app/ledger';
 import { BalanceQuery } from './balance-reads';
 import { ChainBalanceReaders } from './chain-balance-readers';
-import { ReadBalance, ReconciliationRepository, StoredRun } from './reconciliation.repository';
+import {
+  BooksLocation,
+  LocationRun,
+  persists,
+  ReadBalance,
+  ReconciliationRepository,
+  signatureOf,
+  StoredRun,
+} from './reconciliation.repository';
 
 export type ReconciliationMode = 'full' | 'incremental';
 
@@ -21,9 +29,17 @@ export interface ReconciliationRow {
   block: number;
   /** Native coin only: our transactions not booked yet, which may explain a difference. */
   pending?: string[];
-  /** The difference was there in the previous run too: the alert is raised. */
+  /**
+   * The same per location: deposit addresses against `deposits`, each wallet role's addresses
+   * (current and replaced) against its account (`sweeper` + `staking` for the sweeper). A unit
+   * booked to the wrong location shows here even when the currency's total matches.
+   */
+  locations: LocationRun[];
+  /** The same differences (total and per location) were there in the previous run: the alert. */
   persistent: boolean;
 }
+
+const LOCATIONS: BooksLocation[] = ['deposits', 'hot_wallet', 'treasury', 'sweeper'];
 
 interface Asset {
   currency: string;
@@ -107,16 +123,43 @@ export class ReconciliationService {
       address: query.address,
       balance: balances[index],
     }));
-    const totals = await this.repository.storeAndSum(network.name, block, reads, mode === 'full');
+    const sums = await this.repository.storeAndSum(
+      network.name,
+      block,
+      reads,
+      mode === 'full',
+      lowercase,
+    );
     const [books, pending, before] = await Promise.all([
       this.repository.books(network.name),
       this.repository.pendingTransactions(network.name),
       this.repository.previousDifferences(network.name),
     ]);
     const rows = assets.map((asset): ReconciliationRow => {
-      const total = totals.get(asset.currency) ?? { sum: 0n, addresses: 0 };
-      const onchain = fromBaseUnits(total.sum, asset.decimals);
-      const booked = new Decimal(books.get(asset.currency) ?? 0);
+      const locations = LOCATIONS.flatMap((location): LocationRun[] => {
+        const read = sums.find(
+          (sum) => sum.currency === asset.currency && sum.location === location,
+        );
+        const booked = books.find(
+          (book) => book.currency === asset.currency && book.location === location,
+        );
+        if (!read && !booked) return [];
+        const onchain = fromBaseUnits(read?.sum ?? 0n, asset.decimals);
+        const inBooks = new Decimal(booked?.total ?? 0);
+        return [
+          {
+            location,
+            onchain: onchain.toFixed(),
+            books: inBooks.toFixed(),
+            difference: onchain.minus(inBooks).toFixed(),
+            addresses: read?.addresses ?? 0,
+          },
+        ];
+      });
+      const sum = (pick: (location: LocationRun) => string) =>
+        locations.reduce((total, location) => total.plus(pick(location)), new Decimal(0));
+      const onchain = sum((location) => location.onchain);
+      const booked = sum((location) => location.books);
       const difference = onchain.minus(booked);
       const earlier = before.get(asset.currency);
       return {
@@ -125,10 +168,12 @@ export class ReconciliationService {
         onchain: onchain.toFixed(),
         books: booked.toFixed(),
         difference: difference.toFixed(),
-        addresses: total.addresses,
+        addresses: locations.reduce((total, location) => total + location.addresses, 0),
         block,
         ...(asset.token === null ? { pending } : {}),
-        persistent: !difference.isZero() && earlier !== undefined && !new Decimal(earlier).isZero(),
+        locations,
+        persistent:
+          earlier !== undefined && persists(signatureOf(difference.toFixed(), locations), earlier),
       };
     });
     await this.repository.saveRuns(rows.map((row) => toStored(row, mode, startedAt)));
@@ -141,10 +186,11 @@ export class ReconciliationService {
       if (row.persistent) {
         this.logger.error(
           { ...row, mode },
-          'Books differ from the chain in two runs in a row: units are on our addresses that the ' +
-            'books do not know of, or the books hold units the chain does not show',
+          'Books differ from the chain by the same amounts in two runs in a row: units are on ' +
+            'our addresses that the books do not know of, the books hold units the chain does ' +
+            'not show, or units are booked to another location than the one holding them',
         );
-      } else if (row.difference !== '0') {
+      } else if (differs(row)) {
         this.logger.warn({ ...row, mode }, 'Books differ from the chain (once so far)');
       }
     }
@@ -172,6 +218,12 @@ function toStored(row: ReconciliationRow, mode: ReconciliationMode, startedAt: D
     addresses: row.addresses,
     mode,
     pending: row.pending ?? [],
+    locations: row.locations,
     startedAt,
   };
+}
+
+/** Whether the row's total or any of its locations differs from the chain. */
+export function differs(row: Pick<ReconciliationRow, 'difference' | 'locations'>): boolean {
+  return row.difference !== '0' || row.locations.some((location) => location.difference !== '0');
 }

@@ -51,10 +51,12 @@ export async function sweepEnvironment(
   // The delegate's whitelist: another token may stand in as the network's USDT.
   tokens: string[] = [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
   sweeper: DevnetAccount = DEVNET_SWEEPER,
+  // A suite whose books must hold every unit of the hot wallet funds one of its own.
+  hotWallet: DevnetAccount = DEVNET_ACCOUNTS.hotWallet,
 ): Promise<SweepFiles> {
   const delegate = await deploySweepDelegate(devnet, {
     sweeper: sweeper.address,
-    hotWallet: DEVNET_ACCOUNTS.hotWallet.address,
+    hotWallet: hotWallet.address,
     treasury: DEVNET_TREASURY,
     tokens,
   });
@@ -63,7 +65,7 @@ export async function sweepEnvironment(
     delegate,
     environment: {
       HOT_WALLETS_FILE: writeJson('hot-wallets', {
-        ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey },
+        ETHEREUM: { privateKey: hotWallet.privateKey },
       }),
       SWEEPER_KEYS_FILE: writeJson('sweepers', {
         ETHEREUM: { privateKey: sweeper.privateKey },

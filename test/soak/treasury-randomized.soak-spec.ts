@@ -9,9 +9,9 @@ import { getAddress, parseEther, parseUnits, toQuantity, Wallet } from 'ethers';
 import { TESTNET_NETWORKS } from '@app/chains';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
 import { ReconciliationService } from '@app/treasury';
-import { forgetChain } from './support/chain-reset';
-import { FakeTronNode } from './support/fake-tron-node';
-import { startWorker as startInProcessWorker } from './support/in-process-worker';
+import { forgetChain } from '../support/chain-reset';
+import { FakeTronNode } from '../support/fake-tron-node';
+import { startWorker as startInProcessWorker } from '../support/in-process-worker';
 import {
   stakeForEnergy,
   startTronSweepsOnNewChain,
@@ -19,22 +19,22 @@ import {
   tronSweepEnvironment,
   tronTestKey,
   TRX,
-} from './support/tron-sweep-env';
-import { buildApp, mainOf } from './support/built-apps';
-import { useChainEnvironment } from './support/chain-test-env';
-import { CliProcess, CliResult } from './support/cli-process';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
+} from '../support/tron-sweep-env';
+import { buildApp, mainOf } from '../support/built-apps';
+import { useChainEnvironment } from '../support/chain-test-env';
+import { CliProcess, CliResult } from '../support/cli-process';
+import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
 import {
   parkEarlierPayouts,
   startPayoutsOnNewChain,
   transfersFrom,
   writeHotWalletsFile,
-} from './support/payout-chain';
-import { postSessionRefund } from './support/refunds-api';
-import { SeededRandom } from './support/seeded-random';
-import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
-import { TestApi, TestMerchant } from './support/test-app';
-import { waitFor } from './support/wait-for';
+} from '../support/payout-chain';
+import { postSessionRefund } from '../support/refunds-api';
+import { SeededRandom } from '../support/seeded-random';
+import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from '../support/sweep-env';
+import { TestApi, TestMerchant } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const ROOT = join(__dirname, '..');
 const WORKER_MAIN = mainOf('worker');

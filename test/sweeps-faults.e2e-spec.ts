@@ -125,9 +125,15 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
   }
 
   async function pass(): Promise<SweepRunReport> {
-    const report = await context!.get(TreasurySweeps).run('ETHEREUM');
-    if (!report) throw new Error('another sweep pass holds the lock');
-    return report;
+    // The deposits worker may hold the network's lock for a pass of its own: a live batch is
+    // tracked by any process, whatever its settings (it cannot sign, only follow). Wait for it.
+    let report: SweepRunReport | null = null;
+    await waitFor(
+      async () => (report = await context!.get(TreasurySweeps).run('ETHEREUM')) !== null,
+      TIMEOUT_MS,
+      'the sweep lock',
+    );
+    return report!;
   }
 
   async function automine(on: boolean): Promise<void> {

@@ -507,6 +507,12 @@ describe('Treasury books and reconciliation on a real chain', () => {
   it('books moves between our wallets location to location, withdrawals out of the hot wallet and fees alone', async () => {
     // The command's own service (the CLI is treasury:book-funding's thin shell, and slow to boot).
     const book = (tx: string) => worker.get(FundingBooks).book(NETWORK, tx);
+    // NUMERIC keeps the scale it was given: compare amounts as numbers.
+    const exactLinesOf = async (reference: string) =>
+      ((await linesOf(reference)) as Array<{ account: string; amount: string }>).map((line) => ({
+        account: line.account,
+        amount: new Decimal(line.amount).toFixed(),
+      }));
     const treasury = Wallet.createRandom().connect(devnet.provider);
     await api.dataSource.query(
       `UPDATE treasury_wallets SET address = $2 WHERE network = $1 AND role = 'treasury'`,
@@ -525,7 +531,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     const refill = await (await asTreasury.getFunction('transfer')(hot.address, 2_000_000n)).wait();
     await book(refill!.hash);
     const refillFee = await receiptFee(refill!.hash);
-    expect(await linesOf(`network_fee:${NETWORK}:${refill!.hash}`)).toEqual([
+    expect(await exactLinesOf(`network_fee:${NETWORK}:${refill!.hash}`)).toEqual([
       { account: `network_fees:${NETWORK}:ETH`, amount: refillFee.toFixed() },
       { account: `treasury:${NETWORK}:ETH`, amount: refillFee.negated().toFixed() },
     ]);
@@ -534,7 +540,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       [`funding:${NETWORK}:${refill!.hash}:%`],
     );
     expect(moved.kind).toBe('internal_transfer');
-    expect(await linesOf(moved.reference)).toEqual([
+    expect(await exactLinesOf(moved.reference)).toEqual([
       { account: `hot_wallet:${NETWORK}:USDC`, amount: '2' },
       { account: `treasury:${NETWORK}:USDC`, amount: '-2' },
     ]);
@@ -550,11 +556,11 @@ describe('Treasury books and reconciliation on a real chain', () => {
       [`funding:${NETWORK}:${out!.hash}:%`],
     );
     expect(withdrawal.kind).toBe('owner_withdrawal');
-    expect(await linesOf(withdrawal.reference)).toEqual([
+    expect(await exactLinesOf(withdrawal.reference)).toEqual([
       { account: `hot_wallet:${NETWORK}:USDC`, amount: '-1' },
       { account: `owner_funding:${NETWORK}:USDC`, amount: '1' },
     ]);
-    expect(await linesOf(`network_fee:${NETWORK}:${out!.hash}`)).toContainEqual({
+    expect(await exactLinesOf(`network_fee:${NETWORK}:${out!.hash}`)).toContainEqual({
       account: `hot_wallet:${NETWORK}:ETH`,
       amount: (await receiptFee(out!.hash)).negated().toFixed(),
     });

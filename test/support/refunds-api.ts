@@ -69,8 +69,13 @@ export async function paidSession(
       input.subMerchantCode ? { 'X-Sub-Merchant-Code': input.subMerchantCode } : {},
     )
     .expect(201);
+  // As settlement leaves it: what was received, all of it credited (no fee), so that a later
+  // settlement of this session (a chain reset of the shared test database by another suite)
+  // reverses exactly what creditBalance booked and its entry balances.
   await api.dataSource.query(
-    `UPDATE checkout_sessions SET status = $2, amount = $3, amount_received = $4 WHERE id = $1`,
+    `UPDATE checkout_sessions
+        SET status = $2, amount = $3, amount_received = $4, net_amount = $4, fee_amount = 0
+      WHERE id = $1`,
     [session.id, input.status, input.amount, input.received],
   );
   if (new Decimal(input.received).greaterThan(0)) {

@@ -123,7 +123,8 @@ export class ReconciliationRepository {
       : '';
     const rows: Array<{ address: string }> = await this.dataSource.query(
       `SELECT ${address('c.pay_address')} AS address
-         FROM session_transactions t JOIN checkout_sessions c ON c.id = t.session_id
+         FROM session_transactions t
+         JOIN checkout_sessions c ON c.id = t.session_id AND c.network = t.network
         WHERE t.network = $1 ${moved('t')}
        UNION SELECT ${address('u.to_address')} FROM unmatched_transfers u
         WHERE u.network = $1 ${moved('u')}

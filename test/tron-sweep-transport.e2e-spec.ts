@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { TronChainAdapter } from '@app/chains/adapters/tron/tron-chain-adapter';
+import { parseTransactionFeeSun } from '@app/chains/adapters/tron/tron-transaction-fee';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
 import { NetworkConfig } from '@app/chains/networks/network.types';
 import { ChainError } from '@app/chains/rpc/chain-error';
 import { RetryOptions } from '@app/chains/rpc/retry';
 import { HotWalletKey } from '@app/chains/payouts/hot-wallet-key';
 import {
-  feeOf,
   SignedTronTransaction,
   TronMinedTransaction,
   TronSweepTransport,
@@ -184,10 +184,12 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
       create_time: node.blockTimestamp(info.blockNumber),
     });
     expect(account.balance).toBeUndefined();
-    // feeOf reads the same `fee` from the info as the node printed it.
-    expect(feeOf(await tronWeb.trx.getUnconfirmedTransactionInfo(txIdOfLastBroadcast()))).toBe(
-      activationFee,
-    );
+    // parseTransactionFeeSun reads the same `fee` from the info as the node printed it.
+    expect(
+      parseTransactionFeeSun(
+        await tronWeb.trx.getUnconfirmedTransactionInfo(txIdOfLastBroadcast()),
+      ),
+    ).toBe(activationFee);
   });
 
   it('activates, delegates energy, sweeps the whole balance burning no TRX, and undelegates', async () => {
@@ -284,9 +286,9 @@ describe('TronSweepTransport against the fake TRON node (tronweb signing)', () =
     }
     // The solidity API's transaction info (tronweb's getTransactionInfo) says the same.
     node.mineEmpty(node.solidLag);
-    expect(feeOf(await tronWeb.trx.getTransactionInfo(txIdOfLastBroadcast()))).toBe(
-      undelegation.feeSun,
-    );
+    expect(
+      parseTransactionFeeSun(await tronWeb.trx.getTransactionInfo(txIdOfLastBroadcast())),
+    ).toBe(undelegation.feeSun);
   });
 
   it('burns exactly the fee limit when a sweep without energy runs out of it, moving nothing', async () => {

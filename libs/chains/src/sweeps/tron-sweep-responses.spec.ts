@@ -1,6 +1,5 @@
 import { TronResponseError } from '../adapters/tron/tron-errors';
 import {
-  feeOf,
   parseAccount,
   parseAccountResources,
   parseChainParameter,
@@ -13,14 +12,6 @@ const ID = 'ab'.repeat(32);
 const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 
 describe('TRON sweep responses', () => {
-  it('reads the fee of a transaction info, 0 when java-tron leaves it out', () => {
-    expect(feeOf({ id: ID, fee: 1_100_000 })).toBe(1_100_000n);
-    expect(feeOf({ id: ID, receipt: { energy_usage: 64_285 } })).toBe(0n);
-    expect(() => feeOf({ fee: -1 })).toThrow(TronResponseError);
-    expect(() => feeOf({ fee: '5' })).toThrow('transaction info fee');
-    expect(() => feeOf([])).toThrow('not an object');
-  });
-
   it('reads a mined transaction: outcome and costs, null while no block has it', () => {
     expect(parseMinedTransaction({}, ID)).toBeNull();
     expect(

@@ -1,5 +1,6 @@
 import { TronResponseError } from '../adapters/tron/tron-errors';
 import { throwIfNodeError } from '../adapters/tron/tron-responses';
+import { parseTransactionFeeSun } from '../adapters/tron/tron-transaction-fee';
 import { decodeTronMessage } from '../payouts/node-messages';
 
 // Shapes of the java-tron HTTP answers (visible=false) the TRON sweep transport reads, checked at
@@ -22,15 +23,6 @@ function count(object: JsonObject, field: string, what: string): bigint {
     throw malformed(`${what} ${field}`);
   }
   return BigInt(value);
-}
-
-/**
- * What a mined transaction cost its owner, in sun: the transaction info's `fee` (TRX burnt for
- * energy and bandwidth plus an activation's fee). Left out when nothing was burnt: 0.
- */
-export function feeOf(txInfo: unknown): bigint {
-  if (!isObject(txInfo)) throw malformed('transaction info is not an object');
-  return count(txInfo, 'fee', 'transaction info');
 }
 
 /** How a mined transaction used resources, from its transaction info's receipt. */
@@ -80,7 +72,8 @@ export function parseMinedTransaction(
     blockNumber,
     succeeded: !failed,
     contractResult,
-    feeSun: feeOf(value),
+    // The one parser of a TRON fee, shared with payouts and the books (absent = 0).
+    feeSun: parseTransactionFeeSun(value),
     energyUsage: count(receipt, 'energy_usage', 'receipt'),
     energyFeeSun: count(receipt, 'energy_fee', 'receipt'),
     energyUsageTotal: count(receipt, 'energy_usage_total', 'receipt'),

@@ -28,7 +28,6 @@ import {
 } from './tron-sweep-signing';
 
 export type { SignedTronTransaction, TronSigningKey } from './tron-sweep-signing';
-export { feeOf } from './tron-sweep-responses';
 export type { TronMinedTransaction, TronTransactionCosts } from './tron-sweep-responses';
 
 /** What an address is on chain now, for deciding the sweep's steps. */

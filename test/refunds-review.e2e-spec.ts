@@ -22,7 +22,7 @@ import {
 import { TestApi, TestMerchant } from './support/test-app';
 
 /*
- * The refunds' review findings (docs/treasury.md, "Refunds"), on the real app and database: what
+ * The refunds' review findings (docs/refunds.md), on the real app and database: what
  * a late payment, a reorg, a service address, a customer's form and a retry may no longer do.
  */
 describe('Refunds: review findings', () => {

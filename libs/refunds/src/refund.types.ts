@@ -1,5 +1,5 @@
 /**
- * Refund statuses (docs/treasury.md, "Refunds"). `requires_destination`: created without an
+ * Refund statuses (docs/refunds.md). `requires_destination`: created without an
  * address, waiting for the customer's on the hosted page. From `Pending` on, the status follows
  * the internal payout that sends it.
  */

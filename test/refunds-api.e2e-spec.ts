@@ -694,12 +694,9 @@ describe('Refunds API', () => {
       amount: '12.5',
       net_amount: '11.5',
     });
-    // Held from unmatched into the merchant's held balance (which the payout's completion
-    // debits, as any payout's); the merchant's available balance does not move.
-    expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual({
-      available: balance!.available,
-      held: String(Number(balance!.held) + 12.5),
-    });
+    // Held from unmatched into refund_hold: neither of the merchant's balances moves, the money
+    // was never the merchant's (review finding 8).
+    expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual(balance);
     expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
       String(Number(unmatchedBefore) - 12.5),
     );

@@ -172,3 +172,35 @@ export async function refundEvents(
       status: event.data.object.status,
     }));
 }
+
+/**
+ * Moves a refund's payout as the payout worker would, without a chain: its status (a completion
+ * with a transaction hash and time), the payout's own ledger entry (completion or release) and
+ * PayoutEvents, in one transaction with the payout's row lock held.
+ */
+export async function movePayoutOfRefund(
+  api: TestApi,
+  refundId: string,
+  status: 'Processing' | 'Completed' | 'Failed',
+  fields: { tx_hash?: string; error_reason?: string } = {},
+): Promise<void> {
+  const { PayoutEvents } = await import('@app/payouts/payout-events');
+  const { completionEntry, releaseEntry } = await import('@app/payouts');
+  await api.dataSource.transaction(async (manager) => {
+    const [payout] = await manager.query(`SELECT * FROM payouts WHERE refund_id = $1 FOR UPDATE`, [
+      refundId,
+    ]);
+    const txHash =
+      fields.tx_hash ?? (status === 'Failed' ? null : `0x${randomBytes(32).toString('hex')}`);
+    await manager.query(
+      `UPDATE payouts SET status = $2, tx_hash = COALESCE($3, tx_hash),
+              error_reason = COALESCE($4, error_reason),
+              completed_at = CASE WHEN $2 = 'Completed' THEN now() END WHERE id = $1`,
+      [payout.id, status, txHash, fields.error_reason ?? null],
+    );
+    const ledger = api.app.get(LedgerService);
+    if (status === 'Completed') await ledger.post(manager, completionEntry(payout));
+    if (status === 'Failed') await ledger.post(manager, releaseEntry(payout));
+    await api.app.get(PayoutEvents).statusChanged(manager, payout.id, payout.status);
+  });
+}

@@ -39,6 +39,12 @@ export const LedgerAccounts = {
    */
   unmatched: (network: string, currency: string) => `unmatched:${network}:${currency}`,
   /**
+   * Unmatched transfers' money reserved for their refunds in flight (held from `unmatched` until
+   * the refund completes, fails or is canceled): still owed to the sender, never a merchant's
+   * held balance (liability).
+   */
+  refundHold: (network: string, currency: string) => `refund_hold:${network}:${currency}`,
+  /**
    * What the operator put into (credit) or took out of (debit) the addresses the service controls
    * from outside, each booked from its transaction hash: the equity side of funding.
    */

@@ -25,33 +25,40 @@ function merchantLine(refund: RefundFunds, held: boolean, amount: Decimal): Ledg
   };
 }
 
-function unmatchedLine(refund: RefundFunds, amount: Decimal): LedgerLine {
-  return {
-    account: LedgerAccounts.unmatched(refund.network, refund.currency),
-    amount,
-    currency: refund.currency,
-    network: refund.network,
-  };
+function serviceLine(account: string, refund: RefundFunds, amount: Decimal): LedgerLine {
+  return { account, amount, currency: refund.currency, network: refund.network };
 }
+
+const unmatchedLine = (refund: RefundFunds, amount: Decimal) =>
+  serviceLine(LedgerAccounts.unmatched(refund.network, refund.currency), refund, amount);
+const refundHoldLine = (refund: RefundFunds, amount: Decimal) =>
+  serviceLine(LedgerAccounts.refundHold(refund.network, refund.currency), refund, amount);
+
+const ofUnmatched = (refund: RefundFunds) => refund.unmatched_transfer_id !== null;
 
 /** Where the refund's money comes from: the merchant's available balance, or `unmatched`. */
 function sourceLine(refund: RefundFunds, amount: Decimal): LedgerLine {
-  return refund.unmatched_transfer_id === null
-    ? merchantLine(refund, false, amount)
-    : unmatchedLine(refund, amount);
+  return ofUnmatched(refund) ? unmatchedLine(refund, amount) : merchantLine(refund, false, amount);
+}
+
+/** Where it is held until sent: the merchant's held balance, or `refund_hold` (not the merchant's). */
+function heldLine(refund: RefundFunds, amount: Decimal): LedgerLine {
+  return ofUnmatched(refund) ? refundHoldLine(refund, amount) : merchantLine(refund, true, amount);
 }
 
 /**
- * Created: the amount is held as a payout's is (`merchant_held`), from available for a session's
- * refund, from `unmatched` for an unmatched transfer's. The payout that sends it later completes
- * against that held amount (`payout:<id>:completed`) exactly like any payout.
+ * Created: a session's refund is held as a payout's is (available → `merchant_held`); an unmatched
+ * transfer's moves from `unmatched` to `refund_hold`, so no merchant balance ever shows money that
+ * was never the merchant's (review finding 8). The payout that sends it later completes against
+ * `merchant_held` like any payout; for an unmatched transfer `refundHoldSettledEntry` (same
+ * transaction) moves that amount from `refund_hold` back into `merchant_held`.
  */
 export function refundHoldEntry(refund: RefundFunds): LedgerEntry {
   const amount = new Decimal(refund.amount);
   return {
     reference: `refund:${refund.id}:hold`,
     kind: 'refund_hold',
-    lines: [sourceLine(refund, amount), merchantLine(refund, true, amount.negated())],
+    lines: [sourceLine(refund, amount), heldLine(refund, amount.negated())],
   };
 }
 
@@ -61,21 +68,41 @@ export function refundReleaseEntry(refund: RefundFunds): LedgerEntry {
   return {
     reference: `refund:${refund.id}:release`,
     kind: 'refund_release',
-    lines: [merchantLine(refund, true, amount), sourceLine(refund, amount.negated())],
+    lines: [heldLine(refund, amount), sourceLine(refund, amount.negated())],
+  };
+}
+
+/**
+ * An unmatched transfer's refund has completed. Its payout's completion (`payout:<id>:completed`,
+ * the payouts' own posting, earlier in the same transaction) took the amount out of
+ * `merchant_held`, where this refund never put it; this entry puts it back there and takes it
+ * from `refund_hold` instead. After the transaction the merchant's held balance is as it was.
+ */
+export function refundHoldSettledEntry(refund: RefundFunds): LedgerEntry {
+  const amount = new Decimal(refund.amount);
+  return {
+    reference: `refund:${refund.id}:hold_settled`,
+    kind: 'refund_hold_settled',
+    lines: [refundHoldLine(refund, amount), merchantLine(refund, true, amount.negated())],
   };
 }
 
 /**
  * An unmatched transfer's refund whose payout failed or was rejected: the payout's release
- * (`payout:<id>:release`) put the amount into the merchant's available balance, as for any payout;
- * this entry, in the same transaction, moves it back to `unmatched`, where it was never the
- * merchant's.
+ * (`payout:<id>:release`, same transaction) moved the amount from `merchant_held` to the
+ * merchant's available balance, as for any payout; this entry undoes that for the merchant and
+ * moves the amount from `refund_hold` back to `unmatched`, owed to the sender.
  */
 export function refundReturnToUnmatchedEntry(refund: RefundFunds): LedgerEntry {
   const amount = new Decimal(refund.amount);
   return {
     reference: `refund:${refund.id}:return_unmatched`,
     kind: 'refund_release',
-    lines: [merchantLine(refund, false, amount), unmatchedLine(refund, amount.negated())],
+    lines: [
+      merchantLine(refund, false, amount),
+      merchantLine(refund, true, amount.negated()),
+      refundHoldLine(refund, amount),
+      unmatchedLine(refund, amount.negated()),
+    ],
   };
 }

@@ -4,7 +4,7 @@ import { LedgerService } from '@app/ledger';
 import { PayoutStatus } from '@app/payouts';
 import { PayoutEvents, RefundPayoutListener, RefundPayoutRecord } from '@app/payouts/payout-events';
 import { RefundEvents } from './refund-events';
-import { refundReturnToUnmatchedEntry } from './refund-ledger';
+import { refundHoldSettledEntry, refundReturnToUnmatchedEntry } from './refund-ledger';
 import { RefundsRepository } from './refunds.repository';
 
 /**
@@ -44,6 +44,11 @@ export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
           txHash: payout.tx_hash,
           completedAt: payout.completed_at,
         });
+        // The payout's completion took the amount out of merchant_held; an unmatched transfer's
+        // was held in refund_hold, never the merchant's (review finding 8).
+        if (refund.unmatched_transfer_id !== null) {
+          await this.ledger.post(manager, refundHoldSettledEntry(refund));
+        }
         break;
       case 'Failed':
       case 'Rejected':
@@ -52,7 +57,7 @@ export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
           errorReason: payout.error_reason ?? 'The refund could not be sent.',
         });
         // The payout's release gave the amount to the merchant's available balance; an unmatched
-        // transfer's money was never the merchant's and goes back to `unmatched`.
+        // transfer's money was never the merchant's: it goes from refund_hold back to `unmatched`.
         if (refund.unmatched_transfer_id !== null) {
           await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund));
         }

@@ -23,6 +23,7 @@ import { TreasuryBooks1765900000000 } from './1765900000000-treasury-books';
 import { Refunds1766000000000 } from './1766000000000-refunds';
 import { ReconciliationLocations1766100000000 } from './1766100000000-reconciliation-locations';
 import { RefundReview1766200000000 } from './1766200000000-refund-review';
+import { RefundHoldAccount1766320000000 } from './1766320000000-refund-hold-account';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   Refunds1766000000000,
   ReconciliationLocations1766100000000,
   RefundReview1766200000000,
+  RefundHoldAccount1766320000000,
 ];

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { RefundHoldAccount1766320000000 } from '@app/database/migrations/1766320000000-refund-hold-account';
+import { balanceOf, cleanUpPayouts, ledgerLines, randomTronAddress } from './support/payouts-api';
+import {
+  creditBalanceOf,
+  movePayoutOfRefund,
+  paidSession,
+  RefundBody,
+  unmatchedTransfer,
+} from './support/refunds-api';
+import { TestApi, TestMerchant } from './support/test-app';
+
+const NETWORK = 'TRON';
+const FEE = '1';
+
+/*
+ * Refunds of unmatched transfers in the books (docs/refunds.md, "Ledger"): their hold is
+ * `refund_hold`'s, never the merchant's held balance (review finding 8), through creation,
+ * completion, failure and cancel, and for refunds in flight when the migration ran.
+ */
+describe('Refunds of unmatched transfers: the refund-hold account', () => {
+  let api: TestApi;
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    api = await TestApi.start();
+    merchant = await api.createMerchant({ name: 'Unmatched Refunds Shop' });
+  });
+
+  afterAll(async () => {
+    await cleanUpPayouts(api, [merchant]);
+    await api.close();
+  });
+
+  const books = async () => ({
+    merchant: await balanceOf(api, merchant, NETWORK, 'USDT'),
+    unmatched: await creditBalanceOf(api, LedgerAccounts.unmatched(NETWORK, 'USDT')),
+    refundHold: await creditBalanceOf(api, LedgerAccounts.refundHold(NETWORK, 'USDT')),
+    fees: await creditBalanceOf(api, LedgerAccounts.fees(NETWORK, 'USDT')),
+    hotWallet: await creditBalanceOf(api, LedgerAccounts.hotWallet(NETWORK, 'USDT')),
+  });
+  const plus = (a: string, b: string) => String(Number(a) + Number(b));
+
+  async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
+    const session = await paidSession(api, merchant, {
+      network: NETWORK,
+      amount: '10',
+      received: '10',
+      status: 'Paid',
+    });
+    const transferId = await unmatchedTransfer(api, merchant, session, {
+      network: NETWORK,
+      amount,
+    });
+    const { body } = await api
+      .post(
+        `/v1/unmatched-transfers/${transferId}/refunds`,
+        merchant,
+        { to_address: randomTronAddress() },
+        { 'Idempotency-Key': randomUUID() },
+      )
+      .expect(201);
+    return body as RefundBody;
+  }
+
+  it('holds in refund_hold and completes from it: the merchant’s balances never move', async () => {
+    await refundOfNewTransfer('3'); // the merchant has a balance row to compare
+    const before = await books();
+    const refund = await refundOfNewTransfer('20');
+    const afterHold = await books();
+    expect(afterHold.merchant).toEqual(
+      before.merchant && {
+        available: plus(before.merchant.available, '10'),
+        held: before.merchant.held,
+      },
+    );
+    expect(afterHold.refundHold).toBe(plus(before.refundHold, '20'));
+    expect(afterHold.unmatched).toBe(plus(before.unmatched, '0'));
+    expect(await ledgerLines(api, `refund:${refund.id}:hold`)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          account: LedgerAccounts.refundHold(NETWORK, 'USDT'),
+          amount: '-20',
+        }),
+        expect.objectContaining({
+          account: LedgerAccounts.unmatched(NETWORK, 'USDT'),
+          amount: '20',
+        }),
+      ]),
+    );
+
+    await movePayoutOfRefund(api, refund.id, 'Processing');
+    await movePayoutOfRefund(api, refund.id, 'Completed');
+    const done = await books();
+    expect((await api.get(`/v1/refunds/${refund.id}`, merchant).expect(200)).body.status).toBe(
+      'Completed',
+    );
+    // Gone from refund_hold to the customer (net) and the fees (fee); the merchant untouched.
+    expect(done.merchant).toEqual(afterHold.merchant);
+    expect(done.refundHold).toBe(before.refundHold);
+    expect(done.unmatched).toBe(afterHold.unmatched);
+    expect(done.fees).toBe(plus(before.fees, FEE));
+    expect(done.hotWallet).toBe(plus(before.hotWallet, '19'));
+  });
+
+  it('returns a failed or canceled refund’s hold to unmatched, never through the merchant', async () => {
+    const failing = await refundOfNewTransfer('7');
+    const before = await books();
+    await movePayoutOfRefund(api, failing.id, 'Failed', { error_reason: 'reverted' });
+    const failed = await books();
+    expect(failed.merchant).toEqual(before.merchant);
+    expect(failed.refundHold).toBe(plus(before.refundHold, '-7'));
+    expect(failed.unmatched).toBe(plus(before.unmatched, '7'));
+
+    const canceling = await refundOfNewTransfer('8');
+    const held = await books();
+    await api.post(`/v1/refunds/${canceling.id}/cancel`, merchant, {}).expect(200);
+    const canceled = await books();
+    expect(canceled.merchant).toEqual(held.merchant);
+    expect(canceled.refundHold).toBe(plus(held.refundHold, '-8'));
+    expect(canceled.unmatched).toBe(plus(held.unmatched, '8'));
+  });
+
+  it('moves the hold of a refund in flight when the migration runs into refund_hold', async () => {
+    const refund = await refundOfNewTransfer('9');
+    const before = await books();
+    // As the code before the migration held it: in the merchant's held balance.
+    const token = { currency: 'USDT', network: NETWORK };
+    await api.dataSource.transaction((manager) =>
+      api.app.get(LedgerService).post(manager, {
+        reference: `refund:${refund.id}:test_old_hold`,
+        kind: 'test',
+        lines: [
+          { account: LedgerAccounts.refundHold(NETWORK, 'USDT'), amount: new Decimal(9), ...token },
+          {
+            account: LedgerAccounts.merchantHeld(merchant.id, null, NETWORK, 'USDT'),
+            amount: new Decimal(-9),
+            ...token,
+            merchantId: merchant.id,
+          },
+        ],
+      }),
+    );
+    expect((await books()).merchant?.held).toBe(plus(before.merchant!.held, '9'));
+    const migrate = async () => {
+      const runner = api.dataSource.createQueryRunner();
+      try {
+        await new RefundHoldAccount1766320000000().up(runner);
+      } finally {
+        await runner.release();
+      }
+    };
+    await migrate();
+    expect(await books()).toEqual(before);
+    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:1`)).toHaveLength(2);
+    // Run again, it finds the hold where it belongs and moves nothing.
+    await migrate();
+    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:2`)).toEqual([]);
+    expect(await books()).toEqual(before);
+    // And the refund then completes from refund_hold, the merchant untouched.
+    await movePayoutOfRefund(api, refund.id, 'Processing');
+    await movePayoutOfRefund(api, refund.id, 'Completed');
+    const done = await books();
+    expect(done.merchant).toEqual(before.merchant);
+    expect(done.refundHold).toBe(plus(before.refundHold, '-9'));
+  });
+});

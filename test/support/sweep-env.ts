@@ -57,7 +57,8 @@ export async function sweepEnvironment(
   const delegate = await deploySweepDelegate(devnet, {
     sweeper: sweeper.address,
     hotWallet: hotWallet.address,
-    treasury: DEVNET_TREASURY,
+    // The delegate's TREASURY() must be the settings' treasuryAddress, or sweeping is refused.
+    treasury: (settings.treasuryAddress as string | undefined) ?? DEVNET_TREASURY,
     tokens,
   });
   const xprv = HDNodeWallet.fromPhrase(TEST_MNEMONIC, undefined, EVM_ACCOUNT_PATH).extendedKey;

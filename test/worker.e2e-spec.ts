@@ -48,6 +48,7 @@ describe('Worker (real Redis and Bull)', () => {
   it('schedules its repeatable jobs once', async () => {
     const repeatable = await queue.getRepeatableJobs();
     expect(repeatable.map((job) => job.name).sort()).toEqual([
+      MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
       MAINTENANCE_JOBS.refillPayAddresses,
@@ -60,6 +61,7 @@ describe('Worker (real Redis and Bull)', () => {
     await queue.add('retired-job', {}, { repeat: { every: 60_000 } });
 
     const wanted = [
+      [MAINTENANCE_JOBS.expireRefundDestinations, 60_000],
       [MAINTENANCE_JOBS.expireSessions, 5_000],
       [MAINTENANCE_JOBS.purgeIdempotencyKeys, 3_600_000],
       [MAINTENANCE_JOBS.refillPayAddresses, 10_000],
@@ -80,8 +82,9 @@ describe('Worker (real Redis and Bull)', () => {
     // Not checked empty here: a repeat job the worker is running at the flush adds its schedule
     // back as it finishes (Bull's next repeat), a race a loaded CI run lost once. Every schedule
     // must come back, whichever was re-added first.
-    await waitFor(async () => (await queue.getRepeatableJobs()).length === 3, 60_000);
+    await waitFor(async () => (await queue.getRepeatableJobs()).length === 4, 60_000);
     expect((await queue.getRepeatableJobs()).map((job) => job.name).sort()).toEqual([
+      MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
       MAINTENANCE_JOBS.refillPayAddresses,

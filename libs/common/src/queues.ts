@@ -36,4 +36,5 @@ export const MAINTENANCE_JOBS = {
   refillPayAddresses: 'refill-pay-addresses',
   purgeIdempotencyKeys: 'purge-idempotency-keys',
   expireSessions: 'expire-sessions',
+  expireRefundDestinations: 'expire-refund-destinations',
 } as const;

@@ -5,3 +5,4 @@ export * from './refund.mapper';
 export * from './refund-ledger';
 export * from './dto/refund.dto';
 export * from './dto/create-refund.dto';
+export * from './refund-expiry';

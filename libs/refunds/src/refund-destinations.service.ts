@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiException, ErrorCode } from '@app/common';
+import { ApiException, APP_CONFIG, AppConfig, ErrorCode } from '@app/common';
 import { NetworkName, NetworkRegistry } from '@app/chains';
 import { PayoutQueue } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
@@ -25,7 +25,10 @@ const REFUND_ID = /^re_[0-9A-Za-z]{22}$/;
  */
 @Injectable()
 export class RefundDestinations {
+  private readonly expiryMinutes: number;
+
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
     private readonly refunds: RefundsRepository,
@@ -33,7 +36,9 @@ export class RefundDestinations {
     private readonly destination: PayoutDestination,
     private readonly queue: PayoutQueue,
     private readonly events: RefundEvents,
-  ) {}
+  ) {
+    this.expiryMinutes = config.refundDestinationExpiryMinutes;
+  }
 
   async provide(
     sessionId: string,
@@ -68,6 +73,14 @@ export class RefundDestinations {
         throw new ApiException(
           ErrorCode.InvalidState,
           `This refund does not wait for an address any more (it is ${refund?.status ?? 'gone'}).`,
+          'to_address',
+        );
+      }
+      if (refund.created_at.getTime() + this.expiryMinutes * 60_000 <= Date.now()) {
+        // Past its deadline: the worker cancels it (RefundExpiry) and releases the hold.
+        throw new ApiException(
+          ErrorCode.InvalidState,
+          'This refund expired waiting for an address; ask the merchant for a new one.',
           'to_address',
         );
       }

@@ -3,19 +3,30 @@ import { CheckoutModule } from '@app/checkout';
 import { EventOutboxModule } from '@app/events';
 import { LedgerModule } from '@app/ledger';
 import { PayoutsModule } from '@app/payouts';
+import { RefundCancellation } from './refund-cancellation';
 import { RefundEvents } from './refund-events';
+import { RefundExpiry } from './refund-expiry';
 import { RefundPayoutSync } from './refund-payout-sync';
 import { RefundReversalGuard } from './refund-reversal-guard';
 import { RefundsRepository } from './refunds.repository';
 
 /**
- * Refunds follow their payouts, and a reorg that reverses a session's payment cancels its refunds
- * not signed yet that it no longer covers (RefundReversalGuard). Every process that changes payouts (API, worker, CLI) imports it:
- * a refund's payout changing status where it is missing is refused, never left unfollowed.
+ * Refunds follow their payouts, a reorg that reverses a session's payment cancels its refunds
+ * not signed yet that it no longer covers (RefundReversalGuard), and refunds waiting too long for
+ * an address expire (RefundExpiry, run by the worker's maintenance queue). Every process that
+ * changes payouts (API, worker, CLI) imports it: a refund's payout changing status where it is
+ * missing is refused, never left unfollowed.
  */
 @Module({
   imports: [PayoutsModule, EventOutboxModule, LedgerModule, CheckoutModule],
-  providers: [RefundsRepository, RefundEvents, RefundPayoutSync, RefundReversalGuard],
-  exports: [RefundsRepository, RefundEvents],
+  providers: [
+    RefundsRepository,
+    RefundEvents,
+    RefundCancellation,
+    RefundPayoutSync,
+    RefundReversalGuard,
+    RefundExpiry,
+  ],
+  exports: [RefundsRepository, RefundEvents, RefundCancellation, RefundExpiry],
 })
 export class RefundPayoutsModule {}

@@ -2,11 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { ReversedPayment, ReversedPaymentListener, SessionSettlementService } from '@app/checkout';
-import { LedgerService } from '@app/ledger';
-import { PayoutsRepository } from '@app/payouts';
-import { RefundEvents } from './refund-events';
-import { refundReleaseEntry } from './refund-ledger';
-import { RefundStatus } from './refund.types';
+import { RefundCancellation } from './refund-cancellation';
 import { RefundsRepository } from './refunds.repository';
 
 export const REVERSED_PAYMENT_REASON =
@@ -28,9 +24,7 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
   constructor(
     private readonly settlement: SessionSettlementService,
     private readonly refunds: RefundsRepository,
-    private readonly payouts: PayoutsRepository,
-    private readonly ledger: LedgerService,
-    private readonly events: RefundEvents,
+    private readonly cancellation: RefundCancellation,
   ) {}
 
   onModuleInit(): void {
@@ -62,19 +56,16 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
     const payout = await this.refunds.lockPayout(manager, refundId);
     const refund = await this.refunds.lock(manager, refundId);
     if (!refund) return false;
-    const previous: RefundStatus = refund.status;
-    if (previous === 'Pending') {
-      if (!payout || payout.status !== 'Pending') return false;
-      await this.payouts.rejectForCanceledRefund(manager, payout.id, REVERSED_PAYMENT_REASON);
-    } else if (previous !== 'requires_destination') {
-      return false;
-    }
-    await this.ledger.post(manager, refundReleaseEntry(refund));
-    await this.refunds.setStatus(manager, refund.id, 'Canceled', {
-      canceled: true,
-      errorReason: REVERSED_PAYMENT_REASON,
-    });
-    await this.events.statusChanged(manager, refund.id, previous);
+    const unsigned =
+      refund.status === 'requires_destination' ||
+      (refund.status === 'Pending' && payout?.status === 'Pending');
+    if (!unsigned) return false;
+    await this.cancellation.cancelLocked(
+      manager,
+      refund,
+      payout?.id ?? null,
+      REVERSED_PAYMENT_REASON,
+    );
     return true;
   }
 }

@@ -30,7 +30,8 @@ import {
   refundableOf,
 } from './refund-amounts';
 import { RefundEvents } from './refund-events';
-import { refundHoldEntry, refundReleaseEntry } from './refund-ledger';
+import { RefundCancellation } from './refund-cancellation';
+import { refundHoldEntry } from './refund-ledger';
 import { toRefundDto } from './refund.mapper';
 import { RefundPayouts } from './refund-payouts';
 import { CANCELABLE_STATUSES } from './refund.types';
@@ -73,6 +74,7 @@ export class RefundsService {
     private readonly subMerchants: SubMerchantsService,
     private readonly queue: PayoutQueue,
     private readonly events: RefundEvents,
+    private readonly cancellation: RefundCancellation,
   ) {}
 
   async createForSession(
@@ -278,13 +280,10 @@ export class RefundsService {
             'id',
           );
         }
-        if (refund.status === 'Pending') {
-          if (!payout) return null;
-          await this.payouts.rejectForCanceledRefund(manager, payout.id);
-        }
-        await this.ledger.post(manager, refundReleaseEntry(refund));
-        await this.refunds.setStatus(manager, id, 'Canceled', { canceled: true });
-        return toRefundDto(await this.events.statusChanged(manager, id, refund.status));
+        if (refund.status === 'Pending' && !payout) return null;
+        return toRefundDto(
+          await this.cancellation.cancelLocked(manager, refund, payout?.id ?? null),
+        );
       });
       if (canceled) return canceled;
     }

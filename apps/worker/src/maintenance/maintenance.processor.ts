@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { PayAddressPool, SessionExpiryService } from '@app/checkout';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { IdempotencyService } from '@app/idempotency';
+import { RefundExpiry } from '@app/refunds';
 
 /** Housekeeping that keeps the API's hot path cheap. Each job is safe to run on many workers. */
 @Processor(QUEUES.maintenance)
@@ -13,12 +14,19 @@ export class MaintenanceProcessor {
     private readonly pool: PayAddressPool,
     private readonly idempotency: IdempotencyService,
     private readonly expiry: SessionExpiryService,
+    private readonly refundExpiry: RefundExpiry,
   ) {}
 
   @Process(MAINTENANCE_JOBS.expireSessions)
   async expireSessions(): Promise<void> {
     const settled = await this.expiry.expireDue();
     if (settled) this.logger.log({ settled }, 'Expired sessions settled');
+  }
+
+  @Process(MAINTENANCE_JOBS.expireRefundDestinations)
+  async expireRefundDestinations(): Promise<void> {
+    // Logged by RefundExpiry, with the refunds it canceled.
+    await this.refundExpiry.expireDue();
   }
 
   @Process(MAINTENANCE_JOBS.refillPayAddresses)

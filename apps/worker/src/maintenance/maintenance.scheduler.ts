@@ -6,6 +6,7 @@ import { removeOtherSchedules, keepRescheduling } from '../repeatable-jobs';
 
 const EVERY_5_SECONDS = 5_000;
 const EVERY_10_SECONDS = 10_000;
+const EVERY_MINUTE = 60_000;
 const EVERY_HOUR = 3_600_000;
 
 /** Registers the repeatable jobs; Bull keys them by name and interval, so many workers add one. */
@@ -54,6 +55,11 @@ export class MaintenanceScheduler implements OnApplicationBootstrap, OnApplicati
         MAINTENANCE_JOBS.expireSessions,
         {},
         { ...options, repeat: { every: EVERY_5_SECONDS } },
+      ),
+      await this.queue.add(
+        MAINTENANCE_JOBS.expireRefundDestinations,
+        {},
+        { ...options, repeat: { every: EVERY_MINUTE } },
       ),
     ];
     await removeOtherSchedules(this.queue, added, this.logger);

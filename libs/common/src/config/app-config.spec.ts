@@ -11,7 +11,11 @@ describe('loadAppConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       publicUrl: 'http://localhost:3000',
       sessionLifetimeMinutes: 60,
+      refundDestinationExpiryMinutes: 10080,
     });
+    expect(
+      loadAppConfig({ REFUND_DESTINATION_EXPIRY_MINUTES: '60' }).refundDestinationExpiryMinutes,
+    ).toBe(60);
   });
 
   it.each([
@@ -23,6 +27,8 @@ describe('loadAppConfig', () => {
     [{ PUBLIC_URL: 'ftp://pay.example.com' }, 'PUBLIC_URL'],
     [{ HD_EVM_XPUB: 'xprv-not-a-public-key' }, 'HD_EVM_XPUB'],
     [{ SESSION_LIFETIME_MINUTES: '1' }, 'SESSION_LIFETIME_MINUTES'],
+    [{ REFUND_DESTINATION_EXPIRY_MINUTES: '0' }, 'REFUND_DESTINATION_EXPIRY_MINUTES'],
+    [{ REFUND_DESTINATION_EXPIRY_MINUTES: '200000' }, 'REFUND_DESTINATION_EXPIRY_MINUTES'],
   ])('refuses %p naming the variable', (env, name) => {
     expect(() => loadAppConfig(env)).toThrow(name);
   });

@@ -26,6 +26,8 @@ export interface AppConfig {
   /** Rates older than this are refused: fiat-priced sessions answer 503 instead. */
   fxRatesMaxAgeSeconds: number;
   sessionLifetimeMinutes: number;
+  /** A refund waiting for its address (requires_destination) is canceled after this long. */
+  refundDestinationExpiryMinutes: number;
   logLevel: string;
   /** Default fee rule: percent of the amount received plus a fixed amount per paid session. */
   feePercent: string;
@@ -172,6 +174,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     fxRatesRefreshSeconds: env.FX_RATES_REFRESH_SECONDS,
     fxRatesMaxAgeSeconds: env.FX_RATES_MAX_AGE_SECONDS,
     sessionLifetimeMinutes: env.SESSION_LIFETIME_MINUTES,
+    refundDestinationExpiryMinutes: env.REFUND_DESTINATION_EXPIRY_MINUTES,
     logLevel: env.LOG_LEVEL,
     feePercent: env.FEE_PERCENT,
     feeFixed: env.FEE_FIXED,

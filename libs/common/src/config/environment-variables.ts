@@ -102,6 +102,16 @@ export class EnvironmentVariables {
   @Max(10080, { message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
   SESSION_LIFETIME_MINUTES = 60;
 
+  // How long a refund waits for the customer's address (requires_destination) before the worker
+  // cancels it and releases its hold (docs/refunds.md, States). 7 days by default, 90 at most.
+  @Transform(toInteger)
+  @IsInt({ message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.' })
+  @Min(5, { message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.' })
+  @Max(129600, {
+    message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.',
+  })
+  REFUND_DESTINATION_EXPIRY_MINUTES = 10080;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.',
   })

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { LedgerService } from '@app/ledger';
+import { PayoutsRepository } from '@app/payouts';
+import { RefundEvents } from './refund-events';
+import { refundReleaseEntry } from './refund-ledger';
+import { RefundRecord } from './refund.types';
+import { RefundsRepository } from './refunds.repository';
+
+/**
+ * The writes of canceling a refund nothing has signed, shared by the merchant's cancel, the reorg
+ * guards and the expiry of `requires_destination`: in the caller's transaction, which holds the
+ * refund's row lock (and, for a `Pending` one, its payout's, taken first) and has checked that it
+ * may be canceled. Its payout (if any) becomes `Rejected` and can never be claimed, the hold goes
+ * back where it came from, the refund is `Canceled` and `refund.canceled` is written.
+ */
+@Injectable()
+export class RefundCancellation {
+  constructor(
+    private readonly refunds: RefundsRepository,
+    private readonly payouts: PayoutsRepository,
+    private readonly ledger: LedgerService,
+    private readonly events: RefundEvents,
+  ) {}
+
+  async cancelLocked(
+    manager: EntityManager,
+    refund: RefundRecord,
+    payoutId: string | null,
+    reason?: string,
+  ): Promise<RefundRecord> {
+    if (refund.status === 'Pending') {
+      if (payoutId === null) throw new Error(`Refund ${refund.id} is Pending without a payout`);
+      await this.payouts.rejectForCanceledRefund(manager, payoutId, reason);
+    } else if (refund.status !== 'requires_destination') {
+      throw new Error(`Refund ${refund.id} is ${refund.status}: not cancelable`);
+    }
+    await this.ledger.post(manager, refundReleaseEntry(refund));
+    await this.refunds.setStatus(manager, refund.id, 'Canceled', {
+      canceled: true,
+      errorReason: reason ?? null,
+    });
+    return this.events.statusChanged(manager, refund.id, refund.status);
+  }
+}

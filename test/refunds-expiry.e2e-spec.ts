@@ -1,0 +1,93 @@
+import request from 'supertest';
+import { RefundExpiry } from '@app/refunds';
+import { balanceOf, cleanUpPayouts, randomTronAddress } from './support/payouts-api';
+import { paidSession, postSessionRefund, RefundBody, refundEvents } from './support/refunds-api';
+import { TestApi, TestMerchant } from './support/test-app';
+
+/*
+ * A refund waiting for the customer's address (`requires_destination`) expires (review finding
+ * 9, docs/refunds.md "States"): past REFUND_DESTINATION_EXPIRY_MINUTES (7 days by default) the
+ * worker's job cancels it, once, releasing its hold, with refund.canceled; the form refuses it.
+ */
+describe('Refunds waiting for an address expire', () => {
+  let api: TestApi;
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    api = await TestApi.start();
+    merchant = await api.createMerchant({ name: 'Expiring Refunds Shop' });
+  });
+
+  afterAll(async () => {
+    await cleanUpPayouts(api, [merchant]);
+    await api.close();
+  });
+
+  const expiry = () => api.app.get(RefundExpiry);
+  const getRefund = async (id: string) =>
+    (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;
+  /** Moves the refund's creation back by `minutes`, as if it had waited that long. */
+  const age = (id: string, minutes: number) =>
+    api.dataSource.query(
+      `UPDATE refunds SET created_at = now() - make_interval(mins => $2) WHERE id = $1`,
+      [id, minutes],
+    );
+
+  async function waitingRefund(): Promise<{ sessionId: string; refund: RefundBody }> {
+    const session = await paidSession(api, merchant, {
+      network: 'TRON',
+      amount: '100',
+      received: '40',
+      status: 'Underpaid',
+    });
+    const { body } = await postSessionRefund(api, merchant, session.id).expect(201);
+    expect(body.status).toBe('requires_destination');
+    return { sessionId: session.id, refund: body as RefundBody };
+  }
+
+  it('defaults to 7 days', () => {
+    expect(expiry().expiryMinutes).toBe(7 * 24 * 60);
+  });
+
+  it('cancels a refund past its deadline once, releasing its hold, and leaves a younger one', async () => {
+    const before = await balanceOf(api, merchant, 'TRON', 'USDT');
+    const due = await waitingRefund();
+    const young = await waitingRefund();
+    const held = await balanceOf(api, merchant, 'TRON', 'USDT');
+    expect(held?.held).toBe(String(Number(before?.held ?? 0) + 80));
+    await age(due.refund.id, expiry().expiryMinutes + 1);
+    await age(young.refund.id, expiry().expiryMinutes - 5);
+
+    // The hosted form refuses it at once, before the worker gets to it.
+    const { body: late } = await request(api.http)
+      .post(`/checkout/${due.sessionId}/refunds/${due.refund.id}/destination`)
+      .send({ to_address: randomTronAddress() })
+      .expect(409);
+    expect(late.error).toMatchObject({ code: 'invalid_state', param: 'to_address' });
+    expect(late.error.message).toContain('expired');
+
+    // Two workers at once: each refund is canceled by one of them only.
+    await Promise.all([expiry().expireDue(), expiry().expireDue()]);
+    await expiry().expireDue();
+    expect(await getRefund(due.refund.id)).toMatchObject({
+      status: 'Canceled',
+      error_reason: 'Canceled: no address was given within 7 days.',
+    });
+    expect(await refundEvents(api, merchant, due.refund.id)).toEqual([
+      { type: 'refund.created', previous_status: null, status: 'requires_destination' },
+      { type: 'refund.canceled', previous_status: 'requires_destination', status: 'Canceled' },
+    ]);
+    expect((await getRefund(young.refund.id)).status).toBe('requires_destination');
+    // Only the expired refund's 40 is released.
+    expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual({
+      available: String(Number(held!.available) + 40),
+      held: String(Number(held!.held) - 40),
+    });
+    // The younger one still takes its address.
+    await request(api.http)
+      .post(`/checkout/${young.sessionId}/refunds/${young.refund.id}/destination`)
+      .send({ to_address: randomTronAddress() })
+      .expect(200);
+    expect((await getRefund(young.refund.id)).status).toBe('Pending');
+  });
+});

@@ -24,6 +24,7 @@ import { Refunds1766000000000 } from './1766000000000-refunds';
 import { ReconciliationLocations1766100000000 } from './1766100000000-reconciliation-locations';
 import { RefundReview1766200000000 } from './1766200000000-refund-review';
 import { RefundHoldAccount1766320000000 } from './1766320000000-refund-hold-account';
+import { SweepCancelAndBackoff1766330000000 } from './1766330000000-sweep-cancel-and-backoff';
 import { RefundDestinationExpiry1766340000000 } from './1766340000000-refund-destination-expiry';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
@@ -54,5 +55,6 @@ export const MIGRATIONS = [
   ReconciliationLocations1766100000000,
   RefundReview1766200000000,
   RefundHoldAccount1766320000000,
+  SweepCancelAndBackoff1766330000000,
   RefundDestinationExpiry1766340000000,
 ];

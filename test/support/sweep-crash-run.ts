@@ -29,7 +29,7 @@ const SWEPT = SWEEP_DELEGATE_INTERFACE.getEvent('Swept')!;
 export interface SweepCrashRunOptions {
   /** The worker's RPC: the node, or a balancer over it and a backend `lagBlocks` behind. */
   rpc: 'direct' | { lagBlocks: number };
-  /** Once, mid-run: the next block's base fee jumps far above the bids in flight (under the cap). */
+  /** At the gated kill: the base fee jumps far above the journaled sweep's bid (under the cap). */
   baseFeeSpike: boolean;
   /** anvil's account that sweeps (devnetSweeper): each suite its own. */
   sweeperAccount: number;
@@ -246,8 +246,24 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       // The node never saw it: only the journal has these bytes.
       expect(await devnet.provider.getTransaction(held.tx_hash)).toBeNull();
       expect(Transaction.from(held.raw_transaction).hash).toBe(held.tx_hash);
+      if (options.baseFeeSpike) await spikeAbove(Transaction.from(held.raw_transaction));
       gate.open();
       return held.tx_hash;
+    }
+
+    /**
+     * The base fee jumps far above the bid of a sweep the node has not seen yet (under the cap):
+     * when the restarted worker sends those journaled bytes they wait in the pool, and only an
+     * outbid with the same nonce gets them mined before the fee decays (12.5 % a block).
+     */
+    async function spikeAbove(held: Transaction): Promise<void> {
+      // A hundredfold takes some 35 blocks to decay, twice PAYOUT_REPLACE_AFTER_MS; the cap is 1000.
+      const hundredfold = held.maxFeePerGas! * 100n;
+      const floor = parseUnits('60', 'gwei');
+      const ceiling = parseUnits('500', 'gwei');
+      const spike = hundredfold < floor ? floor : hundredfold > ceiling ? ceiling : hundredfold;
+      await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', ['0x' + spike.toString(16)]);
+      await devnet.provider.send('evm_mine', []);
     }
 
     it(`sweeps ${SESSIONS} paid sessions exactly once across ${KILLS} SIGKILLs`, async () => {
@@ -264,11 +280,6 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
         if (kill % 2 === 0 && waves < WAVES) {
           await pay(sessions.slice(waves * waveSize, (waves + 1) * waveSize));
           waves += 1;
-        }
-        if (options.baseFeeSpike && kill === 2) {
-          await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
-            '0x' + parseUnits('60', 'gwei').toString(16),
-          ]);
         }
         if (kill === GATED_KILL) {
           journaledBeforeKill = await killAfterJournal();

@@ -104,7 +104,10 @@ export class TronSweepChain {
    * TotalEnergyWeight (whole TRX) when the node reports them (mainnet does), else the account's
    * own energy limit over the stake it counts (its energy stake not lent, plus what it was lent).
    * Lendable: its energy stake neither lent nor covering energy it used itself (java-tron counts
-   * used energy against what may be delegated).
+   * used energy against what may be delegated). java-tron moves a delegation out of `frozenV2`
+   * (into delegated_frozenV2_balance_for_energy): `frozenV2` is already the stake not lent, and
+   * taking the loans off it again made the ratio too high, so every sweep lent while others were
+   * lent got too little energy and waited for good.
    */
   async stakingState(stakingAddress: string): Promise<{ ratio: EnergyRatio; lendableSun: bigint }> {
     const address = { address: TronSweepChain.toHex(stakingAddress), visible: false };
@@ -117,7 +120,6 @@ export class TronSweepChain {
     const frozen = (Array.isArray(account.frozenV2) ? account.frozenV2 : [])
       .filter((entry): entry is Json => isObject(entry) && entry.type === 'ENERGY')
       .reduce((sum, entry) => sum + count(entry, 'amount'), 0n);
-    const lent = count(resource, 'delegated_frozenV2_balance_for_energy');
     const totalLimit = count(resources, 'TotalEnergyLimit');
     const totalWeight = count(resources, 'TotalEnergyWeight');
     const ratio: EnergyRatio =
@@ -125,12 +127,11 @@ export class TronSweepChain {
         ? { energy: totalLimit, perStakeSun: totalWeight * SUN_PER_TRX }
         : {
             energy: count(resources, 'EnergyLimit'),
-            perStakeSun:
-              frozen - lent + count(resource, 'acquired_delegated_frozenV2_balance_for_energy'),
+            perStakeSun: frozen + count(resource, 'acquired_delegated_frozenV2_balance_for_energy'),
           };
     const used = count(resources, 'EnergyUsed');
     const usedStake = ratio.energy > 0n ? ceilDiv(used * ratio.perStakeSun, ratio.energy) : 0n;
-    const lendable = frozen - lent - ceilDiv(usedStake, SUN_PER_TRX) * SUN_PER_TRX;
+    const lendable = frozen - ceilDiv(usedStake, SUN_PER_TRX) * SUN_PER_TRX;
     return { ratio, lendableSun: lendable > 0n ? lendable : 0n };
   }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { UnmatchedTransferBooks } from '@app/checkout';
+import { REVERSED_TRANSFER_REASON } from '@app/refunds';
 import { RefundHoldAccount1766320000000 } from '@app/database/migrations/1766320000000-refund-hold-account';
 import { balanceOf, cleanUpPayouts, ledgerLines, randomTronAddress } from './support/payouts-api';
 import {
@@ -8,6 +10,7 @@ import {
   movePayoutOfRefund,
   paidSession,
   RefundBody,
+  refundEvents,
   unmatchedTransfer,
 } from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -165,5 +168,124 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     const done = await books();
     expect(done.merchant).toEqual(before.merchant);
     expect(done.refundHold).toBe(plus(before.refundHold, '-9'));
+  });
+
+  describe('a reorg reversing a refunded transfer', () => {
+    const reorgBooks = async () => ({
+      merchant: await balanceOf(api, merchant, NETWORK, 'USDT'),
+      deposits: await creditBalanceOf(api, LedgerAccounts.deposits(NETWORK, 'USDT')),
+      unmatched: await creditBalanceOf(api, LedgerAccounts.unmatched(NETWORK, 'USDT')),
+      refundHold: await creditBalanceOf(api, LedgerAccounts.refundHold(NETWORK, 'USDT')),
+      losses: await creditBalanceOf(api, LedgerAccounts.refundLosses(NETWORK, 'USDT')),
+    });
+    /** As the deposit watcher's tick does it: the transfer reverted, then its booking reversed. */
+    const reorg = (transferId: string) =>
+      api.dataSource.transaction(async (manager) => {
+        await manager.query(
+          `UPDATE unmatched_transfers SET status = 'reverted', reverted_at = now() WHERE id = $1`,
+          [transferId],
+        );
+        await api.app.get(UnmatchedTransferBooks).reverseReverted(manager, NETWORK);
+      });
+    /** Mined again and confirmed: booked again as the watcher books it. */
+    const remined = (transferId: string) =>
+      api.dataSource.transaction(async (manager) => {
+        await manager.query(
+          `UPDATE unmatched_transfers SET status = 'detected', reverted_at = NULL WHERE id = $1`,
+          [transferId],
+        );
+        await api.app
+          .get(UnmatchedTransferBooks)
+          .bookConfirmed(manager, NETWORK, 1_000_000_000, () => true);
+      });
+    const getRefund = async (id: string) =>
+      (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;
+
+    // Earlier suites' fixtures on the shared database (a reverted transfer still booked, one not
+    // booked yet) would move with this suite's reorgs: brought in line first.
+    beforeEach(() =>
+      api.dataSource.transaction(async (manager) => {
+        const books = api.app.get(UnmatchedTransferBooks);
+        await books.reverseReverted(manager, NETWORK);
+        await books.bookConfirmed(manager, NETWORK, 1_000_000_000, () => true);
+      }),
+    );
+
+    it('cancels a refund not signed yet, its hold back before the reversal empties it', async () => {
+      const before = await reorgBooks();
+      const refund = await refundOfNewTransfer('11');
+      await reorg(refund.unmatched_transfer_id!);
+      expect(await getRefund(refund.id)).toMatchObject({
+        status: 'Canceled',
+        error_reason: REVERSED_TRANSFER_REASON,
+      });
+      expect(
+        (
+          await api.dataSource.query(`SELECT status FROM payouts WHERE refund_id = $1`, [refund.id])
+        )[0].status,
+      ).toBe('Rejected');
+      const events = await refundEvents(api, merchant, refund.id);
+      expect(events.at(-1)).toEqual({
+        type: 'refund.canceled',
+        previous_status: 'Pending',
+        status: 'Canceled',
+      });
+      // As if neither the transfer nor the refund had been (the fixture's session credit aside).
+      expect(await reorgBooks()).toEqual({
+        ...before,
+        merchant: await balanceOf(api, merchant, NETWORK, 'USDT'),
+        deposits: plus(before.deposits, '-10'),
+      });
+    });
+
+    it('books a signed refund as a loss, undone when the transfer is mined again', async () => {
+      const refund = await refundOfNewTransfer('12');
+      await movePayoutOfRefund(api, refund.id, 'Processing');
+      const signed = await reorgBooks();
+      await reorg(refund.unmatched_transfer_id!);
+      // Left to run (it is on the chain), its amount a loss rather than a debt of nobody.
+      expect((await getRefund(refund.id)).status).toBe('Processing');
+      expect(await reorgBooks()).toEqual({
+        ...signed,
+        deposits: plus(signed.deposits, '12'),
+        losses: plus(signed.losses, '-12'),
+      });
+      expect(await ledgerLines(api, `refund:${refund.id}:reorg_loss:1`)).toHaveLength(2);
+      // Running the reversal again books nothing more.
+      await reorg(refund.unmatched_transfer_id!);
+      expect((await reorgBooks()).losses).toBe(plus(signed.losses, '-12'));
+
+      await movePayoutOfRefund(api, refund.id, 'Completed');
+      const sent = await reorgBooks();
+      expect(sent.losses).toBe(plus(signed.losses, '-12'));
+      expect(sent.refundHold).toBe(plus(signed.refundHold, '-12'));
+      expect(sent.merchant).toEqual(signed.merchant);
+
+      await remined(refund.unmatched_transfer_id!);
+      expect(await reorgBooks()).toEqual({
+        ...sent,
+        deposits: plus(sent.deposits, '-12'),
+        losses: signed.losses,
+      });
+      expect(await ledgerLines(api, `refund:${refund.id}:reorg_recovered:2`)).toHaveLength(2);
+    });
+
+    it('undoes the loss when a refund signed before the reorg fails after all', async () => {
+      const refund = await refundOfNewTransfer('13');
+      await movePayoutOfRefund(api, refund.id, 'Processing');
+      const signed = await reorgBooks();
+      await reorg(refund.unmatched_transfer_id!);
+      expect((await reorgBooks()).losses).toBe(plus(signed.losses, '-13'));
+      await movePayoutOfRefund(api, refund.id, 'Failed', { error_reason: 'reverted' });
+      // Nothing left and nothing owed: the loss and the hold are gone, unmatched as before.
+      expect(await reorgBooks()).toEqual({
+        ...signed,
+        deposits: plus(signed.deposits, '13'),
+        refundHold: plus(signed.refundHold, '-13'),
+      });
+      // Mined again, the transfer is owed to its sender again, and may be refunded anew.
+      await remined(refund.unmatched_transfer_id!);
+      expect((await reorgBooks()).unmatched).toBe(plus(signed.unmatched, '13'));
+    });
   });
 });

@@ -79,6 +79,7 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     DepositWatcherService,
     ChainResetService,
     UnmatchedTransfersService,
+    UnmatchedTransferBooks,
   ],
 })
 export class CheckoutModule {}

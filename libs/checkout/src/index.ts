@@ -15,6 +15,7 @@ export * from './settlement/fee-rule';
 export * from './hosted-page/hosted-page.module';
 export * from './unmatched-transfers/unmatched-transfer';
 export * from './unmatched-transfers/unmatched-transfers.service';
+export * from './unmatched-transfers/unmatched-transfer-books';
 export * from './unmatched-transfers/dto/unmatched-transfer.dto';
 export * from './networks-status/networks-status.service';
 export * from './networks-status/dto/network-status.dto';

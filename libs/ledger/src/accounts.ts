@@ -45,6 +45,12 @@ export const LedgerAccounts = {
    */
   refundHold: (network: string, currency: string) => `refund_hold:${network}:${currency}`,
   /**
+   * Refunds sent for unmatched transfers a reorg then took off the chain: the money left the
+   * service with nothing to cover it, a loss for an operator to review (expense). Undone if the
+   * transfer is mined again or the refund fails.
+   */
+  refundLosses: (network: string, currency: string) => `refund_losses:${network}:${currency}`,
+  /**
    * What the operator put into (credit) or took out of (debit) the addresses the service controls
    * from outside, each booked from its transaction hash: the equity side of funding.
    */

@@ -6,3 +6,4 @@ export * from './refund-ledger';
 export * from './dto/refund.dto';
 export * from './dto/create-refund.dto';
 export * from './refund-expiry';
+export * from './refund-transfer-reorgs';

@@ -91,9 +91,11 @@ export function refundHoldSettledEntry(refund: RefundFunds): LedgerEntry {
  * An unmatched transfer's refund whose payout failed or was rejected: the payout's release
  * (`payout:<id>:release`, same transaction) moved the amount from `merchant_held` to the
  * merchant's available balance, as for any payout; this entry undoes that for the merchant and
- * moves the amount from `refund_hold` back to `unmatched`, owed to the sender.
+ * moves the amount from `refund_hold` back to `unmatched`, owed to the sender, or, when a reorg
+ * took the transfer off the chain after the refund was signed (`lost`), to `refund_losses`, which
+ * undoes the loss booked then: nothing left the service after all.
  */
-export function refundReturnToUnmatchedEntry(refund: RefundFunds): LedgerEntry {
+export function refundReturnToUnmatchedEntry(refund: RefundFunds, lost = false): LedgerEntry {
   const amount = new Decimal(refund.amount);
   return {
     reference: `refund:${refund.id}:return_unmatched`,
@@ -102,7 +104,40 @@ export function refundReturnToUnmatchedEntry(refund: RefundFunds): LedgerEntry {
       merchantLine(refund, false, amount),
       merchantLine(refund, true, amount.negated()),
       refundHoldLine(refund, amount),
-      unmatchedLine(refund, amount.negated()),
+      lost ? lossLine(refund, amount.negated()) : unmatchedLine(refund, amount.negated()),
     ],
+  };
+}
+
+/** The loss booked when a reorg reversed booking `booking` of the refunded transfer. */
+export function reorgLossReference(refundId: string, booking: number): string {
+  return `refund:${refundId}:reorg_loss:${booking}`;
+}
+
+const lossLine = (refund: RefundFunds, amount: Decimal) =>
+  serviceLine(LedgerAccounts.refundLosses(refund.network, refund.currency), refund, amount);
+
+/**
+ * A reorg reversed booking `booking` of the unmatched transfer this refund, already signed, sends
+ * back: the reversal (`unmatched_transfer:<id>:reversed:<n>`) gives `unmatched` the amount back
+ * while the refund's hold still spends it. The money leaves (or left) the service with nothing to
+ * cover it: a loss for an operator to review, never a debt of nobody in `unmatched`.
+ */
+export function refundReorgLossEntry(refund: RefundFunds, booking: number): LedgerEntry {
+  const amount = new Decimal(refund.amount);
+  return {
+    reference: reorgLossReference(refund.id, booking),
+    kind: 'refund_reorg_loss',
+    lines: [lossLine(refund, amount), unmatchedLine(refund, amount.negated())],
+  };
+}
+
+/** The transfer was mined again (booking `booking`): the loss booked when it was reversed is undone. */
+export function refundReorgRecoveredEntry(refund: RefundFunds, booking: number): LedgerEntry {
+  const amount = new Decimal(refund.amount);
+  return {
+    reference: `refund:${refund.id}:reorg_recovered:${booking}`,
+    kind: 'refund_reorg_recovered',
+    lines: [unmatchedLine(refund, amount), lossLine(refund, amount.negated())],
   };
 }

@@ -4,7 +4,11 @@ import { LedgerService } from '@app/ledger';
 import { PayoutStatus } from '@app/payouts';
 import { PayoutEvents, RefundPayoutListener, RefundPayoutRecord } from '@app/payouts/payout-events';
 import { RefundEvents } from './refund-events';
-import { refundHoldSettledEntry, refundReturnToUnmatchedEntry } from './refund-ledger';
+import {
+  refundHoldSettledEntry,
+  refundReturnToUnmatchedEntry,
+  reorgLossReference,
+} from './refund-ledger';
 import { RefundsRepository } from './refunds.repository';
 
 /**
@@ -59,10 +63,28 @@ export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
         // The payout's release gave the amount to the merchant's available balance; an unmatched
         // transfer's money was never the merchant's: it goes from refund_hold back to `unmatched`.
         if (refund.unmatched_transfer_id !== null) {
-          await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund));
+          const lost = await this.sourceLost(manager, refund.id, refund.unmatched_transfer_id);
+          await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund, lost));
         }
         break;
     }
     await this.events.statusChanged(manager, refund.id, refund.status);
+  }
+
+  /**
+   * Whether a reorg took the refunded transfer off the chain after the refund was signed (its loss
+   * booked, RefundTransferReorgs): a failed refund's amount then undoes that loss rather than go
+   * back to `unmatched`, which no longer owes it. Read without the transfer's lock: the watcher
+   * changes it and then waits for this payout's lock, so it sees this outcome and acts on it.
+   */
+  private async sourceLost(
+    manager: EntityManager,
+    refundId: string,
+    transferId: string,
+  ): Promise<boolean> {
+    const { booked, bookings } = await this.refunds.transferBooking(manager, transferId);
+    return (
+      !booked && (await this.refunds.hasEntry(manager, reorgLossReference(refundId, bookings)))
+    );
   }
 }

@@ -152,6 +152,40 @@ export class RefundsRepository {
     return rows[0]?.id ?? null;
   }
 
+  /** The refunds not Failed or Canceled of these unmatched transfers (at most one each). */
+  async liveRefundsOfTransfers(
+    manager: EntityManager,
+    transferIds: string[],
+  ): Promise<Array<{ id: string; unmatched_transfer_id: string }>> {
+    return manager.query(
+      `SELECT id, unmatched_transfer_id FROM refunds
+        WHERE unmatched_transfer_id = ANY($1::text[]) AND status NOT IN ('Failed', 'Canceled')
+        ORDER BY id`,
+      [transferIds],
+    );
+  }
+
+  /** What the books say of an unmatched transfer now: booked or not, and its booking number. */
+  async transferBooking(
+    manager: EntityManager,
+    transferId: string,
+  ): Promise<{ booked: boolean; bookings: number }> {
+    const [row]: Array<{ booked: boolean; bookings: number }> = await manager.query(
+      `SELECT booked, bookings FROM unmatched_transfers WHERE id = $1`,
+      [transferId],
+    );
+    return row;
+  }
+
+  /** Whether the ledger has an entry with this reference (in the caller's transaction). */
+  async hasEntry(manager: EntityManager, reference: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM ledger_entries WHERE reference = $1`,
+      [reference],
+    );
+    return rows.length > 0;
+  }
+
   async insert(manager: EntityManager, row: NewRefundRow): Promise<RefundRecord> {
     const [inserted]: RefundRecord[] = await manager.query(
       `INSERT INTO refunds

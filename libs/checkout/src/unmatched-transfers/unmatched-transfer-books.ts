@@ -13,6 +13,24 @@ interface BookableRow {
   block_hash: string;
 }
 
+/** An unmatched transfer whose booking just changed, as its refund needs it. */
+export interface RebookedTransfer {
+  id: string;
+  /** Its booking number: the one just posted, or the one just reversed. */
+  booking: number;
+}
+
+/**
+ * Told, in the deposit watcher's (or chain reset's) transaction and with the transfers' row locks
+ * held, of the transfers just reversed (before the reversal's entries are posted) and just booked
+ * again, so a refund of one can follow (docs/refunds.md, "Late payments and reorgs"). Implemented
+ * by libs/refunds, which depends on checkout, not the other way round.
+ */
+export interface UnmatchedBookingListener {
+  transfersReversed(manager: EntityManager, transfers: RebookedTransfer[]): Promise<void>;
+  transfersBooked(manager: EntityManager, transfers: RebookedTransfer[]): Promise<void>;
+}
+
 // ledger_lines.amount is numeric(38, 18). No watched token has a supply near this; an amount
 // beyond it (a token gone wrong) is reported, never allowed to fail the watcher's tick.
 const LARGEST_BOOKABLE = new Decimal('1e20');
@@ -26,8 +44,14 @@ const LARGEST_BOOKABLE = new Decimal('1e20');
 @Injectable()
 export class UnmatchedTransferBooks {
   private readonly logger = new Logger(UnmatchedTransferBooks.name);
+  private refundListener: UnmatchedBookingListener | null = null;
 
   constructor(private readonly ledger: LedgerService) {}
+
+  /** Called once by the refunds' module at start, in every process that imports it. */
+  followRefundsWith(listener: UnmatchedBookingListener): void {
+    this.refundListener = listener;
+  }
 
   /**
    * Books every detected transfer of the network at or below `deepest` (the confirmed block) not
@@ -48,6 +72,11 @@ export class UnmatchedTransferBooks {
     );
     const due = rows.filter((row) => canBook(row) && this.bookable(row));
     if (!due.length) return 0;
+    // First, as for a reversal: a refund's locks are taken before this posting's balance locks.
+    await this.refundListener?.transfersBooked(
+      manager,
+      due.map((row) => ({ id: row.id, booking: row.bookings + 1 })),
+    );
     await this.ledger.postMany(
       manager,
       due.map((row) =>
@@ -81,6 +110,13 @@ export class UnmatchedTransferBooks {
       [network],
     );
     if (!rows.length) return 0;
+    // First: a refund not signed yet is canceled (its hold back to `unmatched`) before the
+    // reversal takes the amount out of `unmatched`, and the refund's locks (payout, refund) are
+    // taken before this posting's balance locks, the order the payout worker keeps.
+    await this.refundListener?.transfersReversed(
+      manager,
+      rows.map((row) => ({ id: row.id, booking: row.bookings })),
+    );
     await this.ledger.postMany(
       manager,
       rows.map((row) =>

@@ -88,6 +88,29 @@ export function refundListSpec(filter: RefundListFilter): ListSpec {
 export class RefundsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The network of the merchant's session, read without a lock (it never changes). */
+  async sessionNetwork(
+    manager: EntityManager,
+    merchantId: string,
+    sessionId: string,
+  ): Promise<string | null> {
+    const rows: Array<{ network: string }> = await manager.query(
+      `SELECT network FROM checkout_sessions WHERE id = $1 AND merchant_id = $2`,
+      [sessionId, merchantId],
+    );
+    return rows[0]?.network ?? null;
+  }
+
+  /**
+   * Waits for the network's deposit-watcher tick in flight, if any, and keeps the next one from
+   * starting until this transaction ends: the tick holds its cursor row `FOR UPDATE` from before
+   * it classifies transfers until it commits (and skips a cursor locked by someone else). Taken
+   * before the session's lock, the order the tick keeps (cursor, then sessions).
+   */
+  async lockDepositTicks(manager: EntityManager, network: string): Promise<void> {
+    await manager.query(`SELECT 1 FROM chain_cursors WHERE network = $1 FOR SHARE`, [network]);
+  }
+
   /** Locks the merchant's session: refunds of one session are decided one at a time. */
   async lockSession(
     manager: EntityManager,

@@ -94,6 +94,11 @@ export class RefundsService {
         // After the replay check: a retry gets its stored answer even if the sub-merchant has
         // since been deactivated.
         const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
+        // A payment the watcher classified for this session before our refund is visible (its
+        // tick has committed) once we hold the network's cursor, and no tick classifies one
+        // against a session without this refund until we commit (docs/refunds.md, late payments).
+        const network = await this.refunds.sessionNetwork(manager, merchant.merchantId, sessionId);
+        if (network !== null) await this.refunds.lockDepositTicks(manager, network);
         const session = await this.refunds.lockSession(manager, merchant.merchantId, sessionId);
         if (!session || !inScope(subMerchant, session.sub_merchant_id)) {
           throw ApiException.notFound('checkout session', sessionId);
@@ -106,7 +111,7 @@ export class RefundsService {
             'id',
           );
         }
-        const network = session.network as NetworkName;
+        if (session.network !== network) throw new Error(`Session ${sessionId} changed network`);
         const facts = {
           status: session.status,
           amount: new Decimal(session.amount),
@@ -121,7 +126,7 @@ export class RefundsService {
             'amount',
           );
         }
-        const fee = this.refundPayouts.networkFee(network);
+        const fee = this.refundPayouts.networkFee(session.network as NetworkName);
         assertRefundAmount(amount, refundableOf(facts), fee, session.currency);
         return {
           merchantId: session.merchant_id,
@@ -132,7 +137,7 @@ export class RefundsService {
           amount,
           fee,
           currency: session.currency,
-          network,
+          network: session.network as NetworkName,
           chainFamily: session.chain_family,
         };
       },

@@ -413,9 +413,10 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
                  [--merchant MERCHANT_ID] [--limit N]
                                                transfers to our addresses that no session took
                                                (reasons wrong_network, wrong_token,
-                                               session_already_paid, unknown_address; statuses
-                                               detected, reverted), every merchant's and those of
-                                               no merchant, newest first, at most N (default 100)
+                                               session_already_paid, session_refunded,
+                                               unknown_address; statuses detected, reverted),
+                                               every merchant's and those of no merchant, newest
+                                               first, at most N (default 100)
   chains:forget --network NETWORK              after a devnet restart or testnet reset only: the
                                                chain the watcher followed is gone; its transfers
                                                are taken back and the watcher starts afresh

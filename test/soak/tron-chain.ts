@@ -1,0 +1,110 @@
+import { TronWeb } from 'tronweb';
+import type { FakeTronNode } from '../support/fake-tron-node';
+
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** A mined transaction as the fake node's HTTP API prints it, decoded for the soak's checks. */
+export interface MinedTronTransaction {
+  txid: string;
+  /** Base58 address of the signer (owner_address). */
+  owner: string;
+  /** Sun the transaction cost its payer (the info's fee; absent = 0). */
+  fee: bigint;
+  succeeded: boolean;
+  /** TRC-20 Transfer logs, base58 addresses, with their index in the info's log list. */
+  transfers: Array<{ token: string; from: string; to: string; amount: bigint; logIndex: number }>;
+}
+
+const base58 = (hex: string): string => TronWeb.address.fromHex(hex) as string;
+
+interface WireLog {
+  address: string;
+  topics?: string[];
+  data: string;
+}
+interface WireInfo {
+  id: string;
+  fee?: number;
+  log?: WireLog[];
+}
+interface WireTransaction {
+  txID: string;
+  ret?: Array<{ contractRet?: string }>;
+  raw_data?: { contract?: Array<{ parameter?: { value?: { owner_address?: unknown } } }> };
+}
+
+async function call<T>(node: FakeTronNode, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${node.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as T;
+}
+
+/** Every transaction mined from block 0 to the head, read from the node's HTTP API. */
+export async function minedTronTransactions(node: FakeTronNode): Promise<MinedTronTransaction[]> {
+  const mined: MinedTronTransaction[] = [];
+  for (let num = 0; num <= node.headBlockNumber; num++) {
+    const block = await call<{ transactions?: WireTransaction[] }>(node, '/wallet/getblockbynum', {
+      num,
+    });
+    const infos = await call<WireInfo[]>(node, '/wallet/gettransactioninfobyblocknum', { num });
+    for (const transaction of block.transactions ?? []) {
+      const info = (Array.isArray(infos) ? infos : []).find((row) => row.id === transaction.txID);
+      const owner = transaction.raw_data?.contract?.[0]?.parameter?.value?.owner_address;
+      if (!info || typeof owner !== 'string') continue;
+      const logs = info.log ?? [];
+      mined.push({
+        txid: transaction.txID,
+        owner: base58(owner),
+        fee: BigInt(info.fee ?? 0),
+        succeeded: (transaction.ret?.[0]?.contractRet ?? 'SUCCESS') === 'SUCCESS',
+        transfers: logs.flatMap((log, logIndex) =>
+          log.topics?.[0] === TRANSFER_TOPIC && log.topics.length === 3
+            ? [
+                {
+                  token: base58(`41${log.address.slice(-40)}`),
+                  from: base58(`41${log.topics[1].slice(24)}`),
+                  to: base58(`41${log.topics[2].slice(24)}`),
+                  amount: BigInt(`0x${log.data}`),
+                  logIndex,
+                },
+              ]
+            : [],
+        ),
+      });
+    }
+  }
+  return mined;
+}
+
+async function sendSigned(node: FakeTronNode, unsigned: unknown, key: string): Promise<string> {
+  const tronWeb = new TronWeb({ fullHost: node.url });
+  const signed = await tronWeb.trx.sign(unsigned as never, key);
+  const answer = (await tronWeb.trx.sendRawTransaction(signed)) as { result?: boolean };
+  if (!answer.result) throw new Error(`the fake TRON node refused: ${JSON.stringify(answer)}`);
+  node.mineBroadcasts();
+  return (signed as { txID: string }).txID;
+}
+
+/** An operator's TRX transfer (TransferContract), mined at once; its txid, to book. */
+export async function sendTrx(
+  node: FakeTronNode,
+  key: string,
+  to: string,
+  sun: bigint,
+): Promise<string> {
+  const tronWeb = new TronWeb({ fullHost: node.url });
+  const from = TronWeb.address.fromPrivateKey(key) as string;
+  const unsigned = await tronWeb.transactionBuilder.sendTrx(to, Number(sun), from);
+  return sendSigned(node, unsigned, key);
+}
+
+/** Stakes `sun` of the account's TRX for energy (FreezeBalanceV2), mined at once; its txid. */
+export async function stakeTrx(node: FakeTronNode, key: string, sun: bigint): Promise<string> {
+  const tronWeb = new TronWeb({ fullHost: node.url });
+  const owner = TronWeb.address.fromPrivateKey(key) as string;
+  const unsigned = await tronWeb.transactionBuilder.freezeBalanceV2(Number(sun), 'ENERGY', owner);
+  return sendSigned(node, unsigned, key);
+}

@@ -1,20 +1,15 @@
 import { getAddress, id, JsonRpcProvider, toQuantity } from 'ethers';
 import { ChainError, NetworkConfig } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
-import { MULTICALL3_ADDRESS } from '@app/chains/contracts/multicall3';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
 import type { DelegateImmutables } from './sweep-safety';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
-import { decodeAggregate3, encodeAggregate3 } from '../reconciliation/multicall3-codec';
+import { EvmMulticallBalances } from '../reconciliation/evm-multicall-balances';
 
-// balanceOf(address): the selector, then the owner as one word.
-const BALANCE_OF = '0x70a08231';
 // isBlackListed(address) (USDT) and isBlacklisted(address) (USDC): a token's own blacklist.
 const IS_BLACK_LISTED = id('isBlackListed(address)').slice(0, 10);
 const IS_BLACKLISTED = id('isBlacklisted(address)').slice(0, 10);
-// balanceOf calls per eth_call: far below any node's gas cap for calls (about 10k gas each).
-const BALANCES_PER_CALL = 500;
 
 /** A mined sweep transaction, as one node's receipt and head tell it. */
 export interface SweepReceipt {
@@ -33,55 +28,23 @@ export interface SweepReceipt {
  */
 export class EvmSweepChain {
   private readonly rpc: EvmRpc;
+  private readonly balances: EvmMulticallBalances;
 
   constructor(readonly network: NetworkConfig) {
     this.rpc = new EvmRpc(network);
+    this.balances = new EvmMulticallBalances(network, this.rpc);
   }
 
-  /** Token balances in base units at one block, through Multicall3: one read per 500 addresses. */
+  /**
+   * Token balances in base units at one block, through Multicall3 (the reader reconciliation uses
+   * too: 500 addresses an eth_call, several at once), keyed by the addresses as given.
+   */
   async tokenBalances(
     token: string,
     addresses: readonly string[],
     blockTag: number | 'latest' = 'latest',
   ): Promise<Map<string, bigint>> {
-    const balances = new Map<string, bigint>();
-    for (let start = 0; start < addresses.length; start += BALANCES_PER_CALL) {
-      const slice = addresses.slice(start, start + BALANCES_PER_CALL);
-      // Encoded and decoded by hand: ethers' Interface is superlinear in the array's length
-      // (seconds for a batch of 500, a minute of a sweep pass on a busy machine).
-      const data = encodeAggregate3(
-        slice.map((address) => ({
-          target: token,
-          allowFailure: false,
-          callData: `${BALANCE_OF}${address.slice(2).toLowerCase().padStart(64, '0')}`,
-        })),
-      );
-      const tag = blockTag === 'latest' ? 'latest' : toQuantity(blockTag);
-      const answer = await this.rpc.call('eth_call', (provider) =>
-        provider.send('eth_call', [{ to: MULTICALL3_ADDRESS, data }, tag]),
-      );
-      const results = decodeAggregate3(answer as string);
-      if (results.length !== slice.length) {
-        throw new ChainError(
-          'permanent',
-          'Multicall3 answered another number of calls',
-          this.network.name,
-        );
-      }
-      slice.forEach((address, index) => {
-        const { success, returnData } = results[index];
-        // One uint256: 0x and 64 hex digits. Anything else is not a balance.
-        if (!success || returnData.length !== 66) {
-          throw new ChainError(
-            'permanent',
-            'a balanceOf call returned no uint256',
-            this.network.name,
-          );
-        }
-        balances.set(address, BigInt(returnData));
-      });
-    }
-    return balances;
+    return this.balances.tokenBalances(token, addresses, blockTag);
   }
 
   /** eth_getCode of each address (the 23-byte designator once delegated), read concurrently. */

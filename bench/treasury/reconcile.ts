@@ -9,6 +9,7 @@ import type { TrackedProcess } from '../deposits/processes';
 import { assertRunning } from '../payouts/services';
 import { cli } from './cli';
 import { payAll } from './pay';
+import { profileReconcile, ReconcileProfile } from './profile';
 
 /*
  * Phase 2: treasury:reconcile over many deposit addresses with activity. Making 9,000 more of
@@ -33,6 +34,8 @@ export interface ReconcileRun {
   ms: number;
   /** The reconciliation run: its stored start (after the CLI booted) to the command's exit. */
   serviceMs: number;
+  /** The command's CPU time (boot included), user + system; null without GNU time. */
+  cpuMs: number | null;
   exitCode: number | null;
   rows: ReconcileRow[];
 }
@@ -45,6 +48,9 @@ export interface ReconcileResult {
   runs: ReconcileRun[];
   /** The same CLI process doing one query (merchants:list): its start and stop alone. */
   cliBaselineMs: number;
+  cliBaselineCpuMs: number | null;
+  /** One more run, profiled (not in the figures). */
+  profile: ReconcileProfile;
   failures: string[];
 }
 
@@ -56,6 +62,8 @@ export interface ReconcileContext {
   /** The operator's CLI environment: the worker's, without the worker's own settings. */
   cliEnv: NodeJS.ProcessEnv;
   step: (message: string) => void;
+  /** Where this run's files go (the profile's among them). */
+  base: string;
 }
 
 const PAID_TIMEOUT_MS = 300_000;
@@ -96,13 +104,19 @@ export async function measureReconcile(
     const result = await cli(['treasury:reconcile', '--network', 'ETHEREUM'], context.cliEnv);
     const rows = parseRows(result.stdout);
     const serviceMs = Math.round(timestamp() - (await lastRunStartedAt(db)));
-    results.push({ ms: result.ms, serviceMs, exitCode: result.status, rows });
+    results.push({ ms: result.ms, serviceMs, cpuMs: result.cpuMs, exitCode: result.status, rows });
     step(
-      `treasury:reconcile ${run + 1}/${runs}: ${result.ms} ms (the run itself ${serviceMs} ms), ` +
-        `exit ${result.status}`,
+      `treasury:reconcile ${run + 1}/${runs}: ${result.ms} ms (the run itself ${serviceMs} ms, ` +
+        `CPU ${result.cpuMs ?? '?'} ms), exit ${result.status}`,
     );
   }
+  const profile = await profileReconcile(devnet, context.cliEnv, context.base);
+  step(
+    `profiled run: ${profile.ms} ms, ${profile.multicalls.batches} Multicall3 batches, ` +
+      `${profile.maxInFlight} in flight at most, CPU profile ${profile.cpuProfile}`,
+  );
   const failures: string[] = [];
+  if (profile.exitCode !== 0) failures.push(`the profiled run exited ${profile.exitCode}`);
   for (const [index, run] of results.entries()) {
     if (run.exitCode !== 0)
       failures.push(`treasury:reconcile run ${index + 1} exited ${run.exitCode}`);
@@ -111,6 +125,7 @@ export async function measureReconcile(
     }
   }
   const tokenRow = results[0]?.rows.find((row) => row.currency === 'USDT');
+  const baseline = await cli(['merchants:list'], context.cliEnv);
   return {
     depositAddresses: await depositAddressCount(db),
     inserted: {
@@ -121,7 +136,9 @@ export async function measureReconcile(
     },
     paymentMs: { send: Math.round(sentAt - sendStartedAt), toAllPaid: Math.round(paidAt - sentAt) },
     runs: results,
-    cliBaselineMs: (await cli(['merchants:list'], context.cliEnv)).ms,
+    cliBaselineMs: baseline.ms,
+    cliBaselineCpuMs: baseline.cpuMs,
+    profile,
     failures: tokenRow ? failures : [...failures, 'treasury:reconcile printed no USDT row'],
   };
 }

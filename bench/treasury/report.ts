@@ -4,6 +4,7 @@ import { count, type Machine, printTable } from '../deposits/report';
 import type { Quietness } from '../payouts/report';
 import { fullMachineLine } from '../payouts/report';
 import type { BenchOptions } from './options';
+import type { ReconcileProfile } from './profile';
 import type { ReconcileResult } from './reconcile';
 import { ROOT } from './settings';
 import type { SweepResult } from './sweeps';
@@ -129,15 +130,16 @@ function lines(report: Report): string[] {
       `Reconciliation: ${count(reconcile.depositAddresses)} deposit addresses with activity ` +
         `(${count(reconcile.inserted.sessions)} of them: ${reconcile.inserted.note}); each run a ` +
         `new CLI process, spawn to exit (merchants:list, the same process doing one query: ` +
-        `${seconds(reconcile.cliBaselineMs)})`,
+        `${seconds(reconcile.cliBaselineMs)}, CPU ${seconds(reconcile.cliBaselineCpuMs)})`,
     );
     out.push(
       ...table([
-        ['run', 'command', 'run itself', 'exit', 'USDT addresses', 'differences', 'target'],
+        ['run', 'command', 'run itself', 'CPU', 'exit', 'USDT addresses', 'differences', 'target'],
         ...reconcile.runs.map((run, index) => [
           String(index + 1),
           seconds(run.ms),
           seconds(run.serviceMs),
+          seconds(run.cpuMs),
           String(run.exitCode),
           count(run.rows.find((row) => row.currency === 'USDT')?.addresses ?? 0),
           run.rows.map((row) => `${row.currency} ${row.difference}`).join(', '),
@@ -145,6 +147,7 @@ function lines(report: Report): string[] {
         ]),
       ]),
     );
+    out.push(...profileLines(reconcile.profile));
   }
   out.push('');
   out.push(fullMachineLine(report.machine, report.quietness.start));
@@ -172,4 +175,25 @@ function seconds(ms: number | null): string {
 function mark(met: boolean | null, target: string): string {
   if (met === null) return target;
   return met ? `${target}: met` : `${target}  << BELOW TARGET`;
+}
+
+function profileLines(profile: ReconcileProfile): string[] {
+  const { multicalls } = profile;
+  const sizes = multicalls.callsPerBatch;
+  return [
+    '',
+    `Profiled run (node --cpu-prof, RPC through a counting proxy; not in the figures): ` +
+      `${seconds(profile.ms)}, exit ${profile.exitCode}`,
+    `  RPC requests: ${Object.entries(profile.rpcMethods)
+      .map(([method, requests]) => `${method} ${requests}`)
+      .join(', ')}; ${multicalls.batches} Multicall3 batches of ` +
+      `${sizes.length ? `${Math.min(...sizes)}-${Math.max(...sizes)}` : '-'} calls, ` +
+      `${profile.maxInFlight} in flight at most, answered in ${multicalls.answerMs.p50} ms ` +
+      `(p50), ${multicalls.answerMs.max} ms (max)`,
+    `  CPU ${seconds(profile.cpuTotalMs)} sampled; busiest modules (self): ` +
+      profile.topModules.map((module) => `${module.name} ${module.ms} ms`).join(', '),
+    '  busiest functions (self):',
+    ...profile.topFunctions.map((fn) => `    ${String(fn.ms).padStart(6)} ms  ${fn.name}`),
+    `  profile: ${profile.cpuProfile ? relative(ROOT, profile.cpuProfile) : 'none written'}`,
+  ];
 }

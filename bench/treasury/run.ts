@@ -140,7 +140,7 @@ async function main(): Promise<void> {
       cliEnv,
     );
     const reconcile: ReconcileResult = await measureReconcile(
-      { db, rpc, devnet, worker, cliEnv, step },
+      { db, rpc, devnet, worker, cliEnv, step, base },
       reconcileMerchant.merchant_id,
       options.reconcileAddresses - options.addresses,
       options.reconcileRuns,

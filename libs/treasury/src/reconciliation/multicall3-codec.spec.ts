@@ -40,6 +40,17 @@ describe('aggregate3 codec', () => {
     expect(() => decodeAggregate3(encoded.slice(0, -64))).toThrow('too short');
   });
 
+  it('refuses an offset or a length that is no small hex number', () => {
+    const encoded = MULTICALL.encodeFunctionResult('aggregate3', [
+      [{ success: true, returnData: '0x' + '11'.repeat(32) }],
+    ]);
+    // The array's offset (the first word) made huge, then not hex.
+    const huge = `0x${'1'.padStart(64, 'f')}${encoded.slice(66)}`;
+    const notHex = `0x${'2g'.padStart(64, '0')}${encoded.slice(66)}`;
+    expect(() => decodeAggregate3(huge)).toThrow('malformed');
+    expect(() => decodeAggregate3(notHex)).toThrow('malformed');
+  });
+
   it('takes a batch of 500 in milliseconds (ethers takes seconds)', () => {
     const calls = Array.from({ length: 500 }, () => ({
       target: address(),

@@ -21,24 +21,44 @@ export interface Call3Result {
   returnData: string;
 }
 
-function word(value: bigint | number): string {
-  return BigInt(value).toString(16).padStart(WORD, '0');
+/** A non-negative safe integer as one word. */
+function word(value: number): string {
+  return value.toString(16).padStart(WORD, '0');
 }
+
+const FALSE = word(0);
+const TRUE = word(1);
+// Each tuple's bytes start after its three head words.
+const BYTES_OFFSET = word(96);
+// A word holding an offset, a length or a flag: 51 zero digits, then 13 hex digits (below 2^52).
+const SMALL_WORD = /^0{51}[0-9a-fA-F]{13}$/;
 
 /** The call data of aggregate3(calls). */
 export function encodeAggregate3(calls: Call3[]): string {
-  const tails: string[] = [];
   const offsets: string[] = [];
+  // Every tuple's parts in one array, joined once: 20,000 calls of a reconciliation are 100,000
+  // strings, and concatenating them tuple by tuple cost twice the time.
+  const tails: string[] = [];
   let position = calls.length * 32; // tuples start after the offsets, relative to them
+  let target = '';
+  let targetWord = '';
   for (const call of calls) {
+    if (call.target !== target) {
+      target = call.target;
+      targetWord = target.slice(2).toLowerCase().padStart(WORD, '0');
+    }
     const data = call.callData.slice(2);
     const padded = data.padEnd(Math.ceil(data.length / WORD) * WORD, '0');
-    const tuple =
-      `${call.target.slice(2).toLowerCase().padStart(WORD, '0')}${word(call.allowFailure ? 1 : 0)}` +
-      `${word(96)}${word(data.length / 2)}${padded}`;
     offsets.push(word(position));
-    tails.push(tuple);
-    position += tuple.length / 2;
+    tails.push(
+      targetWord,
+      call.allowFailure ? TRUE : FALSE,
+      BYTES_OFFSET,
+      word(data.length / 2),
+      padded,
+    );
+    // Four words (target, flag, offset, length), then the padded bytes.
+    position += 128 + padded.length / 2;
   }
   return `0x${AGGREGATE3_SELECTOR}${word(32)}${word(calls.length)}${offsets.join('')}${tails.join('')}`;
 }
@@ -49,9 +69,10 @@ export function decodeAggregate3(returnData: string): Call3Result[] {
   const at = (byteOffset: number): number => {
     const start = byteOffset * 2;
     if (start + WORD > hex.length) throw new Error('aggregate3 answer too short');
-    const value = BigInt(`0x${hex.slice(start, start + WORD)}`);
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('aggregate3 answer malformed');
-    return Number(value);
+    const digits = hex.slice(start, start + WORD);
+    // Parsed as a number, not a BigInt: four words a balance, 80,000 for 10,000 addresses.
+    if (!SMALL_WORD.test(digits)) throw new Error('aggregate3 answer malformed');
+    return parseInt(digits.slice(51), 16);
   };
   const arrayStart = at(0);
   const count = at(arrayStart);

@@ -64,10 +64,11 @@ export interface StoredRun {
   startedAt: Date;
 }
 
-export interface ReadBalance {
-  currency: string;
-  address: string;
-  balance: bigint;
+/** Balances read, as columns: the i-th balance (base units) is the i-th address's currency. */
+export interface ReadBalances {
+  currencies: string[];
+  addresses: string[];
+  balances: string[];
 }
 
 /** The queries of reconciliation, each one round trip. */
@@ -161,35 +162,38 @@ export class ReconciliationRepository {
    * rest as last read. An address's location is its wallet role (hot_wallet before treasury
    * before sweeper, should one address ever hold two), else `deposits`; `lowercase`: EVM
    * addresses are stored in lowercase.
+   *
+   * Set-based, whatever the number of addresses: one statement writes only the balances that
+   * changed (a row keeps the block it was first read at with its balance: most of 10,000 deposit
+   * addresses read 0 run after run, and rewriting them all took a second), one sums. The run
+   * holds the network's lock, so nothing else writes these rows between the two.
    */
   async storeAndSum(
     network: string,
     block: number,
-    balances: ReadBalance[],
+    balances: ReadBalances,
     replaceAll: boolean,
     lowercase: boolean,
   ): Promise<StoredSum[]> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query(
-        `INSERT INTO reconciliation_balances (network, currency, address, balance, block_number)
-         SELECT $1, unnest($2::text[]), unnest($3::text[]), unnest($4::numeric[]), $5
+        `WITH r AS (
+           SELECT * FROM unnest($2::text[], $3::text[], $4::numeric[]) AS r(currency, address, balance)
+         ), forgotten AS (
+           DELETE FROM reconciliation_balances b
+            WHERE $6 AND b.network = $1
+              AND NOT EXISTS (SELECT 1 FROM r WHERE r.currency = b.currency AND r.address = b.address)
+         )
+         INSERT INTO reconciliation_balances (network, currency, address, balance, block_number)
+         SELECT $1, r.currency, r.address, r.balance, $5
+           FROM r LEFT JOIN reconciliation_balances b
+             ON b.network = $1 AND b.currency = r.currency AND b.address = r.address
+          WHERE b.balance IS DISTINCT FROM r.balance
          ON CONFLICT (network, currency, address) DO UPDATE
            SET balance = EXCLUDED.balance, block_number = EXCLUDED.block_number,
                updated_at = now()`,
-        [
-          network,
-          balances.map((read) => read.currency),
-          balances.map((read) => read.address),
-          balances.map((read) => read.balance.toString()),
-          block,
-        ],
+        [network, balances.currencies, balances.addresses, balances.balances, block, replaceAll],
       );
-      if (replaceAll) {
-        await manager.query(
-          `DELETE FROM reconciliation_balances WHERE network = $1 AND block_number <> $2`,
-          [network, block],
-        );
-      }
       const rows: Array<{
         currency: string;
         location: BooksLocation;
@@ -197,16 +201,16 @@ export class ReconciliationRepository {
         addresses: number;
       }> = await manager.query(
         `SELECT b.currency, coalesce(w.location, 'deposits') AS location,
-                  sum(b.balance)::text AS sum, count(*)::int AS addresses
-             FROM reconciliation_balances b
-             LEFT JOIN LATERAL (
-               SELECT role AS location FROM wallet_addresses w
-                WHERE w.network = b.network
-                  AND CASE WHEN $2 THEN lower(w.address) ELSE w.address END = b.address
-                ORDER BY array_position(ARRAY['hot_wallet', 'treasury', 'sweeper'], role)
-                LIMIT 1) w ON true
-            WHERE b.network = $1
-            GROUP BY 1, 2`,
+                sum(b.balance)::text AS sum, count(*)::int AS addresses
+           FROM reconciliation_balances b
+           LEFT JOIN (
+             SELECT DISTINCT ON (1) CASE WHEN $2 THEN lower(address) ELSE address END AS address,
+                    role AS location
+               FROM wallet_addresses WHERE network = $1
+              ORDER BY 1, array_position(ARRAY['hot_wallet', 'treasury', 'sweeper'], role)
+           ) w ON w.address = b.address
+          WHERE b.network = $1
+          GROUP BY 1, 2`,
         [network, lowercase],
       );
       return rows.map((row) => ({ ...row, sum: BigInt(row.sum) }));

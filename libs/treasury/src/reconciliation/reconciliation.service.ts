@@ -8,7 +8,6 @@ import {
   BooksLocation,
   LocationRun,
   persists,
-  ReadBalance,
   ReconciliationRepository,
   signatureOf,
   StoredRun,
@@ -100,33 +99,32 @@ export class ReconciliationService {
       this.repository.booksNativeOnDeposits(network.name, coin),
     ]);
     const assets = assetsOf(network);
-    const queries: Array<BalanceQuery & { currency: string }> = [];
+    const queries: BalanceQuery[] = [];
+    const currencies: string[] = [];
     const walletAddresses = [
       ...new Set(
         wallets.map((wallet) => (lowercase ? wallet.address.toLowerCase() : wallet.address)),
       ),
     ];
+    const depositsAndWallets = [...new Set([...deposits, ...walletAddresses])];
     for (const asset of assets) {
       // Deposit addresses hold tokens only (the sweeper pays every sweep's gas), except where gas
       // top-up sweeps put native coin on them: then the books hold it (deposits:N:COIN) too.
       const withDeposits = asset.token !== null || nativeOnDeposits;
-      const addresses = withDeposits
-        ? [...new Set([...deposits, ...walletAddresses])]
-        : walletAddresses;
-      for (const address of addresses) {
-        queries.push({ address, token: asset.token, currency: asset.currency });
+      for (const address of withDeposits ? depositsAndWallets : walletAddresses) {
+        queries.push({ address, token: asset.token });
+        currencies.push(asset.currency);
       }
     }
     const balances = await reader.read(queries, block);
-    const reads: ReadBalance[] = queries.map((query, index) => ({
-      currency: query.currency,
-      address: query.address,
-      balance: balances[index],
-    }));
     const sums = await this.repository.storeAndSum(
       network.name,
       block,
-      reads,
+      {
+        currencies,
+        addresses: queries.map((query) => query.address),
+        balances: balances.map((balance) => balance.toString()),
+      },
       mode === 'full',
       lowercase,
     );

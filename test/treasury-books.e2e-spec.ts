@@ -341,7 +341,10 @@ describe('Treasury books and reconciliation on a real chain', () => {
     });
     const metrics = await worker.get<Registry>(METRICS_REGISTRY).metrics();
     expect(metrics).toContain(
-      `payments_treasury_reconciliation_difference{network="${NETWORK}",currency="USDT"} -1`,
+      `payments_treasury_reconciliation_difference{network="${NETWORK}",currency="USDT",location="hot_wallet"} -1`,
+    );
+    expect(metrics).toContain(
+      `payments_treasury_reconciliation_difference{network="${NETWORK}",currency="USDT",location="deposits"} 0`,
     );
 
     const result = await cli.run('treasury:reconcile', '--network', NETWORK);
@@ -456,6 +459,13 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(differingOf(row)).toEqual({ deposits: '1', treasury: '-1' });
     const again = await usdcOf('incremental');
     expect(again).toMatchObject({ difference: '0', persistent: true });
+    // The gauge shows it per location, though the currency's total is 0.
+    const metrics = await worker.get<Registry>(METRICS_REGISTRY).metrics();
+    const gauge = (location: string) =>
+      `payments_treasury_reconciliation_difference{network="${NETWORK}",currency="USDC",location="${location}"}`;
+    expect(metrics).toContain(`${gauge('deposits')} 1`);
+    expect(metrics).toContain(`${gauge('treasury')} -1`);
+    expect(metrics).toContain(`${gauge('hot_wallet')} 0`);
 
     const result = await cli.run('treasury:reconcile', '--network', NETWORK);
     expect(result.code).toBe(1);
@@ -495,6 +505,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       network: NETWORK,
       currency: 'USDC',
       difference: '-2',
+      locations: expect.arrayContaining([{ location: 'hot_wallet', difference: '-2' }]),
       persistent: true,
     });
     await postTest([

@@ -50,6 +50,16 @@ export function persists(latest: DifferenceSignature, before: DifferenceSignatur
   return latest !== '0' && latest === before;
 }
 
+/** The latest run of a (network, currency), as the alert and the gauge see it. */
+export interface LatestDifference {
+  network: string;
+  currency: string;
+  difference: string;
+  /** Each location the run compared, with its difference (whole units, exact). */
+  locations: Array<{ location: BooksLocation; difference: string }>;
+  persistent: boolean;
+}
+
 export interface StoredRun {
   network: string;
   currency: string;
@@ -278,14 +288,12 @@ export class ReconciliationRepository {
   }
 
   /**
-   * Per (network, currency) reconciled, the latest run's difference and whether the run before it
-   * had the same differences, total and per location, not all zero: what the alert is about. A
-   * difference seen once, or one that changes from run to run, may be transfers that landed
-   * between the chain's read and the books' read.
+   * Per (network, currency) reconciled, the latest run's difference, in total and per location,
+   * and whether the run before it had the same differences, total and per location, not all zero:
+   * what the alert is about. A difference seen once, or one that changes from run to run, may be
+   * transfers that landed between the chain's read and the books' read.
    */
-  async latestDifferences(): Promise<
-    Array<{ network: string; currency: string; difference: string; persistent: boolean }>
-  > {
+  async latestDifferences(): Promise<LatestDifference[]> {
     const rows: Array<{
       network: string;
       currency: string;
@@ -306,6 +314,7 @@ export class ReconciliationRepository {
         network,
         currency,
         difference: latest.difference,
+        locations: latest.locations.map(({ location, difference }) => ({ location, difference })),
         persistent:
           before !== undefined &&
           persists(signature, signatureOf(before.difference, before.locations)),

@@ -68,7 +68,8 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
     await (await usdt.getFunction('mint')(DEVNET_ACCOUNTS.payer.address, 10n ** 12n)).wait();
     const sweep = await sweepEnvironment(
       devnet,
-      {},
+      // Refused and reverted sweeps are tried again at once (the backoff has its own suite).
+      { retryBackoffSeconds: 0 },
       [usdtAddress, devnet.tokens.USDC.contract],
       SWEEPER,
     );

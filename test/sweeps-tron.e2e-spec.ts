@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { formatUnits } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { NetworkRegistry, TESTNET_NETWORKS } from '@app/chains';
@@ -6,6 +7,7 @@ import { DepositWatcherService } from '@app/checkout';
 import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';
 import { TronSweepPlanner } from '@app/treasury/sweeps/tron-sweep-planner.service';
+import { CliModule } from '../apps/cli/src/cli.module';
 import { useChainEnvironment } from './support/chain-test-env';
 import { forgetChain } from './support/chain-reset';
 import { FakeTronNode } from './support/fake-tron-node';
@@ -24,7 +26,8 @@ const SESSIONS = '/v1/checkout/sessions';
 const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
 const STAKING_KEY = tronTestKey('tron sweeps suite staking account');
 const STAKING = tronAddressOf(STAKING_KEY);
-const HOT = tronAddressOf(tronTestKey('tron sweeps suite hot wallet'));
+const HOT_KEY = tronTestKey('tron sweeps suite hot wallet');
+const HOT = tronAddressOf(HOT_KEY);
 const PAYER = TronWeb.address.fromPrivateKey('2'.repeat(64)) as string;
 const USDT_UNIT = 1_000_000n;
 /** Blocks past a transaction's block before the solidity API has it (the fake's lag is 19). */
@@ -77,7 +80,8 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       JSON.stringify({
         networks: { TRON: { rpcUrls: [url], publicRpcUrl: url, confirmations: 1 } },
       }),
-      { ...tronSweepEnvironment(STAKING_KEY), WATCH_NETWORKS: 'none' },
+      // Refused transfers are tried again at once (the backoff has its own suite).
+      { ...tronSweepEnvironment(STAKING_KEY, { retryBackoffSeconds: 0 }), WATCH_NETWORKS: 'none' },
     );
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
@@ -504,5 +508,31 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       currency: 'USDT',
       eligible: { addresses: 0, total: '0.0', estimated_cost: '0.000000' },
     });
+  });
+
+  it('refuses to sweep while the staking account is the payout hot wallet, and says so in treasury:status', async () => {
+    // An engine whose SWEEPER_KEYS_FILE holds the hot wallet's key (registered nowhere).
+    const configured = process.env.SWEEPER_KEYS_FILE;
+    process.env.SWEEPER_KEYS_FILE = tronSweepEnvironment(HOT_KEY).SWEEPER_KEYS_FILE;
+    const misconfigured = await NestFactory.createApplicationContext(CliModule, { logger: false });
+    process.env.SWEEPER_KEYS_FILE = configured;
+    try {
+      const sweepsBefore = await api.count('sweeps', `network = 'TRON'`);
+      const attemptsBefore = await api.count('sweep_attempts', `network = 'TRON'`);
+      expect(await misconfigured.get(TreasurySweeps).run('TRON')).toMatchObject({
+        refused: true,
+        sweeps: [],
+      });
+      expect(await api.count('sweeps', `network = 'TRON'`)).toBe(sweepsBefore);
+      expect(await api.count('sweep_attempts', `network = 'TRON'`)).toBe(attemptsBefore);
+      const [status] = await misconfigured.get(SweepStatus).report('TRON');
+      expect(status.sweeping_refused).toContain(`${HOT} is the payout hot wallet`);
+    } finally {
+      await misconfigured.close();
+    }
+    // The suite's own engine, its staking account its own: not refused.
+    expect((await sweeps().run('TRON'))?.refused).toBeUndefined();
+    const [status] = await engine.get(SweepStatus).report('TRON');
+    expect(status.sweeping_refused).toBeNull();
   });
 });

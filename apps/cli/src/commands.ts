@@ -19,6 +19,7 @@ import {
   NetworkRegistry,
 } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
+import { SweepChainReset } from '@app/treasury';
 import { SWEEP_COMMANDS, SWEEP_USAGE } from './sweep-commands';
 import { TREASURY_BOOKS_COMMANDS, TREASURY_BOOKS_USAGE } from './treasury-commands';
 import { UsageError } from './usage-error';
@@ -339,11 +340,15 @@ export const COMMANDS: Record<string, Command> = {
       throw new UsageError(`--network must be one of ${NETWORK_NAMES.join(', ')}.`);
     }
     const report = await app.get(ChainResetService).forget(network as NetworkName);
+    // The sweeper's nonce lane and live sweeps of the gone chain, as payouts' nonces are reset.
+    const sweeps = await app.get(SweepChainReset).forget(network as NetworkName);
     return {
       network: report.network,
       reverted_transfers: report.revertedTransfers,
       settled_sessions: report.settledSessions,
       reverted_unmatched_transfers: report.revertedUnmatched,
+      ended_sweeps: sweeps.endedSweeps,
+      sweeper_nonce_reset: sweeps.sweeperNonceReset,
     };
   },
 
@@ -419,6 +424,8 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
                                                first, at most N (default 100)
   chains:forget --network NETWORK              after a devnet restart or testnet reset only: the
                                                chain the watcher followed is gone; its transfers
-                                               are taken back and the watcher starts afresh
+                                               are taken back and the watcher starts afresh;
+                                               its live sweeps end and the sweeper's nonces
+                                               start again from the node's count
 ${SWEEP_USAGE}
 ${TREASURY_BOOKS_USAGE}`;

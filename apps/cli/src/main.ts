@@ -36,6 +36,9 @@ async function main(): Promise<void> {
       'until-idle': { type: 'boolean' },
       seconds: { type: 'string' },
       tx: { type: 'string' },
+      // treasury:unfreeze
+      currency: { type: 'string' },
+      address: { type: 'string' },
     },
     strict: true,
   });

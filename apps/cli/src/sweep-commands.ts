@@ -1,6 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { parseUnits } from 'ethers';
 import { CURRENCIES, Currency, NETWORK_NAMES, NetworkName } from '@app/chains';
-import { SweepPlannerRepository, SweepStatus, TreasurySweeps } from '@app/treasury';
+import {
+  SweepNonceCancellation,
+  SweepPlannerRepository,
+  SweepStatus,
+  TreasurySweeps,
+} from '@app/treasury';
 import { UsageError } from './usage-error';
 
 type Options = Record<string, string | string[] | boolean | undefined>;
@@ -78,7 +84,35 @@ async function unfreeze(app: INestApplicationContext, options: Options) {
   return { network, currency, address, unfrozen };
 }
 
+/**
+ * treasury:cancel-nonce: a zero-value send from the sweeper to itself takes a stuck sweep's nonce;
+ * the sweep ends once the chain shows which transaction used it (treasury:sweep follows it).
+ */
+async function cancelNonce(app: INestApplicationContext, options: Options) {
+  const network = optionalNetwork(options);
+  if (!network) throw new UsageError('--network is required.');
+  const given = options.nonce;
+  if (typeof given !== 'string' || !/^(0|[1-9][0-9]{0,15})$/.test(given)) {
+    throw new UsageError('--nonce must be a whole number.');
+  }
+  const nonce = Number(given);
+  if (!Number.isSafeInteger(nonce)) throw new UsageError('--nonce must be a whole number.');
+  const maxFee = options['max-fee-gwei'];
+  if (
+    maxFee !== undefined &&
+    (typeof maxFee !== 'string' || !/^(0|[1-9][0-9]{0,8})(\.[0-9]{1,9})?$/.test(maxFee))
+  ) {
+    throw new UsageError('--max-fee-gwei must be a decimal number of gwei, like 25 or 1.5.');
+  }
+  return app.get(SweepNonceCancellation).cancelNonce({
+    network,
+    nonce,
+    maxFeePerGas: maxFee === undefined ? undefined : parseUnits(maxFee, 'gwei'),
+  });
+}
+
 export const SWEEP_COMMANDS = {
+  'treasury:cancel-nonce': cancelNonce,
   'treasury:unfreeze': unfreeze,
   'treasury:status': async (app: INestApplicationContext, options: Options) =>
     app.get(SweepStatus).report(optionalNetwork(options)),
@@ -88,11 +122,17 @@ export const SWEEP_COMMANDS = {
 export const SWEEP_USAGE = `  treasury:status [--network NETWORK]          balances per location (deposit addresses, hot
                                                wallet, treasury in the books; the sweeper's
                                                native coin on chain), what the policy would sweep
-                                               now and its estimated cost, frozen addresses
+                                               now and its estimated cost, frozen addresses and
+                                               those backing off; reads only
   treasury:sweep [--network NETWORK] [--seconds S]
                                                sweep now what the policy allows, as the worker
                                                does on its schedule, and follow the sweeps until
                                                none is in flight (at most S seconds, default 60)
+  treasury:cancel-nonce --network NETWORK --nonce N [--max-fee-gwei GWEI]
+                                               EVM: take a stuck sweep's sweeper nonce with a
+                                               zero-value send to the sweeper itself (journaled,
+                                               then sent); the sweep ends once the chain shows
+                                               which transaction used the nonce (treasury:sweep)
   treasury:unfreeze --network NETWORK --currency CURRENCY --address ADDRESS
                                                sweep a frozen deposit address again (a token's
                                                blacklist lifted): clears its freeze and failures`;

@@ -2,6 +2,8 @@ export * from './treasury.module';
 export * from './sweeps/treasury-sweeps.service';
 export * from './sweeps/sweep-keys';
 export * from './sweeps/sweep-status.service';
+export * from './sweeps/sweep-chain-reset';
+export * from './sweeps/sweep-nonce-cancellation.service';
 export { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
 export { sweptEntry } from './sweeps/sweep-outcomes.service';
 export { loadTreasurySettings } from './sweeps/treasury-settings';

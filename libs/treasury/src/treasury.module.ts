@@ -15,6 +15,9 @@ import { SweepJournalRepository } from './sweeps/sweep-journal.repository';
 import { SweepKeys } from './sweeps/sweep-keys';
 import { SweepOutcomes } from './sweeps/sweep-outcomes.service';
 import { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
+import { SweepChainReset } from './sweeps/sweep-chain-reset';
+import { StrangerCoin } from './sweeps/stranger-coin.service';
+import { SweepNonceCancellation } from './sweeps/sweep-nonce-cancellation.service';
 import { SweepStatus } from './sweeps/sweep-status.service';
 import { SweepTracker } from './sweeps/sweep-tracker.service';
 import { TreasurySweeps } from './sweeps/treasury-sweeps.service';
@@ -53,6 +56,9 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps.service';
     TronSweepPlanner,
     TreasurySweeps,
     SweepStatus,
+    SweepChainReset,
+    SweepNonceCancellation,
+    StrangerCoin,
   ],
   exports: [
     ReconciliationService,
@@ -61,6 +67,8 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps.service';
     TreasurySweeps,
     SweepKeys,
     SweepStatus,
+    SweepChainReset,
+    SweepNonceCancellation,
     TronSweepPlanner,
     TronSweepSteps,
     TronSweepChains,

@@ -28,7 +28,8 @@ import {
   SweepDecision,
 } from './sweep-policy';
 import { SweepBroadcaster } from './sweep-broadcaster';
-import { delegateMismatches, provenBlock, readableAt } from './sweep-safety';
+import { StrangerCoin } from './stranger-coin.service';
+import { delegateMismatches, provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
 import { NetworkTreasurySettings } from './treasury-settings';
 
 /** Addresses read per token per tick: the oldest pending first. */
@@ -46,6 +47,8 @@ export interface AssessedAddress extends PendingDepositAddress {
 }
 
 export interface TokenAssessment {
+  /** The confirmed block the balances were read at (none when nothing was read). */
+  block?: number;
   /** Pending addresses read this pass... */
   candidates: number;
   /** ...of which found empty (cleared)... */
@@ -85,6 +88,7 @@ export class EvmSweeper implements OnModuleDestroy {
     private readonly planner: SweepPlannerRepository,
     private readonly journal: SweepJournalRepository,
     private readonly broadcaster: SweepBroadcaster,
+    private readonly strangers: StrangerCoin,
   ) {}
 
   chainFor(name: NetworkName): EvmSweepChain {
@@ -148,6 +152,12 @@ export class EvmSweeper implements OnModuleDestroy {
     let made = 0;
     for (let start = 0; start < eligible.length && made < room; start += settings.batchSize) {
       const batch = eligible.slice(start, start + settings.batchSize);
+      // A third party's native coin there is booked as theirs before the sweep (stranger-coin.ts).
+      await this.strangers.detectEvm(
+        network.name,
+        batch.map((item) => item.address),
+        assessment.block!,
+      );
       const sweepId = await this.signBatch(network, settings, currency, batch);
       if (!sweepId) break;
       report.sweeps.push(sweepId);
@@ -159,7 +169,8 @@ export class EvmSweeper implements OnModuleDestroy {
   /**
    * The pending addresses of a token, their balances read in bulk at one block, and the policy's
    * decision for each one holding something. Addresses read empty at a block past every transfer
-   * known for them are cleared (the positive proof that nothing is left to sweep).
+   * known for them are cleared (the positive proof that nothing is left to sweep). `readOnly`
+   * (treasury:status): the same answer, and nothing written: no transfer ingested, none cleared.
    */
   async assess(
     network: NetworkConfig,
@@ -167,21 +178,27 @@ export class EvmSweeper implements OnModuleDestroy {
     currency: Currency,
     gasPrice: bigint,
     now: Date,
+    readOnly = false,
   ): Promise<TokenAssessment> {
     const token = network.tokens[currency]!;
-    await this.planner.ingest(network.name, currency);
-    const pending = await this.planner.pending(
+    const pending = await this.planner.candidates(
       network.name,
       currency,
-      'EVM',
-      this.keys.fingerprint('EVM'),
-      CANDIDATES_PER_TICK,
+      {
+        family: 'EVM',
+        fingerprint: this.keys.fingerprint('EVM'),
+        limit: CANDIDATES_PER_TICK,
+        now,
+        backoffSeconds: settings.retryBackoffSeconds,
+      },
+      readOnly,
     );
     const assessment: TokenAssessment = { candidates: pending.length, emptied: 0, funded: [] };
     if (!pending.length) return assessment;
     const chain = this.chainFor(network.name);
     // Read as deep as deposits are confirmed: a zero there is a proof no sibling block undoes.
     const block = provenBlock(await chain.headBlock(), network.confirmations);
+    assessment.block = block;
     // A balance read at a block older than a known transfer proves nothing about it: that
     // address waits alone.
     const readable = readableAt(pending, block);
@@ -192,12 +209,14 @@ export class EvmSweeper implements OnModuleDestroy {
       block,
     );
     const empty = readable.filter((candidate) => balances.get(candidate.address) === 0n);
-    await this.planner.markEmpty(
-      network.name,
-      currency,
-      empty.map((candidate) => candidate.address),
-      block,
-    );
+    if (!readOnly) {
+      await this.planner.markEmpty(
+        network.name,
+        currency,
+        empty.map((candidate) => candidate.address),
+        block,
+      );
+    }
     assessment.emptied = empty.length;
     const funded = readable.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
     if (!funded.length) return assessment;
@@ -350,10 +369,8 @@ export class EvmSweeper implements OnModuleDestroy {
     const known = this.checked.get(network.name);
     if (known?.delegate === delegate && known.refusal === null) return null;
     const hotWallet = await this.hotWalletAddress(network.name);
-    let refusal: string | null = null;
-    if (hotWallet && hotWallet.toLowerCase() === sweeper.address.toLowerCase()) {
-      refusal = 'the sweeper key is the hot wallet key: their nonces would collide';
-    } else {
+    let refusal = sweeperIsHotWallet('EVM', sweeper.address, hotWallet);
+    if (!refusal) {
       const reasons = delegateMismatches(
         await this.chainFor(network.name).delegateImmutables(delegate),
         {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { getAddress, id } from 'ethers';
 import { DataSource, EntityManager } from 'typeorm';
-import { NATIVE_COINS, NetworkName } from '@app/chains';
+import { ChainError, NATIVE_COINS, NetworkName } from '@app/chains';
 import {
   fromBaseUnits,
   LedgerAccounts,
@@ -17,6 +17,7 @@ import {
   TopUpSweepRow,
 } from './evm-top-up-journal.repository';
 import { settleSweptAddress } from './single-sweep-address';
+import { recordSweepOutcome } from './sweep-backoff';
 import { sweptEntry } from './sweep-outcomes.service';
 
 const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
@@ -46,23 +47,25 @@ export class EvmTopUpBooks {
     receipt: SweepReceipt,
     valueWei: bigint,
   ): Promise<boolean> {
+    const feeWei = feeOf(sweep, attempt, receipt);
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.lockAttempt(manager, sweep, attempt))) return false;
+      // The nonce is this top-up's: its other versions (replacements, a cancel) never can be.
+      await manager.query(
+        `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
+          WHERE sweep_id = $1 AND step <> 'transfer' AND id <> $2 AND status <> 'Superseded'`,
+        [sweep.id, attempt.id],
+      );
       const coin = NATIVE_COINS[sweep.network as NetworkName];
-      const entries: LedgerEntry[] = [];
-      if (receipt.feeWei !== null) {
-        entries.push(
-          networkFeeEntry({
-            network: sweep.network,
-            txHash: attempt.tx_hash,
-            feeBaseUnits: receipt.feeWei,
-            payer: 'sweeper',
-            coin,
-          }),
-        );
-      } else {
-        this.logger.error({ sweepId: sweep.id, txHash: attempt.tx_hash }, 'No fee: not booked');
-      }
+      const entries: LedgerEntry[] = [
+        networkFeeEntry({
+          network: sweep.network,
+          txHash: attempt.tx_hash,
+          feeBaseUnits: feeWei,
+          payer: 'sweeper',
+          coin,
+        }),
+      ];
       if (receipt.succeeded && valueWei > 0n) {
         const amount = fromBaseUnits(valueWei, coin.decimals);
         const line = { currency: coin.symbol, network: sweep.network };
@@ -84,6 +87,7 @@ export class EvmTopUpBooks {
         await manager.query(`UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = $1`, [
           sweep.id,
         ]);
+        await recordSweepOutcome(manager, sweep, [], [sweep.address]);
         await manager.query(
           `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
             WHERE sweep_id = $1 AND step = 'transfer'`,
@@ -102,20 +106,19 @@ export class EvmTopUpBooks {
     attempt: TopUpAttemptRow,
     receipt: SweepReceipt,
   ): Promise<boolean> {
+    const feeWei = feeOf(sweep, attempt, receipt);
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.lockAttempt(manager, sweep, attempt))) return false;
       const coin = NATIVE_COINS[sweep.network as NetworkName];
-      if (receipt.feeWei !== null) {
-        await this.ledger.post(
-          manager,
-          depositFeeEntry({
-            network: sweep.network,
-            txHash: attempt.tx_hash,
-            feeBaseUnits: receipt.feeWei,
-            coin,
-          }),
-        );
-      }
+      await this.ledger.post(
+        manager,
+        depositFeeEntry({
+          network: sweep.network,
+          txHash: attempt.tx_hash,
+          feeBaseUnits: feeWei,
+          coin,
+        }),
+      );
       const moved = receipt.succeeded ? this.movedBy(sweep, receipt) : [];
       const entries = moved
         .filter((log) => log.amount > 0n)
@@ -135,6 +138,12 @@ export class EvmTopUpBooks {
       // only when the token evidently works for others; the sweep's block is past every read.
       const outcome = swept ? 'swept' : receipt.succeeded ? 'other' : 'refused';
       await settleSweptAddress(manager, sweep, outcome, receipt.blockNumber);
+      await recordSweepOutcome(
+        manager,
+        sweep,
+        swept ? [sweep.address] : [],
+        swept ? [] : [sweep.address],
+      );
       await this.end(manager, sweep, swept ? 'Completed' : 'Failed', attempt.tx_hash, {
         block: receipt.blockNumber,
         reason: swept
@@ -192,4 +201,19 @@ export class EvmTopUpBooks {
     );
     this.logger.log({ sweepId: sweep.id, status, txHash }, 'Gas top-up sweep ended');
   }
+}
+
+/**
+ * A receipt's fee, never guessed nor dropped: a receipt without it (no effectiveGasPrice yet) is a
+ * transient answer, read again next pass, and nothing is marked mined meanwhile.
+ */
+function feeOf(sweep: TopUpSweepRow, attempt: TopUpAttemptRow, receipt: SweepReceipt): bigint {
+  if (receipt.feeWei === null) {
+    throw new ChainError(
+      'transient',
+      `The receipt of ${attempt.tx_hash} (sweep ${sweep.id}) carries no fee; it is read again later`,
+      sweep.network,
+    );
+  }
+  return receipt.feeWei;
 }

@@ -6,11 +6,12 @@ import { SweepAttemptRow } from './sweep-journal.repository';
 /**
  * A gas top-up sweep's two transactions, both journaled with the sweep before the first is sent:
  * the sweeper's top-up (step 'batch': the sweeper's own transaction, on its nonce lane, the
- * sweep's nonce) and the deposit address's token transfer (step 'transfer', its own nonce).
+ * sweep's nonce; a replacement is another 'batch' attempt with that nonce) and the deposit
+ * address's token transfer (step 'transfer', its own nonce).
  */
-export interface TopUpAttemptRow extends Omit<SweepAttemptRow, 'status'> {
-  step: 'batch' | 'transfer';
-  status: 'Signed' | 'Broadcast' | 'Superseded' | 'Mined';
+export interface TopUpAttemptRow extends SweepAttemptRow {
+  /** 'batch': the top-up and its replacements; 'cancel': the operator's, same nonce. */
+  step: 'batch' | 'transfer' | 'cancel';
 }
 
 export interface TransferOnlySweep {

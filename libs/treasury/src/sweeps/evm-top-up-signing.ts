@@ -34,6 +34,25 @@ export async function signTopUp(
 }
 
 /**
+ * `treasury:cancel-nonce`: a zero-value send from the sweeper to itself with a stuck sweep's
+ * nonce. Mined, it proves that no transaction of that sweep can be mined any more.
+ */
+export async function signSweeperCancel(
+  sweeperPrivateKey: string,
+  input: { chainId: number; sweeper: string; nonce: number; fees: EvmFeeCaps },
+): Promise<SignedEvmTransaction> {
+  return sign(sweeperPrivateKey, {
+    to: getAddress(input.sweeper),
+    value: 0n,
+    data: '0x',
+    nonce: input.nonce,
+    gasLimit: TOP_UP_GAS_LIMIT,
+    chainId: input.chainId,
+    fees: input.fees,
+  });
+}
+
+/**
  * The deposit address's transfer() of `amount` of a network token to the hot wallet or the
  * treasury, checked before signing: what holds the deposit keys signs nothing else.
  */

@@ -26,6 +26,8 @@ import {
 } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import { destinationFor, gasPriceAllowed, SweepDecision } from './sweep-policy';
+import { provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
+import { StrangerCoin } from './stranger-coin.service';
 import { NetworkTreasurySettings } from './treasury-settings';
 
 /** A token transfer's gas, for the policy's estimate only (the sweep estimates the very call). */
@@ -34,6 +36,8 @@ const CANDIDATES_PER_TICK = 2_000;
 const WEI_PER_COIN = new Decimal(10).pow(18);
 
 export interface TopUpCandidate extends PendingDepositAddress {
+  /** The confirmed block its balance was read at. */
+  readAt: number;
   balanceBaseUnits: bigint;
   decision: SweepDecision;
 }
@@ -59,6 +63,7 @@ export class EvmTopUpSweeper {
     private readonly journal: SweepJournalRepository,
     private readonly topUps: EvmTopUpJournalRepository,
     private readonly evm: EvmSweeper,
+    private readonly strangers: StrangerCoin,
   ) {}
 
   async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
@@ -66,6 +71,7 @@ export class EvmTopUpSweeper {
     const settings = this.keys.settings.get(name);
     const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
     if (!settings?.gasTopUp || !this.keys.sweeperFor(name)) return report;
+    if (await this.refusal(name)) return { ...report, refused: true };
     const live = await this.topUps.live(name);
     if (live.length >= MAX_LIVE_SWEEPS) return { ...report, deferred: 'lane_full' };
     const gasPrice = await this.evm.chainFor(name).gasPrice();
@@ -104,6 +110,15 @@ export class EvmTopUpSweeper {
     return report;
   }
 
+  /** The sweeper key must not be the hot wallet's: the two nonce lanes would collide. */
+  async refusal(name: NetworkName): Promise<string | null> {
+    const sweeper = this.keys.sweeperFor(name);
+    if (!sweeper) return null;
+    const refusal = sweeperIsHotWallet('EVM', sweeper.address, await this.hotWallet(name));
+    if (refusal) this.logger.error({ network: name, refusal }, 'Gas top-up sweeping refused');
+    return refusal;
+  }
+
   /** Pending addresses, balances read in bulk at one block; those read empty are cleared. */
   private async assess(
     network: NetworkConfig,
@@ -114,20 +129,21 @@ export class EvmTopUpSweeper {
     report: SweepTickReport,
   ): Promise<TopUpCandidate[]> {
     const token = network.tokens[currency]!;
-    await this.planner.ingest(network.name, currency);
-    const listed = await this.planner.pending(
-      network.name,
-      currency,
-      'EVM',
-      this.keys.fingerprint('EVM'),
-      CANDIDATES_PER_TICK,
-    );
+    const listed = await this.planner.candidates(network.name, currency, {
+      family: 'EVM',
+      fingerprint: this.keys.fingerprint('EVM'),
+      limit: CANDIDATES_PER_TICK,
+      now,
+      backoffSeconds: settings.retryBackoffSeconds,
+    });
     report.candidates += listed.length;
     if (!listed.length) return [];
     const chain = this.evm.chainFor(network.name);
-    const block = await chain.headBlock();
+    // Read as deep as deposits are confirmed: a zero at the unconfirmed head could come from a
+    // sibling block without a late payment the watcher confirms later at or below that height.
+    const block = provenBlock(await chain.headBlock(), network.confirmations);
     // A read before a known transfer's block proves nothing about it: those wait for the node.
-    const pending = listed.filter((candidate) => candidate.pendingBlock <= block);
+    const pending = readableAt(listed, block);
     if (!pending.length) return [];
     const balances = await chain.tokenBalances(
       token.contract,
@@ -152,7 +168,7 @@ export class EvmTopUpSweeper {
         const balanceBaseUnits = balances.get(candidate.address)!;
         const balance = fromBaseUnits(balanceBaseUnits, token.decimals);
         const decision = decideOnCost(balance, candidate.pendingSince, cost, settings, now);
-        return { ...candidate, balanceBaseUnits, decision };
+        return { ...candidate, readAt: block, balanceBaseUnits, decision };
       });
   }
 
@@ -179,6 +195,8 @@ export class EvmTopUpSweeper {
       amountBaseUnits: amount,
     });
     const fees = await transport.suggestFees();
+    // A third party's coin there is booked as theirs, and never spent on our gas (below).
+    await this.strangers.detectEvm(network.name, [candidate.address], candidate.readAt);
     const held = await chain.nativeBalance(candidate.address);
     const coin = NATIVE_COINS[network.name];
     const ours = await this.topUps.ownCoin(network.name, candidate.address, coin);

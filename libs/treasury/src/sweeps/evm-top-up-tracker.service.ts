@@ -1,6 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Transaction } from 'ethers';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { getAddress, Transaction } from 'ethers';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
+import { minimumReplacementFees } from '@app/payouts';
 import { EvmSweeper } from './evm-sweeper.service';
 import { EvmTopUpBooks } from './evm-top-up-books.service';
 import {
@@ -8,8 +11,12 @@ import {
   TopUpAttemptRow,
   TopUpSweepRow,
 } from './evm-top-up-journal.repository';
+import { signTopUp } from './evm-top-up-signing';
 import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
+import { SweepJournalRepository } from './sweep-journal.repository';
+import { SweepKeys } from './sweep-keys';
 import { SweepOutcomes } from './sweep-outcomes.service';
+import { gasPriceCapWei } from './sweep-policy';
 import { SweepTrackReport } from './sweep-tracker.service';
 
 // A node that lost an accepted transaction (restart, eviction) gets its stored bytes again.
@@ -20,16 +27,23 @@ const REBROADCAST_AFTER_MS = 30_000;
  * deposit address's transfer is sent), the transfer until its receipt is confirmed (booked, the
  * sweep ends). A transaction ends only on a positive proof: its confirmed receipt, or its nonce
  * used by another transaction confirmed in a block (then nothing of the sweep can follow: it is
- * abandoned, the address swept again later). Until then its stored bytes are re-sent.
+ * abandoned, the address swept again later). Until then its stored bytes are re-sent, and a
+ * top-up stuck past PAYOUT_REPLACE_AFTER_MS is outbid with the same nonce, value and recipient
+ * (journaled first, never above the network's gas cap), as batches are. The sweeper's nonce may
+ * also be taken by the operator's cancel (treasury:cancel-nonce), whose receipt ends the sweep.
  */
 @Injectable()
 export class EvmTopUpTracker {
   private readonly logger = new Logger(EvmTopUpTracker.name);
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
     private readonly transports: PayoutTransports,
+    private readonly keys: SweepKeys,
     private readonly journal: EvmTopUpJournalRepository,
+    private readonly sweepJournal: SweepJournalRepository,
     private readonly books: EvmTopUpBooks,
     private readonly outcomes: SweepOutcomes,
     private readonly sweeper: EvmTopUpSweeper,
@@ -56,57 +70,132 @@ export class EvmTopUpTracker {
     const network = this.networks.get(sweep.network as NetworkName);
     const chain = this.evm.chainFor(network.name);
     const attempts = await this.journal.attempts(sweep.id);
-    // None when our own coin on the address covered the gas: the transfer alone.
-    const topUp = attempts.find((attempt) => attempt.step === 'batch');
+    // The sweeper's transactions, all with the sweep's nonce: the top-up, its replacements, a
+    // cancel. None when our own coin on the address covered the gas: the transfer alone.
+    const lane = attempts.filter((attempt) => attempt.step !== 'transfer');
     const transfer = attempts.find((attempt) => attempt.step === 'transfer')!;
-    if (topUp && topUp.status !== 'Mined') {
-      const receipt = await chain.receipt(topUp.tx_hash);
-      if (!receipt) return this.unmined(sweep, topUp, sweep.sweeper_address, report);
-      if (receipt.confirmations < network.confirmations) return;
-      const value = Transaction.from(topUp.raw_transaction).value;
-      if (!(await this.books.topUpMined(sweep, topUp, receipt, value))) return;
-      if (!receipt.succeeded) return;
-      // The gas is there: the address may now send its tokens.
-      return this.sweeper.send(network.name, transfer);
+    if (lane.length && !lane.some((attempt) => attempt.status === 'Mined')) {
+      // Newest first: whichever of them a confirmed receipt shows is the one that used the nonce.
+      for (const attempt of [...lane].reverse()) {
+        const receipt = await chain.receipt(attempt.tx_hash);
+        if (!receipt) continue;
+        if (receipt.confirmations < network.confirmations) return;
+        if (attempt.step === 'cancel') {
+          if (await this.outcomes.cancelled(sweep, attempt.tx_hash, receipt)) report.abandoned += 1;
+          return;
+        }
+        const value = Transaction.from(attempt.raw_transaction).value;
+        if (!(await this.books.topUpMined(sweep, attempt, receipt, value))) return;
+        if (!receipt.succeeded) return;
+        // The gas is there: the address may now send its tokens.
+        return this.sweeper.send(network.name, transfer);
+      }
+      return this.unmined(sweep, lane, sweep.sweeper_address, report);
     }
     const receipt = await chain.receipt(transfer.tx_hash);
-    if (!receipt) return this.unmined(sweep, transfer, sweep.address, report);
+    if (!receipt) return this.unmined(sweep, [transfer], sweep.address, report);
     if (receipt.confirmations < network.confirmations) return;
     if (await this.books.transferMined(sweep, transfer, receipt)) report.completed += 1;
   }
 
   /**
-   * No receipt here. Its signer's count past its nonce: only the block that used the nonce tells
-   * whose transaction it was. Otherwise the stored bytes are sent again.
+   * No receipt here for any of `attempts` (one signer, one nonce). The signer's count past the
+   * nonce: only the block that used the nonce tells whose transaction it was. Otherwise a stuck
+   * top-up is outbid, or the newest stored bytes are sent again.
    */
   private async unmined(
     sweep: TopUpSweepRow,
-    attempt: TopUpAttemptRow,
+    attempts: TopUpAttemptRow[],
     signer: string,
     report: SweepTrackReport,
   ): Promise<void> {
     const network = this.networks.get(sweep.network as NetworkName);
     const transport = this.transports.transportFor(network.name) as EthersPayoutTransport;
-    const nonce = Transaction.from(attempt.raw_transaction).nonce;
+    const newest = attempts[attempts.length - 1];
+    const nonce = Transaction.from(newest.raw_transaction).nonce;
     if ((await transport.transactionCount(signer, 'latest')) > nonce) {
       const consumer = await transport.nonceConsumer(signer, nonce);
-      if (!consumer || consumer.txHash === attempt.tx_hash) return; // its receipt decides
+      if (!consumer || attempts.some((attempt) => attempt.tx_hash === consumer.txHash)) return;
       if (consumer.confirmations < network.confirmations) return;
       const reason =
         `The nonce ${nonce} of ${signer} was used by ${consumer.txHash}, which is not this ` +
-        `sweep's ${attempt.step === 'batch' ? 'top-up' : 'transfer'}; the address is swept again later.`;
+        `sweep's ${newest.step === 'transfer' ? 'transfer' : 'top-up'}; the address is swept again later.`;
       // abandon reads only the sweep's id (a transfer-only sweep has no sweeper nonce).
       if (await this.outcomes.abandon({ ...sweep, nonce: sweep.nonce ?? '' }, reason)) {
         report.abandoned += 1;
       }
       return;
     }
-    const lastTried = new Date(
-      attempt.broadcast_count > 0 ? attempt.updated_at : attempt.created_at,
-    ).getTime();
-    if (attempt.broadcast_count === 0 || Date.now() - lastTried >= REBROADCAST_AFTER_MS) {
-      report.rebroadcast += 1;
-      await this.sweeper.send(network.name, attempt);
+    const cancelling = attempts.some((attempt) => attempt.step === 'cancel');
+    const firstAccepted = new Date(newest.last_broadcast_at ?? newest.created_at).getTime();
+    if (
+      newest.step === 'batch' &&
+      !cancelling &&
+      Date.now() - firstAccepted >= this.config.payouts.replaceAfterMs &&
+      (await this.replace(sweep, newest, transport))
+    ) {
+      report.replaced += 1;
+      return;
     }
+    const lastTried = new Date(
+      newest.broadcast_count > 0 ? newest.updated_at : newest.created_at,
+    ).getTime();
+    if (newest.broadcast_count === 0 || Date.now() - lastTried >= REBROADCAST_AFTER_MS) {
+      report.rebroadcast += 1;
+      await this.sweeper.send(network.name, newest);
+    }
+  }
+
+  /**
+   * The same top-up (nonce, recipient, value) at higher fees, journaled before it is sent; never
+   * above the network's gas cap (a sweep is never urgent: it waits for the base fee to fall).
+   * The deposit address's transfer is left as signed: its gas is what the top-up's value pays.
+   */
+  private async replace(
+    sweep: TopUpSweepRow,
+    newest: TopUpAttemptRow,
+    transport: EthersPayoutTransport,
+  ): Promise<boolean> {
+    const name = sweep.network as NetworkName;
+    const settings = this.keys.settings.get(name);
+    const sweeper = this.keys.sweeperFor(name);
+    if (!settings || !sweeper || getAddress(sweeper.address) !== getAddress(sweep.sweeper_address))
+      return false;
+    const fees = minimumReplacementFees(
+      {
+        maxFeePerGas: BigInt(newest.max_fee_per_gas),
+        maxPriorityFeePerGas: BigInt(newest.max_priority_fee_per_gas),
+      },
+      await transport.suggestFees(),
+    );
+    if (fees.maxFeePerGas > gasPriceCapWei(settings)) return false;
+    if (fees.maxPriorityFeePerGas > fees.maxFeePerGas) return false;
+    const previous = Transaction.from(newest.raw_transaction);
+    const signed = await signTopUp(sweeper.privateKey(), {
+      chainId: this.networks.get(name).chainId,
+      to: previous.to!,
+      value: previous.value,
+      nonce: previous.nonce,
+      fees,
+    });
+    const attempt = await this.dataSource.transaction(async (manager) => {
+      if (!(await this.journal.lockLive(manager, sweep.id))) return null;
+      const current = await this.journal.attempts(sweep.id, manager);
+      // Outbid only the newest of the sweeper's: another pass, or the operator's cancel, may
+      // have come first. Attempt numbers run across both signers (the transfer is one of them).
+      const lane = current.filter((row) => row.step !== 'transfer');
+      if (lane[lane.length - 1].id !== newest.id || lane.some((row) => row.status === 'Mined'))
+        return null;
+      const number = current[current.length - 1].attempt_number + 1;
+      return this.sweepJournal.insertAttempt(manager, sweep.id, sweep.network, number, {
+        ...signed,
+        ...fees,
+        gasLimit: previous.gasLimit,
+      });
+    });
+    if (!attempt) return false;
+    this.logger.log({ sweepId: sweep.id, txHash: attempt.tx_hash }, 'Gas top-up replaced');
+    await this.sweeper.send(name, attempt);
+    return true;
   }
 }

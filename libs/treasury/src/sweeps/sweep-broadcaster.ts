@@ -15,7 +15,8 @@ export class SweepBroadcaster {
     private readonly journal: SweepJournalRepository,
   ) {}
 
-  async broadcast(network: NetworkName, attempt: SweepAttemptRow): Promise<void> {
+  /** What the node answered: 'accepted', 'already_known', 'rejected: ...' or 'error: ...'. */
+  async broadcast(network: NetworkName, attempt: SweepAttemptRow): Promise<string> {
     let result: string;
     let accepted = false;
     try {
@@ -33,5 +34,6 @@ export class SweepBroadcaster {
         'Sweep broadcast not accepted',
       );
     }
+    return result;
   }
 }

@@ -59,7 +59,13 @@ export interface SweepAttemptRow {
   max_fee_per_gas: string;
   max_priority_fee_per_gas: string;
   gas_limit: string;
-  status: 'Signed' | 'Broadcast' | 'Superseded';
+  /**
+   * EVM: 'batch' (the sweeper's transaction, and its replacements; a top-up sweep's top-up),
+   * 'transfer' (a top-up sweep's deposit address), 'cancel' (treasury:cancel-nonce's zero-value
+   * send with the sweep's nonce).
+   */
+  step: 'batch' | 'transfer' | 'cancel';
+  status: 'Signed' | 'Broadcast' | 'Superseded' | 'Mined';
   broadcast_count: number;
   last_broadcast_at: Date | null;
   created_at: Date;
@@ -154,11 +160,13 @@ export class SweepJournalRepository {
     network: string,
     attemptNumber: number,
     attempt: SignedSweepAttempt,
+    step: 'batch' | 'cancel' = 'batch',
   ): Promise<SweepAttemptRow> {
     const [row]: SweepAttemptRow[] = await manager.query(
       `INSERT INTO sweep_attempts (sweep_id, attempt_number, network, tx_hash, raw_transaction,
-                                   max_fee_per_gas, max_priority_fee_per_gas, gas_limit, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Signed') RETURNING *`,
+                                   max_fee_per_gas, max_priority_fee_per_gas, gas_limit, status,
+                                   step)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'Signed', $9) RETURNING *`,
       [
         sweepId,
         attemptNumber,
@@ -168,6 +176,7 @@ export class SweepJournalRepository {
         attempt.maxFeePerGas.toString(),
         attempt.maxPriorityFeePerGas.toString(),
         attempt.gasLimit.toString(),
+        step,
       ],
     );
     return row;

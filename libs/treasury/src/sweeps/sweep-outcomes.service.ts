@@ -11,6 +11,7 @@ import {
 } from '@app/ledger';
 import { LiveSweep, SweepJournalRepository } from './sweep-journal.repository';
 import { SweepReceipt } from './evm-sweep-chain';
+import { recordSweepOutcome } from './sweep-backoff';
 import { failureCounts, foreignDestinations } from './sweep-safety';
 
 /**
@@ -126,6 +127,54 @@ export class SweepOutcomes {
     });
   }
 
+  /**
+   * The sweeper's zero-value send (treasury:cancel-nonce) used the sweep's nonce, its receipt
+   * confirmed: nothing of the sweep can be mined. Its fee is booked from that receipt, exactly as
+   * a sweep's (`network_fee:<network>:<tx>`, out of the sweeper); the items fail without counting
+   * against their addresses, which stay pending and are swept again later.
+   */
+  async cancelled(
+    sweep: { id: string; network: string },
+    txHash: string,
+    receipt: SweepReceipt,
+  ): Promise<boolean> {
+    if (receipt.feeWei === null) {
+      throw new ChainError(
+        'transient',
+        `The receipt of the cancel ${txHash} carries no fee; it is read again later`,
+        sweep.network,
+      );
+    }
+    const feeWei = receipt.feeWei;
+    return this.dataSource.transaction(async (manager) => {
+      const locked = await this.journal.lockLive(manager, sweep.id);
+      if (!locked) return false;
+      await this.bookFee(manager, locked, txHash, feeWei);
+      await manager.query(
+        `UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = $1 AND status = 'Pending'`,
+        [locked.id],
+      );
+      await manager.query(
+        `UPDATE sweep_attempts
+            SET status = CASE WHEN tx_hash = $2 THEN 'Mined' ELSE 'Superseded' END,
+                updated_at = now()
+          WHERE sweep_id = $1 AND status IN ('Signed', 'Broadcast')`,
+        [locked.id, txHash],
+      );
+      const reason =
+        `Cancelled by the operator: the sweeper's zero-value send ${txHash} used nonce ` +
+        `${locked.nonce} in block ${receipt.blockNumber}; nothing of the sweep was mined.`;
+      await manager.query(
+        `UPDATE sweeps SET status = 'Failed', tx_hash = $2, block_number = $3, error_reason = $4,
+                           completed_at = now(), updated_at = now()
+          WHERE id = $1`,
+        [locked.id, txHash, receipt.blockNumber, reason],
+      );
+      this.logger.warn({ sweepId: locked.id, txHash }, 'Sweep cancelled: its nonce is used');
+      return true;
+    });
+  }
+
   private async bookFee(
     manager: EntityManager,
     sweep: LiveSweep,
@@ -185,6 +234,12 @@ export class SweepOutcomes {
       `UPDATE sweep_addresses SET pending_block = GREATEST(pending_block, $4), updated_at = now()
         WHERE network = $1 AND currency = $2 AND address = ANY($3) AND pending_since IS NOT NULL`,
       [sweep.network, sweep.currency, items.map((item) => item.address), receipt.blockNumber],
+    );
+    await recordSweepOutcome(
+      manager,
+      sweep,
+      outcomes.filter((outcome) => outcome.status === 'Swept').map((outcome) => outcome.address),
+      outcomes.filter((outcome) => outcome.status !== 'Swept').map((outcome) => outcome.address),
     );
     if (!receipt.succeeded) return; // a reverted transaction says nothing about one address
     const { counted, reset } = failureCounts(outcomes, blacklisted);

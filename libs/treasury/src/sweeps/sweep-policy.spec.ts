@@ -16,6 +16,7 @@ const settings: NetworkTreasurySettings = {
   batchSize: 50,
   tronEnergyMarginPercent: new Decimal(10),
   gasTopUp: false,
+  retryBackoffSeconds: 60,
 };
 const now = new Date('2026-11-27T12:00:00Z');
 const GWEI = 1_000_000_000n;

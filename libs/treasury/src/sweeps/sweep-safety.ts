@@ -94,3 +94,26 @@ export function foreignDestinations<T extends { destination: string }>(
 ): T[] {
   return swept.filter((item) => getAddress(item.destination) !== getAddress(destinationAddress));
 }
+
+/**
+ * Why a network's sweeper key may not sign, when it is the payout hot wallet's: on EVM the two
+ * nonce lanes would collide; on TRON the staking account's TRX, fees and books
+ * (`staking:TRON:TRX`) would mix with the payouts' (`hot_wallet:TRON:TRX`), and reconciliation
+ * counts one address at one location only. EVM addresses compare without case, TRON's exactly.
+ */
+export function sweeperIsHotWallet(
+  family: 'EVM' | 'TRON',
+  sweeper: string,
+  hotWallet: string | null,
+): string | null {
+  if (!hotWallet) return null;
+  if (family === 'EVM') {
+    return sweeper.toLowerCase() === hotWallet.toLowerCase()
+      ? 'the sweeper key is the hot wallet key: their nonces would collide'
+      : null;
+  }
+  return sweeper === hotWallet
+    ? `the TRON staking account (SWEEPER_KEYS_FILE) ${sweeper} is the payout hot wallet: its ` +
+        "TRX and fees would mix with the payouts' books; give the staking account a key of its own"
+    : null;
+}

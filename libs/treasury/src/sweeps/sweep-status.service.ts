@@ -4,6 +4,7 @@ import { formatUnits } from 'ethers';
 import { DataSource } from 'typeorm';
 import { Currency, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
 import { EvmSweeper } from './evm-sweeper.service';
+import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
 import { SweepKeys } from './sweep-keys';
 import { SweepPlannerRepository } from './sweep-planner.repository';
 import { gasPriceAllowed } from './sweep-policy';
@@ -29,10 +30,18 @@ export interface NetworkSweepStatus {
   /** Why the worker refuses to sweep this network (delegate or keys not as configured), or null. */
   sweeping_refused: string | null;
   frozen_addresses: Array<{ currency: string; address: string; frozen_at: Date }>;
+  /**
+   * Addresses left alone until `until`: `unswept_in_row` sweeps in a row ended without sweeping
+   * them (each doubles the wait; a sweep that moves their tokens clears it).
+   */
+  backing_off: Array<{ currency: string; address: string; unswept_in_row: number; until: Date }>;
   tokens: TokenSweepStatus[];
 }
 
-/** treasury:status: where the tokens are, and what the policy would sweep now at what cost. */
+/**
+ * treasury:status: where the tokens are, and what the policy would sweep now at what cost. Reads
+ * only: nothing is ingested, cleared, signed or booked (the planner's read-only assessment).
+ */
 @Injectable()
 export class SweepStatus {
   constructor(
@@ -43,6 +52,7 @@ export class SweepStatus {
     private readonly planner: SweepPlannerRepository,
     private readonly tronChains: TronSweepChains,
     private readonly tronPlanner: TronSweepPlanner,
+    private readonly topUpSweeper: EvmTopUpSweeper,
   ) {}
 
   async report(only?: NetworkName): Promise<NetworkSweepStatus[]> {
@@ -67,7 +77,12 @@ export class SweepStatus {
       gas_price_gwei: null,
       deferred: false,
       live_sweeps: live,
-      sweeping_refused: network.chainFamily === 'EVM' ? await this.sweeper.refusal(name) : null,
+      sweeping_refused:
+        network.chainFamily === 'TRON'
+          ? await this.tronPlanner.refusal(name)
+          : settings.gasTopUp
+            ? await this.topUpSweeper.refusal(name)
+            : await this.sweeper.refusal(name),
       frozen_addresses: (await this.planner.frozen(name)).map(
         ({ currency, address, frozen_at }) => ({
           currency,
@@ -75,6 +90,7 @@ export class SweepStatus {
           frozen_at,
         }),
       ),
+      backing_off: await this.planner.backingOff(name, settings.retryBackoffSeconds, new Date()),
       tokens: [],
     };
     if (network.chainFamily === 'TRON') return this.tronStatus(status);
@@ -103,6 +119,7 @@ export class SweepStatus {
           currency,
           gasPrice,
           new Date(),
+          true,
         );
         const decimals = network.tokens[currency]!.decimals;
         const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
@@ -156,6 +173,7 @@ export class SweepStatus {
           currency,
           prices,
           new Date(),
+          true,
         );
         const decimals = network.tokens[currency]!.decimals;
         const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);

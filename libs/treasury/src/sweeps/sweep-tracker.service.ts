@@ -31,8 +31,9 @@ export interface SweepTrackReport {
 
 /**
  * Follows live sweeps to their end. A sweep ends only on a positive proof: a confirmed receipt of
- * one of its transactions (booked from its events), or its nonce confirmed in a block by a
- * transaction that is none of them. Until then its stored bytes are re-sent, and after
+ * one of its transactions (booked from its events; the operator's cancel among them, which ends
+ * it Failed with the cancel's fee booked), or its nonce confirmed in a block by a transaction that
+ * is none of them. Until then its stored bytes are re-sent, and after
  * PAYOUT_REPLACE_AFTER_MS outbid with the same nonce, never above the network's gas cap.
  */
 @Injectable()
@@ -74,6 +75,11 @@ export class SweepTracker {
       const receipt = await chain.receipt(attempt.tx_hash);
       if (!receipt) continue;
       if (receipt.confirmations < network.confirmations) return;
+      if (attempt.step === 'cancel') {
+        // The operator's zero-value send took the nonce: proven, nothing of the batch can follow.
+        if (await this.outcomes.cancelled(sweep, attempt.tx_hash, receipt)) report.abandoned += 1;
+        return;
+      }
       // The delegate this batch called, journaled with it; never the one configured now.
       const delegate = sweep.delegate ?? Transaction.from(attempt.raw_transaction).to!;
       const decoded = decodeSweepReceipt(receipt.logs, delegate);
@@ -103,7 +109,9 @@ export class SweepTracker {
       return;
     }
     const newest = attempts[attempts.length - 1];
-    if (Date.now() - firstAccepted(newest) >= this.config.payouts.replaceAfterMs) {
+    // A cancel stays a cancel: never outbid by a batch; the operator bids again if need be.
+    const cancelling = attempts.some((attempt) => attempt.step === 'cancel');
+    if (!cancelling && Date.now() - firstAccepted(newest) >= this.config.payouts.replaceAfterMs) {
       if (await this.replace(sweep, newest, transport)) {
         report.replaced += 1;
         return;

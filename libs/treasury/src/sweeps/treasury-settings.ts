@@ -51,6 +51,12 @@ export interface NetworkTreasurySettings {
    * refuse type-4 transactions. No sweepDelegate is needed.
    */
   gasTopUp: boolean;
+  /**
+   * After a sweep that ended without sweeping an address (refused, skipped, reverted), the
+   * address waits this long before it is planned again, doubled for each such sweep in a row
+   * (capped at MAX_RETRY_BACKOFF_SECONDS), until one sweeps it. 0: no waiting.
+   */
+  retryBackoffSeconds: number;
 }
 
 export class TreasurySettingsError extends Error {}
@@ -178,7 +184,20 @@ function parseNetwork(
     batchSize: whole('batchSize', MAX_BATCH_SIZE, MAX_BATCH_SIZE),
     tronEnergyMarginPercent: amount('tronEnergyMarginPercent', '10'),
     gasTopUp: gasTopUp(network, where, flag('gasTopUp', family)),
+    retryBackoffSeconds: backoff(where, raw.retryBackoffSeconds),
   };
+}
+
+/** The longest an address backs off: a refusal lifted is noticed within this. */
+export const MAX_RETRY_BACKOFF_SECONDS = 6 * 3600;
+
+function backoff(where: string, value: unknown = 60): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 86_400) {
+    throw new TreasurySettingsError(
+      `${where}.retryBackoffSeconds must be a whole number from 0 to 86400.`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -104,6 +104,10 @@ export class TreasurySweeps {
    */
   private async pass(network: NetworkName, now: Date): Promise<SweepRunReport> {
     if (this.networkRegistry.get(network).chainFamily === 'TRON') {
+      // The staking account is the hot wallet: nothing is signed, not even a live sweep's step.
+      if (await this.tronPlanner.refusal(network)) {
+        return { network, candidates: 0, emptied: 0, sweeps: [], refused: true, tracked: sum([]) };
+      }
       const tracked = await this.tronSteps.track(network);
       return { ...(await this.tronPlanner.plan(network, now)), tracked };
     }

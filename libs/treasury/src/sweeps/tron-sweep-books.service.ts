@@ -4,6 +4,7 @@ import { NATIVE_COINS } from '@app/chains';
 import { fromBaseUnits, LedgerEntry, LedgerService, networkFeeEntry } from '@app/ledger';
 import { depositFeeEntry } from './deposit-fee-entry';
 import { settleSweptAddress } from './single-sweep-address';
+import { recordSweepOutcome } from './sweep-backoff';
 import { sweptEntry } from './sweep-outcomes.service';
 import { SolidifiedStep } from './tron-sweep-chain';
 import {
@@ -77,6 +78,14 @@ export class TronSweepBooks {
       ]);
     }
     const completed = sweep.item_status === 'Swept';
+    // Ended: its energy back, or nothing lent. Not swept (refused, out of energy, nothing it could
+    // do): the address backs off before it is planned again.
+    await recordSweepOutcome(
+      manager,
+      sweep,
+      completed ? [sweep.address] : [],
+      completed ? [] : [sweep.address],
+    );
     const [{ error_reason: previous }]: Array<{ error_reason: string | null }> =
       await manager.query(`SELECT error_reason FROM sweeps WHERE id = $1`, [sweep.id]);
     await manager.query(

@@ -8,10 +8,12 @@ import { parseTransactionInfos } from '@app/chains/adapters/tron/tron-responses'
 import { decodeTransferLog, toLogAddress } from '@app/chains/adapters/tron/trc20-transfer-log';
 import { TronSweepTransport } from '@app/chains/sweeps/tron-sweep-transport';
 import {
+  parseAccount,
   parseChainParameter,
   parseMinedTransaction,
   TronMinedTransaction,
 } from '@app/chains/sweeps/tron-sweep-responses';
+import { parseTimedBlock } from '@app/chains/payouts/tron-payout-responses';
 
 /** A step's transaction as an irreversible (solidified) block holds it. */
 export interface SolidifiedStep extends TronMinedTransaction {
@@ -86,6 +88,34 @@ export class TronSweepChain {
       if (token && transfer) transfers.push({ logIndex, token, ...transfer });
     });
     return { ...mined, transfers };
+  }
+
+  /**
+   * The address's TRX (sun) in the state of an irreversible block, with that block: the solidity
+   * API's head, then the account, from one URL; null when that URL's solid head moved backwards
+   * meanwhile (another backend answered: the read proves nothing).
+   */
+  async solidTrxBalance(address: string): Promise<{ balanceSun: bigint; block: number } | null> {
+    const before = await this.node.requestWithSource(
+      'walletsolidity/getnowblock',
+      {},
+      parseTimedBlock,
+    );
+    if (!before.value) return null;
+    const account = await this.node.request(
+      'walletsolidity/getaccount',
+      { address: TronSweepChain.toHex(address), visible: false },
+      parseAccount,
+      before.source,
+    );
+    const after = await this.node.request(
+      'walletsolidity/getnowblock',
+      {},
+      parseTimedBlock,
+      before.source,
+    );
+    if (!after || after.number < before.value.number) return null;
+    return { balanceSun: account.balanceSun, block: before.value.number };
   }
 
   /** The head block number (java-tron reads the current state only: balances read after it). */

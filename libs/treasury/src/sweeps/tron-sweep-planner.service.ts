@@ -9,6 +9,8 @@ import { SweepKeys } from './sweep-keys';
 import { SweepDestination, SweepJournalRepository } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import { destinationFor, SweepDecision } from './sweep-policy';
+import { sweeperIsHotWallet } from './sweep-safety';
+import { StrangerCoin } from './stranger-coin.service';
 import { TronSweepChain } from './tron-sweep-chain';
 import { TronSweepChains } from './tron-sweep-chains';
 import { provenEmpty } from './tron-sweep-emptiness';
@@ -53,6 +55,9 @@ export interface TronTokenAssessment {
 @Injectable()
 export class TronSweepPlanner {
   private readonly logger = new Logger(TronSweepPlanner.name);
+  /** The refusal last logged per network: logged at error once, not every pass. */
+  private readonly refused = new Map<NetworkName, string | null>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
@@ -62,6 +67,7 @@ export class TronSweepPlanner {
     private readonly journal: TronSweepJournalRepository,
     private readonly sweepJournal: SweepJournalRepository,
     private readonly steps: TronSweepSteps,
+    private readonly strangers: StrangerCoin,
   ) {}
 
   async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
@@ -103,6 +109,21 @@ export class TronSweepPlanner {
     return report;
   }
 
+  /**
+   * Why the network may not sweep with this configuration, or null: the staking account must not
+   * be the payout hot wallet. Checked before every pass signs or follows anything.
+   */
+  async refusal(name: NetworkName): Promise<string | null> {
+    const staking = this.keys.sweeperFor(name);
+    if (!staking) return null;
+    const refusal = sweeperIsHotWallet('TRON', staking.address, await this.chains.hotWallet(name));
+    if (refusal && this.refused.get(name) !== refusal) {
+      this.logger.error({ network: name, refusal }, 'Sweeping refused');
+    }
+    this.refused.set(name, refusal);
+    return refusal;
+  }
+
   async prices(chain: TronSweepChain): Promise<TronPrices> {
     const [systemFee, accountFee, bandwidthSun] = await Promise.all([
       chain.chainParameter('getCreateNewAccountFeeInSystemContract'),
@@ -125,15 +146,21 @@ export class TronSweepPlanner {
     currency: Currency,
     prices: TronPrices,
     now: Date,
+    /** treasury:status: nothing written (no transfer ingested, no address cleared). */
+    readOnly = false,
   ): Promise<TronTokenAssessment> {
     const token = network.tokens[currency]!;
-    await this.planner.ingest(network.name, currency);
-    const listed = await this.planner.pending(
+    const listed = await this.planner.candidates(
       network.name,
       currency,
-      'TRON',
-      this.keys.fingerprint('TRON'),
-      CANDIDATES_PER_TICK,
+      {
+        family: 'TRON',
+        fingerprint: this.keys.fingerprint('TRON'),
+        limit: CANDIDATES_PER_TICK,
+        now,
+        backoffSeconds: settings.retryBackoffSeconds,
+      },
+      readOnly,
     );
     const assessment: TronTokenAssessment = { candidates: listed.length, emptied: 0, funded: [] };
     if (!listed.length) return assessment;
@@ -156,12 +183,13 @@ export class TronSweepPlanner {
         )
       : { empty: [], block };
     const empty = proven.empty;
-    await this.planner.markEmpty(
-      network.name,
-      currency,
-      empty.map((candidate) => candidate.address),
-      proven.block,
-    );
+    if (!readOnly)
+      await this.planner.markEmpty(
+        network.name,
+        currency,
+        empty.map((candidate) => candidate.address),
+        proven.block,
+      );
     assessment.emptied = empty.length;
     const funded = pending
       .map((candidate, index) => ({ candidate, balance: balances[index] }))
@@ -196,9 +224,26 @@ export class TronSweepPlanner {
     currency: Currency,
     candidate: TronAssessedAddress,
   ): Promise<TronStepRow | null> {
+    await this.detectStrangerTrx(chain, network.name, candidate.address);
     const row = await this.journalStart(chain, network, settings, currency, candidate);
     if (row) await this.steps.send(chain, row);
     return row;
+  }
+
+  /**
+   * TRX a third party sent the address, read from an irreversible block, booked as theirs
+   * (stranger-coin.service.ts) before the sweep. A read that proves nothing books nothing.
+   */
+  private async detectStrangerTrx(chain: TronSweepChain, name: NetworkName, address: string) {
+    try {
+      const solid = await chain.solidTrxBalance(address);
+      if (solid) await this.strangers.book(name, address, solid.balanceSun, solid.block);
+    } catch (error) {
+      this.logger.warn(
+        { address, error: error instanceof Error ? error.message : String(error) },
+        'TRX on a deposit address not read this pass',
+      );
+    }
   }
 
   /** The write-ahead half of start: the sweep and its signed first step, stored, not sent. */

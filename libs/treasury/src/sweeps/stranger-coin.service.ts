@@ -1,0 +1,127 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
+import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
+import { fromBaseUnits, LedgerAccounts, LedgerService } from '@app/ledger';
+
+/** EVM addresses compare without case; TRON's base58 ones exactly. */
+const SAME_ITEM = `CASE WHEN $2 LIKE '0x%' THEN lower(i.address) = lower($2) ELSE i.address = $2 END`;
+
+/**
+ * Native coin (ETH, BNB, POL, TRX) a third party sent to one of our deposit addresses. It is not
+ * ours: booked, when a sweep is about to take the address's tokens, as owed back to its sender
+ * like an unmatched token transfer: `deposits:N:COIN` +amount against `unmatched:N:COIN`
+ * (reference `unmatched_native:<network>:<address>:<block>`), and left on the address (it never
+ * pays our gas: a top-up subtracts only the coin the books say is ours). What is booked is the
+ * address's balance, read at a block every one of its sweeps is booked by, less everything the
+ * books already hold there: our top-ups less the fees its transfers burnt, and strangers' coin
+ * booked before. Never read while one of its sweeps is in flight, nor from a block older than
+ * its newest sweep (a lagging backend would show coin since burnt as gas): only a positive
+ * excess at a settled state is booked, so nothing is ever booked twice, and a read that shows
+ * less than the books (a lagging node) books nothing.
+ */
+@Injectable()
+export class StrangerCoin implements OnModuleDestroy {
+  private readonly logger = new Logger(StrangerCoin.name);
+  private readonly rpcs = new Map<NetworkName, EvmRpc>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly networks: NetworkRegistry,
+    private readonly ledger: LedgerService,
+  ) {}
+
+  onModuleDestroy(): void {
+    for (const rpc of this.rpcs.values()) rpc.close();
+  }
+
+  /**
+   * EVM: the addresses' native balances at `block` (confirmed: the sweep planner's proven
+   * block), each excess over the books booked. A node's failure books nothing and stops no sweep.
+   */
+  async detectEvm(name: NetworkName, addresses: string[], block: number): Promise<void> {
+    try {
+      const rpc = this.rpcFor(name);
+      const held = await Promise.all(
+        addresses.map((address) =>
+          rpc.call('eth_getBalance', (provider) => provider.getBalance(address, block)),
+        ),
+      );
+      for (const [index, address] of addresses.entries()) {
+        await this.book(name, address, held[index], block);
+      }
+    } catch (error) {
+      this.logger.warn(
+        { network: name, error: error instanceof Error ? error.message : String(error) },
+        'Native coin on deposit addresses not read this pass',
+      );
+    }
+  }
+
+  /**
+   * Books what `heldBaseUnits` (read at `block`) holds beyond what the books say is on the
+   * address; the amount booked (0 when nothing is). Alone per network: passes never overlap.
+   */
+  async book(
+    network: NetworkName,
+    address: string,
+    heldBaseUnits: bigint,
+    block: number,
+  ): Promise<bigint> {
+    const coin = NATIVE_COINS[network];
+    return this.dataSource.transaction(async (manager) => {
+      const [sweeps]: Array<{ live: boolean | null; newest: string | null }> = await manager.query(
+        `SELECT bool_or(s.status = 'Processing') AS live, max(s.block_number)::text AS newest
+           FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
+          WHERE s.network = $1 AND ${SAME_ITEM} AND s.chain_forgotten_at IS NULL`,
+        [network, address],
+      );
+      // A sweep in flight may have moved coin the books do not show yet; a read older than the
+      // newest sweep may show coin its transfer has since burnt.
+      if (sweeps.live || (sweeps.newest !== null && Number(sweeps.newest) > block)) return 0n;
+      const account = LedgerAccounts.deposits(network, coin.symbol);
+      const [{ booked }]: Array<{ booked: string }> = await manager.query(
+        `SELECT trunc(COALESCE(sum(l.amount), 0) * power(10::numeric, $4))::text AS booked
+           FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id AND l.account = $3
+          WHERE e.reference LIKE 'unmatched_native:' || $1 || ':' || $2 || ':%'
+             OR e.reference IN (
+                  SELECT r || $1 || ':' || a.tx_hash
+                    FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
+                    JOIN sweep_attempts a ON a.sweep_id = s.id
+                   CROSS JOIN (VALUES ('sweep_top_up:'), ('network_fee:')) AS p(r)
+                   WHERE s.network = $1 AND ${SAME_ITEM})`,
+        [network, address, account, coin.decimals],
+      );
+      const stranger = heldBaseUnits - BigInt(booked);
+      if (stranger <= 0n) return 0n;
+      const amount = fromBaseUnits(stranger, coin.decimals);
+      const line = { currency: coin.symbol, network };
+      await this.ledger.post(manager, {
+        reference: `unmatched_native:${network}:${address}:${block}`,
+        kind: 'unmatched_native',
+        lines: [
+          { account, amount, ...line },
+          {
+            account: LedgerAccounts.unmatched(network, coin.symbol),
+            amount: amount.negated(),
+            ...line,
+          },
+        ],
+      });
+      this.logger.warn(
+        { network, address, block, amount: amount.toFixed() },
+        'Native coin of a third party on a deposit address booked as unmatched',
+      );
+      return stranger;
+    });
+  }
+
+  private rpcFor(name: NetworkName): EvmRpc {
+    let rpc = this.rpcs.get(name);
+    if (!rpc) {
+      rpc = new EvmRpc(this.networks.get(name));
+      this.rpcs.set(name, rpc);
+    }
+    return rpc;
+  }
+}

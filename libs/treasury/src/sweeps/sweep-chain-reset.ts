@@ -1,0 +1,75 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { NetworkName } from '@app/chains';
+
+export interface SweepChainResetReport {
+  /** Live sweeps of the forgotten chain, ended Failed: none of their transactions can be mined. */
+  endedSweeps: number;
+  /** The sweeper's stored next nonce was cleared: the next sweep starts from the node's count. */
+  sweeperNonceReset: boolean;
+}
+
+/**
+ * `chains:forget`'s part for sweeps: the network's chain no longer exists (a devnet restarted, a
+ * testnet reset; never a mainnet). What the sweeps remember of it would stall the new chain: a
+ * stored sweeper nonce past the new chain's count leaves a gap no transaction fills, live sweeps
+ * wait for receipts that never come, and the planner's blocks belong to the old chain. So, as the
+ * payouts' nonces are when their worker starts: the sweeper's lane starts again from the node's
+ * count, live sweeps end Failed (their stored bytes are never sent again), every sweep of the
+ * network is marked as of a forgotten chain (its nonce may be used again), and the planner's rows
+ * of the network are dropped (the new chain's confirmed transfers mark their addresses again).
+ */
+@Injectable()
+export class SweepChainReset {
+  private readonly logger = new Logger(SweepChainReset.name);
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async forget(network: NetworkName): Promise<SweepChainResetReport> {
+    return this.dataSource.transaction(async (manager) => {
+      // A signer holds this row while it journals a sweep: it finishes first, and its sweep is
+      // ended below with the others.
+      const lane: Array<{ next_nonce: string | null }> = await manager.query(
+        `SELECT next_nonce FROM treasury_wallets WHERE network = $1 AND role = 'sweeper' FOR UPDATE`,
+        [network],
+      );
+      const ended: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM sweeps WHERE network = $1 AND status = 'Processing' ORDER BY id FOR UPDATE`,
+        [network],
+      );
+      const ids = ended.map((row) => row.id);
+      await manager.query(
+        `UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = ANY($1) AND status = 'Pending'`,
+        [ids],
+      );
+      await manager.query(
+        `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
+          WHERE sweep_id = ANY($1) AND status IN ('Signed', 'Broadcast')`,
+        [ids],
+      );
+      await manager.query(
+        `UPDATE sweeps SET status = 'Failed', completed_at = now(), updated_at = now(),
+                error_reason = 'Its chain was forgotten (chains:forget): nothing of it can be mined.'
+          WHERE id = ANY($1)`,
+        [ids],
+      );
+      await manager.query(
+        `UPDATE sweeps SET chain_forgotten_at = now()
+          WHERE network = $1 AND chain_forgotten_at IS NULL`,
+        [network],
+      );
+      await manager.query(
+        `UPDATE treasury_wallets SET next_nonce = NULL, updated_at = now()
+          WHERE network = $1 AND role = 'sweeper'`,
+        [network],
+      );
+      await manager.query(`DELETE FROM sweep_addresses WHERE network = $1`, [network]);
+      const report = {
+        endedSweeps: ids.length,
+        sweeperNonceReset: lane.length > 0 && lane[0].next_nonce !== null,
+      };
+      this.logger.warn({ network, ...report }, 'Sweeps of a forgotten chain ended');
+      return report;
+    });
+  }
+}

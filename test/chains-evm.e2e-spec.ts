@@ -346,6 +346,27 @@ describe('EvmChainAdapter against anvil', () => {
     await expectChainError(viaProxy.getTransactionStatus(sent.txHash), 'permanent');
   });
 
+  it('the devnet mines a batch of transfers larger than one block holds, every one', async () => {
+    // A block holds about 580 token transfers at anvil's 30M gas; what did not fit used to wait
+    // in the pool forever. A 150k limit shows it with a handful.
+    const small = await startDevnet();
+    try {
+      await small.provider.send('evm_setBlockGasLimit', ['0x' + (150_000).toString(16)]);
+      await small.provider.send('evm_mine', []);
+      const transfers = Array.from({ length: 8 }, () => ({
+        currency: 'USDT' as const,
+        to: newAddress(),
+        amount: '0.01',
+      }));
+      const sent = await small.transferMany(transfers);
+      expect(sent).toHaveLength(8);
+      expect(new Set(sent.map((transfer) => transfer.blockNumber)).size).toBeGreaterThan(1);
+      for (const { to } of transfers) expect(await small.balanceOf('USDT', to)).toBe(10_000n);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('fails permanently once closed', async () => {
     const closing = createAdapter([devnet.rpcUrl]);
     await closing.close();

@@ -9,6 +9,7 @@ import {
   JsonRpcProvider,
   Network,
   NonceManager,
+  Overrides,
   parseUnits,
   toQuantity,
   Wallet,
@@ -36,6 +37,8 @@ import { MULTICALL3_ADDRESS } from '@app/chains/contracts/multicall3';
 export const DEVNET_CHAIN_ID = 31337;
 export const DEVNET_DISPLAY_NAME = 'Local devnet (anvil)';
 export const DEVNET_TOKEN_DECIMALS = 6;
+const TRANSFER_GAS_LIMIT = 100_000n;
+
 /** Minted to the payer and the hot wallet at start, per token. */
 export const DEVNET_TOKEN_FUNDING = '1000000';
 
@@ -194,14 +197,29 @@ export class Devnet {
     return this.receiptOf(response);
   }
 
-  /** Sends all transfers from the payer and mines them together in one block. */
+  /**
+   * Sends all transfers from the payer and mines them together: in one block, or in as many as
+   * the block gas limit needs (about 580 token transfers fit in anvil's 30M).
+   */
   async transferMany(transfers: DevnetTransfer[]): Promise<SentTransfer[]> {
     await this.pauseMining();
     try {
       const responses: ContractTransactionResponse[] = [];
+      const { maxFeePerGas, maxPriorityFeePerGas } = await this.provider.getFeeData();
+      // A token transfer uses under 60k gas; the fees hold while no block is mined.
+      const overrides = { gasLimit: TRANSFER_GAS_LIMIT, maxFeePerGas, maxPriorityFeePerGas };
       // One after the other: the NonceManager must hand out the nonces in sending order.
-      for (const transfer of transfers) responses.push(await this.sendTransfer(transfer));
-      await this.provider.send('evm_mine', []);
+      for (const transfer of transfers)
+        responses.push(await this.sendTransfer(transfer, overrides));
+      const payer = DEVNET_ACCOUNTS.payer.address;
+      const last = responses.at(-1)?.nonce;
+      // Mined until the payer's last nonce is: what did not fit waits in the pool otherwise, and
+      // an automining node mines it only when some later transaction arrives.
+      do await this.provider.send('evm_mine', []);
+      while (
+        last !== undefined &&
+        (await this.provider.getTransactionCount(payer, 'latest')) <= last
+      );
       return await Promise.all(responses.map((response) => this.receiptOf(response)));
     } finally {
       await this.resumeMining();
@@ -285,10 +303,14 @@ export class Devnet {
     return new Contract(this.tokens[currency].contract, readArtifact().abi, this.payer);
   }
 
-  private async sendTransfer(transfer: DevnetTransfer): Promise<ContractTransactionResponse> {
+  /** `overrides` spare the round trips of an estimate and a fee lookup in a long series. */
+  private async sendTransfer(
+    transfer: DevnetTransfer,
+    overrides: Overrides = {},
+  ): Promise<ContractTransactionResponse> {
     const baseUnits = parseUnits(transfer.amount, this.tokens[transfer.currency].decimals);
     const send = this.token(transfer.currency).getFunction('transfer');
-    return (await send(transfer.to, baseUnits)) as ContractTransactionResponse;
+    return (await send(transfer.to, baseUnits, overrides)) as ContractTransactionResponse;
   }
 
   private async receiptOf(response: ContractTransactionResponse): Promise<SentTransfer> {

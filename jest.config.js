@@ -31,7 +31,8 @@ module.exports = {
   ],
   maxWorkers: 1,
   // Global only: jest-circus reads the global testTimeout and ignores one set in a project (which
-  // left the end-to-end suites at the 5 s default). Generous: suites start apps and processes,
-  // which takes seconds apiece on a slow shared 2-core machine; tests wait for conditions.
-  testTimeout: 120000,
+  // left the end-to-end suites at the 5 s default). Generous, and the one limit: suites start apps,
+  // chains and builds, which take minutes on a loaded 2-core machine; tests wait for conditions,
+  // so a hook or test sets a longer limit only, never a shorter one.
+  testTimeout: 300000,
 };

@@ -31,7 +31,7 @@ describe('Forgetting a chain that no longer exists (chains:forget)', () => {
     watcher = api.app.get(DepositWatcherService);
     await api.app.get(ChainResetService).forget('ETHEREUM');
     merchant = await api.createMerchant();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.close();

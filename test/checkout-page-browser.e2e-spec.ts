@@ -49,7 +49,7 @@ describe('Hosted checkout page in Chromium', () => {
     await new Promise<void>((resolve) => thanks.listen(0, '127.0.0.1', resolve));
     thanksUrl = `http://127.0.0.1:${(thanks.address() as AddressInfo).port}/thanks`;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -22,7 +22,7 @@ describe('Operator CLI: database-only commands without Redis', () => {
     cli = await CliProcess.build('no-redis');
     database = new Client({ connectionString: process.env.DATABASE_URL });
     await database.connect();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     cli?.remove();

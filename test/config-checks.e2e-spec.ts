@@ -107,7 +107,7 @@ describe('Fiat pricing from an HTTP rate source (FX_RATES_URL) with a staleness 
     const replay = await create('EUR', '25', { 'Idempotency-Key': 'eur-before-stale' }).expect(201);
     expect(replay.body.id).toBe(replayable.id);
     await create('EUR', '26', { 'Idempotency-Key': 'eur-before-stale' }).expect(409);
-  }, 120_000);
+  });
 
   it('keeps the last good rates while the source is down, until they exceed the bound', async () => {
     // Newer rates, good for a few more seconds.
@@ -120,5 +120,5 @@ describe('Fiat pricing from an HTTP rate source (FX_RATES_URL) with a staleness 
 
     await waitFor(async () => (await create('EUR')).status === 503, 60_000, 'the bound to pass');
     await create('USDT').expect(201);
-  }, 120_000);
+  });
 });

@@ -35,7 +35,7 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
     watcher = api.app.get(DepositWatcherService);
     // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
     await forgetChain(api.app, 'ETHEREUM');
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.close();
@@ -263,7 +263,7 @@ describe('Deposit watcher on a real EVM chain (anvil + ERC-20)', () => {
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '5' });
     expect(paid.transactions).toHaveLength(1);
     expect(await balance(merchant)).toBe('4.95');
-  }, 30_000);
+  });
 
   it('double-counts nothing when two workers scan at once', async () => {
     const second = await TestApi.start();

@@ -42,7 +42,7 @@ describe('Deposit detection with a hanging RPC provider (worker, two networks)',
     await forgetChain(api.app, 'ETHEREUM');
     await forgetChain(api.app, 'BSC');
     merchant = await api.createMerchant();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -99,5 +99,5 @@ describe('Deposit detection with a hanging RPC provider (worker, two networks)',
       return cursor.block >= head;
     }, 30_000);
     expect(hanging.methods.length).toBe(hungRequests);
-  }, 120_000);
+  });
 });

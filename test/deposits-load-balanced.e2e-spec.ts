@@ -47,7 +47,7 @@ describe('Deposit watcher behind a load-balanced RPC with a lagging backend (anv
     api = await TestApi.start();
     await forgetChain(api.app, 'ETHEREUM');
     merchant = await api.createMerchant();
-  }, 60_000);
+  });
 
   afterEach(async () => {
     await worker?.close();

@@ -45,7 +45,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     api = await TestApi.start();
     watcher = api.app.get(DepositWatcherService);
     await forgetChain(api.app, 'ETHEREUM');
-  }, 60_000);
+  });
 
   afterEach(async () => {
     primary.intercept(undefined);

@@ -110,5 +110,5 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
     const paid = await read(session.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '2' });
     expect(paid.transactions).toHaveLength(1);
-  }, 30_000);
+  });
 });

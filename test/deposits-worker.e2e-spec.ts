@@ -38,7 +38,7 @@ describe('Deposits detected by running workers (one watch loop per network in ea
       workers.push(await NestFactory.createApplicationContext(WorkerModule, { logger: false }));
     }
     await Promise.all(workers.map((worker) => worker.init()));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.close()));
@@ -88,5 +88,5 @@ describe('Deposits detected by running workers (one watch loop per network in ea
         held: '0',
       },
     ]);
-  }, 40_000);
+  });
 });

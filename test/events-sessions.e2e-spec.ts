@@ -36,7 +36,7 @@ describe('Events of checkout sessions on a real EVM chain', () => {
     watcher = api.app.get(DepositWatcherService);
     // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
     await forgetChain(api.app, 'ETHEREUM');
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.close();

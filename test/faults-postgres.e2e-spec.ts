@@ -51,7 +51,7 @@ describe('Fault: PostgreSQL restarted', () => {
     payouts = new PayoutEventSource(api);
     await payouts.fund(merchant);
     await api.post(ENDPOINTS, merchant, { url: `${receiver.url}/hooks` }).expect(201);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -108,5 +108,5 @@ describe('Fault: PostgreSQL restarted', () => {
     await request(api.http).get('/health/ready').expect(200);
     const after = await payouts.createPayout(merchant);
     await waitFor(() => deliveredFor(after), 30_000, 'the worker to deliver again');
-  }, 90_000);
+  });
 });

@@ -153,7 +153,7 @@ describe('Hosted checkout page: detection delayed on the network', () => {
 
     beforeAll(async () => {
       browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    }, 60_000);
+    });
 
     afterAll(async () => {
       await browser?.close();

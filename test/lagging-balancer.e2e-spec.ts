@@ -19,7 +19,7 @@ describe('LaggingBalancer (anvil)', () => {
     // Enough history below the head for the lagging backend to have blocks at all.
     await devnet.mine(LAG + 4);
     balancer = await LaggingBalancer.start(devnet.rpcUrl, { lagBlocks: LAG, mode: 'fresh' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await balancer?.stop();

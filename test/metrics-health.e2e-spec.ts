@@ -58,7 +58,7 @@ describe('Metrics and health', () => {
     });
     api = await TestApi.start();
     merchant = await api.createMerchant({ name: 'Metrics Shop' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.close();

@@ -127,7 +127,7 @@ describe('Pay-address pool', () => {
 
     expect(added.sort((a, b) => a - b)).toEqual([0, 1200]);
     expect(await unclaimed('EVM')).toBe(1200);
-  }, 120_000);
+  });
 });
 
 describe('Pay-address pool under more concurrent requests than database connections', () => {
@@ -160,5 +160,5 @@ describe('Pay-address pool under more concurrent requests than database connecti
     );
     expect(responses.map((response) => response.status)).toEqual(Array(24).fill(201));
     expect(new Set(responses.map((response) => response.body.pay_address)).size).toBe(24);
-  }, 20_000);
+  });
 });

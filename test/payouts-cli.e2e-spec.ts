@@ -91,7 +91,7 @@ describe('Operator CLI: payouts', () => {
       currency: 'USDT',
       amount: '1000',
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     rmSync(BUILD, { recursive: true, force: true });

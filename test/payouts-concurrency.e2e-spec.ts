@@ -62,7 +62,7 @@ describe('Payouts: concurrency', () => {
     expect(await balanceOf(api, racer, 'TRON', 'USDT')).toEqual({ available: '993', held: '7' });
     const after = await postPayout(api, racer, request, { 'Idempotency-Key': key }).expect(201);
     expect(after.body.id).toBe(id);
-  }, 60_000);
+  });
 
   it.each([
     [100, 10],
@@ -125,5 +125,5 @@ describe('Payouts: concurrency', () => {
       available: '800',
       held: '200',
     });
-  }, 60_000);
+  });
 });

@@ -52,7 +52,7 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
       currency: 'USDT',
       amount: '10000',
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await devnet?.provider.send('evm_setAutomine', [true]);
@@ -115,7 +115,7 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
     } finally {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-  }, 120_000);
+  });
 
   it('a burst never bids more gas than the wallet can pay for all of it', async () => {
     await devnet.provider.send('evm_setAutomine', [false]);
@@ -166,7 +166,7 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
     } finally {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-  }, 120_000);
+  });
 
   it('a transfer mined but not yet confirmed is not counted twice', async () => {
     await setTokenBalance(devnet, 'USDT', HOT_WALLET, units('30'));
@@ -198,5 +198,5 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
       'both Completed',
     );
     expect(await devnet.balanceOf('USDT', HOT_WALLET)).toBe(0n);
-  }, 120_000);
+  });
 });

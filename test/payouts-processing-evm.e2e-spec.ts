@@ -69,7 +69,7 @@ describe('Payouts sent on a real chain', () => {
       logger: process.env.TEST_WORKER_LOGS ? ['log', 'warn', 'error'] : false,
     });
     await worker.init();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -213,7 +213,7 @@ describe('Payouts sent on a real chain', () => {
       [2, 'payout.processing', 'Pending', 'Processing'],
       [3, 'payout.completed', 'Processing', 'Completed'],
     ]);
-  }, 60_000);
+  });
 
   it('50 concurrent requests with one Idempotency-Key: one payout, one transfer on chain', async () => {
     const merchant = await fundedMerchant('30');
@@ -235,7 +235,7 @@ describe('Payouts sent on a real chain', () => {
       (t) => t.to === recipient,
     );
     expect(onChain).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('20 concurrent payouts exceeding the balance: what is sent never exceeds it', async () => {
     const merchant = await fundedMerchant('50'); // 49.5 available after the 1 % deposit fee
@@ -251,7 +251,7 @@ describe('Payouts sent on a real chain', () => {
     for (const response of accepted) await waitForStatus(merchant, response.body.id, 'Completed');
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 9n);
     await expectAvailable(merchant, '4.5');
-  }, 90_000);
+  });
 
   it('holds a payout above the review threshold until approved, and releases a rejected one', async () => {
     const merchant = await fundedMerchant('12000');
@@ -277,7 +277,7 @@ describe('Payouts sent on a real chain', () => {
     });
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('5999.5'));
     await expectAvailable(merchant, '5870');
-  }, 60_000);
+  });
 
   it('fails a payout whose transaction reverts on chain, and gives the funds back', async () => {
     const merchant = await fundedMerchant('20');
@@ -302,7 +302,7 @@ describe('Payouts sent on a real chain', () => {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
     await expectAvailable(merchant, '19.8');
-  }, 60_000);
+  });
 
   it('replaces a transaction stuck under a base-fee spike with the same nonce and higher fees', async () => {
     const merchant = await fundedMerchant('20');
@@ -349,7 +349,7 @@ describe('Payouts sent on a real chain', () => {
     } finally {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-  }, 90_000);
+  });
 
   it('re-broadcasts the stored bytes of a transaction dropped from the pool', async () => {
     const merchant = await fundedMerchant('20');
@@ -376,7 +376,7 @@ describe('Payouts sent on a real chain', () => {
     } finally {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-  }, 60_000);
+  });
 
   it('replaces a stuck transaction although every re-send is answered "already known"', async () => {
     // A backend without the transaction in its pool calls it unknown, so it is sent again every
@@ -412,7 +412,7 @@ describe('Payouts sent on a real chain', () => {
       proxy.intercept(undefined);
       await devnet.provider.send('evm_setAutomine', [true]);
     }
-  }, 90_000);
+  });
 
   it('sends a transaction the node never took at most every 3 s', async () => {
     const merchant = await fundedMerchant('20');
@@ -443,7 +443,7 @@ describe('Payouts sent on a real chain', () => {
     } finally {
       proxy.intercept(undefined);
     }
-  }, 90_000);
+  });
 
   it('waits while the RPC is down and finishes when it is back', async () => {
     const merchant = await fundedMerchant('30');
@@ -464,7 +464,7 @@ describe('Payouts sent on a real chain', () => {
     }
     for (const id of ids) await waitForStatus(merchant, id, 'Completed', 60_000);
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 3n);
-  }, 120_000);
+  });
 
   it('keeps a payout Pending while the hot wallet lacks tokens or gas, then sends it', async () => {
     const merchant = await fundedMerchant('20');
@@ -496,7 +496,7 @@ describe('Payouts sent on a real chain', () => {
     }
     await waitForStatus(merchant, id, 'Completed');
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('9.5'));
-  }, 60_000);
+  });
 
   it('recovers from a Redis flush: lost jobs are scheduled again and every payout completes', async () => {
     const merchant = await fundedMerchant('30');
@@ -513,7 +513,7 @@ describe('Payouts sent on a real chain', () => {
       redis.disconnect();
     }
     expect(await devnet.balanceOf('USDT', recipient)).toBe(units('4.5') * 4n);
-  }, 90_000);
+  });
 
   it('keeps the books equal to the chain: sent = completed nets, every entry balanced per token', async () => {
     const [{ unbalanced }] = await api.dataSource.query(
@@ -568,5 +568,5 @@ describe('Payouts sent on a real chain', () => {
       [created.id],
     );
     expect(nonce).toBe(0);
-  }, 60_000);
+  });
 });

@@ -60,7 +60,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
       currency: 'USDT',
       amount: '1000',
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -100,7 +100,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
     await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
     expect(await payout(id)).toMatchObject({ tx_hash: txId, net_amount: '24' });
     expect(node.tokenBalance(USDT, recipient)).toBe(24_000_000n);
-  }, 60_000);
+  });
 
   it('signs a new transaction only after the first one provably expired', async () => {
     const recipient = addressOf(testKey(`recipient ${randomUUID()}`));
@@ -123,7 +123,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
     await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
     expect(await payout(id)).toMatchObject({ tx_hash: second });
     expect(node.tokenBalance(USDT, recipient)).toBe(9_000_000n);
-  }, 60_000);
+  });
 
   it('never signs from a key that is not the registered hot wallet (another worker registered its own)', async () => {
     const sender = worker.get(PayoutSender);
@@ -145,7 +145,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
     await waitFor(async () => (await payout(id)).status === 'Processing', 20_000);
     node.mineBroadcasts();
     await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
-  }, 60_000);
+  });
 
   it('waits while the hot wallet has too little TRX for the fee limit', async () => {
     node.setTrxBalance(HOT, 1n * TRX);
@@ -164,7 +164,7 @@ describe('TRON payouts through the signature-checking fake node', () => {
     node.mineBroadcasts();
     await waitFor(async () => (await payout(id)).status === 'Completed', 20_000);
     expect(node.tokenBalance(USDT, recipient)).toBe(4_000_000n);
-  }, 60_000);
+  });
 });
 
 describe('PAYOUT_HOT_WALLET_SHORTFALL=fail', () => {
@@ -193,7 +193,7 @@ describe('PAYOUT_HOT_WALLET_SHORTFALL=fail', () => {
     await parkEarlierPayouts(api.dataSource);
     worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
     await worker.init();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -238,5 +238,5 @@ describe('PAYOUT_HOT_WALLET_SHORTFALL=fail', () => {
     expect(balances).toEqual([
       { currency: 'USDT', network: 'TRON', sub_merchant_code: null, available: '100', held: '0' },
     ]);
-  }, 60_000);
+  });
 });

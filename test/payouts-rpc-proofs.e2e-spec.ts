@@ -52,7 +52,7 @@ describe('Payout tracker decides from positive proofs only', () => {
       currency: 'USDT',
       amount: '1000',
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();
@@ -127,7 +127,7 @@ describe('Payout tracker decides from positive proofs only', () => {
     proxy.intercept(undefined);
     await waitForCompleted(id);
     expect(await sentTo(recipient)).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('signs a new nonce once a confirmed block shows another transaction used it, and pays once', async () => {
     // The payout's first transaction never reaches the node (the proxy says it took it); a
@@ -158,7 +158,7 @@ describe('Payout tracker decides from positive proofs only', () => {
     expect(attempts.map((a) => a.status)).toEqual(['Superseded', 'Broadcast']);
     expect(Number(attempts[1].nonce)).toBeGreaterThan(Number(first.nonce));
     expect(await sentTo(recipient)).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('finds the transaction that used the nonce on a node that keeps only recent state', async () => {
     // A pruned node answers counts at recent blocks only ("missing trie node" below): the block
@@ -201,7 +201,7 @@ describe('Payout tracker decides from positive proofs only', () => {
     await waitForCompleted(id);
     expect((await attemptsOf(id)).map((a) => a.status)).toEqual(['Superseded', 'Broadcast']);
     expect(await sentTo(recipient)).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('runs one tick of a network at a time, across processes', async () => {
     const tracker = worker.get(PayoutTracker);
@@ -225,7 +225,7 @@ describe('Payout tracker decides from positive proofs only', () => {
     // Two calls at once in one process: one tick, the other returns at once.
     const reports = await Promise.all([tracker.track('ETHEREUM'), tracker.track('ETHEREUM')]);
     expect(reports.filter((report) => report === null).length).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  });
 
   it('holds a proof only for the attempts it was drawn from, and only if each live one is proven', async () => {
     const journal = worker.get(PayoutJournalRepository);
@@ -282,5 +282,5 @@ describe('Payout tracker decides from positive proofs only', () => {
     }
     proxy.intercept(undefined);
     await waitForCompleted(id);
-  }, 120_000);
+  });
 });

@@ -58,7 +58,7 @@ describe('TRON payouts behind a lagging load balancer', () => {
     await parkEarlierPayouts(api.dataSource);
     worker = await startWorker();
     merchant = await creditedMerchant(api, { network: 'TRON', currency: 'USDT', amount: '100000' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();

@@ -25,7 +25,7 @@ describe('Refund form on the hosted page, in Chromium', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -42,7 +42,7 @@ describe('Refunds sent on a real chain', () => {
     await startPayoutsOnNewChain(api, 'ETHEREUM');
     worker = await startWorker();
     merchant = await api.createMerchant({ name: 'Refunds on chain' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.close();

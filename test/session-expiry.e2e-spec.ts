@@ -56,5 +56,5 @@ describe('Session expiry keeps up with creation (real PostgreSQL)', () => {
       ]),
     ).toBe(SESSIONS);
     await api.get(`/v1/checkout/sessions/${created.body.id}`, merchant).expect(200, /"Expired"/);
-  }, 180_000);
+  });
 });

@@ -96,7 +96,7 @@ describe('Graceful shutdown', () => {
     locker = new Client({ connectionString: postgres.url });
     observer = new Client({ connectionString: postgres.url });
     await Promise.all([locker.connect(), observer.connect()]);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await SpawnedApp.killAll();
@@ -195,7 +195,7 @@ describe('Graceful shutdown', () => {
       log: '',
     });
     expect(Date.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
-  }, 90_000);
+  });
 
   it('API: exits within SHUTDOWN_TIMEOUT_MS when a request never finishes, with code 1', async () => {
     const { app, port } = await startApi({ SHUTDOWN_TIMEOUT_MS: '2000' });
@@ -217,7 +217,7 @@ describe('Graceful shutdown', () => {
     } finally {
       await release();
     }
-  }, 60_000);
+  });
 
   it('worker: takes no new work, finishes the payout send and webhook attempt in flight, exits 0', async () => {
     await creditBalance(api.dataSource, {
@@ -323,5 +323,5 @@ describe('Graceful shutdown', () => {
       attempt_count: 0,
     });
     expect(receiver.held).toHaveLength(0);
-  }, 120_000);
+  });
 });

@@ -12,7 +12,7 @@ describe('EvmSweepChain.tokenBalances: bulk balances through Multicall3', () => 
   beforeAll(async () => {
     devnet = await startDevnet();
     chain = new EvmSweepChain(devnet.networkConfig());
-  }, 60_000);
+  });
 
   afterAll(async () => {
     chain?.close();
@@ -39,5 +39,5 @@ describe('EvmSweepChain.tokenBalances: bulk balances through Multicall3', () => 
     }
     const earlier = await chain.tokenBalances(devnet.tokens.USDT.contract, addresses, before);
     expect([...earlier.values()].every((balance) => balance === 0n)).toBe(true);
-  }, 60_000);
+  });
 });

@@ -89,7 +89,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     await startTronSweepsOnNewChain(api.dataSource, HOT);
     merchant = await api.createMerchant();
     engine = await startSweepEngine();
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await engine?.close();
@@ -273,7 +273,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       [address],
     );
     expect(pending.pending_since).toBeNull();
-  }, 120_000);
+  });
 
   it('sends a step whose broadcast was lost again from its stored bytes, and signs it again only once proven expired', async () => {
     const address = await paidSession('12');
@@ -316,7 +316,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       'undelegate',
     ]);
     expect(node.tokenBalance(USDT, address)).toBe(0n);
-  }, 120_000);
+  });
 
   it('sends the stored bytes of a step journaled by an engine that stopped before sending it', async () => {
     const address = await paidSession('13');
@@ -354,7 +354,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     await drive(ended(address));
     expect((await newest(address))!.status).toBe('Completed');
     expect(node.tokenBalance(USDT, address)).toBe(0n);
-  }, 120_000);
+  });
 
   it('freezes an address whose transfer the token refuses (REVERT) three times while it moves others, and never tries it again; a refusal of everyone counts nothing', async () => {
     const address = await paidSession('16');
@@ -400,7 +400,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       expect.objectContaining({ currency: 'USDT', address }),
     ]);
     expect(node.trxBalance(address)).toBe(0n);
-  }, 180_000);
+  });
 
   it('books a transfer that runs out of energy with its fee, takes the energy back, and sweeps the address again later without activating it', async () => {
     const address = await paidSession('14');
@@ -473,7 +473,7 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
       expect(node.tokenBalance(USDT, swept)).toBe(0n);
       expect(node.trxBalance(swept)).toBe(0n);
     }
-  }, 180_000);
+  });
 
   it('books exactly what the staking account paid, to the sun, and no deposit address paid anything', async () => {
     const [{ total }] = await api.dataSource.query(

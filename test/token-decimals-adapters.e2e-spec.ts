@@ -41,7 +41,7 @@ describe('EvmChainAdapter.getTokenDecimals against anvil', () => {
   beforeAll(async () => {
     devnet = await startDevnet();
     proxy = await RpcProxy.start(devnet.rpcUrl);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(adapters.map((adapter) => adapter.close()));

@@ -34,7 +34,7 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     devnet = await startDevnet();
     proxy = await RpcProxy.start(devnet.rpcUrl);
     expect(devnet.tokens.USDT.decimals).toBe(DEVNET_TOKEN_DECIMALS);
-  }, 60_000);
+  });
 
   afterEach(async () => {
     await worker?.close();
@@ -212,7 +212,7 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
         /^WRONG TOKEN DECIMALS: ETHEREUM USDT is configured with 18, its contract has 6/,
       ),
     );
-  }, 60_000);
+  });
 
   it('starts the worker while the RPC is down, and watches once the decimals are confirmed', async () => {
     const warnings = jest.spyOn(Logger.prototype, 'warn');
@@ -245,5 +245,5 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
       'the session to be Paid',
     );
     expect(watchedTokens.unverifiedTokens()).toEqual([]);
-  }, 90_000);
+  });
 });

@@ -18,7 +18,7 @@ describe('Reclassifying payouts_sent into hot_wallet (migration 1765900000000)',
   beforeAll(async () => {
     api = await TestApi.start();
     dataSource = api.dataSource;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.close();

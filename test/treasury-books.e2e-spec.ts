@@ -60,7 +60,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     await forgetChain(api.app, NETWORK);
     await parkEarlierPayouts(api.dataSource);
     worker = await startWorker();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     cli?.remove();
@@ -168,7 +168,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(await api.count('ledger_entries', `reference LIKE $1`, [`%${elsewhere.txHash}%`])).toBe(
       0,
     );
-  }, 180_000);
+  });
 
   it('books a completed payout out of the hot wallet and its receipt fee to the wei', async () => {
     merchant = await api.createMerchant();
@@ -203,7 +203,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       { account: `hot_wallet:${NETWORK}:USDT`, amount: '-9.500000000000000000' },
       expect.objectContaining({ account: expect.stringMatching(/^merchant_held:/) }),
     ]);
-  }, 120_000);
+  });
 
   it('books the receipt fee of a payout whose transaction reverts', async () => {
     await devnet.provider.send('evm_setAutomine', [false]);
@@ -233,7 +233,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       { account: `hot_wallet:${NETWORK}:ETH`, amount: fee.negated().toFixed(18) },
       { account: `network_fees:${NETWORK}:ETH`, amount: fee.toFixed(18) },
     ]);
-  }, 120_000);
+  });
 
   it('books an unmatched transfer on a deposit address once it is confirmed, once', async () => {
     // The other stablecoin to the paid session's address: wrong_token, owed back to its sender.
@@ -257,7 +257,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(
       await api.count('ledger_entries', `reference LIKE $1`, [`unmatched_transfer:${id}:%`]),
     ).toBe(1);
-  }, 90_000);
+  });
 
   it('reverses an unmatched transfer a reorg took away, and books it again when it is mined again', async () => {
     const snapshot = await devnet.snapshot();
@@ -288,7 +288,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     await devnet.mine(2);
     await waitFor(() => bookedOnce(true), 60_000, 'the unmatched transfer booked again');
     expect(await linesOf(`unmatched_transfer:${id}:booked:2`)).toHaveLength(2);
-  }, 120_000);
+  });
 
   it('reconciles books = chain to the base unit after funding, deposits and payouts (CLI exit 0)', async () => {
     const rows = json(await cli.run('treasury:reconcile', '--network', NETWORK)) as Array<
@@ -317,7 +317,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       onchain: fromBaseUnits(await devnet.provider.getBalance(hot.address), 18).toFixed(),
       pending: [],
     });
-  }, 120_000);
+  });
 
   it('reports an unbooked transfer out of the hot wallet, alerts on the second run, and the CLI exits 1', async () => {
     const token = new Contract(
@@ -355,7 +355,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     expect(JSON.parse(result.stdout)).toContainEqual(
       expect.objectContaining({ currency: 'USDT', difference: '-1', addresses: 2 }),
     );
-  }, 120_000);
+  });
   it('reads native coin on deposit addresses where the books hold some there (gas top-up sweeps)', async () => {
     const reconciliation = worker.get(ReconciliationService);
     const ethDifference = async () =>
@@ -388,7 +388,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       }),
     );
     expect(await ethDifference()).toBe(before);
-  }, 60_000);
+  });
 
   /** A test entry straight into the ledger: what a misbooking (or a booking the chain lacks) is. */
   const postTest = async (lines: Array<[account: string, amount: string]>) =>
@@ -446,7 +446,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
         addresses: 2,
       });
     }
-  }, 60_000);
+  });
 
   it('reconciles per location: a unit booked to the wrong location fails the CLI though the total matches', async () => {
     // Booked as swept into the treasury, while the chain still has it on the deposit address.
@@ -484,7 +484,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       [`deposits:${NETWORK}:USDC`, '1'],
     ]);
     expect(differingOf(await usdcOf('full'))).toEqual({});
-  }, 120_000);
+  });
 
   it('alerts only when the same difference persists, not on two different ones (in-flight noise)', async () => {
     const hotWallet = `hot_wallet:${NETWORK}:USDC`;
@@ -513,7 +513,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       [owner, '2'],
     ]);
     expect(await usdcOf('incremental')).toMatchObject({ difference: '0', persistent: false });
-  }, 60_000);
+  });
 
   it('books moves between our wallets location to location, withdrawals out of the hot wallet and fees alone', async () => {
     // The command's own service (the CLI is treasury:book-funding's thin shell, and slow to boot).
@@ -591,7 +591,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
       (candidate) => candidate.currency === 'ETH',
     );
     expect(differingOf(eth).treasury).toBeUndefined();
-  }, 120_000);
+  });
 
   it('refuses to book a payout, or a transaction moving tokens out of a deposit address (a sweep)', async () => {
     const [{ tx_hash: payoutHash }] = await api.dataSource.query(
@@ -622,7 +622,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
     const asHot = new Contract(devnet.tokens.USDC.contract, ERC20, hot.connect(devnet.provider));
     await (await asHot.getFunction('transfer')(payAddress, 1_000_000n)).wait();
     await devnet.provider.send('anvil_stopImpersonatingAccount', [payAddress]);
-  }, 180_000);
+  });
 
   it('schedules reconciliation in the worker: incremental and full, at the configured intervals', async () => {
     const queue = worker.get<Queue>(getQueueToken(QUEUES.reconciliation));

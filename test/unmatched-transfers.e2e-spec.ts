@@ -72,7 +72,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     // New chains: forget the ones earlier suites watched under these names.
     await forgetChain(api.app, 'ETHEREUM');
     await forgetChain(api.app, 'BSC');
-  }, 180_000);
+  });
 
   afterAll(async () => {
     cli?.remove();
@@ -288,7 +288,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
       [sent.txHash],
     );
     expect(count).toBe(1);
-  }, 180_000);
+  });
 
   it('ignores zero-value transfers entirely (address poisoning)', async () => {
     const merchant = await api.createMerchant();

@@ -193,7 +193,7 @@ describe('Webhook delivery survives a worker killed mid-delivery', () => {
     });
     api = await TestApi.start();
     receiver = await WebhookReceiver.start();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await stopWorker();
@@ -249,5 +249,5 @@ describe('Webhook delivery survives a worker killed mid-delivery', () => {
       eventId,
       eventId,
     ]);
-  }, 120_000);
+  });
 });

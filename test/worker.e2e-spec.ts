@@ -89,7 +89,7 @@ describe('Worker (real Redis and Bull)', () => {
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
       MAINTENANCE_JOBS.refillPayAddresses,
     ]);
-  }, 90_000);
+  });
 
   it('fills an empty pay-address pool of every chain family on start', async () => {
     await waitFor(
@@ -97,7 +97,7 @@ describe('Worker (real Redis and Bull)', () => {
         (await unclaimed('EVM')) >= poolTarget() && (await unclaimed('TRON')) >= poolTarget(),
       60_000,
     );
-  }, 70_000);
+  });
 
   it('purges expired idempotency keys and keeps live ones', async () => {
     await dataSource.query(
@@ -116,5 +116,5 @@ describe('Worker (real Redis and Bull)', () => {
       `SELECT idempotency_key FROM idempotency_keys WHERE merchant_id = 'mer_worker_test'`,
     );
     expect(keys.map((row) => row.idempotency_key)).toEqual(['live']);
-  }, 120_000);
+  });
 });

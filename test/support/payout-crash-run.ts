@@ -76,7 +76,7 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
       // chain's nonces into this one.
       expect(await api.count('payouts', `network = 'ETHEREUM' AND status = 'Processing'`)).toBe(0);
       await parkEarlierPayouts(api.dataSource);
-    }, 120_000);
+    });
 
     afterAll(async () => {
       await stopWorker('SIGKILL');

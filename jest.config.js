@@ -29,7 +29,7 @@ module.exports = {
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
     },
   ],
-  maxWorkers: 1,
+  maxWorkers: 2,
   // Global only: jest-circus reads the global testTimeout and ignores one set in a project (which
   // left the end-to-end suites at the 5 s default). Generous, and the one limit: suites start apps,
   // chains and builds, which take minutes on a loaded 2-core machine; tests wait for conditions,

@@ -1,5 +1,5 @@
-/** Frees this run's slot for the next run on this host (the database stays until then). */
+/** Frees this run's slots for the next run on this host (the databases stay until then). */
 export default async function globalTeardown(): Promise<void> {
-  await globalThis.testRunSlot?.release();
-  globalThis.testRunSlot = undefined;
+  await globalThis.testRunSlots?.release();
+  globalThis.testRunSlots = undefined;
 }

@@ -8,4 +8,6 @@ module.exports = {
   ...base,
   projects: [{ ...e2e, displayName: 'soak', testMatch: ['<rootDir>/test/soak/**/*.soak-spec.ts'] }],
   testTimeout: 30 * 60 * 1000,
+  // One long file: one Jest worker, one database and Redis slot.
+  maxWorkers: 1,
 };

@@ -31,35 +31,52 @@ async function pooled(devnet: Devnet, senders: string[]): Promise<PooledTransact
     );
 }
 
+export interface Strike {
+  apply(): Promise<void>;
+  undo(): Promise<void>;
+}
+
 /**
- * Stops mining until every one of `senders` has a transaction in the pool (the worker signs and
- * sends with the chain standing still), then does `strike` to the chain, mines exactly one block
- * and undoes it. What was pooled then is returned: the block the fault shaped is theirs.
+ * Stops mining, does `before` (payments mined in one block, payouts asked for), and waits until
+ * every one of `senders` and `atLeast` of our transactions in all wait in the pool (the worker
+ * signs and sends with the chain standing still). Then `whilePooled` (a SIGKILL: the worker dies
+ * with them in flight) and, with `strike`, the fault that shapes the next block, mined at once
+ * and undone. What was pooled is returned.
  */
-export async function strikeWhenPooled(
+export async function standStill(
   devnet: Devnet,
   senders: string[],
-  strike: { apply(): Promise<void>; undo(): Promise<void> },
   what: string,
-  beforeWaiting: () => Promise<void> = async () => undefined,
+  steps: {
+    before: () => Promise<void>;
+    atLeast: number;
+    whilePooled: () => Promise<void>;
+    strike?: Strike;
+  },
 ): Promise<PooledTransaction[]> {
   await devnet.provider.send('evm_setIntervalMining', [0]);
   try {
-    await beforeWaiting();
+    await steps.before();
     let caught: PooledTransaction[] = [];
     await waitFor(
       async () => {
         caught = await pooled(devnet, senders);
-        return senders.every((sender) => caught.some((tx) => tx.from === sender.toLowerCase()));
+        return (
+          caught.length >= steps.atLeast &&
+          senders.every((sender) => caught.some((tx) => tx.from === sender.toLowerCase()))
+        );
       },
-      90_000,
-      `${what}: a transaction of each of ${senders.join(', ')} in the pool`,
+      120_000,
+      `${what}: ${steps.atLeast} transactions of ${senders.join(', ')} in the pool`,
     );
-    await strike.apply();
-    try {
-      await devnet.provider.send('evm_mine', []);
-    } finally {
-      await strike.undo();
+    await steps.whilePooled();
+    if (steps.strike) {
+      await steps.strike.apply();
+      try {
+        await devnet.provider.send('evm_mine', []);
+      } finally {
+        await steps.strike.undo();
+      }
     }
     return caught;
   } finally {
@@ -72,7 +89,7 @@ export async function strikeWhenPooled(
  * transfer and a sweep batch already in the pool, estimated against working code, are mined and
  * revert, their gas spent all the same.
  */
-export function revertingBlock(devnet: Devnet, contracts: string[]) {
+export function revertingBlock(devnet: Devnet, contracts: string[]): Strike {
   let codes: string[] = [];
   return {
     async apply() {
@@ -91,7 +108,7 @@ export function revertingBlock(devnet: Devnet, contracts: string[]) {
  * A block whose base fee jumps to `gwei`: the bids already in the pool are below it and stay
  * there, stuck, until the trackers outbid them (the base fee falls back 12.5 % a block).
  */
-export function baseFeeSpike(devnet: Devnet, gwei: string) {
+export function baseFeeSpike(devnet: Devnet, gwei: string): Strike {
   return {
     async apply() {
       await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
@@ -127,7 +144,7 @@ const TRANSFER_ABI = ['function transfer(address to, uint256 amount) returns (bo
 
 /**
  * The payer's transfers mined together in exactly one block, leaving interval mining as it is:
- * inside strikeWhenPooled the chain then stands still on that block, and what the worker does
+ * inside standStill the chain then stands still on that block, and what the worker does
  * about those payments (sweeps) waits in the pool for the strike.
  */
 export async function payInOneBlock(devnet: Devnet, transfers: DevnetTransfer[]): Promise<void> {
@@ -136,7 +153,11 @@ export async function payInOneBlock(devnet: Devnet, transfers: DevnetTransfer[])
     const token = devnet.tokens[transfer.currency];
     const contract = new Contract(token.contract, TRANSFER_ABI, devnet.payer);
     const amount = parseUnits(transfer.amount, token.decimals);
-    sent.push((await contract.getFunction('transfer')(transfer.to, amount)) as never);
+    // A fixed gas limit: the estimate holds for the state before the block, and a sweep of the
+    // recipient earlier in the same block makes the transfer's storage write dearer (zero to
+    // non-zero), which ran an estimated transfer out of gas.
+    const send = contract.getFunction('transfer');
+    sent.push((await send(transfer.to, amount, { gasLimit: 120_000 })) as never);
   }
   await devnet.provider.send('evm_mine', []);
   for (const response of sent) {

@@ -36,16 +36,30 @@ interface Receipt {
   fee: bigint;
 }
 
+/** `read` of every item, 25 at a time, in order. */
+export async function inBatches<T, R>(items: T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += 25)
+    results.push(...(await Promise.all(items.slice(i, i + 25).map(read))));
+  return results;
+}
+
 /** Every receipt of the hot wallet's and the sweeper's transactions, block by block. */
 async function ourReceipts(facts: EvmSoakFacts): Promise<Map<string, Receipt>> {
   const ours = new Set([facts.hot.toLowerCase(), facts.sweeper.toLowerCase()]);
   const receipts = new Map<string, Receipt>();
   const head = await facts.devnet.head();
-  for (let block = facts.firstBlock; block <= head; block++) {
-    const [rows, full] = await Promise.all([
+  const numbers = Array.from(
+    { length: head - facts.firstBlock + 1 },
+    (_, i) => facts.firstBlock + i,
+  );
+  const blocks = await inBatches(numbers, (block) =>
+    Promise.all([
       facts.devnet.provider.send('eth_getBlockReceipts', [toQuantity(block)]),
       facts.devnet.provider.send('eth_getBlockByNumber', [toQuantity(block), true]),
-    ]);
+    ]),
+  );
+  for (const [rows, full] of blocks) {
     const nonces = new Map<string, number>(
       (full.transactions as Array<{ hash: string; nonce: string }>).map((tx) => [
         tx.hash.toLowerCase(),

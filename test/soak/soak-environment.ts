@@ -66,6 +66,9 @@ export async function soakEnvironment(chains: SoakChains) {
       PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5,TRON=1',
       PAYOUT_REVIEW_THRESHOLD: '100000',
       FEE_PERCENT: '1',
+      // Each family's pool: 500 (the suites' default) would cost the first boot 1,000 derivations
+      // for some 200 sessions; the API derives on the spot what the pool lacks.
+      PAY_ADDRESS_POOL_TARGET: '50',
     } as Record<string, string>,
   };
 }

@@ -1,5 +1,6 @@
 import { TronWeb } from 'tronweb';
 import type { FakeTronNode } from '../support/fake-tron-node';
+import { inBatches } from './evm-soak-checks';
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
@@ -45,11 +46,14 @@ async function call<T>(node: FakeTronNode, path: string, body: unknown): Promise
 /** Every transaction mined from block 0 to the head, read from the node's HTTP API. */
 export async function minedTronTransactions(node: FakeTronNode): Promise<MinedTronTransaction[]> {
   const mined: MinedTronTransaction[] = [];
-  for (let num = 0; num <= node.headBlockNumber; num++) {
-    const block = await call<{ transactions?: WireTransaction[] }>(node, '/wallet/getblockbynum', {
-      num,
-    });
-    const infos = await call<WireInfo[]>(node, '/wallet/gettransactioninfobyblocknum', { num });
+  const numbers = Array.from({ length: node.headBlockNumber + 1 }, (_, num) => num);
+  const blocks = await inBatches(numbers, (num) =>
+    Promise.all([
+      call<{ transactions?: WireTransaction[] }>(node, '/wallet/getblockbynum', { num }),
+      call<WireInfo[]>(node, '/wallet/gettransactioninfobyblocknum', { num }),
+    ]),
+  );
+  for (const [block, infos] of blocks) {
     for (const transaction of block.transactions ?? []) {
       const info = (Array.isArray(infos) ? infos : []).find((row) => row.id === transaction.txID);
       const owner = transaction.raw_data?.contract?.[0]?.parameter?.value?.owner_address;

@@ -448,6 +448,37 @@ describe('Treasury books and reconciliation on a real chain', () => {
     }
   });
 
+  it('stores only the balances that changed: a full run over unchanged addresses writes no row', async () => {
+    const stored = async () =>
+      (await api.dataSource.query(
+        `SELECT currency, address, balance::text, block_number::int AS block, updated_at
+           FROM reconciliation_balances WHERE network = $1 ORDER BY currency, address`,
+        [NETWORK],
+      )) as Array<{ currency: string; address: string; balance: string; block: number }>;
+    await usdcOf('full');
+    const before = await stored();
+    await devnet.mine(1);
+    await usdcOf('full');
+    expect(await stored()).toEqual(before);
+
+    // One balance changes: only its row is written, with the block it was read at.
+    await setTokenBalance(devnet, 'USDC', oldTreasury, 3_000_000n);
+    const moved = await usdcOf('full');
+    const after = await stored();
+    expect(
+      after.filter((row, index) => JSON.stringify(row) !== JSON.stringify(before[index])),
+    ).toEqual([
+      expect.objectContaining({
+        currency: 'USDC',
+        address: oldTreasury.toLowerCase(),
+        balance: '3000000',
+        block: moved!.block,
+      }),
+    ]);
+    await setTokenBalance(devnet, 'USDC', oldTreasury, 2_000_000n);
+    expect(await usdcOf('full')).toMatchObject({ difference: '0' });
+  }, 60_000);
+
   it('reconciles per location: a unit booked to the wrong location fails the CLI though the total matches', async () => {
     // Booked as swept into the treasury, while the chain still has it on the deposit address.
     await postTest([

@@ -2,7 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Decimal from 'decimal.js';
-import { Contract, formatUnits, getAddress, parseEther, Transaction, Wallet } from 'ethers';
+import {
+  Contract,
+  formatUnits,
+  getAddress,
+  parseEther,
+  toQuantity,
+  Transaction,
+  Wallet,
+} from 'ethers';
 import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import type { SweepRunReport } from '@app/treasury';
 import { CliModule } from '../apps/cli/src/cli.module';
@@ -17,6 +25,7 @@ import {
 } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
 import { startPayoutsOnNewChain } from './support/payout-chain';
+import { rpcErrorReply, rpcResultReply, RpcProxy } from './support/rpc-proxy';
 import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from './support/sweep-env';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -25,6 +34,8 @@ const TIMEOUT_MS = 60_000;
 // anvil funds accounts #0-#9 only: this suite's own sweeper is funded by the test.
 const SWEEPER = devnetSweeper(11);
 const ETH = (wei: bigint) => new Decimal(formatUnits(wei, 18)).toFixed();
+// What a plain transfer costs where L1 data is paid in L2 gas (Arbitrum): above 21,000.
+const L2_PLAIN_TRANSFER_GAS = 30_000n;
 
 interface SweepRow {
   id: string;
@@ -59,9 +70,12 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
   let baseSettings: Record<string, unknown>;
   let usdt: Contract;
   let toppedUp: string;
+  // The sweeping side's RPC URL (the test's own reads and sends go to anvil directly).
+  let proxy: RpcProxy;
 
   beforeAll(async () => {
     devnet = await startDevnet();
+    proxy = await RpcProxy.start(devnet.rpcUrl);
     await devnet.provider.send('anvil_setBalance', [
       SWEEPER.address,
       '0x' + (10n ** 20n).toString(16),
@@ -82,6 +96,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
     environment = useChainEnvironment(
       devnet.networksFileJson({
         confirmations: 1,
+        rpcUrls: [proxy.url],
         tokens: { USDT: { contract: usdtAddress, decimals: 6 }, USDC: { ...devnet.tokens.USDC } },
       }),
       {
@@ -103,14 +118,38 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
     await context?.close();
     await worker?.close();
     await api?.close();
+    await proxy?.stop();
     await devnet?.stop();
     for (const name of Object.keys(sweepEnv ?? {})) delete process.env[name];
     environment?.restore();
   });
 
   afterEach(async () => {
+    proxy.intercept(undefined);
     await devnet.provider.send('evm_setAutomine', [true]);
   });
+
+  /**
+   * The node behind the proxy counts L1 data in L2 gas, as Arbitrum's do: a plain transfer
+   * (no data) is estimated at L2_PLAIN_TRANSFER_GAS and refused with a lower gas limit.
+   */
+  function emulateL2(): void {
+    proxy.intercept((request) => {
+      if (request.method === 'eth_estimateGas') {
+        const [call] = request.params as [{ data?: string; input?: string }];
+        if (!call.data && !call.input) {
+          return rpcResultReply(request, toQuantity(L2_PLAIN_TRANSFER_GAS));
+        }
+      }
+      if (request.method === 'eth_sendRawTransaction') {
+        const tx = Transaction.from((request.params as string[])[0]);
+        if (tx.data === '0x' && tx.gasLimit < L2_PLAIN_TRANSFER_GAS) {
+          return rpcErrorReply(request, -32000, 'intrinsic gas too low');
+        }
+      }
+      return undefined;
+    });
+  }
 
   /** The sweeping side (as the CLI builds it) with these settings over the suite's own. */
   async function useSettings(overrides: Record<string, unknown>): Promise<void> {
@@ -580,6 +619,109 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       );
     },
     3 * TIMEOUT_MS,
+  );
+
+  /** Passes until this sweep of the address has ended (the next may be planned right after). */
+  async function passUntilSweepEnded(address: string, sweepId: string): Promise<SweepRow> {
+    let ended: SweepRow | undefined;
+    await waitFor(
+      async () => {
+        await pass();
+        ended = (await sweepsOf(address)).find((row) => row.id === sweepId);
+        return ended !== undefined && ended.status !== 'Processing';
+      },
+      TIMEOUT_MS,
+      'the sweep ended',
+    );
+    return ended!;
+  }
+
+  /** The sweep's nonce, after a pass (automine off) signed and sent its batch. */
+  async function stuckBatch(address: string): Promise<{ sweepId: string; nonce: number }> {
+    await automine(false);
+    const signed = await pass();
+    expect(signed.sweeps).toHaveLength(1);
+    const [sweep] = await sweepsOf(address);
+    expect(sweep.id).toBe(signed.sweeps[0]);
+    return { sweepId: sweep.id, nonce: Number(sweep.nonce) };
+  }
+
+  it(
+    "cancels with the node's own gas estimate where a plain transfer costs more than 21,000 gas (an L2 counting its L1 data)",
+    async () => {
+      await useSettings({});
+      const address = await paid('USDC', '16');
+      emulateL2();
+      const { sweepId, nonce } = await stuckBatch(address);
+      const cancel = (await COMMANDS['treasury:cancel-nonce'](
+        context!,
+        { network: 'ETHEREUM', nonce: String(nonce) },
+        [],
+      )) as { cancel_tx_hash: string; broadcast: string };
+      expect(cancel.broadcast).toBe('accepted');
+      const row = (await attempts(sweepId)).find((attempt) => attempt.step === 'cancel')!;
+      expect(Transaction.from(row.raw_transaction).gasLimit).toBeGreaterThanOrEqual(
+        L2_PLAIN_TRANSFER_GAS,
+      );
+      await devnet.provider.send('evm_mine', []);
+      await automine(true);
+      expect(await passUntilSweepEnded(address, sweepId)).toMatchObject({
+        status: 'Failed',
+        tx_hash: cancel.cancel_tx_hash,
+      });
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
+    "tops up with the node's own gas estimate there too: the top-up is taken and the address swept",
+    async () => {
+      await useSettings({ gasTopUp: true });
+      const address = await paid('USDC', '17');
+      emulateL2();
+      expect(await passUntilEnded(address)).toMatchObject({ status: 'Completed' });
+      expect(await devnet.balanceOf('USDC', address)).toBe(0n);
+      const [sweep] = await sweepsOf(address);
+      const [topUp] = await attempts(sweep.id);
+      expect(Transaction.from(topUp.raw_transaction).gasLimit).toBeGreaterThanOrEqual(
+        L2_PLAIN_TRANSFER_GAS,
+      );
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
+    'a cancel the node refuses holds nothing: the batch the node lost is replaced, mined and booked',
+    async () => {
+      await useSettings({});
+      const address = await paid('USDC', '18');
+      const { sweepId, nonce } = await stuckBatch(address);
+      const [batch] = await attempts(sweepId);
+      // The node loses the batch (a restart, an eviction) and refuses every cancel for good.
+      await devnet.provider.send('anvil_dropTransaction', [batch.tx_hash]);
+      proxy.intercept((request) => {
+        if (request.method !== 'eth_sendRawTransaction') return undefined;
+        const tx = Transaction.from((request.params as string[])[0]);
+        return tx.data === '0x' && getAddress(tx.to!) === SWEEPER.address
+          ? rpcErrorReply(request, -32000, 'insufficient funds for gas * price + value')
+          : undefined;
+      });
+      const cancel = (await COMMANDS['treasury:cancel-nonce'](
+        context!,
+        { network: 'ETHEREUM', nonce: String(nonce) },
+        [],
+      )) as { broadcast: string };
+      expect(cancel.broadcast).toMatch(/^rejected: /);
+      await automine(true);
+      const ended = await passUntilSweepEnded(address, sweepId);
+      expect(ended.status).toBe('Completed');
+      expect(await devnet.balanceOf('USDC', address)).toBe(0n);
+      const final = await attempts(sweepId);
+      const mined = final.find((row) => row.tx_hash === ended.tx_hash)!;
+      expect(mined.step).toBe('batch');
+      expect(final.find((row) => row.step === 'cancel')!.status).toBe('Superseded');
+    },
+    2 * TIMEOUT_MS,
   );
 
   it('refuses a cancel of a nonce no sweep holds, and a nonce that is no number', async () => {

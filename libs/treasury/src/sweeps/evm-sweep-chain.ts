@@ -11,6 +11,9 @@ import { EvmMulticallBalances } from '../reconciliation/evm-multicall-balances';
 const IS_BLACK_LISTED = id('isBlackListed(address)').slice(0, 10);
 const IS_BLACKLISTED = id('isBlacklisted(address)').slice(0, 10);
 
+const PLAIN_TRANSFER_GAS = 21_000n;
+const L2_GAS_MARGIN_PERCENT = 25n;
+
 /** A mined sweep transaction, as one node's receipt and head tell it. */
 export interface SweepReceipt {
   succeeded: boolean;
@@ -71,6 +74,21 @@ export class EvmSweepChain {
       }),
     );
     return new Map(entries);
+  }
+
+  /**
+   * The gas limit of a plain native transfer (no data), from the node's own estimate: exactly
+   * 21,000 on a chain that charges nothing else; more on an L2 that counts its L1 data in L2 gas
+   * (Arbitrum), where a 21,000 limit is refused as "intrinsic gas too low". The L1 part moves
+   * with L1 prices between the estimate and the block, hence the margin (unused gas is not paid).
+   */
+  async plainTransferGas(from: string, to: string, value: bigint): Promise<bigint> {
+    const answer = await this.rpc.call('eth_estimateGas', (provider) =>
+      provider.send('eth_estimateGas', [{ from, to, value: toQuantity(value) }, 'latest']),
+    );
+    const estimate = BigInt(answer as string);
+    if (estimate <= PLAIN_TRANSFER_GAS) return PLAIN_TRANSFER_GAS;
+    return estimate + (estimate * L2_GAS_MARGIN_PERCENT + 99n) / 100n;
   }
 
   /** Native coin balance in wei. */

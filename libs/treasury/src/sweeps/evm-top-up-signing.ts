@@ -4,7 +4,10 @@ import { getAddress, Interface, keccak256, Wallet } from 'ethers';
 // type-4 transactions still take these.
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
-/** A plain native transfer to an account without code. */
+/**
+ * A plain native transfer to an account without code on a chain that charges nothing else in gas
+ * (the policy's estimate only: what is signed is the node's own estimate, plainTransferGas).
+ */
 export const TOP_UP_GAS_LIMIT = 21_000n;
 
 export interface EvmFeeCaps {
@@ -20,14 +23,21 @@ export interface SignedEvmTransaction {
 /** The sweeper's native coin to a deposit address: exactly the gas its token transfer may burn. */
 export async function signTopUp(
   sweeperPrivateKey: string,
-  input: { chainId: number; to: string; value: bigint; nonce: number; fees: EvmFeeCaps },
+  input: {
+    chainId: number;
+    to: string;
+    value: bigint;
+    nonce: number;
+    gasLimit: bigint;
+    fees: EvmFeeCaps;
+  },
 ): Promise<SignedEvmTransaction> {
   return sign(sweeperPrivateKey, {
     to: getAddress(input.to),
     value: input.value,
     data: '0x',
     nonce: input.nonce,
-    gasLimit: TOP_UP_GAS_LIMIT,
+    gasLimit: input.gasLimit,
     chainId: input.chainId,
     fees: input.fees,
   });
@@ -39,14 +49,14 @@ export async function signTopUp(
  */
 export async function signSweeperCancel(
   sweeperPrivateKey: string,
-  input: { chainId: number; sweeper: string; nonce: number; fees: EvmFeeCaps },
+  input: { chainId: number; sweeper: string; nonce: number; gasLimit: bigint; fees: EvmFeeCaps },
 ): Promise<SignedEvmTransaction> {
   return sign(sweeperPrivateKey, {
     to: getAddress(input.sweeper),
     value: 0n,
     data: '0x',
     nonce: input.nonce,
-    gasLimit: TOP_UP_GAS_LIMIT,
+    gasLimit: input.gasLimit,
     chainId: input.chainId,
     fees: input.fees,
   });

@@ -252,6 +252,8 @@ export class EvmTopUpSweeper {
       await this.send(network.name, only);
       return sweepId;
     }
+    // The node's own estimate: 21,000 is refused where L1 data is paid in L2 gas (Arbitrum).
+    const topUpGas = await chain.plainTransferGas(sweeper.address, candidate.address, value);
     const topUp = await this.dataSource.transaction(async (manager) => {
       const nonce = await this.journal.lockNextNonce(
         manager,
@@ -265,6 +267,7 @@ export class EvmTopUpSweeper {
         to: candidate.address,
         value,
         nonce,
+        gasLimit: topUpGas,
         fees,
       });
       await this.journal.insert(
@@ -281,7 +284,7 @@ export class EvmTopUpSweeper {
           ],
         },
         nonce,
-        { ...signed, ...fees, gasLimit: TOP_UP_GAS_LIMIT },
+        { ...signed, ...fees, gasLimit: topUpGas },
       );
       await this.topUps.markTopUp(manager, sweepId);
       await this.topUps.insertTransfer(manager, sweepId, network.name, {

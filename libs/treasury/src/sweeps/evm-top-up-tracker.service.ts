@@ -17,10 +17,8 @@ import { SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
 import { SweepOutcomes } from './sweep-outcomes.service';
 import { gasPriceCapWei } from './sweep-policy';
-import { SweepTrackReport } from './sweep-tracker.service';
-
-// A node that lost an accepted transaction (restart, eviction) gets its stored bytes again.
-const REBROADCAST_AFTER_MS = 30_000;
+import { laneToSend } from './sweep-lane-attempts';
+import { rebroadcastDue, SweepTrackReport } from './sweep-tracker.service';
 
 /**
  * Follows gas top-up sweeps: the top-up until its receipt is confirmed (booked, then the
@@ -126,23 +124,24 @@ export class EvmTopUpTracker {
       }
       return;
     }
-    const cancelling = attempts.some((attempt) => attempt.step === 'cancel');
-    const firstAccepted = new Date(newest.last_broadcast_at ?? newest.created_at).getTime();
+    // A cancel a node took decides the sweeper's lane; one no node took yet (refused) leaves the
+    // top-up to be replaced and re-sent as before.
+    const lane = laneToSend(attempts);
+    const own = lane.own;
     if (
-      newest.step === 'batch' &&
-      !cancelling &&
-      Date.now() - firstAccepted >= this.config.payouts.replaceAfterMs &&
-      (await this.replace(sweep, newest, transport))
+      own?.step === 'batch' &&
+      !lane.acceptedCancel &&
+      Date.now() - new Date(own.last_broadcast_at ?? own.created_at).getTime() >=
+        this.config.payouts.replaceAfterMs &&
+      (await this.replace(sweep, own, transport))
     ) {
       report.replaced += 1;
       return;
     }
-    const lastTried = new Date(
-      newest.broadcast_count > 0 ? newest.updated_at : newest.created_at,
-    ).getTime();
-    if (newest.broadcast_count === 0 || Date.now() - lastTried >= REBROADCAST_AFTER_MS) {
+    for (const attempt of [lane.acceptedCancel ?? own, lane.pendingCancel]) {
+      if (!attempt || !rebroadcastDue(attempt)) continue;
       report.rebroadcast += 1;
-      await this.sweeper.send(network.name, newest);
+      await this.sweeper.send(network.name, attempt);
     }
   }
 
@@ -176,6 +175,7 @@ export class EvmTopUpTracker {
       to: previous.to!,
       value: previous.value,
       nonce: previous.nonce,
+      gasLimit: previous.gasLimit,
       fees,
     });
     const attempt = await this.dataSource.transaction(async (manager) => {
@@ -184,7 +184,12 @@ export class EvmTopUpTracker {
       // Outbid only the newest of the sweeper's: another pass, or the operator's cancel, may
       // have come first. Attempt numbers run across both signers (the transfer is one of them).
       const lane = current.filter((row) => row.step !== 'transfer');
-      if (lane[lane.length - 1].id !== newest.id || lane.some((row) => row.status === 'Mined'))
+      const now = laneToSend(lane);
+      if (
+        now.acceptedCancel ||
+        now.own?.id !== newest.id ||
+        lane.some((row) => row.status === 'Mined')
+      )
         return null;
       const number = current[current.length - 1].attempt_number + 1;
       return this.sweepJournal.insertAttempt(manager, sweep.id, sweep.network, number, {

@@ -5,7 +5,7 @@ import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports }
 import { minimumReplacementFees } from '@app/payouts';
 import { TreasuryCommandError } from '../books/treasury-command.error';
 import { EvmSweeper } from './evm-sweeper.service';
-import { signSweeperCancel, TOP_UP_GAS_LIMIT } from './evm-top-up-signing';
+import { signSweeperCancel } from './evm-top-up-signing';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { SweepAttemptRow, SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
@@ -81,9 +81,12 @@ export class SweepNonceCancellation {
           `treasury:sweep --network ${name}).`,
       );
     }
-    const [suggested, native] = await Promise.all([
+    const chain = this.evm.chainFor(name);
+    // The node's own estimate: 21,000 is refused where L1 data is paid in L2 gas (Arbitrum).
+    const [suggested, native, gasLimit] = await Promise.all([
       transport.suggestFees(),
-      this.evm.chainFor(name).nativeBalance(sweeper.address),
+      chain.nativeBalance(sweeper.address),
+      chain.plainTransferGas(sweeper.address, sweeper.address, 0n),
     ]);
     const cap = request.maxFeePerGas ?? gasPriceCapWei(settings);
     const journaled = await this.dataSource.transaction(async (manager) => {
@@ -114,16 +117,17 @@ export class SweepNonceCancellation {
             `again with --max-fee-gwei ${gwei(fees.maxFeePerGas)} or more.`,
         );
       }
-      if (native < TOP_UP_GAS_LIMIT * fees.maxFeePerGas) {
+      if (native < gasLimit * fees.maxFeePerGas) {
         throw new TreasuryCommandError(
           `The sweeper ${sweeper.address} holds ${formatUnits(native, 18)} of ${name}'s native ` +
-            `coin; the cancel may cost up to ${formatUnits(TOP_UP_GAS_LIMIT * fees.maxFeePerGas, 18)}: fund it first.`,
+            `coin; the cancel may cost up to ${formatUnits(gasLimit * fees.maxFeePerGas, 18)}: fund it first.`,
         );
       }
       const signed = await signSweeperCancel(sweeper.privateKey(), {
         chainId: network.chainId,
         sweeper: sweeper.address,
         nonce,
+        gasLimit,
         fees,
       });
       const attempt = await this.journal.insertAttempt(
@@ -131,7 +135,7 @@ export class SweepNonceCancellation {
         sweepId,
         name,
         attempts[attempts.length - 1].attempt_number + 1,
-        { ...signed, ...fees, gasLimit: TOP_UP_GAS_LIMIT },
+        { ...signed, ...fees, gasLimit },
         'cancel',
       );
       return { attempt, replaces: live.map((row) => row.tx_hash), fees };

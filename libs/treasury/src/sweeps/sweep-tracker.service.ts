@@ -15,6 +15,7 @@ import { minimumReplacementFees } from '@app/payouts';
 import { EvmSweeper } from './evm-sweeper.service';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { LiveSweep, SweepAttemptRow, SweepJournalRepository } from './sweep-journal.repository';
+import { laneToSend } from './sweep-lane-attempts';
 import { SweepKeys } from './sweep-keys';
 import { SweepOutcomes } from './sweep-outcomes.service';
 import { gasPriceCapWei } from './sweep-policy';
@@ -108,18 +109,22 @@ export class SweepTracker {
       await this.onNonceUsed(sweep, attempts, transport, network.confirmations, report);
       return;
     }
-    const newest = attempts[attempts.length - 1];
-    // A cancel stays a cancel: never outbid by a batch; the operator bids again if need be.
-    const cancelling = attempts.some((attempt) => attempt.step === 'cancel');
-    if (!cancelling && Date.now() - firstAccepted(newest) >= this.config.payouts.replaceAfterMs) {
-      if (await this.replace(sweep, newest, transport)) {
-        report.replaced += 1;
-        return;
-      }
+    const lane = laneToSend(attempts);
+    // A cancel a node took stays a cancel: never outbid by a batch; the operator bids again if
+    // need be. One no node took yet leaves the batch to be replaced and re-sent as before.
+    if (
+      !lane.acceptedCancel &&
+      lane.own &&
+      Date.now() - firstAccepted(lane.own) >= this.config.payouts.replaceAfterMs &&
+      (await this.replace(sweep, lane.own, transport))
+    ) {
+      report.replaced += 1;
+      return;
     }
-    if (newest.broadcast_count === 0 || Date.now() - lastTried(newest) >= REBROADCAST_AFTER_MS) {
+    for (const attempt of [lane.acceptedCancel ?? lane.own, lane.pendingCancel]) {
+      if (!attempt || !rebroadcastDue(attempt)) continue;
       report.rebroadcast += 1;
-      await this.broadcaster.broadcast(network.name, newest);
+      await this.broadcaster.broadcast(network.name, attempt);
     }
   }
 
@@ -177,13 +182,14 @@ export class SweepTracker {
     const attempt = await this.dataSource.transaction(async (manager) => {
       if (!(await this.journal.lockLive(manager, sweep.id))) return null;
       const current = await this.journal.attempts(sweep.id, manager);
-      // Another tick replaced it first: outbid only the newest.
-      if (current[current.length - 1].attempt_number !== newest.attempt_number) return null;
+      const now = laneToSend(current);
+      // Another tick replaced it first (outbid only the newest), or a node took a cancel.
+      if (now.acceptedCancel || now.own?.id !== newest.id) return null;
       return this.journal.insertAttempt(
         manager,
         sweep.id,
         sweep.network,
-        newest.attempt_number + 1,
+        current[current.length - 1].attempt_number + 1,
         {
           txHash: signed.txHash,
           rawTransaction: signed.rawTransaction,
@@ -203,8 +209,12 @@ export class SweepTracker {
   }
 }
 
-function lastTried(attempt: SweepAttemptRow): number {
-  return new Date(attempt.broadcast_count > 0 ? attempt.updated_at : attempt.created_at).getTime();
+/** Never sent, or not sent for REBROADCAST_AFTER_MS. */
+export function rebroadcastDue(attempt: SweepAttemptRow): boolean {
+  const lastTried = new Date(
+    attempt.broadcast_count > 0 ? attempt.updated_at : attempt.created_at,
+  ).getTime();
+  return attempt.broadcast_count === 0 || Date.now() - lastTried >= REBROADCAST_AFTER_MS;
 }
 
 function firstAccepted(attempt: SweepAttemptRow): number {

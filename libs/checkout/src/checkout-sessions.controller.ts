@@ -1,27 +1,10 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
-  respondIdempotent,
-} from '@app/idempotency';
-import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
+import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
+import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
 import { CheckoutSessionsService } from './checkout-sessions.service';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
@@ -42,39 +25,23 @@ export class CheckoutSessionsController {
       'the customer to. Send an `Idempotency-Key` to retry safely: the same key and body return the ' +
       'stored response with `Idempotent-Replayed: true`; the same key with another body is a 409.',
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: false,
-    description: 'Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours.',
-    example: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  @ApiIdempotentCreate({
+    type: CheckoutSessionDto,
+    noun: 'session',
+    keyRequired: false,
+    keyExample: '0f8fad5b-d9cb-469f-a165-70867728950e',
   })
-  @ApiHeader({
-    name: SUB_MERCHANT_CODE_HEADER,
-    required: false,
-    description:
-      'PSP accounts only: create the session for this sub-merchant (it must be `active`). ' +
+  @ApiSubMerchantCodeHeader(
+    'PSP accounts only: create the session for this sub-merchant (it must be `active`). ' +
       'A direct account sending it gets 403; an unknown code 400 `invalid_sub_merchant_code`; ' +
       'a disabled one 422 `sub_merchant_disabled`.',
-    example: 'shop-042',
-  })
-  @ApiCreatedResponse({
-    type: CheckoutSessionDto,
-    description:
-      'The session was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
-    headers: {
-      [IDEMPOTENT_REPLAYED_HEADER]: {
-        description:
-          '"true" when this is the stored response of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-    },
-  })
+  )
   @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429, 503)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateCheckoutSessionDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @SubMerchantCode() subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CheckoutSessionDto> {
     return respondIdempotent(
@@ -102,13 +69,9 @@ export class CheckoutSessionsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListCheckoutSessionsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<CheckoutSessionDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.sessions.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.sessions.list(merchant, query, page));
   }
 
   @Get(':id')

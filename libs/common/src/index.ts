@@ -28,3 +28,4 @@ export * from './pagination/list-conditions';
 export * from './pagination/created-range-query.dto';
 export * from './rate-limit';
 export * from './lifecycle/shutdown-signals';
+export * from './pagination/page-responder.decorator';

@@ -1,27 +1,10 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
-  respondIdempotent,
-} from '@app/idempotency';
-import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
+import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
+import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
 import { CreatePayoutDto } from './dto/create-payout.dto';
 import { ListPayoutsQueryDto } from './dto/list-payouts-query.dto';
 import { PayoutDto } from './dto/payout.dto';
@@ -45,37 +28,21 @@ export class PayoutsController {
       'asked for it, wait for an operator review (`pending_reason`). `Idempotency-Key` is required: ' +
       'the same key and body return the same payout, so a retry never pays twice.',
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: true,
-    description:
-      'Required. Up to 255 printable ASCII characters; a UUID v4 per payout. Kept 24 hours.',
-    example: '9b2e0f5c-6a43-4c1e-8f3d-2a7b1c9d4e60',
-  })
-  @ApiHeader({
-    name: SUB_MERCHANT_CODE_HEADER,
-    required: false,
-    description: "PSP accounts only: pay out of this sub-merchant's balance (it must be `active`).",
-    example: 'shop-042',
-  })
-  @ApiCreatedResponse({
+  @ApiIdempotentCreate({
     type: PayoutDto,
-    description:
-      'The payout was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
-    headers: {
-      [IDEMPOTENT_REPLAYED_HEADER]: {
-        description:
-          '"true" when this is the stored response of an earlier request with the same key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-    },
+    noun: 'payout',
+    keyRequired: true,
+    keyExample: '9b2e0f5c-6a43-4c1e-8f3d-2a7b1c9d4e60',
   })
+  @ApiSubMerchantCodeHeader(
+    "PSP accounts only: pay out of this sub-merchant's balance (it must be `active`).",
+  )
   @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreatePayoutDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @SubMerchantCode() subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutDto> {
     return respondIdempotent(
@@ -98,13 +65,9 @@ export class PayoutsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListPayoutsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<PayoutDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.payouts.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.payouts.list(merchant, query, page));
   }
 
   @Get(':id')

@@ -1,72 +1,44 @@
 import {
+  applyDecorators,
   Body,
   Controller,
   Get,
-  Headers,
   HttpCode,
   Param,
   Post,
   Query,
-  Req,
   Res,
 } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENT_REPLAYED_HEADER,
-  respondIdempotent,
-} from '@app/idempotency';
-import { SUB_MERCHANT_CODE_HEADER } from '@app/sub-merchants';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
+import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
+import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
 import { CreateRefundDto } from './dto/create-refund.dto';
 import { ListRefundsQueryDto } from './dto/list-refunds-query.dto';
 import { RefundDto } from './dto/refund.dto';
 import { RefundsService } from './refunds.service';
 
-const IDEMPOTENCY_HEADER = {
-  name: IDEMPOTENCY_KEY_HEADER,
-  required: true,
-  description:
-    'Required. Up to 255 printable ASCII characters; a UUID v4 per refund. Kept 24 hours.',
-  example: '5d0c7a3e-1f4b-4c2a-9e8d-7b6a5c4d3e21',
-} as const;
-
-const SUB_MERCHANT_HEADER = {
-  name: SUB_MERCHANT_CODE_HEADER,
-  required: false,
-  description:
-    "PSP accounts only: act for this sub-merchant (it must be `active`); another sub-merchant's " +
-    'or your own record is then a 404. Without it, any of your records, own or sub-merchants.',
-  example: 'shop-042',
-} as const;
-
-const CREATED = {
-  type: RefundDto,
-  description:
-    'The refund was created (or, with `Idempotent-Replayed: true`, an earlier one returned).',
-  headers: {
-    [IDEMPOTENT_REPLAYED_HEADER]: {
-      description:
-        '"true" when this is the stored response of an earlier request with the same key.',
-      schema: { type: 'string', enum: ['true'] },
-    },
-  },
-};
+/**
+ * What both create routes document besides their operation and path: headers and responses.
+ * applyDecorators applies in the order listed, and the document lists headers in that order.
+ */
+function ApiCreateRefund() {
+  return applyDecorators(
+    ApiSubMerchantCodeHeader(
+      "PSP accounts only: act for this sub-merchant (it must be `active`); another sub-merchant's " +
+        'or your own record is then a 404. Without it, any of your records, own or sub-merchants.',
+    ),
+    ApiIdempotentCreate({
+      type: RefundDto,
+      noun: 'refund',
+      keyRequired: true,
+      keyExample: '5d0c7a3e-1f4b-4c2a-9e8d-7b6a5c4d3e21',
+    }),
+    ApiErrorResponses(400, 401, 403, 404, 409, 413, 422, 429),
+  );
+}
 
 const REFUSALS =
   '\n\nRefusals, each naming the field in `param`, nothing written: 400 `parameter_missing` ' +
@@ -99,16 +71,13 @@ export class RefundsController {
       REFUSALS,
   })
   @ApiParam({ name: 'id', description: 'Session id.', example: 'cs_3kTMd9Q2xLp8RvB1nY7cZa' })
-  @ApiHeader(IDEMPOTENCY_HEADER)
-  @ApiHeader(SUB_MERCHANT_HEADER)
-  @ApiCreatedResponse(CREATED)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 422, 429)
+  @ApiCreateRefund()
   async createForSession(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Param('id') id: string,
     @Body() body: CreateRefundDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @SubMerchantCode() subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RefundDto> {
     return respondIdempotent(
@@ -136,16 +105,13 @@ export class RefundsController {
     description: 'Unmatched transfer id.',
     example: 'utx_8Jd2Qm5LxW9cTz4Rb8VnK1',
   })
-  @ApiHeader(IDEMPOTENCY_HEADER)
-  @ApiHeader(SUB_MERCHANT_HEADER)
-  @ApiCreatedResponse(CREATED)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 422, 429)
+  @ApiCreateRefund()
   async createForUnmatchedTransfer(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Param('id') id: string,
     @Body() body: CreateRefundDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+    @SubMerchantCode() subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RefundDto> {
     return respondIdempotent(
@@ -174,13 +140,9 @@ export class RefundsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListRefundsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<RefundDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.refunds.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.refunds.list(merchant, query, page));
   }
 
   @Get('refunds/:id')

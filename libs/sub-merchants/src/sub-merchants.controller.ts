@@ -1,33 +1,9 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import { Body, Controller, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
-import { IDEMPOTENCY_KEY_HEADER, respondIdempotent } from '@app/idempotency';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
+import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { CreateSubMerchantDto } from './dto/create-sub-merchant.dto';
 import { ListSubMerchantsQueryDto } from './dto/list-sub-merchants-query.dto';
 import { SubMerchantDto } from './dto/sub-merchant.dto';
@@ -54,18 +30,17 @@ export class SubMerchantsController {
       'Registers a merchant you act for. Then send `X-Sub-Merchant-Code: <code>` when creating its ' +
       'checkout sessions. A direct (non-PSP) account gets 403; an existing code gets 409.',
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: false,
-    description: 'Optional; same semantics as on checkout sessions.',
-    example: '5b7c2d1e-3f4a-4b5c-8d6e-7f8091a2b3c4',
+  @ApiIdempotentCreate({
+    type: SubMerchantDto,
+    noun: 'sub-merchant',
+    keyRequired: false,
+    keyExample: '5b7c2d1e-3f4a-4b5c-8d6e-7f8091a2b3c4',
   })
-  @ApiCreatedResponse({ type: SubMerchantDto })
   @ApiErrorResponses(400, 401, 403, 409, 413, 429)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateSubMerchantDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @IdempotencyKey() idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SubMerchantDto> {
     return respondIdempotent(
@@ -85,13 +60,9 @@ export class SubMerchantsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListSubMerchantsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<SubMerchantDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.subMerchants.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.subMerchants.list(merchant, query, page));
   }
 
   @Get(':code')

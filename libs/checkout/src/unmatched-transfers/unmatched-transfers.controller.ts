@@ -1,13 +1,7 @@
-import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ListUnmatchedTransfersQueryDto } from './dto/list-unmatched-transfers-query.dto';
 import { UnmatchedTransferDto } from './dto/unmatched-transfer.dto';
 import { UnmatchedTransfersService } from './unmatched-transfers.service';
@@ -37,13 +31,9 @@ export class UnmatchedTransfersController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListUnmatchedTransfersQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<UnmatchedTransferDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.transfers.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.transfers.list(merchant, query, page));
   }
 
   @Get(':id')

@@ -1,22 +1,8 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
   ApiCreatedResponse,
-  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -24,16 +10,18 @@ import {
   ApiTags,
   IntersectionType,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
 import {
   ApiErrorResponses,
   ApiPaginatedResponse,
+  PageResponder,
   PaginationQueryDto,
-  setPaginationHeaders,
-  toPageRequest,
 } from '@app/common';
-import { SUB_MERCHANT_CODE_HEADER, SubMerchantScopeQueryDto } from '@app/sub-merchants';
+import {
+  ApiSubMerchantCodeHeader,
+  SubMerchantCode,
+  SubMerchantScopeQueryDto,
+} from '@app/sub-merchants';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { RecoverWebhookEndpointDto, RecoveryDto } from './dto/recover-webhook-endpoint.dto';
 import { RotateSecretDto } from './dto/rotate-secret.dto';
@@ -69,18 +57,15 @@ export class WebhookEndpointsController {
       'response. Answer 2xx within 15 s; anything else is retried with backoff for 3 days. See the ' +
       'README for verification in a few lines.',
   })
-  @ApiHeader({
-    name: SUB_MERCHANT_CODE_HEADER,
-    required: false,
-    description: "PSP accounts only: the endpoint receives only this sub-merchant's events.",
-    example: 'shop-042',
-  })
+  @ApiSubMerchantCodeHeader(
+    "PSP accounts only: the endpoint receives only this sub-merchant's events.",
+  )
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretDto })
   @ApiErrorResponses(400, 401, 403, 422, 429)
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateWebhookEndpointDto,
-    @Headers('x-sub-merchant-code') subMerchantCode: string | undefined,
+    @SubMerchantCode() subMerchantCode: string | undefined,
   ): Promise<WebhookEndpointWithSecretDto> {
     return this.endpoints.create(merchant, body, subMerchantCode);
   }
@@ -98,13 +83,9 @@ export class WebhookEndpointsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListWebhookEndpointsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<WebhookEndpointDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.endpoints.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.endpoints.list(merchant, query, page));
   }
 
   @Get(':id')

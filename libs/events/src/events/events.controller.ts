@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
@@ -7,14 +7,8 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiPaginatedResponse,
-  setPaginationHeaders,
-  toPageRequest,
-} from '@app/common';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { EventDto } from './dto/event.dto';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
 import { ResendEventDto } from './dto/resend-event.dto';
@@ -48,13 +42,9 @@ export class EventsController {
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Query() query: ListEventsQueryDto,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @PageResponder() respond: PageResponder,
   ): Promise<EventDto[]> {
-    const page = toPageRequest(query);
-    const { items, pageInfo } = await this.events.list(merchant, query, page);
-    setPaginationHeaders(request, response, page, pageInfo);
-    return items;
+    return respond(query, (page) => this.events.list(merchant, query, page));
   }
 
   @Get(':id')

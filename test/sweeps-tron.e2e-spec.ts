@@ -28,6 +28,8 @@ const STAKING_KEY = tronTestKey('tron sweeps suite staking account');
 const STAKING = tronAddressOf(STAKING_KEY);
 const HOT_KEY = tronTestKey('tron sweeps suite hot wallet');
 const HOT = tronAddressOf(HOT_KEY);
+const OTHER_STAKING_KEY = tronTestKey('tron sweeps suite another staking account');
+const OTHER_STAKING = tronAddressOf(OTHER_STAKING_KEY);
 const PAYER = TronWeb.address.fromPrivateKey('2'.repeat(64)) as string;
 const USDT_UNIT = 1_000_000n;
 /** Blocks past a transaction's block before the solidity API has it (the fake's lag is 19). */
@@ -534,5 +536,78 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     expect((await sweeps().run('TRON'))?.refused).toBeUndefined();
     const [status] = await engine.get(SweepStatus).report('TRON');
     expect(status.sweeping_refused).toBeNull();
+  });
+  /** An engine whose SWEEPER_KEYS_FILE holds `stakingKey` instead of the suite's. */
+  async function engineWith(stakingKey: string): Promise<INestApplicationContext> {
+    const configured = process.env.SWEEPER_KEYS_FILE;
+    process.env.SWEEPER_KEYS_FILE = tronSweepEnvironment(stakingKey).SWEEPER_KEYS_FILE;
+    try {
+      return await NestFactory.createApplicationContext(CliModule, { logger: false });
+    } finally {
+      process.env.SWEEPER_KEYS_FILE = configured;
+    }
+  }
+
+  /** Who signed a step: its contract's owner_address, base58. */
+  const signerOf = (step: StepRow): string => {
+    const transaction = JSON.parse(step.raw_transaction) as {
+      raw_data: { contract: Array<{ parameter: { value: { owner_address: string } } }> };
+    };
+    const owner = transaction.raw_data.contract[0].parameter.value.owner_address;
+    return TronWeb.address.fromHex(owner) as string;
+  };
+
+  it("signs a live sweep's steps with its own staking account only, and takes its energy back while sweeping is refused", async () => {
+    const address = await paidSession('7');
+    const sweepId = async () => (await newest(address))!.id;
+    // Lent and transferred: what is left is the take-back of the energy lent.
+    await drive(async () =>
+      (await stepsOf(await sweepId())).some((step) => step.step === 'transfer'),
+    );
+    node.mineBroadcasts();
+    node.mineEmpty(SOLIDIFY);
+    // Another staking key configured (and funded): it never signs for this sweep's account.
+    node.setTrxBalance(OTHER_STAKING, 1_000n * TRX);
+    const other = await engineWith(OTHER_STAKING_KEY);
+    try {
+      for (let pass = 0; pass < 2; pass++) {
+        expect(await other.get(TreasurySweeps).run('TRON')).not.toBeNull();
+        node.mineBroadcasts();
+        node.mineEmpty(SOLIDIFY);
+      }
+    } finally {
+      await other.close();
+    }
+    const waiting = await stepsOf(await sweepId());
+    expect(waiting.map((step) => step.step).at(-1)).toBe('transfer');
+    for (const step of waiting.filter((row) => row.step !== 'transfer')) {
+      expect(signerOf(step)).toBe(STAKING);
+    }
+    expect((await newest(address))!.status).toBe('Processing');
+
+    // Its own key back, but that account is now the registered hot wallet: nothing new is
+    // planned, and the live sweep still takes its energy back, signed by its own account.
+    await api.dataSource.query(`UPDATE hot_wallets SET address = $1 WHERE network = 'TRON'`, [
+      STAKING,
+    ]);
+    try {
+      await drive(async () => {
+        const sweep = await newest(address);
+        return sweep !== undefined && sweep.status !== 'Processing';
+      });
+      expect(await sweeps().run('TRON')).toMatchObject({ refused: true, sweeps: [] });
+    } finally {
+      await api.dataSource.query(`UPDATE hot_wallets SET address = $1 WHERE network = 'TRON'`, [
+        HOT,
+      ]);
+    }
+    const steps = await stepsOf(await sweepId());
+    expect(steps.slice(-2).map((step) => [step.step, step.status])).toEqual([
+      ['transfer', 'Mined'],
+      ['undelegate', 'Mined'],
+    ]);
+    expect(signerOf(steps.at(-1)!)).toBe(STAKING);
+    expect((await newest(address))!.status).toBe('Completed');
+    expect(node.energyLeft(address)).toBe(0n);
   });
 });

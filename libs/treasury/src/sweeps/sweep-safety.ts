@@ -114,6 +114,7 @@ export function sweeperIsHotWallet(
   }
   return sweeper === hotWallet
     ? `the TRON staking account (SWEEPER_KEYS_FILE) ${sweeper} is the payout hot wallet: its ` +
-        "TRX and fees would mix with the payouts' books; give the staking account a key of its own"
+        "TRX and fees would mix with the payouts' books; give the payout hot wallet a new key (the " +
+        'staking key may change only once no TRON sweep is live: each is finished with its own)'
     : null;
 }

@@ -104,11 +104,13 @@ export class TreasurySweeps {
    */
   private async pass(network: NetworkName, now: Date): Promise<SweepRunReport> {
     if (this.networkRegistry.get(network).chainFamily === 'TRON') {
-      // The staking account is the hot wallet: nothing is signed, not even a live sweep's step.
-      if (await this.tronPlanner.refusal(network)) {
-        return { network, candidates: 0, emptied: 0, sweeps: [], refused: true, tracked: sum([]) };
+      // The staking account is the hot wallet: nothing new is planned or lent, but live sweeps
+      // go on moving tokens and taking their energy back (stake must never stay lent).
+      const refused = (await this.tronPlanner.refusal(network)) !== null;
+      const tracked = await this.tronSteps.track(network, !refused);
+      if (refused) {
+        return { network, candidates: 0, emptied: 0, sweeps: [], refused: true, tracked };
       }
-      const tracked = await this.tronSteps.track(network);
       return { ...(await this.tronPlanner.plan(network, now)), tracked };
     }
     const gasTopUp = this.keys.settings.get(network)?.gasTopUp ?? false;

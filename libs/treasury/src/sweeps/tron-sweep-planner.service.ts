@@ -110,8 +110,9 @@ export class TronSweepPlanner {
   }
 
   /**
-   * Why the network may not sweep with this configuration, or null: the staking account must not
-   * be the payout hot wallet. Checked before every pass signs or follows anything.
+   * Why the network may not plan sweeps with this configuration, or null: the staking account
+   * must not be the payout hot wallet. Live sweeps are still followed (their tokens moved, their
+   * energy taken back), each with its own staking account's key, but nothing more is lent.
    */
   async refusal(name: NetworkName): Promise<string | null> {
     const staking = this.keys.sweeperFor(name);
@@ -268,6 +269,7 @@ export class TronSweepPlanner {
       derivation_index: candidate.derivationIndex,
       token_contract: token.contract,
       destination_address: destinationAddress,
+      sweeper_address: staking.address,
     };
     let step: TronStep = candidate.activated ? 'delegate' : 'activate';
     let prepared = await this.steps.prepare(chain, target, step);

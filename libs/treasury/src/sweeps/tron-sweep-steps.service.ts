@@ -20,8 +20,18 @@ import { withMargin } from './tron-sweep-policy';
 /** What a step's transaction needs to be built: the address, its token, where it goes. */
 export type TronStepTarget = Pick<
   TronSweepRow,
-  'network' | 'address' | 'derivation_index' | 'token_contract' | 'destination_address'
+  | 'network'
+  | 'address'
+  | 'derivation_index'
+  | 'token_contract'
+  | 'destination_address'
+  | 'sweeper_address'
 >;
+
+/** Steps the staking account signs: only ever with the key of the sweep's own staking account. */
+const STAKING_STEPS: ReadonlySet<TronStep> = new Set(['activate', 'delegate', 'undelegate']);
+/** Steps that spend the staking account's TRX or lend its stake anew. */
+const LENDING_STEPS: ReadonlySet<TronStep> = new Set(['activate', 'delegate']);
 
 /** A signed step; or `skip` (nothing for it to do: go on), or `wait` (not now: next pass). */
 export type PreparedStep = SignedTronTransaction | 'skip' | 'wait';
@@ -63,13 +73,17 @@ export class TronSweepSteps {
     private readonly books: TronSweepBooks,
   ) {}
 
-  async track(name: NetworkName): Promise<SweepTrackReport> {
+  /**
+   * `lend: false` while sweeping is refused (the staking account is the hot wallet): live sweeps
+   * still move their tokens and take their energy back, but activate or lend nothing more.
+   */
+  async track(name: NetworkName, lend = true): Promise<SweepTrackReport> {
     const report: SweepTrackReport = { completed: 0, abandoned: 0, replaced: 0, rebroadcast: 0 };
     const chain = await this.chains.chainFor(name);
     if (!chain || !this.keys.sweeperFor(name)) return report;
     for (const sweep of await this.journal.live(name)) {
       try {
-        await this.advance(chain, sweep, report);
+        await this.advance(chain, sweep, report, lend);
       } catch (error) {
         // One address's trouble (a node error, a refused read) must not hold the others up:
         // nothing was journaled half-way, the next pass takes it up again.
@@ -82,13 +96,20 @@ export class TronSweepSteps {
     return report;
   }
 
-  private async advance(chain: TronSweepChain, sweep: TronSweepRow, report: SweepTrackReport) {
+  private async advance(
+    chain: TronSweepChain,
+    sweep: TronSweepRow,
+    report: SweepTrackReport,
+    lend: boolean,
+  ) {
     const steps = await this.journal.steps(sweep.id);
     const newest = steps[steps.length - 1];
-    if (newest.status === 'Expired') return this.signAndSend(chain, sweep, newest.step, newest);
+    if (newest.status === 'Expired') {
+      return this.signAndSend(chain, sweep, newest.step, newest, lend);
+    }
     const mined = await chain.solidified(newest.tx_hash);
     if (newest.status !== 'Mined') {
-      if (!mined) return this.resendOrResign(chain, sweep, newest, report);
+      if (!mined) return this.resendOrResign(chain, sweep, newest, report, lend);
       if (!(await this.books.settle(sweep, newest, mined))) return;
     }
     // Mined (now or by an earlier pass): the solidified info is final, read again after a crash.
@@ -100,7 +121,7 @@ export class TronSweepSteps {
       return;
     }
     const fresh = (await this.journal.live(sweep.network)).find((row) => row.id === sweep.id);
-    if (fresh) await this.signAndSend(chain, fresh, next, newest);
+    if (fresh) await this.signAndSend(chain, fresh, next, newest, lend);
   }
 
   /** Not in an irreversible block: wait while a node has it, else re-send, or re-sign if expired. */
@@ -109,6 +130,7 @@ export class TronSweepSteps {
     sweep: TronSweepRow,
     step: TronStepRow,
     report: SweepTrackReport,
+    lend: boolean,
   ): Promise<void> {
     const lookup = await chain.payouts.lookup(step.tx_hash);
     if (lookup.state !== 'unknown') return; // pending, or in a block not yet irreversible
@@ -117,7 +139,7 @@ export class TronSweepSteps {
         { sweepId: sweep.id, step: step.step, txHash: step.tx_hash },
         'TRON sweep step proven expired: signed again',
       );
-      await this.signAndSend(chain, sweep, step.step, step);
+      await this.signAndSend(chain, sweep, step.step, step, lend);
       return;
     }
     // The node does not know it (never sent, lost by a restart, refused): the same bytes again.
@@ -135,10 +157,15 @@ export class TronSweepSteps {
     sweep: TronSweepRow,
     first: TronStep,
     after: TronStepRow,
+    lend: boolean,
   ): Promise<void> {
     let step: TronStep | 'end' = first;
     let prepared: PreparedStep = 'skip';
     while (step !== 'end') {
+      if (!lend && LENDING_STEPS.has(step)) {
+        prepared = 'wait';
+        break;
+      }
       const lent = step === 'undelegate' ? await this.lent(chain, sweep) : undefined;
       prepared = await this.prepare(chain, sweep, step, lent);
       if (prepared !== 'skip') break;
@@ -207,6 +234,15 @@ export class TronSweepSteps {
     const staking = this.keys.sweeperFor(network);
     const settings = this.keys.settings.get(network);
     if (!staking || !settings) return 'wait';
+    // Another account never signs for the sweep's: a take-back it signs undoes nothing the
+    // sweep lent. The sweep waits until its staking key is configured again (treasury:status).
+    if (STAKING_STEPS.has(step) && staking.address !== target.sweeper_address) {
+      this.logger.warn(
+        { network, address: target.address, staking: target.sweeper_address, step },
+        "TRON sweep waits for its own staking account's key",
+      );
+      return 'wait';
+    }
     const { transport } = chain;
     const margin = settings.tronEnergyMarginPercent;
     switch (step) {

@@ -5,36 +5,25 @@ import { paidSession, postSessionRefund } from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
-// No suite watches it while this one runs: its cursor row is this suite's to lock.
 const NETWORK = 'BSC';
 
 /*
  * The race a late payment leaves (docs/refunds.md, "Late payments and reorgs"): the deposit
  * watcher classifies a transfer to a session (no live refund yet: credited to it) while a refund
- * of that session is being decided. The refund's transaction waits for the network's tick in
- * flight (its cursor lock), then sees the payment confirming and is refused: it never commits on
+ * of that session is being decided. The refund's transaction waits for the tick in flight (it
+ * holds the session's row), then sees the payment confirming and is refused: it never commits on
  * what the session received before a payment it did not see.
  */
 describe('Refunds: a payment classified while a refund is decided', () => {
   let api: TestApi;
   let merchant: TestMerchant;
-  let createdCursor = false;
 
   beforeAll(async () => {
     api = await TestApi.start();
     merchant = await api.createMerchant({ name: 'Racing Refunds Shop' });
-    const inserted = await api.dataSource.query(
-      `INSERT INTO chain_cursors (network, last_scanned_block) VALUES ($1, 0)
-       ON CONFLICT (network) DO NOTHING RETURNING network`,
-      [NETWORK],
-    );
-    createdCursor = inserted.length > 0;
   });
 
   afterAll(async () => {
-    if (createdCursor) {
-      await api.dataSource.query(`DELETE FROM chain_cursors WHERE network = $1`, [NETWORK]);
-    }
     await cleanUpPayouts(api, [merchant]);
     await api.close();
   });
@@ -57,13 +46,14 @@ describe('Refunds: a payment classified while a refund is decided', () => {
     });
     const before = await balanceOf(api, merchant, NETWORK, 'USDT');
 
-    // A watcher tick in flight: its cursor locked, the transfer classified for the session (it
-    // had no refund when the tick read it) and written, not committed yet.
+    // A watcher tick in flight: the session locked (TransferMatcher), the transfer
+    // classified for the session (it had no refund when the tick read it) and written, not
+    // committed yet.
     const tick = api.dataSource.createQueryRunner();
     await tick.connect();
     await tick.startTransaction();
     try {
-      await tick.query(`SELECT 1 FROM chain_cursors WHERE network = $1 FOR UPDATE`, [NETWORK]);
+      await tick.query(`SELECT 1 FROM checkout_sessions WHERE id = $1 FOR UPDATE`, [session.id]);
       await tick.query(
         `INSERT INTO session_transactions
            (id, session_id, network, tx_hash, log_index, amount, status, block_number,
@@ -88,9 +78,9 @@ describe('Refunds: a payment classified while a refund is decided', () => {
         return response;
       });
       // The refund must wait for the tick: were it to answer first, it decided without the
-      // payment the tick is about to commit. (Without the cursor lock it waits too, on the
-      // session's row, which the tick's insert holds through its foreign key; but it then reads
-      // from a snapshot taken before the tick committed, and refunds: 201.)
+      // payment the tick is about to commit. (Reading its facts in the statement that locks the
+      // session, it waits too, but reads session_transactions from a snapshot taken before the
+      // tick committed, and refunds: 201.)
       await waitFor(async () => answered || (await someoneWaits()), 30_000);
       if (answered) {
         const early = await refund;

@@ -88,42 +88,31 @@ export function refundListSpec(filter: RefundListFilter): ListSpec {
 export class RefundsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The network of the merchant's session, read without a lock (it never changes). */
-  async sessionNetwork(
-    manager: EntityManager,
-    merchantId: string,
-    sessionId: string,
-  ): Promise<string | null> {
-    const rows: Array<{ network: string }> = await manager.query(
-      `SELECT network FROM checkout_sessions WHERE id = $1 AND merchant_id = $2`,
-      [sessionId, merchantId],
-    );
-    return rows[0]?.network ?? null;
-  }
-
   /**
-   * Waits for the network's deposit-watcher tick in flight, if any, and keeps the next one from
-   * starting until this transaction ends: the tick holds its cursor row `FOR UPDATE` from before
-   * it classifies transfers until it commits (and skips a cursor locked by someone else). Taken
-   * before the session's lock, the order the tick keeps (cursor, then sessions).
+   * Locks the merchant's session, then reads what a refund is decided on. Refunds of one session
+   * are decided one at a time, and the deposit watcher locks the sessions it may credit before it
+   * reads whether they have a live refund (TransferMatcher), so the two serialize per session.
+   * The facts are read in a statement after the lock is granted: under READ COMMITTED it takes a
+   * fresh snapshot, which includes a tick that committed while we waited (the locking statement
+   * itself would re-check only the session's row, and read session_transactions as of before).
    */
-  async lockDepositTicks(manager: EntityManager, network: string): Promise<void> {
-    await manager.query(`SELECT 1 FROM chain_cursors WHERE network = $1 FOR SHARE`, [network]);
-  }
-
-  /** Locks the merchant's session: refunds of one session are decided one at a time. */
   async lockSession(
     manager: EntityManager,
     merchantId: string,
     sessionId: string,
   ): Promise<RefundableSession | null> {
+    const locked: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+      [sessionId, merchantId],
+    );
+    if (!locked.length) return null;
     const rows: RefundableSession[] = await manager.query(
       `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text,
               amount_received::text, currency, network, chain_family,
               EXISTS (SELECT 1 FROM session_transactions t
                        WHERE t.session_id = s.id AND t.status = 'Pending') AS confirming
-         FROM checkout_sessions s WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
-      [sessionId, merchantId],
+         FROM checkout_sessions s WHERE id = $1`,
+      [sessionId],
     );
     return rows[0] ?? null;
   }

@@ -94,11 +94,9 @@ export class RefundsService {
         // After the replay check: a retry gets its stored answer even if the sub-merchant has
         // since been deactivated.
         const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
-        // A payment the watcher classified for this session before our refund is visible (its
-        // tick has committed) once we hold the network's cursor, and no tick classifies one
-        // against a session without this refund until we commit (docs/refunds.md, late payments).
-        const network = await this.refunds.sessionNetwork(manager, merchant.merchantId, sessionId);
-        if (network !== null) await this.refunds.lockDepositTicks(manager, network);
+        // A payment a watcher tick classified for this session is visible once we hold the
+        // session (the tick holds it until it commits), and no tick classifies one against it
+        // without this refund until we commit (docs/refunds.md, late payments).
         const session = await this.refunds.lockSession(manager, merchant.merchantId, sessionId);
         if (!session || !inScope(subMerchant, session.sub_merchant_id)) {
           throw ApiException.notFound('checkout session', sessionId);
@@ -111,7 +109,6 @@ export class RefundsService {
             'id',
           );
         }
-        if (session.network !== network) throw new Error(`Session ${sessionId} changed network`);
         const facts = {
           status: session.status,
           amount: new Decimal(session.amount),

@@ -237,7 +237,7 @@ describe('TransferMatcher.match', () => {
     return { manager: manager as unknown as EntityManager, queries };
   }
 
-  it('runs at most three queries for a block of hundreds of transfers', async () => {
+  it('runs at most four queries for a block of hundreds of transfers', async () => {
     const { manager, queries } = fakeManager();
     const found = [
       ...Array.from({ length: 300 }, (_, index) =>
@@ -252,7 +252,9 @@ describe('TransferMatcher.match', () => {
       tokens,
       found,
     );
-    expect(queries).toHaveLength(3);
+    // The sessions' lock, the sessions, the pool addresses, the known transfers.
+    expect(queries).toHaveLength(4);
+    expect(queries[0]).toContain('FOR UPDATE');
     expect(result.detected).toHaveLength(100);
     expect(result.unmatched).toHaveLength(100);
     expect(result.unmatched.every((item) => item.reason === 'unknown_address')).toBe(true);
@@ -277,6 +279,6 @@ describe('TransferMatcher.match', () => {
     await new TransferMatcher(networks, config).match(manager, 'ETHEREUM', tokens, [
       transfer({ to: STRANGER }),
     ]);
-    expect(queries).toHaveLength(2);
+    expect(queries).toHaveLength(3);
   });
 });

@@ -161,10 +161,11 @@ export function toTokenAmount(baseUnits: bigint, decimals: number): string {
 }
 
 /**
- * Sorts the transfers a scan found into those sessions take and those they do not. At most three
- * queries per call, whatever the number of transfers: the sessions owning the receiving addresses
- * (on any network of the family: EVM addresses are the same on every EVM chain), the pool addresses
- * among the rest, and which of the transfers to our addresses are already recorded.
+ * Sorts the transfers a scan found into those sessions take and those they do not. At most four
+ * queries per call, whatever the number of transfers: a lock on this network's sessions among the
+ * receivers, the sessions owning the receiving addresses (on any network of the family: EVM
+ * addresses are the same on every EVM chain), the pool addresses among the rest, and which of the
+ * transfers to our addresses are already recorded.
  */
 @Injectable()
 export class TransferMatcher {
@@ -190,7 +191,7 @@ export class TransferMatcher {
       const key = receiverKey(transfer);
       if (!receivers.has(key)) receivers.set(key, transfer);
     }
-    const sessions = await this.sessionsByReceiver(manager, family, [...receivers.keys()]);
+    const sessions = await this.sessionsByReceiver(manager, network, family, [...receivers.keys()]);
     const poolAddresses = await this.poolAddressesWithoutSession(
       manager,
       family,
@@ -216,14 +217,28 @@ export class TransferMatcher {
    * The sessions of every network of the family, by receiver key (see receiverKey): one indexed
    * query (pay_address is unique). EVM keys are compared in lower case (the lower(pay_address)
    * index), so no found address needs its checksum to be looked up.
+   *
+   * The sessions of this network (the only ones a transfer here may be credited to) are locked
+   * first, in id order as settlement locks them, and `refunded` is read in a later statement: a
+   * refund deciding on one of them (it holds the session FOR UPDATE) commits first and is seen
+   * (READ COMMITTED: a fresh snapshot per statement), and a refund that comes after waits until
+   * this tick has committed its transfers, then sees them confirming. Per session, not per
+   * network: a refund never holds up the tick of other sessions (docs/refunds.md, late payments).
    */
   private async sessionsByReceiver(
     manager: EntityManager,
+    network: NetworkName,
     family: ChainFamily,
     keys: string[],
   ): Promise<Map<string, AddressSession>> {
     const evm = family === 'EVM';
     const keyOf = new Map(keys.map((key) => [evm ? key.toLowerCase() : key, key]));
+    const byAddress = `${evm ? 'lower(s.pay_address)' : 's.pay_address'} = ANY($1::text[])`;
+    await manager.query(
+      `SELECT s.id FROM checkout_sessions s WHERE ${byAddress} AND s.network = $2
+        ORDER BY s.id FOR UPDATE`,
+      [[...keyOf.keys()], network],
+    );
     const rows: AddressSession[] = await manager.query(
       `SELECT s.id, s.network, s.pay_address, s.currency_contract, s.merchant_id,
               s.sub_merchant_id, s.livemode,
@@ -234,8 +249,7 @@ export class TransferMatcher {
                        WHERE r.session_id = s.id AND r.status NOT IN ('Failed', 'Canceled'))
                 AS refunded
          FROM checkout_sessions s
-        WHERE ${evm ? 'lower(s.pay_address)' : 's.pay_address'} = ANY($1::text[])
-          AND s.chain_family = $2`,
+        WHERE ${byAddress} AND s.chain_family = $2`,
       [[...keyOf.keys()], family],
     );
     const sessions = new Map<string, AddressSession>();

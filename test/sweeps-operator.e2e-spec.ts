@@ -421,7 +421,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
   );
 
   it(
-    'replaces a stuck gas top-up with the same nonce, value and recipient under the cap; one top-up mined and booked once',
+    'replaces a stuck gas top-up with the same nonce and recipient under the cap, its transfer signed again at the new fees; mined under a base fee above the first bid, one top-up booked once',
     async () => {
       await useSettings({ gasTopUp: true });
       const address = await paid('USDC', '13');
@@ -451,19 +451,43 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       await useSettings({ gasTopUp: true });
       await waitFor(async () => (await pass()).tracked.replaced > 0, TIMEOUT_MS, 'a replacement');
       const rows = await attempts(sweepId);
-      expect(rows.map((row) => row.step)).toEqual(['batch', 'transfer', 'batch']);
-      const [original, replacement] = [rows[0], rows[2]].map((row) =>
+      // The transfer (never sent yet) signed again at the new fees, the top-up paying for them.
+      expect(rows.map((row) => row.step)).toEqual(['batch', 'transfer', 'batch', 'transfer']);
+      const [original, transfer, replacement, transferAgain] = rows.map((row) =>
         Transaction.from(row.raw_transaction),
       );
       expect(replacement.nonce).toBe(original.nonce);
       expect(replacement.to).toBe(original.to);
-      expect(replacement.value).toBe(original.value);
       expect(replacement.maxFeePerGas! > original.maxFeePerGas!).toBe(true);
+      expect(transferAgain.maxFeePerGas).toBe(replacement.maxFeePerGas);
+      expect([transferAgain.nonce, transferAgain.to, transferAgain.data]).toEqual([
+        transfer.nonce,
+        transfer.to,
+        transfer.data,
+      ]);
+      expect(replacement.value - original.value).toBe(
+        transfer.gasLimit * (replacement.maxFeePerGas! - original.maxFeePerGas!),
+      );
 
-      await devnet.provider.send('evm_mine', []);
+      // The base fee rose above the first bid and stays there: only the new fees are mined.
+      const baseFee = original.maxFeePerGas! + 1n;
+      let ended: SweepRow | undefined;
+      await waitFor(
+        async () => {
+          await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [toQuantity(baseFee)]);
+          await devnet.provider.send('evm_mine', []);
+          await pass();
+          ended = (await sweepsOf(address)).find((row) => row.id === sweepId);
+          return ended?.status !== 'Processing';
+        },
+        TIMEOUT_MS,
+        'the sweep ended under a base fee above its first bid',
+      );
       await automine(true);
-      const ended = await passUntilEnded(address);
-      expect(ended.status).toBe('Completed');
+      expect(ended!.status).toBe('Completed');
+      expect(ended!.tx_hash).toBe(rows[3].tx_hash);
+      expect((await attempts(sweepId))[1].status).toBe('Superseded');
+      expect(await devnet.provider.getTransaction(rows[1].tx_hash)).toBeNull();
       const final = await attempts(sweepId);
       const mined = final.filter((row) => row.step === 'batch' && row.status === 'Mined');
       expect(mined).toHaveLength(1);

@@ -11,6 +11,7 @@ import {
 } from '@app/ledger';
 import { depositFeeEntry } from './deposit-fee-entry';
 import { SweepReceipt } from './evm-sweep-chain';
+import { pairedTransfer } from './evm-top-up-pairing';
 import {
   EvmTopUpJournalRepository,
   TopUpAttemptRow,
@@ -50,11 +51,13 @@ export class EvmTopUpBooks {
     const feeWei = feeOf(sweep, attempt, receipt);
     return this.dataSource.transaction(async (manager) => {
       if (!(await this.lockAttempt(manager, sweep, attempt))) return false;
-      // The nonce is this top-up's: its other versions (replacements, a cancel) never can be.
+      // The nonce is this top-up's: its other versions (replacements, a cancel) never can be,
+      // and only the transfer signed at its fees is paid for (evm-top-up-pairing.ts).
+      const transfer = pairedTransfer(await this.journal.attempts(sweep.id, manager), attempt);
       await manager.query(
         `UPDATE sweep_attempts SET status = 'Superseded', updated_at = now()
-          WHERE sweep_id = $1 AND step <> 'transfer' AND id <> $2 AND status <> 'Superseded'`,
-        [sweep.id, attempt.id],
+          WHERE sweep_id = $1 AND id NOT IN ($2, $3) AND status <> 'Superseded'`,
+        [sweep.id, attempt.id, transfer.id],
       );
       const coin = NATIVE_COINS[sweep.network as NetworkName];
       const entries: LedgerEntry[] = [

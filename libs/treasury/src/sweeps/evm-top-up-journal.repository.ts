@@ -42,11 +42,14 @@ export interface TopUpSweepRow {
   /** Null when the address held enough of our own coin: the sweep is its transfer alone. */
   nonce: string | null;
   address: string;
+  /** The deposit address's key: its transfer is signed again when its top-up is replaced. */
+  derivation_index: number;
   created_at: Date;
 }
 
 const SWEEP_COLUMNS = `s.id, s.network, s.currency, s.token_contract, s.token_decimals, s.destination,
-  s.destination_address, s.sweeper_address, s.delegate, s.nonce, s.created_at, i.address`;
+  s.destination_address, s.sweeper_address, s.delegate, s.nonce, s.created_at, i.address,
+  i.derivation_index`;
 
 @Injectable()
 export class EvmTopUpJournalRepository {

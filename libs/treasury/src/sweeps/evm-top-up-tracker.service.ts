@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { getAddress, Transaction } from 'ethers';
+import { getAddress, Interface, Transaction } from 'ethers';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
@@ -11,7 +11,8 @@ import {
   TopUpAttemptRow,
   TopUpSweepRow,
 } from './evm-top-up-journal.repository';
-import { signTopUp } from './evm-top-up-signing';
+import { pairedTransfer } from './evm-top-up-pairing';
+import { signDepositTransfer, signTopUp } from './evm-top-up-signing';
 import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
 import { SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
@@ -19,6 +20,8 @@ import { SweepOutcomes } from './sweep-outcomes.service';
 import { gasPriceCapWei } from './sweep-policy';
 import { laneToSend } from './sweep-lane-attempts';
 import { rebroadcastDue, SweepTrackReport } from './sweep-tracker.service';
+
+const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 
 /**
  * Follows gas top-up sweeps: the top-up until its receipt is confirmed (booked, then the
@@ -71,7 +74,6 @@ export class EvmTopUpTracker {
     // The sweeper's transactions, all with the sweep's nonce: the top-up, its replacements, a
     // cancel. None when our own coin on the address covered the gas: the transfer alone.
     const lane = attempts.filter((attempt) => attempt.step !== 'transfer');
-    const transfer = attempts.find((attempt) => attempt.step === 'transfer')!;
     if (lane.length && !lane.some((attempt) => attempt.status === 'Mined')) {
       // Newest first: whichever of them a confirmed receipt shows is the one that used the nonce.
       for (const attempt of [...lane].reverse()) {
@@ -85,11 +87,14 @@ export class EvmTopUpTracker {
         const value = Transaction.from(attempt.raw_transaction).value;
         if (!(await this.books.topUpMined(sweep, attempt, receipt, value))) return;
         if (!receipt.succeeded) return;
-        // The gas is there: the address may now send its tokens.
+        // The gas is there: the address may now send its tokens, at the fees this top-up paid.
+        const transfer = pairedTransfer(await this.journal.attempts(sweep.id), attempt);
         return this.sweeper.send(network.name, transfer);
       }
       return this.unmined(sweep, lane, sweep.sweeper_address, report);
     }
+    // Once a top-up is mined, the transfer signed at its fees is the only one not superseded.
+    const transfer = pairedTransfer(attempts);
     const receipt = await chain.receipt(transfer.tx_hash);
     if (!receipt) return this.unmined(sweep, [transfer], sweep.address, report);
     if (receipt.confirmations < network.confirmations) return;
@@ -146,9 +151,13 @@ export class EvmTopUpTracker {
   }
 
   /**
-   * The same top-up (nonce, recipient, value) at higher fees, journaled before it is sent; never
-   * above the network's gas cap (a sweep is never urgent: it waits for the base fee to fall).
-   * The deposit address's transfer is left as signed: its gas is what the top-up's value pays.
+   * The same top-up (nonce, recipient) at higher fees, never above the network's gas cap (a sweep
+   * is never urgent: it waits for the base fee to fall), journaled before it is sent. The deposit
+   * address's transfer, never sent before a top-up is mined, is signed again at the same new fees
+   * (same nonce, token, amount, gas limit) in the same transaction, and the top-up's value grows
+   * by the transfer's gas limit times the fee increase: whichever version is mined pays exactly
+   * the transfer signed at its fees (evm-top-up-pairing.ts). A transfer left at the old cap
+   * would stay under a base fee that rose, with no exit.
    */
   private async replace(
     sweep: TopUpSweepRow,
@@ -169,15 +178,7 @@ export class EvmTopUpTracker {
     );
     if (fees.maxFeePerGas > gasPriceCapWei(settings)) return false;
     if (fees.maxPriorityFeePerGas > fees.maxFeePerGas) return false;
-    const previous = Transaction.from(newest.raw_transaction);
-    const signed = await signTopUp(sweeper.privateKey(), {
-      chainId: this.networks.get(name).chainId,
-      to: previous.to!,
-      value: previous.value,
-      nonce: previous.nonce,
-      gasLimit: previous.gasLimit,
-      fees,
-    });
+    const chainId = this.networks.get(name).chainId;
     const attempt = await this.dataSource.transaction(async (manager) => {
       if (!(await this.journal.lockLive(manager, sweep.id))) return null;
       const current = await this.journal.attempts(sweep.id, manager);
@@ -191,12 +192,52 @@ export class EvmTopUpTracker {
         lane.some((row) => row.status === 'Mined')
       )
         return null;
+      const transfer = pairedTransfer(current, newest);
+      // Sent only after a top-up is mined: one ever sent cannot be signed again.
+      if (transfer.status !== 'Signed' || transfer.broadcast_count > 0) return null;
+      const previous = Transaction.from(newest.raw_transaction);
+      const oldTransfer = Transaction.from(transfer.raw_transaction);
+      const [to, amount] = ERC20.decodeFunctionData('transfer', oldTransfer.data) as unknown as [
+        string,
+        bigint,
+      ];
+      const extra = oldTransfer.gasLimit * (fees.maxFeePerGas - oldTransfer.maxFeePerGas!);
+      const value = previous.value + (extra > 0n ? extra : 0n);
+      const signedTopUp = await signTopUp(sweeper.privateKey(), {
+        chainId,
+        to: previous.to!,
+        value,
+        nonce: previous.nonce,
+        gasLimit: previous.gasLimit,
+        fees,
+      });
+      const signedTransfer = await signDepositTransfer(
+        this.keys.depositPrivateKey('EVM', sweep.derivation_index),
+        {
+          chainId,
+          token: oldTransfer.to!,
+          to,
+          amount,
+          nonce: oldTransfer.nonce,
+          gasLimit: oldTransfer.gasLimit,
+          fees,
+        },
+        { tokens: [sweep.token_contract], destinations: [sweep.destination_address] },
+      );
       const number = current[current.length - 1].attempt_number + 1;
-      return this.sweepJournal.insertAttempt(manager, sweep.id, sweep.network, number, {
-        ...signed,
+      const row = await this.sweepJournal.insertAttempt(manager, sweep.id, sweep.network, number, {
+        ...signedTopUp,
         ...fees,
         gasLimit: previous.gasLimit,
       });
+      await this.journal.insertTransfer(
+        manager,
+        sweep.id,
+        sweep.network,
+        { ...signedTransfer, ...fees, gasLimit: oldTransfer.gasLimit },
+        number + 1,
+      );
+      return row;
     });
     if (!attempt) return false;
     this.logger.log({ sweepId: sweep.id, txHash: attempt.tx_hash }, 'Gas top-up replaced');

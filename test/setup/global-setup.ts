@@ -1,4 +1,4 @@
-import type { Config } from 'jest';
+import type { Config } from '@jest/types';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { dropDatabase, migrateDatabase } from '../../libs/database/src/migrate';

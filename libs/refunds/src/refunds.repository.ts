@@ -16,7 +16,10 @@ export interface RefundableSession {
   currency: string;
   network: string;
   chain_family: string;
-  /** A payment to it is detected and not yet confirmed (it would add to what was received). */
+  /**
+   * A payment to it is detected and not yet confirmed, or reverted by a reorg and still inside the
+   * watcher's reorg window (either would add to what was received).
+   */
   confirming: boolean;
 }
 
@@ -100,19 +103,27 @@ export class RefundsRepository {
     manager: EntityManager,
     merchantId: string,
     sessionId: string,
+    watchedDepthOf: (network: string) => number,
   ): Promise<RefundableSession | null> {
-    const locked: Array<{ id: string }> = await manager.query(
-      `SELECT id FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+    const locked: Array<{ network: string }> = await manager.query(
+      `SELECT network FROM checkout_sessions WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
       [sessionId, merchantId],
     );
     if (!locked.length) return null;
+    // A transfer a reorg reverted is still confirming while its block is inside the window the
+    // watcher re-scans (its cursor less its watched depth): mined again, it would be credited to
+    // the session again, after the refund was decided on what the session had without it.
     const rows: RefundableSession[] = await manager.query(
       `SELECT id, merchant_id, sub_merchant_id, livemode, status, amount::text,
               amount_received::text, currency, network, chain_family,
               EXISTS (SELECT 1 FROM session_transactions t
-                       WHERE t.session_id = s.id AND t.status = 'Pending') AS confirming
+                        LEFT JOIN chain_cursors c ON c.network = t.network
+                       WHERE t.session_id = s.id
+                         AND (t.status = 'Pending'
+                              OR (t.status = 'Reverted'
+                                  AND t.block_number >= c.last_scanned_block - $2))) AS confirming
          FROM checkout_sessions s WHERE id = $1`,
-      [sessionId],
+      [sessionId, watchedDepthOf(locked[0].network)],
     );
     return rows[0] ?? null;
   }

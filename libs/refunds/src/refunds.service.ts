@@ -19,6 +19,7 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@a
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { PayoutQueue, PayoutsRepository } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
+import { watchedDepth } from '@app/checkout/deposits/scan-plan';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { CreateRefundDto } from './dto/create-refund.dto';
 import { ListRefundsQueryDto } from './dto/list-refunds-query.dto';
@@ -97,7 +98,12 @@ export class RefundsService {
         // A payment a watcher tick classified for this session is visible once we hold the
         // session (the tick holds it until it commits), and no tick classifies one against it
         // without this refund until we commit (docs/refunds.md, late payments).
-        const session = await this.refunds.lockSession(manager, merchant.merchantId, sessionId);
+        const session = await this.refunds.lockSession(
+          manager,
+          merchant.merchantId,
+          sessionId,
+          (network) => watchedDepth(this.networks.get(network as NetworkName).confirmations),
+        );
         if (!session || !inScope(subMerchant, session.sub_merchant_id)) {
           throw ApiException.notFound('checkout session', sessionId);
         }
@@ -105,7 +111,7 @@ export class RefundsService {
           // Its confirmation would add to what was received after the refund was decided on it.
           throw new ApiException(
             ErrorCode.InvalidState,
-            `Checkout session ${sessionId} has a payment still confirming; refund it once it is confirmed.`,
+            `Checkout session ${sessionId} has a payment still confirming (or reverted by a chain reorganization and not yet settled); refund it once it is confirmed or settled.`,
             'id',
           );
         }

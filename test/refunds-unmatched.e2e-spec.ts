@@ -68,6 +68,33 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     return body as RefundBody;
   }
 
+  /**
+   * Moves a refund's hold from refund_hold to merchant_held, as the migration's down does
+   * (`refund:<id>:hold_moved:1`): where the code before it held an unmatched transfer's refund.
+   */
+  const moveHoldBack = (refundId: string, amount: number) =>
+    api.dataSource.transaction((manager) =>
+      api.app.get(LedgerService).post(manager, {
+        reference: `refund:${refundId}:hold_moved:1`,
+        kind: 'refund_hold_moved',
+        lines: [
+          {
+            account: LedgerAccounts.merchantHeld(merchant.id, null, NETWORK, 'USDT'),
+            amount: new Decimal(-amount),
+            currency: 'USDT',
+            network: NETWORK,
+            merchantId: merchant.id,
+          },
+          {
+            account: LedgerAccounts.refundHold(NETWORK, 'USDT'),
+            amount: new Decimal(amount),
+            currency: 'USDT',
+            network: NETWORK,
+          },
+        ],
+      }),
+    );
+
   it('holds in refund_hold and completes from it: the merchant’s balances never move', async () => {
     await refundOfNewTransfer('3'); // the merchant has a balance row to compare
     const before = await books();
@@ -130,22 +157,7 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     const refund = await refundOfNewTransfer('9');
     const before = await books();
     // As the code before the migration held it: in the merchant's held balance.
-    const token = { currency: 'USDT', network: NETWORK };
-    await api.dataSource.transaction((manager) =>
-      api.app.get(LedgerService).post(manager, {
-        reference: `refund:${refund.id}:test_old_hold`,
-        kind: 'test',
-        lines: [
-          { account: LedgerAccounts.refundHold(NETWORK, 'USDT'), amount: new Decimal(9), ...token },
-          {
-            account: LedgerAccounts.merchantHeld(merchant.id, null, NETWORK, 'USDT'),
-            amount: new Decimal(-9),
-            ...token,
-            merchantId: merchant.id,
-          },
-        ],
-      }),
-    );
+    await moveHoldBack(refund.id, 9);
     expect((await books()).merchant?.held).toBe(plus(before.merchant!.held, '9'));
     const migrate = async () => {
       const runner = api.dataSource.createQueryRunner();
@@ -157,10 +169,10 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     };
     await migrate();
     expect(await books()).toEqual(before);
-    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:1`)).toHaveLength(2);
+    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:2`)).toHaveLength(2);
     // Run again, it finds the hold where it belongs and moves nothing.
     await migrate();
-    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:2`)).toEqual([]);
+    expect(await ledgerLines(api, `refund:${refund.id}:hold_moved:3`)).toEqual([]);
     expect(await books()).toEqual(before);
     // And the refund then completes from refund_hold, the merchant untouched.
     await movePayoutOfRefund(api, refund.id, 'Processing');
@@ -168,6 +180,37 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     const done = await books();
     expect(done.merchant).toEqual(before.merchant);
     expect(done.refundHold).toBe(plus(before.refundHold, '-9'));
+  });
+
+  it('completes, fails or cancels a refund the old code held in merchant_held, not moved yet', async () => {
+    /** A refund held in merchant_held: as the code before it did, after the migration's down. */
+    const oldRefund = async (amount: number) => {
+      const refund = await refundOfNewTransfer(String(amount));
+      await moveHoldBack(refund.id, amount);
+      return refund;
+    };
+
+    const completing = await oldRefund(4);
+    const failing = await oldRefund(5);
+    const canceling = await oldRefund(6);
+    const held = await books();
+    expect(held.merchant?.held).toBeDefined();
+
+    await movePayoutOfRefund(api, completing.id, 'Processing');
+    await movePayoutOfRefund(api, completing.id, 'Completed');
+    await movePayoutOfRefund(api, failing.id, 'Failed', { error_reason: 'reverted' });
+    await api.post(`/v1/refunds/${canceling.id}/cancel`, merchant, {}).expect(200);
+
+    const done = await books();
+    // Out of merchant_held, where the old code put them; refund_hold, which never had them,
+    // untouched; the failed and canceled ones owed to their senders again; the merchant's
+    // available balance as it was.
+    expect(done.merchant).toEqual({
+      available: held.merchant!.available,
+      held: plus(held.merchant!.held, '-15'),
+    });
+    expect(done.refundHold).toBe(held.refundHold);
+    expect(done.unmatched).toBe(plus(held.unmatched, '11'));
   });
 
   describe('a reorg reversing a refunded transfer', () => {

@@ -35,7 +35,11 @@ export class RefundCancellation {
     } else if (refund.status !== 'requires_destination') {
       throw new Error(`Refund ${refund.id} is ${refund.status}: not cancelable`);
     }
-    await this.ledger.post(manager, refundReleaseEntry(refund));
+    const hold =
+      refund.unmatched_transfer_id === null
+        ? 'merchant_held'
+        : await this.refunds.holdAccountOf(manager, refund.id);
+    await this.ledger.post(manager, refundReleaseEntry(refund, hold));
     await this.refunds.setStatus(manager, refund.id, 'Canceled', {
       canceled: true,
       errorReason: reason ?? null,

@@ -36,14 +36,27 @@ const refundHoldLine = (refund: RefundFunds, amount: Decimal) =>
 
 const ofUnmatched = (refund: RefundFunds) => refund.unmatched_transfer_id !== null;
 
+/**
+ * Where a refund's hold is: `merchant_held` for a session's; `refund_hold` for an unmatched
+ * transfer's, unless the code before migration 1766320000000 held it in `merchant_held` and it was
+ * not moved (RefundsRepository.holdAccountOf reads it from the refund's entries).
+ */
+export type HoldAccount = 'merchant_held' | 'refund_hold';
+
+/** Where a refund being created is held. */
+export const newHoldAccount = (refund: RefundFunds): HoldAccount =>
+  ofUnmatched(refund) ? 'refund_hold' : 'merchant_held';
+
 /** Where the refund's money comes from: the merchant's available balance, or `unmatched`. */
 function sourceLine(refund: RefundFunds, amount: Decimal): LedgerLine {
   return ofUnmatched(refund) ? unmatchedLine(refund, amount) : merchantLine(refund, false, amount);
 }
 
 /** Where it is held until sent: the merchant's held balance, or `refund_hold` (not the merchant's). */
-function heldLine(refund: RefundFunds, amount: Decimal): LedgerLine {
-  return ofUnmatched(refund) ? refundHoldLine(refund, amount) : merchantLine(refund, true, amount);
+function heldLine(refund: RefundFunds, amount: Decimal, hold: HoldAccount): LedgerLine {
+  return hold === 'refund_hold'
+    ? refundHoldLine(refund, amount)
+    : merchantLine(refund, true, amount);
 }
 
 /**
@@ -58,17 +71,20 @@ export function refundHoldEntry(refund: RefundFunds): LedgerEntry {
   return {
     reference: `refund:${refund.id}:hold`,
     kind: 'refund_hold',
-    lines: [sourceLine(refund, amount), heldLine(refund, amount.negated())],
+    lines: [sourceLine(refund, amount), heldLine(refund, amount.negated(), newHoldAccount(refund))],
   };
 }
 
-/** Canceled before anything was signed: the held amount goes back where it came from. */
-export function refundReleaseEntry(refund: RefundFunds): LedgerEntry {
+/**
+ * Canceled before anything was signed: the held amount goes back where it came from, out of the
+ * account it is held in (`hold`, read from the refund's entries for an unmatched transfer's).
+ */
+export function refundReleaseEntry(refund: RefundFunds, hold: HoldAccount): LedgerEntry {
   const amount = new Decimal(refund.amount);
   return {
     reference: `refund:${refund.id}:release`,
     kind: 'refund_release',
-    lines: [heldLine(refund, amount), sourceLine(refund, amount.negated())],
+    lines: [heldLine(refund, amount, hold), sourceLine(refund, amount.negated())],
   };
 }
 
@@ -93,19 +109,29 @@ export function refundHoldSettledEntry(refund: RefundFunds): LedgerEntry {
  * merchant's available balance, as for any payout; this entry undoes that for the merchant and
  * moves the amount from `refund_hold` back to `unmatched`, owed to the sender, or, when a reorg
  * took the transfer off the chain after the refund was signed (`lost`), to `refund_losses`, which
- * undoes the loss booked then: nothing left the service after all.
+ * undoes the loss booked then: nothing left the service after all. A refund the code before
+ * migration 1766320000000 held in `merchant_held` (`hold`) was never in `refund_hold`: the release
+ * put it in the merchant's available balance, from which it goes back.
  */
-export function refundReturnToUnmatchedEntry(refund: RefundFunds, lost = false): LedgerEntry {
+export function refundReturnToUnmatchedEntry(
+  refund: RefundFunds,
+  lost: boolean,
+  hold: HoldAccount,
+): LedgerEntry {
   const amount = new Decimal(refund.amount);
+  const back = lost ? lossLine(refund, amount.negated()) : unmatchedLine(refund, amount.negated());
   return {
     reference: `refund:${refund.id}:return_unmatched`,
     kind: 'refund_release',
-    lines: [
-      merchantLine(refund, false, amount),
-      merchantLine(refund, true, amount.negated()),
-      refundHoldLine(refund, amount),
-      lost ? lossLine(refund, amount.negated()) : unmatchedLine(refund, amount.negated()),
-    ],
+    lines:
+      hold === 'merchant_held'
+        ? [merchantLine(refund, false, amount), back]
+        : [
+            merchantLine(refund, false, amount),
+            merchantLine(refund, true, amount.negated()),
+            refundHoldLine(refund, amount),
+            back,
+          ],
   };
 }
 

@@ -49,8 +49,12 @@ export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
           completedAt: payout.completed_at,
         });
         // The payout's completion took the amount out of merchant_held; an unmatched transfer's
-        // was held in refund_hold, never the merchant's (review finding 8).
-        if (refund.unmatched_transfer_id !== null) {
+        // was held in refund_hold, never the merchant's (review finding 8), unless the code before
+        // migration 1766320000000 held it and it was not moved: read from its entries.
+        if (
+          refund.unmatched_transfer_id !== null &&
+          (await this.refunds.holdAccountOf(manager, refund.id)) === 'refund_hold'
+        ) {
           await this.ledger.post(manager, refundHoldSettledEntry(refund));
         }
         break;
@@ -64,7 +68,8 @@ export class RefundPayoutSync implements RefundPayoutListener, OnModuleInit {
         // transfer's money was never the merchant's: it goes from refund_hold back to `unmatched`.
         if (refund.unmatched_transfer_id !== null) {
           const lost = await this.sourceLost(manager, refund.id, refund.unmatched_transfer_id);
-          await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund, lost));
+          const hold = await this.refunds.holdAccountOf(manager, refund.id);
+          await this.ledger.post(manager, refundReturnToUnmatchedEntry(refund, lost, hold));
         }
         break;
     }

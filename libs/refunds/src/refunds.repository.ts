@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import Decimal from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
 import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { SubMerchantScope } from '@app/sub-merchants';
+import { HoldAccount } from './refund-ledger';
 import { RefundRecord, RefundStatus } from './refund.types';
 
 /** A session as a refund of it needs it, read under the session's row lock. */
@@ -201,6 +203,31 @@ export class RefundsRepository {
   }
 
   /** Whether the ledger has an entry with this reference (in the caller's transaction). */
+  /**
+   * Where an unmatched transfer's refund is held, read from its own entries (as migration
+   * 1766320000000 reads it), not from the code's version: `merchant_held` when its hold entry and
+   * the `hold_moved:<n>` entries of that migration leave an amount there (held by the code before
+   * it, and not moved), else `refund_hold`. Each entry is found by its reference (the unique
+   * index): the hold, then hold_moved:1, 2, ... until one is missing.
+   */
+  async holdAccountOf(manager: EntityManager, refundId: string): Promise<HoldAccount> {
+    let inMerchantHeld = new Decimal(0);
+    for (let move = 0; ; move += 1) {
+      const reference =
+        move === 0 ? `refund:${refundId}:hold` : `refund:${refundId}:hold_moved:${move}`;
+      const rows: Array<{ held: string }> = await manager.query(
+        `SELECT COALESCE(sum(l.amount) FILTER (WHERE l.account LIKE 'merchant_held:%'), 0)::text
+                AS held
+           FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+          WHERE e.reference = $1 GROUP BY e.id`,
+        [reference],
+      );
+      if (!rows.length) break;
+      inMerchantHeld = inMerchantHeld.plus(rows[0].held);
+    }
+    return inMerchantHeld.isZero() ? 'refund_hold' : 'merchant_held';
+  }
+
   async hasEntry(manager: EntityManager, reference: string): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `SELECT 1 FROM ledger_entries WHERE reference = $1`,

@@ -30,6 +30,17 @@ async function moveHolds(
 ): Promise<void> {
   // merchant_held's line: +amount takes the hold out of it, -amount puts it back.
   const heldSign = direction === 'to_refund_hold' ? 1 : -1;
+  // The refunds in flight and their payouts locked first, in the order every refund change takes
+  // them (payout, then refund): a process still running serializes with the move (API, CLI and
+  // workers are to be stopped for it all the same, docs/refunds.md "Ledger"). The move below then
+  // reads them in a later statement, so it sees what such a process committed meanwhile.
+  const inFlight = `r.unmatched_transfer_id IS NOT NULL
+                    AND r.status NOT IN ('Completed', 'Failed', 'Canceled')`;
+  await queryRunner.query(
+    `SELECT p.id FROM payouts p JOIN refunds r ON r.id = p.refund_id
+      WHERE ${inFlight} ORDER BY p.id FOR UPDATE OF p`,
+  );
+  await queryRunner.query(`SELECT r.id FROM refunds r WHERE ${inFlight} ORDER BY r.id FOR UPDATE`);
   await queryRunner.query(
     // One pass over the refunds' entries (their references start with 'refund:').
     `WITH refund_entries AS (

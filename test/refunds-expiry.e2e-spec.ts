@@ -1,8 +1,10 @@
 import request from 'supertest';
+import { LedgerAccounts } from '@app/ledger';
 import { RefundExpiry } from '@app/refunds';
 import { balanceOf, cleanUpPayouts, randomTronAddress } from './support/payouts-api';
 import { paidSession, postSessionRefund, RefundBody, refundEvents } from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 /*
  * A refund waiting for the customer's address (`requires_destination`) expires (review finding
@@ -12,6 +14,7 @@ import { TestApi, TestMerchant } from './support/test-app';
 describe('Refunds waiting for an address expire', () => {
   let api: TestApi;
   let merchant: TestMerchant;
+  const others: TestMerchant[] = [];
 
   beforeAll(async () => {
     api = await TestApi.start();
@@ -19,13 +22,21 @@ describe('Refunds waiting for an address expire', () => {
   });
 
   afterAll(async () => {
-    await cleanUpPayouts(api, [merchant]);
+    await cleanUpPayouts(api, [merchant, ...others]);
     await api.close();
   });
 
   const expiry = () => api.app.get(RefundExpiry);
-  const getRefund = async (id: string) =>
-    (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;
+  const getRefund = async (id: string, of: TestMerchant = merchant) =>
+    (await api.get(`/v1/refunds/${id}`, of).expect(200)).body as RefundBody;
+  /** Whether a backend of this database waits for a lock. */
+  const someoneWaits = async () => {
+    const rows: Array<{ count: string }> = await api.dataSource.query(
+      `SELECT count(*)::text AS count FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return Number(rows[0].count) > 0;
+  };
   /** Moves the refund's creation back by `minutes`, as if it had waited that long. */
   const age = (id: string, minutes: number) =>
     api.dataSource.query(
@@ -33,14 +44,16 @@ describe('Refunds waiting for an address expire', () => {
       [id, minutes],
     );
 
-  async function waitingRefund(): Promise<{ sessionId: string; refund: RefundBody }> {
-    const session = await paidSession(api, merchant, {
+  async function waitingRefund(
+    of: TestMerchant = merchant,
+  ): Promise<{ sessionId: string; refund: RefundBody }> {
+    const session = await paidSession(api, of, {
       network: 'TRON',
       amount: '100',
       received: '40',
       status: 'Underpaid',
     });
-    const { body } = await postSessionRefund(api, merchant, session.id).expect(201);
+    const { body } = await postSessionRefund(api, of, session.id).expect(201);
     expect(body.status).toBe('requires_destination');
     return { sessionId: session.id, refund: body as RefundBody };
   }
@@ -89,5 +102,50 @@ describe('Refunds waiting for an address expire', () => {
       .send({ to_address: randomTronAddress() })
       .expect(200);
     expect((await getRefund(young.refund.id)).status).toBe('Pending');
+  });
+  it('cancels a batch across merchants without deadlocking a settlement of theirs', async () => {
+    const pair = [
+      await api.createMerchant({ name: 'Expiring Refunds Shop A' }),
+      await api.createMerchant({ name: 'Expiring Refunds Shop B' }),
+    ];
+    others.push(...pair);
+    const available = (of: TestMerchant) => LedgerAccounts.merchant(of.id, null, 'TRON', 'USDT');
+    // A's balances come first in account order, B's refund first in the batch (older).
+    const [a, b] = pair.sort((x, y) => (available(x) < available(y) ? -1 : 1));
+    const ofA = await waitingRefund(a);
+    const ofB = await waitingRefund(b);
+    await age(ofB.refund.id, expiry().expiryMinutes + 10);
+    await age(ofA.refund.id, expiry().expiryMinutes + 5);
+
+    // A settlement of both merchants in flight: it holds A's balance (its statement locks in
+    // account order) and is about to lock B's.
+    const settlement = api.dataSource.createQueryRunner();
+    await settlement.connect();
+    await settlement.startTransaction();
+    try {
+      await settlement.query(`SELECT 1 FROM ledger_balances WHERE account = $1 FOR UPDATE`, [
+        available(a),
+      ]);
+      let expired: Error | number | undefined;
+      const expiring = expiry()
+        .expireDue()
+        .then(
+          (count) => (expired = count),
+          (error: Error) => (expired = error),
+        );
+      await waitFor(async () => expired !== undefined || (await someoneWaits()), 30_000);
+      // The batch waits for A's balance holding none of B's: the settlement takes B's and ends.
+      await settlement.query(`SELECT 1 FROM ledger_balances WHERE account = $1 FOR UPDATE`, [
+        available(b),
+      ]);
+      await settlement.commitTransaction();
+      await expiring;
+      expect(expired).toBeGreaterThanOrEqual(2);
+    } finally {
+      if (settlement.isTransactionActive) await settlement.rollbackTransaction();
+      await settlement.release();
+    }
+    expect((await getRefund(ofA.refund.id, a)).status).toBe('Canceled');
+    expect((await getRefund(ofB.refund.id, b)).status).toBe('Canceled');
   });
 });

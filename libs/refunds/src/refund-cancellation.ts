@@ -46,4 +46,33 @@ export class RefundCancellation {
     });
     return this.events.statusChanged(manager, refund.id, refund.status);
   }
+
+  /**
+   * Cancels `requires_destination` refunds (no payout; their rows locked by the caller), their
+   * releases posted in one statement: the ledger locks every balance row they touch in account
+   * order, as settlement does, rather than merchant by merchant in the refunds' order, which
+   * deadlocked with a settlement locking the same merchants' balances (review 2, F5).
+   */
+  async cancelWithoutPayouts(
+    manager: EntityManager,
+    refunds: RefundRecord[],
+    reason: string,
+  ): Promise<void> {
+    for (const refund of refunds) {
+      if (refund.status !== 'requires_destination' || refund.unmatched_transfer_id !== null) {
+        throw new Error(`Refund ${refund.id} is not a session's requires_destination refund`);
+      }
+    }
+    await this.ledger.postMany(
+      manager,
+      refunds.map((refund) => refundReleaseEntry(refund, 'merchant_held')),
+    );
+    for (const refund of refunds) {
+      await this.refunds.setStatus(manager, refund.id, 'Canceled', {
+        canceled: true,
+        errorReason: reason,
+      });
+      await this.events.statusChanged(manager, refund.id, refund.status);
+    }
+  }
 }

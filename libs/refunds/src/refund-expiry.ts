@@ -56,15 +56,12 @@ export class RefundExpiry {
           ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [this.expiryMinutes, limit],
       );
-      for (const refund of due) {
-        await this.cancellation.cancelLocked(
+      if (due.length) {
+        await this.cancellation.cancelWithoutPayouts(
           manager,
-          refund,
-          null,
+          due,
           expiredReason(this.expiryMinutes),
         );
-      }
-      if (due.length) {
         this.logger.log(
           { refunds: due.map((refund) => refund.id) },
           'Refunds canceled: no address given in time',

@@ -13,6 +13,7 @@ import {
 } from 'ethers';
 import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import type { SweepRunReport } from '@app/treasury';
+import { SweepBroadcaster } from '@app/treasury/sweeps/sweep-broadcaster';
 import { CliModule } from '../apps/cli/src/cli.module';
 import { COMMANDS } from '../apps/cli/src/commands';
 import { useChainEnvironment } from './support/chain-test-env';
@@ -747,6 +748,92 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
     },
     2 * TIMEOUT_MS,
   );
+
+  it(
+    "chains:forget waits for a sweep pass in flight, and a forgotten sweep's bytes are never sent again",
+    async () => {
+      await useSettings({});
+      // A sweep in flight on the chain about to be forgotten.
+      const address = await paid('USDC', '19');
+      const { sweepId } = await stuckBatch(address);
+      const [attempt] = await attempts(sweepId);
+      // A pass in flight holds the network's sweep lock (TreasurySweeps.run).
+      const lockKey = 'treasury.sweep:ETHEREUM';
+      const inFlight = api.dataSource.createQueryRunner();
+      await inFlight.connect();
+      await inFlight.query(`SELECT pg_advisory_lock(hashtext($1))`, [lockKey]);
+      let forgetting: Promise<unknown>;
+      try {
+        forgetting = COMMANDS['chains:forget'](context!, { network: 'ETHEREUM' }, []);
+        // Proven waiting: its transaction asks for that very lock and is not granted it.
+        await waitFor(
+          async () =>
+            (
+              await api.dataSource.query(
+                `SELECT count(*)::int AS waiting FROM pg_locks
+                  WHERE locktype = 'advisory' AND NOT granted
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND objid = (hashtext($1)::bigint & 4294967295)::oid`,
+                [lockKey],
+              )
+            )[0].waiting === 1,
+          TIMEOUT_MS,
+          'chains:forget waiting for the sweep pass',
+        );
+      } finally {
+        await inFlight.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
+        await inFlight.release();
+      }
+      expect(await forgetting!).toMatchObject({ network: 'ETHEREUM' });
+
+      expect((await sweepsOf(address))[0]).toMatchObject({ id: sweepId, status: 'Failed' });
+
+      // A broadcaster handed the ended sweep's attempt (read before the forget) sends nothing.
+      const row = (
+        await api.dataSource.query(`SELECT * FROM sweep_attempts WHERE tx_hash = $1`, [
+          attempt.tx_hash,
+        ])
+      )[0];
+      const sends = () => proxy.methods.filter((method) => method === 'eth_sendRawTransaction');
+      const before = sends().length;
+      try {
+        expect(await context!.get(SweepBroadcaster).broadcast('ETHEREUM', row)).toMatch(
+          /^not sent/,
+        );
+        expect(sends().length).toBe(before);
+      } finally {
+        await devnet.provider.send('anvil_dropTransaction', [attempt.tx_hash]);
+      }
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it('treasury:unfreeze starts the backoff again from zero: the address is tried at the next pass', async () => {
+    const address = '0x' + 'ab'.repeat(20);
+    await api.dataSource.query(
+      `INSERT INTO sweep_addresses (network, currency, address, pending_since, pending_block,
+                                    failures, frozen_at, unswept_in_row, unswept_at)
+       VALUES ('ETHEREUM', 'USDT', $1, now(), 0, 3, now(), 3, now())`,
+      [address],
+    );
+    expect(
+      await COMMANDS['treasury:unfreeze'](
+        context!,
+        { network: 'ETHEREUM', currency: 'USDT', address },
+        [],
+      ),
+    ).toMatchObject({ unfrozen: true });
+    const [row] = await api.dataSource.query(
+      `SELECT failures, frozen_at, unswept_in_row, unswept_at FROM sweep_addresses
+        WHERE network = 'ETHEREUM' AND currency = 'USDT' AND address = $1`,
+      [address],
+    );
+    expect(row).toEqual({ failures: 0, frozen_at: null, unswept_in_row: 0, unswept_at: null });
+    await api.dataSource.query(
+      `DELETE FROM sweep_addresses WHERE network = 'ETHEREUM' AND address = $1`,
+      [address],
+    );
+  });
 
   it('refuses a cancel of a nonce no sweep holds, and a nonce that is no number', async () => {
     await expect(

@@ -7,6 +7,7 @@ import { DepositWatcherService } from '@app/checkout';
 import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';
 import { TronSweepPlanner } from '@app/treasury/sweeps/tron-sweep-planner.service';
+import { TronSweepSteps } from '@app/treasury/sweeps/tron-sweep-steps.service';
 import { CliModule } from '../apps/cli/src/cli.module';
 import { useChainEnvironment } from './support/chain-test-env';
 import { forgetChain } from './support/chain-reset';
@@ -571,7 +572,8 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     const other = await engineWith(OTHER_STAKING_KEY);
     try {
       for (let pass = 0; pass < 2; pass++) {
-        expect(await other.get(TreasurySweeps).run('TRON')).not.toBeNull();
+        // Its passes' tracking (planning would start sweeps of its own account: not this test's).
+        await other.get(TronSweepSteps).track('TRON');
         node.mineBroadcasts();
         node.mineEmpty(SOLIDIFY);
       }
@@ -609,5 +611,26 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     expect(signerOf(steps.at(-1)!)).toBe(STAKING);
     expect((await newest(address))!.status).toBe('Completed');
     expect(node.energyLeft(address)).toBe(0n);
+  });
+  it('a sweep that ends on a zero balance read (as a backend behind the payment answers) counts nothing against the address', async () => {
+    const address = await paidSession('6');
+    expect(await sweeps().run('TRON')).not.toBeNull();
+    const [sweep] = await sweepsOf(address);
+    // The node now answers zero for the tokens: nothing to lend for, nothing to move.
+    node.setTokenBalance(USDT, address, 0n);
+    try {
+      await drive(ended(address));
+    } finally {
+      node.setTokenBalance(USDT, address, 6n * USDT_UNIT);
+    }
+    const [done] = await sweepsOf(address);
+    expect(done).toMatchObject({ id: sweep.id, status: 'Failed' });
+    expect((await stepsOf(sweep.id)).some((step) => step.step === 'transfer')).toBe(false);
+    const [row] = await api.dataSource.query(
+      `SELECT unswept_in_row, unswept_at FROM sweep_addresses
+        WHERE network = 'TRON' AND currency = 'USDT' AND address = $1`,
+      [address],
+    );
+    expect(row).toEqual({ unswept_in_row: 0, unswept_at: null });
   });
 });

@@ -15,6 +15,7 @@ import {
 import { fromBaseUnits } from '@app/ledger';
 import { EvmSweeper, MAX_LIVE_SWEEPS, SweepTickReport } from './evm-sweeper.service';
 import { EvmTopUpJournalRepository } from './evm-top-up-journal.repository';
+import { sendWhileLive } from './live-sweep-send';
 import { signDepositTransfer, signTopUp, TOP_UP_GAS_LIMIT } from './evm-top-up-signing';
 import { topUpValue } from './evm-top-up-value';
 import { decideOnCost } from './sweep-cost-policy';
@@ -302,18 +303,27 @@ export class EvmTopUpSweeper {
     return sweepId;
   }
 
-  /** The stored bytes, exactly; what the node said is recorded. Safe to repeat. */
-  async send(network: NetworkName, attempt: Pick<SweepAttemptRow, 'id' | 'raw_transaction'>) {
-    let result: string;
+  /**
+   * The stored bytes, exactly, of a live sweep only (live-sweep-send.ts); what the node said is
+   * recorded. Safe to repeat.
+   */
+  async send(
+    network: NetworkName,
+    attempt: Pick<SweepAttemptRow, 'id' | 'sweep_id' | 'raw_transaction'>,
+  ) {
     let accepted = false;
-    try {
-      const answer = await this.transports.transportFor(network).broadcast(attempt.raw_transaction);
-      accepted = answer.kind === 'accepted' || answer.kind === 'already_known';
-      result = answer.kind === 'rejected' ? `rejected: ${answer.reason}` : answer.kind;
-    } catch (error) {
-      result = `error: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    await this.journal.recordBroadcast(attempt.id, result, accepted);
+    const result = await sendWhileLive(this.dataSource, attempt.sweep_id, async () => {
+      try {
+        const answer = await this.transports
+          .transportFor(network)
+          .broadcast(attempt.raw_transaction);
+        accepted = answer.kind === 'accepted' || answer.kind === 'already_known';
+        return answer.kind === 'rejected' ? `rejected: ${answer.reason}` : answer.kind;
+      } catch (error) {
+        return `error: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    });
+    if (result !== null) await this.journal.recordBroadcast(attempt.id, result, accepted);
   }
 
   private async destination(

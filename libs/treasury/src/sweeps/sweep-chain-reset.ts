@@ -27,6 +27,11 @@ export class SweepChainReset {
 
   async forget(network: NetworkName): Promise<SweepChainResetReport> {
     return this.dataSource.transaction(async (manager) => {
+      // A sweep pass in flight (TreasurySweeps.run's lock) finishes first: one that had read the
+      // live sweeps before this commits would send their bytes again to the new chain.
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `treasury.sweep:${network}`,
+      ]);
       // A signer holds this row while it journals a sweep: it finishes first, and its sweep is
       // ended below with the others.
       const lane: Array<{ next_nonce: string | null }> = await manager.query(

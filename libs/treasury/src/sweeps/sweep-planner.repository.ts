@@ -204,13 +204,15 @@ export class SweepPlannerRepository {
 
   /**
    * treasury:unfreeze: the operator's word that an address may be swept again (a blacklist
-   * lifted, a wrong freeze). Its failures start from zero; true when it was frozen.
+   * lifted, a wrong freeze). Its failures and its backoff start from zero (it is tried at the
+   * next pass, not hours later); true when it was frozen.
    */
   async unfreeze(network: string, currency: string, address: string): Promise<boolean> {
     // As a SELECT: TypeORM answers an UPDATE with [rows, count], not the rows.
     const [{ unfrozen }]: Array<{ unfrozen: number }> = await this.dataSource.query(
       `WITH done AS (
-         UPDATE sweep_addresses SET frozen_at = NULL, failures = 0, updated_at = now()
+         UPDATE sweep_addresses SET frozen_at = NULL, failures = 0, unswept_in_row = 0,
+                                    unswept_at = NULL, updated_at = now()
           WHERE network = $1 AND currency = $2 AND frozen_at IS NOT NULL
             AND (address = $3 OR (address LIKE '0x%' AND lower(address) = lower($3)))
          RETURNING 1)

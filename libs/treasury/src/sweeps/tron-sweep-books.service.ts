@@ -44,7 +44,7 @@ export class TronSweepBooks {
       if (step.step === 'transfer') await this.settleTransfer(manager, locked, step, mined);
       if (step.step === 'undelegate' && mined.succeeded) await this.end(manager, locked);
       if (step.step === 'activate' && !mined.succeeded) {
-        await this.end(manager, locked, `The activation ${step.tx_hash} failed on chain.`);
+        await this.end(manager, locked, `The activation ${step.tx_hash} failed on chain.`, true);
       }
       this.logger.log(
         {
@@ -71,20 +71,32 @@ export class TronSweepBooks {
     });
   }
 
-  private async end(manager: EntityManager, sweep: TronSweepRow, reason?: string): Promise<void> {
+  private async end(
+    manager: EntityManager,
+    sweep: TronSweepRow,
+    reason?: string,
+    activationFailed = false,
+  ): Promise<void> {
     if (sweep.item_status === 'Pending') {
       await manager.query(`UPDATE sweep_items SET status = 'Skipped' WHERE sweep_id = $1`, [
         sweep.id,
       ]);
     }
     const completed = sweep.item_status === 'Swept';
-    // Ended: its energy back, or nothing lent. Not swept (refused, out of energy, nothing it could
-    // do): the address backs off before it is planned again.
+    // Ended: its energy back, or nothing lent. Not swept, as the chain proves it (its transfer
+    // mined and refused or out of energy, its activation failed): the address backs off before
+    // it is planned again. A sweep that ended on a read (a zero balance from a lagging backend,
+    // energy short) proves nothing about the address and counts nothing.
+    const [{ proven }]: Array<{ proven: boolean }> = await manager.query(
+      `SELECT EXISTS (SELECT 1 FROM sweep_attempts
+                       WHERE sweep_id = $1 AND step = 'transfer' AND status = 'Mined') AS proven`,
+      [sweep.id],
+    );
     await recordSweepOutcome(
       manager,
       sweep,
       completed ? [sweep.address] : [],
-      completed ? [] : [sweep.address],
+      completed || !(proven || activationFailed) ? [] : [sweep.address],
     );
     const [{ error_reason: previous }]: Array<{ error_reason: string | null }> =
       await manager.query(`SELECT error_reason FROM sweeps WHERE id = $1`, [sweep.id]);

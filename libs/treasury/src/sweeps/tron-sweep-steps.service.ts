@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NetworkName } from '@app/chains';
 import { SignedTronTransaction } from '@app/chains/sweeps/tron-sweep-transport';
+import { sendWhileLive } from './live-sweep-send';
 import { SweepKeys } from './sweep-keys';
 import { SweepJournalRepository } from './sweep-journal.repository';
 import { SweepTrackReport } from './sweep-tracker.service';
@@ -325,17 +326,22 @@ export class TronSweepSteps {
     );
   }
 
-  /** The stored bytes, exactly; what the node said is recorded. Safe to repeat. */
+  /**
+   * The stored bytes, exactly, of a live sweep only (live-sweep-send.ts); what the node said is
+   * recorded. Safe to repeat.
+   */
   async send(chain: TronSweepChain, step: TronStepRow): Promise<void> {
-    let result: string;
     let accepted = false;
-    try {
-      const answer = await chain.transport.broadcast(step.raw_transaction);
-      accepted = answer.kind === 'accepted' || answer.kind === 'already_known';
-      result = answer.kind === 'rejected' ? `rejected: ${answer.reason}` : answer.kind;
-    } catch (error) {
-      result = `error: ${error instanceof Error ? error.message : String(error)}`;
-    }
+    const result = await sendWhileLive(this.dataSource, step.sweep_id, async () => {
+      try {
+        const answer = await chain.transport.broadcast(step.raw_transaction);
+        accepted = answer.kind === 'accepted' || answer.kind === 'already_known';
+        return answer.kind === 'rejected' ? `rejected: ${answer.reason}` : answer.kind;
+      } catch (error) {
+        return `error: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    });
+    if (result === null) return;
     await this.broadcasts.recordBroadcast(step.id, result, accepted);
     if (!accepted) {
       this.logger.warn(

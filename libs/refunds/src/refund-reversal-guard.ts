@@ -39,7 +39,9 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
         .minus(received);
       for (const refund of live) {
         if (excess.lessThanOrEqualTo(0)) break;
-        if (await this.cancelUnsigned(manager, refund.id)) {
+        // One canceled, or found no longer live under its lock (canceled, expired or failed since
+        // `live` was read), no longer counts: the refunds older than it may then stay.
+        if ((await this.cancelUnsigned(manager, refund.id)) !== 'signed') {
           excess = excess.minus(refund.amount);
         }
       }
@@ -51,21 +53,28 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
     }
   }
 
-  /** Cancels the refund if nothing has signed it; false when it is on its way (or over). */
-  private async cancelUnsigned(manager: EntityManager, refundId: string): Promise<boolean> {
+  /**
+   * Cancels the refund if nothing has signed it ('canceled'); 'gone' when it is Failed or Canceled
+   * by now, 'signed' when it is on its way or Completed.
+   */
+  private async cancelUnsigned(
+    manager: EntityManager,
+    refundId: string,
+  ): Promise<'canceled' | 'gone' | 'signed'> {
     const payout = await this.refunds.lockPayout(manager, refundId);
     const refund = await this.refunds.lock(manager, refundId);
-    if (!refund) return false;
+    if (!refund) throw new Error(`Refund ${refundId} not found`);
+    if (refund.status === 'Failed' || refund.status === 'Canceled') return 'gone';
     const unsigned =
       refund.status === 'requires_destination' ||
       (refund.status === 'Pending' && payout?.status === 'Pending');
-    if (!unsigned) return false;
+    if (!unsigned) return 'signed';
     await this.cancellation.cancelLocked(
       manager,
       refund,
       payout?.id ?? null,
       REVERSED_PAYMENT_REASON,
     );
-    return true;
+    return 'canceled';
   }
 }

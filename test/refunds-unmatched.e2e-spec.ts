@@ -281,6 +281,28 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
       });
     });
 
+    it('refuses to book a loss for a live refund without a payout (a broken invariant)', async () => {
+      const refund = await refundOfNewTransfer('13');
+      const before = await reorgBooks();
+      const [payout] = await api.dataSource.query(
+        `SELECT row_to_json(p) AS row FROM payouts p WHERE refund_id = $1`,
+        [refund.id],
+      );
+      await api.dataSource.query(`DELETE FROM payouts WHERE refund_id = $1`, [refund.id]);
+      try {
+        await expect(reorg(refund.unmatched_transfer_id!)).rejects.toThrow('without a payout');
+      } finally {
+        await api.dataSource.query(
+          `INSERT INTO payouts SELECT * FROM json_populate_record(NULL::payouts, $1)`,
+          [payout.row],
+        );
+      }
+      // Rolled back: the transfer booked, no loss, the refund as it was.
+      expect(await reorgBooks()).toEqual(before);
+      expect((await getRefund(refund.id)).status).toBe('Pending');
+      await api.post(`/v1/refunds/${refund.id}/cancel`, merchant, {}).expect(200);
+    });
+
     it('books a signed refund as a loss, undone when the transfer is mined again', async () => {
       const refund = await refundOfNewTransfer('12');
       await movePayoutOfRefund(api, refund.id, 'Processing');

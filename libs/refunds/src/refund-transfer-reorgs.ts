@@ -49,7 +49,10 @@ export class RefundTransferReorgs implements UnmatchedBookingListener, OnModuleI
       const payout = await this.refunds.lockPayout(manager, refundId);
       const refund = await this.refunds.lock(manager, refundId);
       if (!refund || UNREFUNDED_STATUSES.includes(refund.status)) continue;
-      if (refund.status === 'Pending' && payout?.status === 'Pending') {
+      // An unmatched transfer's refund gets its payout in the transaction that creates it: one
+      // without is a broken invariant, not a loss to book (it would never be sent nor released).
+      if (!payout) throw new Error(`Refund ${refundId} is ${refund.status} without a payout`);
+      if (refund.status === 'Pending' && payout.status === 'Pending') {
         await this.cancellation.cancelLocked(manager, refund, payout.id, REVERSED_TRANSFER_REASON);
         continue;
       }

@@ -43,6 +43,10 @@ export class SessionChanges implements OnModuleDestroy {
 
   /** Registers an open stream's end, so shutdown never waits on a page that stays open. */
   track(end: () => void): () => void {
+    if (this.closed) {
+      end();
+      return () => undefined;
+    }
     this.streams.add(end);
     return () => this.streams.delete(end);
   }

@@ -33,8 +33,8 @@ export interface SessionStreamSource {
  *
  * The payer may leave at any moment, also while the setup awaits the database or the change
  * listener: a close listener registered after those awaits never heard a close that came during
- * them, and the stream polled the database for 30 minutes. So the listener comes first, and each
- * step after an await checks that the stream is still wanted.
+ * them, and the stream polled the database for 30 minutes. So the listener and the shutdown's
+ * tracking come first, and each step after an await checks that the stream is still wanted.
  */
 export async function streamSession(
   response: Response,
@@ -53,6 +53,9 @@ export async function streamSession(
   const onEnd = (cleanup: () => void) => (closed ? cleanup() : void cleanups.push(cleanup));
   // Also ends a response answered otherwise (404, an error): its close follows its finish.
   response.on('close', end);
+  // Shutdown may come during any await below (the first subscription opens the LISTEN connection,
+  // slow on a loaded machine): tracked only after them, such a stream held the server's close open.
+  onEnd(source.track(end));
   // A payer who left while the guards ran (the rate limiter awaits Redis) closed before we listened.
   if (response.destroyed) return end();
 
@@ -114,5 +117,4 @@ export async function streamSession(
     clearInterval(heartbeat);
     clearTimeout(limit);
   });
-  onEnd(source.track(end));
 }

@@ -72,7 +72,8 @@ export async function subMerchantId(api: TestApi, merchant: TestMerchant, code: 
 /**
  * Leaves nothing of a suite's payouts for a payout processor or a books-equal-chain check in a
  * later suite of the same test run: still `Pending` ones are rejected (their funds released), and
- * the ones a test moved to `Processing`, `Completed` or `Failed` by SQL (never sent) are deleted.
+ * the ones a test moved to `Processing`, `Completed` or `Failed` by SQL (never sent) are deleted,
+ * with the refunds they sent.
  */
 export async function cleanUpPayouts(api: TestApi, merchants: TestMerchant[]): Promise<void> {
   const ids = merchants.map((merchant) => merchant.id);
@@ -82,8 +83,13 @@ export async function cleanUpPayouts(api: TestApi, merchants: TestMerchant[]): P
   );
   const reviews = api.app.get(PayoutReviews);
   for (const row of pending) await reviews.reject(row.id, 'test-suite', 'end of test suite');
+  // A refund goes with the payout that sent it: a refund left without one is a state the service
+  // never makes, and a later suite's chain reset (a reorg of its transfer) refuses it.
   await api.dataSource.query(
-    `DELETE FROM payouts WHERE merchant_id = ANY($1) AND status IN ('Processing', 'Completed', 'Failed')`,
+    `WITH gone AS (
+       DELETE FROM payouts WHERE merchant_id = ANY($1) AND status IN ('Processing', 'Completed', 'Failed')
+       RETURNING refund_id)
+     DELETE FROM refunds WHERE id IN (SELECT refund_id FROM gone)`,
     [ids],
   );
 }

@@ -404,6 +404,8 @@ export class TronSweepTransport {
   ) {
     this.checkTransfer(token, to, amount);
     this.checkFeeLimit(feeLimitSun);
+    // A cap on the fee burnt, in sun, checked above to be a safe integer: tronweb takes a number
+    // here. No token amount passes through it (the amount goes in the ABI-encoded bigint below).
     const built = await this.tronWeb.transactionBuilder.triggerSmartContract(
       token,
       TRANSFER_SIGNATURE,

@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { parseUnits, Wallet } from 'ethers';
+import { FEE_CACHE_MS } from '../libs/payouts/src/processing/payout-signer';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
@@ -119,6 +120,13 @@ describe('Payouts never promise the hot wallet more than it holds', () => {
 
   it('a burst never bids more gas than the wallet can pay for all of it', async () => {
     await devnet.provider.send('evm_setAutomine', [false]);
+    // Every payout below must bid the same fee. No block is mined from here on, so the node's
+    // suggestion is fixed, but the worker keeps a suggestion for FEE_CACHE_MS,
+    // and the one it holds may come from before the previous test's last (empty, base-fee
+    // lowering) blocks: the first payout would then bid more than the burst, and a third
+    // would fit in the room sized from it (seen in a CI run). Let that suggestion expire.
+    const staleSuggestionsExpired = Date.now() + 2 * FEE_CACHE_MS;
+    await waitFor(async () => Date.now() > staleSuggestionsExpired, 10_000, 'stale fees expired');
     const native = await devnet.provider.getBalance(HOT_WALLET);
     try {
       await setTokenBalance(devnet, 'USDT', HOT_WALLET, units('1000'));

@@ -27,7 +27,7 @@ export const DEFAULT_MAX_FEE_GWEI: Record<Exclude<NetworkName, 'TRON'>, string> 
 
 // Shorter than any supported network's block time (Arbitrum's 0.25 s aside: a bid a second old
 // is still good there, and replacements ask the node afresh).
-const FEE_CACHE_MS = 1_000;
+export const FEE_CACHE_MS = 1_000;
 
 // geth takes a replacement at +10 %, other clients want more: +12.5 % on both fee fields.
 const BUMP_NUMERATOR = 1125n;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
+import { ConsoleModule } from '@app/console';
 import { CheckoutModule, HOSTED_PAGE_PATH, HostedPageModule } from '@app/checkout';
 import {
   ApiExceptionFilter,
@@ -18,6 +19,7 @@ import { EventsModule } from '@app/events';
 import { PayoutsModule } from '@app/payouts';
 import { RefundsModule } from '@app/refunds';
 import { SubMerchantsModule } from '@app/sub-merchants';
+import { ConsoleUiModule } from './console-ui/console-ui.module';
 import { HealthModule } from './health/health.module';
 
 /** The HTTP API: domain modules plus the global guard, pipe and filter every route goes through. */
@@ -36,6 +38,8 @@ import { HealthModule } from './health/health.module';
     RefundsModule,
     EventsModule,
     HealthModule,
+    ConsoleModule,
+    ConsoleUiModule,
     // Public routes other than the hosted page (health, metrics) are not limited.
     RateLimitModule.forApi({ clientAddressPaths: [HOSTED_PAGE_PATH] }),
   ],

@@ -7,6 +7,10 @@ import { APP_CONFIG, AppConfig, ID_PREFIX, newId } from '@app/common';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-format';
 import { AuthenticatedMerchant } from './authenticated-merchant';
+import { API_SCOPES, Permission } from './permissions';
+
+// A secret key reaches every API scope; console-only permissions never belong to a key.
+const FULL_KEY_PERMISSIONS: ReadonlySet<Permission> = new Set(API_SCOPES);
 
 // Every request authenticates; caching the hash lookup briefly saves a query per request.
 // A revoked key stops working at once on the process that revoked it, within this window elsewhere.
@@ -128,6 +132,8 @@ export class ApiKeysService {
       logoUrl: row.logo_url,
       livemode: row.livemode,
       apiKeyId: row.api_key_id,
+      actor: { type: 'api_key', apiKeyId: row.api_key_id },
+      permissions: FULL_KEY_PERMISSIONS,
     };
   }
 }

@@ -9,3 +9,4 @@ export * from './authenticated-merchant';
 export * from './bearer-auth.guard';
 export * from './current-merchant.decorator';
 export * from './public.decorator';
+export * from './permissions';

@@ -14,6 +14,9 @@ export const ID_PREFIX = {
   unmatchedTransfer: 'utx',
   refund: 're',
   sweep: 'sw',
+  consoleUser: 'usr',
+  invitation: 'inv',
+  auditEntry: 'aud',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

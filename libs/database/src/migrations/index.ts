@@ -26,6 +26,7 @@ import { RefundReview1766200000000 } from './1766200000000-refund-review';
 import { RefundHoldAccount1766320000000 } from './1766320000000-refund-hold-account';
 import { SweepCancelAndBackoff1766330000000 } from './1766330000000-sweep-cancel-and-backoff';
 import { RefundDestinationExpiry1766340000000 } from './1766340000000-refund-destination-expiry';
+import { MerchantConsole1766400000000 } from './1766400000000-merchant-console';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   RefundHoldAccount1766320000000,
   SweepCancelAndBackoff1766330000000,
   RefundDestinationExpiry1766340000000,
+  MerchantConsole1766400000000,
 ];

@@ -1,2 +1,3 @@
 export * from './console.module';
 export * from './audit/audit-log';
+export * from './two-factor/two-factor-verifier';

@@ -5,6 +5,7 @@ import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { PURGE_REQUEST_LOG_JOB } from '@app/console/request-log';
 import { MaintenanceScheduler } from '../apps/worker/src/maintenance/maintenance.scheduler';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
@@ -51,6 +52,7 @@ describe('Worker (real Redis and Bull)', () => {
       MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      PURGE_REQUEST_LOG_JOB,
       MAINTENANCE_JOBS.refillPayAddresses,
     ]);
   });
@@ -64,6 +66,7 @@ describe('Worker (real Redis and Bull)', () => {
       [MAINTENANCE_JOBS.expireRefundDestinations, 60_000],
       [MAINTENANCE_JOBS.expireSessions, 5_000],
       [MAINTENANCE_JOBS.purgeIdempotencyKeys, 3_600_000],
+      [PURGE_REQUEST_LOG_JOB, 3_600_000],
       [MAINTENANCE_JOBS.refillPayAddresses, 10_000],
     ];
     const schedules = async () =>
@@ -82,11 +85,12 @@ describe('Worker (real Redis and Bull)', () => {
     // Not checked empty here: a repeat job the worker is running at the flush adds its schedule
     // back as it finishes (Bull's next repeat), a race a loaded CI run lost once. Every schedule
     // must come back, whichever was re-added first.
-    await waitFor(async () => (await queue.getRepeatableJobs()).length === 4, 60_000);
+    await waitFor(async () => (await queue.getRepeatableJobs()).length === 5, 60_000);
     expect((await queue.getRepeatableJobs()).map((job) => job.name).sort()).toEqual([
       MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      PURGE_REQUEST_LOG_JOB,
       MAINTENANCE_JOBS.refillPayAddresses,
     ]);
   });

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
 import { CheckoutModule } from '@app/checkout';
 import { AppConfigModule, AppLoggerModule, QUEUES, queueRootModule } from '@app/common';
+import { RequestLogRetentionModule } from '@app/console/request-log';
 import { DatabaseModule } from '@app/database';
 import { WebhookDeliveryModule } from '@app/events';
 import { IdempotencyModule } from '@app/idempotency';
@@ -14,6 +15,7 @@ import { DepositWatchLoops } from './deposits/deposit-watch-loops';
 import { TokenDecimalsCheck } from './deposits/token-decimals.check';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
+import { RequestLogRetentionProcessor } from './maintenance/request-log-retention.processor';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
 import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
@@ -43,10 +45,12 @@ import { WorkerDrain } from './worker-drain';
     ReconciliationJobsModule,
     WebhookDeliveryModule,
     MetricsModule,
+    RequestLogRetentionModule,
   ],
   providers: [
     MaintenanceProcessor,
     MaintenanceScheduler,
+    RequestLogRetentionProcessor,
     DepositWatchLoops,
     TokenDecimalsCheck,
     PayoutsProcessor,

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
+import { PURGE_REQUEST_LOG_JOB } from '@app/console/request-log';
 import { removeOtherSchedules, keepRescheduling } from '../repeatable-jobs';
 
 const EVERY_5_SECONDS = 5_000;
@@ -60,6 +61,11 @@ export class MaintenanceScheduler implements OnApplicationBootstrap, OnApplicati
         MAINTENANCE_JOBS.expireRefundDestinations,
         {},
         { ...options, repeat: { every: EVERY_MINUTE } },
+      ),
+      await this.queue.add(
+        PURGE_REQUEST_LOG_JOB,
+        {},
+        { ...options, repeat: { every: EVERY_HOUR } },
       ),
     ];
     await removeOtherSchedules(this.queue, added, this.logger);

@@ -27,6 +27,7 @@ import { RefundHoldAccount1766320000000 } from './1766320000000-refund-hold-acco
 import { SweepCancelAndBackoff1766330000000 } from './1766330000000-sweep-cancel-and-backoff';
 import { RefundDestinationExpiry1766340000000 } from './1766340000000-refund-destination-expiry';
 import { MerchantConsole1766400000000 } from './1766400000000-merchant-console';
+import { RequestLog1766430000000 } from './1766430000000-request-log';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   SweepCancelAndBackoff1766330000000,
   RefundDestinationExpiry1766340000000,
   MerchantConsole1766400000000,
+  RequestLog1766430000000,
 ];

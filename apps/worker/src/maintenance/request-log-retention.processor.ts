@@ -1,0 +1,18 @@
+import { Process, Processor } from '@nestjs/bull';
+import { Logger } from '@nestjs/common';
+import { QUEUES } from '@app/common';
+import { PURGE_REQUEST_LOG_JOB, RequestLogRetention } from '@app/console/request-log';
+
+/** The console's request log keeps 30 days; scheduled hourly by MaintenanceScheduler. */
+@Processor(QUEUES.maintenance)
+export class RequestLogRetentionProcessor {
+  private readonly logger = new Logger(RequestLogRetentionProcessor.name);
+
+  constructor(private readonly retention: RequestLogRetention) {}
+
+  @Process(PURGE_REQUEST_LOG_JOB)
+  async purgeRequestLog(): Promise<void> {
+    const deleted = await this.retention.purgeExpired();
+    if (deleted) this.logger.log({ deleted }, 'Expired request log entries purged');
+  }
+}

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { AuthModule, BearerAuthGuard } from '@app/auth';
+import { AuthModule, BearerAuthGuard, PermissionGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
 import { ConsoleModule } from '@app/console';
 import { CheckoutModule, HOSTED_PAGE_PATH, HostedPageModule } from '@app/checkout';
@@ -47,6 +47,7 @@ import { HealthModule } from './health/health.module';
     // First: unstorable or absurdly nested input is a 400 before authentication reads anything.
     { provide: APP_GUARD, useClass: RequestInputGuard },
     { provide: APP_GUARD, useExisting: BearerAuthGuard },
+    { provide: APP_GUARD, useExisting: PermissionGuard },
     // After authentication: API limits count per merchant (docs/rate-limits.md).
     { provide: APP_GUARD, useExisting: ApiRateLimitGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },

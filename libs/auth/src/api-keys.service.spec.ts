@@ -4,12 +4,17 @@ import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKeysService } from './api-keys.service';
 
-/** A repository answering the key lookup from one known key, counting the queries. */
+/** A repository answering the key lookup from one known key, counting the lookups. */
 function fakeRepository(validKey: string) {
   const validHash = hashApiKey(validKey);
   const repository = {
     queries: 0,
-    query: async (_sql: string, [hash]: [Buffer]) => {
+    lastUseWrites: 0,
+    query: async (sql: string, [hash]: [Buffer]) => {
+      if (sql.includes('last_used_at = now()')) {
+        repository.lastUseWrites += 1;
+        return [];
+      }
       repository.queries += 1;
       if (!hash.equals(validHash)) return [];
       return [
@@ -17,6 +22,8 @@ function fakeRepository(validKey: string) {
           api_key_id: 'key_1',
           key_hash: validHash,
           livemode: false,
+          scopes: null,
+          expires_at: null,
           merchant_id: 'mer_1',
           kind: 'direct',
           name: 'Shop',
@@ -32,6 +39,8 @@ function serviceWith(repository: ReturnType<typeof fakeRepository>): ApiKeysServ
   return new ApiKeysService(
     repository as unknown as Repository<ApiKeyEntity>,
     { livemode: false } as AppConfig,
+    // Long enough that the valid key's entry outlives the loop however slow the machine.
+    60 * 60_000,
   );
 }
 
@@ -50,5 +59,7 @@ describe('ApiKeysService key cache', () => {
     const queriesBefore = repository.queries;
     expect(await keys.authenticate(validKey)).toMatchObject({ merchantId: 'mer_1' });
     expect(repository.queries).toBe(queriesBefore);
+    // Used twice within a minute: its last use is written once.
+    expect(repository.lastUseWrites).toBe(1);
   });
 });

@@ -10,3 +10,7 @@ export * from './bearer-auth.guard';
 export * from './current-merchant.decorator';
 export * from './public.decorator';
 export * from './permissions';
+export * from './api-key-scopes';
+export * from './api-key-revocations';
+export * from './requires-permission.decorator';
+export * from './permission.guard';

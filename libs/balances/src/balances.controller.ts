@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses } from '@app/common';
 import { BalancesService } from './balances.service';
 import { BalanceDto } from './dto/balance.dto';
@@ -13,6 +13,7 @@ export class BalancesController {
   constructor(private readonly balances: BalancesService) {}
 
   @Get()
+  @RequiresPermission('balances:read')
   @ApiOperation({
     operationId: 'listBalances',
     summary: 'List balances',

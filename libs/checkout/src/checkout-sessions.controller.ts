@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
@@ -17,6 +17,7 @@ export class CheckoutSessionsController {
   constructor(private readonly sessions: CheckoutSessionsService) {}
 
   @Post()
+  @RequiresPermission('checkout_sessions:write')
   @ApiOperation({
     operationId: 'createCheckoutSession',
     summary: 'Create a checkout session',
@@ -51,6 +52,7 @@ export class CheckoutSessionsController {
   }
 
   @Get()
+  @RequiresPermission('checkout_sessions:read')
   @ApiOperation({
     operationId: 'listCheckoutSessions',
     summary: 'List checkout sessions',
@@ -75,6 +77,7 @@ export class CheckoutSessionsController {
   }
 
   @Get(':id')
+  @RequiresPermission('checkout_sessions:read')
   @ApiOperation({
     operationId: 'getCheckoutSession',
     summary: 'Get a checkout session',

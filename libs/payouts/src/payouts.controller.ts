@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
@@ -17,6 +17,7 @@ export class PayoutsController {
   constructor(private readonly payouts: PayoutsService) {}
 
   @Post()
+  @RequiresPermission('payouts:write')
   @ApiOperation({
     operationId: 'createPayout',
     summary: 'Create a payout',
@@ -52,6 +53,7 @@ export class PayoutsController {
   }
 
   @Get()
+  @RequiresPermission('payouts:read')
   @ApiOperation({
     operationId: 'listPayouts',
     summary: 'List payouts',
@@ -71,6 +73,7 @@ export class PayoutsController {
   }
 
   @Get(':id')
+  @RequiresPermission('payouts:read')
   @ApiOperation({ operationId: 'getPayout', summary: 'Get a payout' })
   @ApiParam({ name: 'id', description: 'Payout id.', example: 'po_7Hq2LmX9cTz4Rb8VnK1pWd' })
   @ApiOkResponse({ type: PayoutDto })

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
@@ -53,6 +53,7 @@ export class RefundsController {
   constructor(private readonly refunds: RefundsService) {}
 
   @Post('checkout/sessions/:id/refunds')
+  @RequiresPermission('refunds:write')
   @ApiOperation({
     operationId: 'createCheckoutSessionRefund',
     summary: 'Refund a checkout session',
@@ -87,6 +88,7 @@ export class RefundsController {
   }
 
   @Post('unmatched-transfers/:id/refunds')
+  @RequiresPermission('refunds:write')
   @ApiOperation({
     operationId: 'createUnmatchedTransferRefund',
     summary: 'Refund an unmatched transfer',
@@ -127,6 +129,7 @@ export class RefundsController {
   }
 
   @Get('refunds')
+  @RequiresPermission('refunds:read')
   @ApiOperation({
     operationId: 'listRefunds',
     summary: 'List refunds',
@@ -146,6 +149,7 @@ export class RefundsController {
   }
 
   @Get('refunds/:id')
+  @RequiresPermission('refunds:read')
   @ApiOperation({ operationId: 'getRefund', summary: 'Get a refund' })
   @ApiParam({ name: 'id', description: 'Refund id.', example: 're_4Fq9LmX2cTz7Rb8VnK1pWe' })
   @ApiOkResponse({ type: RefundDto })
@@ -158,6 +162,7 @@ export class RefundsController {
   }
 
   @Post('refunds/:id/cancel')
+  @RequiresPermission('refunds:write')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'cancelRefund',

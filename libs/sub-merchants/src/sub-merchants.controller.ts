@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { CreateSubMerchantDto } from './dto/create-sub-merchant.dto';
@@ -23,6 +23,7 @@ export class SubMerchantsController {
   constructor(private readonly subMerchants: SubMerchantsService) {}
 
   @Post()
+  @RequiresPermission('sub_merchants:write')
   @ApiOperation({
     operationId: 'createSubMerchant',
     summary: 'Create a sub-merchant (PSP accounts)',
@@ -50,6 +51,7 @@ export class SubMerchantsController {
   }
 
   @Get()
+  @RequiresPermission('sub_merchants:read')
   @ApiOperation({
     operationId: 'listSubMerchants',
     summary: 'List sub-merchants (PSP accounts)',
@@ -66,6 +68,7 @@ export class SubMerchantsController {
   }
 
   @Get(':code')
+  @RequiresPermission('sub_merchants:read')
   @ApiOperation({ operationId: 'getSubMerchant', summary: 'Get a sub-merchant by its code' })
   @ApiParam(CODE_PARAM)
   @ApiOkResponse({ type: SubMerchantDto })
@@ -78,6 +81,7 @@ export class SubMerchantsController {
   }
 
   @Patch(':code')
+  @RequiresPermission('sub_merchants:write')
   @ApiOperation({
     operationId: 'updateSubMerchant',
     summary: 'Update a sub-merchant',

@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { RequiresPermission } from '@app/auth';
 import { ApiErrorResponses } from '@app/common';
 import { NetworkStatusDto } from './dto/network-status.dto';
 import { NetworksStatusService } from './networks-status.service';
@@ -11,6 +12,7 @@ export class NetworksStatusController {
   constructor(private readonly networks: NetworksStatusService) {}
 
   @Get()
+  @RequiresPermission('checkout_sessions:read', 'payouts:read')
   @ApiOperation({
     operationId: 'listNetworks',
     summary: 'List networks and the health of payment detection',
@@ -29,6 +31,7 @@ export class NetworksStatusController {
   }
 
   @Get(':name')
+  @RequiresPermission('checkout_sessions:read', 'payouts:read')
   @ApiOperation({
     operationId: 'getNetwork',
     summary: 'Get a network and the health of payment detection on it',

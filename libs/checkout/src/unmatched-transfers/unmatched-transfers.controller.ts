@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ListUnmatchedTransfersQueryDto } from './dto/list-unmatched-transfers-query.dto';
 import { UnmatchedTransferDto } from './dto/unmatched-transfer.dto';
@@ -13,6 +13,7 @@ export class UnmatchedTransfersController {
   constructor(private readonly transfers: UnmatchedTransfersService) {}
 
   @Get()
+  @RequiresPermission('checkout_sessions:read')
   @ApiOperation({
     operationId: 'listUnmatchedTransfers',
     summary: 'List unmatched transfers',
@@ -37,6 +38,7 @@ export class UnmatchedTransfersController {
   }
 
   @Get(':id')
+  @RequiresPermission('checkout_sessions:read')
   @ApiOperation({ operationId: 'getUnmatchedTransfer', summary: 'Get an unmatched transfer' })
   @ApiParam({
     name: 'id',

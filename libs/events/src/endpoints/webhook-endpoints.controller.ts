@@ -10,7 +10,7 @@ import {
   ApiTags,
   IntersectionType,
 } from '@nestjs/swagger';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import {
   ApiErrorResponses,
   ApiPaginatedResponse,
@@ -47,6 +47,7 @@ export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post()
+  @RequiresPermission('webhook_endpoints:write')
   @ApiOperation({
     operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint',
@@ -71,6 +72,7 @@ export class WebhookEndpointsController {
   }
 
   @Get()
+  @RequiresPermission('webhook_endpoints:read')
   @ApiOperation({
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints',
@@ -89,6 +91,7 @@ export class WebhookEndpointsController {
   }
 
   @Get(':id')
+  @RequiresPermission('webhook_endpoints:read')
   @ApiOperation({ operationId: 'getWebhookEndpoint', summary: 'Get a webhook endpoint' })
   @ApiParam(ENDPOINT_ID_PARAM)
   @ApiOkResponse({ type: WebhookEndpointDto })
@@ -101,6 +104,7 @@ export class WebhookEndpointsController {
   }
 
   @Patch(':id')
+  @RequiresPermission('webhook_endpoints:write')
   @ApiOperation({
     operationId: 'updateWebhookEndpoint',
     summary: 'Update a webhook endpoint',
@@ -118,6 +122,7 @@ export class WebhookEndpointsController {
   }
 
   @Delete(':id')
+  @RequiresPermission('webhook_endpoints:write')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteWebhookEndpoint',
@@ -135,6 +140,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':id/rotate-secret')
+  @RequiresPermission('webhook_endpoints:write')
   @HttpCode(200)
   @ApiOperation({
     operationId: 'rotateWebhookEndpointSecret',
@@ -156,6 +162,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':id/recover')
+  @RequiresPermission('webhook_endpoints:write', 'webhook_deliveries:resend')
   @HttpCode(202)
   @ApiOperation({
     operationId: 'recoverWebhookEndpoint',

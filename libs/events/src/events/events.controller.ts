@@ -7,7 +7,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { AuthenticatedMerchant, CurrentMerchant } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { EventDto } from './dto/event.dto';
 import { ListEventsQueryDto } from './dto/list-events-query.dto';
@@ -28,6 +28,7 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Get()
+  @RequiresPermission('events:read')
   @ApiOperation({
     operationId: 'listEvents',
     summary: 'List events',
@@ -48,6 +49,7 @@ export class EventsController {
   }
 
   @Get(':id')
+  @RequiresPermission('events:read')
   @ApiOperation({ operationId: 'getEvent', summary: 'Get an event' })
   @ApiParam(EVENT_ID_PARAM)
   @ApiOkResponse({ type: EventDto })
@@ -60,6 +62,7 @@ export class EventsController {
   }
 
   @Get(':id/deliveries')
+  @RequiresPermission('events:read')
   @ApiOperation({
     operationId: 'listEventDeliveries',
     summary: "An event's webhook deliveries",
@@ -79,6 +82,7 @@ export class EventsController {
   }
 
   @Post(':id/resend')
+  @RequiresPermission('webhook_endpoints:write', 'webhook_deliveries:resend')
   @HttpCode(202)
   @ApiOperation({
     operationId: 'resendEvent',

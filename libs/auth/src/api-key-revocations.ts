@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Client } from 'pg';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { API_KEY_CHANGED_CHANNEL, ApiKeysService } from './api-keys.service';
+
+// A lost connection is retried after this long; meanwhile the cache's 1 s TTL bounds staleness.
+const RECONNECT_DELAY_MS = 2_000;
+
+/**
+ * One LISTEN connection per API process on API_KEY_CHANGED_CHANNEL: a key revoked or rolled on any
+ * process (or by the CLI) leaves this process's cache as soon as the change commits, so a revoked
+ * key stops working everywhere within the notification's delivery time, not the cache's TTL.
+ * The same approach as the checkout page's SessionChanges, but connected from startup: every API
+ * process authenticates keys. The CLI does not load it (it caches nothing worth evicting).
+ */
+@Injectable()
+export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ApiKeyRevocations.name);
+  private client: Client | null = null;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Whether notifications are being received (false while reconnecting). */
+  get listening(): boolean {
+    return this.client !== null;
+  }
+
+  async onModuleInit(): Promise<void> {
+    // Awaited, so a process that serves requests already hears revocations; a failure does not
+    // stop the API (the cache's TTL still applies) and is retried.
+    await this.connect().catch(() => undefined);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    client.on('notification', (message) => {
+      if (message.payload) this.apiKeys.forget(message.payload);
+    });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, null));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${API_KEY_CHANGED_CHANNEL}`);
+    } catch (error) {
+      this.lost(client, error);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    // Notifications sent while no connection listened are lost: forget what may be stale.
+    this.apiKeys.forgetAll();
+  }
+
+  private lost(client: Client, error: unknown): void {
+    const wasListening = this.client === client;
+    if (wasListening) this.client = null;
+    client.removeAllListeners('notification');
+    client.removeAllListeners('end');
+    if (this.closed) return;
+    if (error || wasListening) {
+      this.logger.warn(
+        { err: error ?? undefined },
+        'API key revocation listener lost its connection; revocations rely on the cache TTL until it is back',
+      );
+    }
+    client.end().catch(() => undefined);
+    if (this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.closed && !this.client) this.connect().catch(() => undefined);
+    }, RECONNECT_DELAY_MS);
+    this.reconnectTimer.unref();
+  }
+}

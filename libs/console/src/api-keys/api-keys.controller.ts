@@ -1,0 +1,211 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  ApiKeysService,
+  ApiKeySummary,
+  AuthenticatedMerchant,
+  ConsoleUserActor,
+  CreatedApiKey,
+  CurrentMerchant,
+  RequiresPermission,
+} from '@app/auth';
+import { APP_CONFIG, AppConfig, ApiException, ErrorCode } from '@app/common';
+import { AuditEntry, recordAudit } from '../audit/audit-log';
+import { clientInfo } from '../http/client-info';
+import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { RollApiKeyDto } from './dto/roll-api-key.dto';
+
+/** The one answer carrying a key's secret: creation, and the replacement a roll issues. */
+export interface NewApiKeyView {
+  id: string;
+  name: string | null;
+  scopes: string[] | null;
+  key_hint: string;
+  api_key: string;
+  livemode: boolean;
+  created_at: string;
+  expires_at: null;
+}
+
+export interface RolledApiKeyView extends NewApiKeyView {
+  /** The rolled key, with the time it stops working. */
+  previous_key: ApiKeySummary;
+}
+
+/**
+ * The console's API keys page (docs/api-keys.md). Console users only: no API key holds
+ * api_keys:*, so a key can neither list nor mint keys. Every change is audited in its own
+ * transaction; the secret appears only in the answer to the person who created or rolled it.
+ */
+@ApiExcludeController()
+@Controller('console/api/api-keys')
+export class ApiKeysController {
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly twoFactor: TwoFactorVerifier,
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @RequiresPermission('api_keys:read')
+  async list(@CurrentMerchant() merchant: AuthenticatedMerchant): Promise<ApiKeySummary[]> {
+    consoleUserOf(merchant);
+    return this.apiKeys.list(merchant.merchantId);
+  }
+
+  @Post()
+  @RequiresPermission('api_keys:write')
+  async create(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateApiKeyDto,
+    @Req() request: Request,
+  ): Promise<NewApiKeyView> {
+    const user = consoleUserOf(merchant);
+    const scopes = body.scopes ?? null;
+    const name = body.name ?? (scopes ? 'Restricted key' : 'Secret key');
+    const key = await this.dataSource.transaction(async (manager) => {
+      await this.requireFreshCode(manager, user, body.two_factor_code, 'create');
+      const created = await this.apiKeys.create(
+        { merchantId: merchant.merchantId, name, scopes, createdByUserId: user.userId },
+        manager,
+      );
+      await recordAudit(manager, {
+        ...this.auditBase(merchant, user, request),
+        action: 'api_key.created',
+        targetId: created.id,
+        details: { name, scopes, key_hint: created.key_hint },
+      });
+      return created;
+    });
+    return newKeyView(key);
+  }
+
+  @Post(':id/roll')
+  @HttpCode(200)
+  @RequiresPermission('api_keys:write')
+  async roll(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+    @Body() body: RollApiKeyDto,
+    @Req() request: Request,
+  ): Promise<RolledApiKeyView> {
+    const user = consoleUserOf(merchant);
+    const rolled = await this.dataSource.transaction(async (manager) => {
+      await this.requireFreshCode(manager, user, body.two_factor_code, 'roll');
+      const result = await this.apiKeys.roll(
+        {
+          apiKeyId: id,
+          merchantId: merchant.merchantId,
+          expiresIn: body.expires_in,
+          rolledByUserId: user.userId,
+        },
+        manager,
+      );
+      await recordAudit(manager, {
+        ...this.auditBase(merchant, user, request),
+        action: 'api_key.rolled',
+        targetId: id,
+        details: {
+          expires_in: body.expires_in,
+          expires_at: result.previous.expires_at,
+          new_key_id: result.key.id,
+          new_key_hint: result.key.key_hint,
+        },
+      });
+      return result;
+    });
+    // The commit's NOTIFY reaches every process; this one forgets the key without waiting for it.
+    this.apiKeys.forget(id);
+    return { ...newKeyView(rolled.key), previous_key: rolled.previous };
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @RequiresPermission('api_keys:write')
+  async revoke(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+    @Req() request: Request,
+  ): Promise<ApiKeySummary> {
+    const user = consoleUserOf(merchant);
+    await this.dataSource.transaction(async (manager) => {
+      const revoked = await this.apiKeys.revoke(id, { merchantId: merchant.merchantId }, manager);
+      // Revoking twice is not an error (a double click): only the first is a change to audit.
+      if (!revoked) return;
+      await recordAudit(manager, {
+        ...this.auditBase(merchant, user, request),
+        action: 'api_key.revoked',
+        targetId: id,
+      });
+    });
+    this.apiKeys.forget(id);
+    const key = await this.apiKeys.find(merchant.merchantId, id);
+    if (!key) throw ApiException.notFound('API key', id);
+    return key;
+  }
+
+  /** Production keys move real money: minting one asks for a fresh second factor. */
+  private async requireFreshCode(
+    manager: EntityManager,
+    user: ConsoleUserActor,
+    code: string | undefined,
+    verb: 'create' | 'roll',
+  ): Promise<void> {
+    if (!this.config.livemode) return;
+    if (!code) {
+      throw new ApiException(
+        ErrorCode.TwoFactorRequired,
+        `Enter a code from your authenticator app to ${verb} a live API key.`,
+        'two_factor_code',
+      );
+    }
+    if (!(await this.twoFactor.verifyFreshCode(manager, user.userId, code))) {
+      throw new ApiException(
+        ErrorCode.ParameterInvalid,
+        'The two-factor code is wrong, expired or already used. Enter the current code.',
+        'two_factor_code',
+      );
+    }
+  }
+
+  private auditBase(
+    merchant: AuthenticatedMerchant,
+    user: ConsoleUserActor,
+    request: Request,
+  ): Omit<AuditEntry, 'action'> {
+    const client = clientInfo(request);
+    return {
+      merchantId: merchant.merchantId,
+      actorType: user.operatorId ? 'operator' : 'console_user',
+      actorId: user.operatorId ?? user.userId,
+      targetType: 'api_key',
+      ip: client.ip,
+      userAgent: client.userAgent,
+    };
+  }
+}
+
+/** Keys never hold api_keys:*, so only a person gets here; checked again all the same. */
+function consoleUserOf(merchant: AuthenticatedMerchant): ConsoleUserActor {
+  if (merchant.actor.type !== 'console_user') {
+    throw new ApiException(ErrorCode.InsufficientScope, 'API keys cannot manage API keys.');
+  }
+  return merchant.actor;
+}
+
+function newKeyView(key: CreatedApiKey): NewApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    scopes: key.scopes,
+    key_hint: key.key_hint,
+    api_key: key.api_key,
+    livemode: key.livemode,
+    created_at: key.created_at,
+    expires_at: null,
+  };
+}

@@ -25,4 +25,9 @@ export default tseslint.config(
     files: ['apps/cli/**', 'scripts/**', 'bench/**'],
     rules: { 'no-console': 'off' },
   },
+  // The console's single-page app runs in the browser (its build config in Node).
+  {
+    files: ['apps/console/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
 );

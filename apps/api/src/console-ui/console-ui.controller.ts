@@ -1,0 +1,35 @@
+import { Controller, Get, Next, Param, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { Public } from '@app/auth';
+import { ConsoleUiFiles } from './console-ui-files';
+import { setConsoleSecurityHeaders } from './console-ui-headers';
+
+/** The console's own JSON API lives under this prefix (libs/console), never the app's pages. */
+const CONSOLE_API_PREFIX = '/console/api/';
+
+/**
+ * The console's single-page app (docs/console.md): its hashed assets, and its index.html for
+ * every page path under /console and /ops, where the app's router takes over. No API key: the
+ * page itself holds nothing; the calls it makes are authenticated by the session cookie.
+ */
+@ApiExcludeController()
+@Public()
+@Controller()
+export class ConsoleUiController {
+  constructor(private readonly files: ConsoleUiFiles) {}
+
+  @Get('console/assets/:file')
+  asset(@Param('file') file: string, @Res() response: Response): void {
+    setConsoleSecurityHeaders(response);
+    this.files.sendAsset(file, response);
+  }
+
+  @Get(['console', 'console/*path', 'ops', 'ops/*path'])
+  page(@Req() request: Request, @Res() response: Response, @Next() next: NextFunction): void {
+    // Not a page: an unknown console API route answers the API's 404, not HTML.
+    if (request.path.startsWith(CONSOLE_API_PREFIX)) return next();
+    setConsoleSecurityHeaders(response);
+    this.files.sendIndex(request.path, response);
+  }
+}

@@ -1,0 +1,118 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
+import { consoleApi, ConsoleSession } from '../api/console-api';
+import { t } from '../i18n/t';
+import { can, useSession } from '../session';
+import { ErrorMessage } from './ErrorMessage';
+
+/** The signed-in frame: navigation by permission, merchant switcher, sign-out. */
+export function AppLayout() {
+  const session = useSession();
+  if (session.isPending) return <p className="loading">{t('app.loading')}</p>;
+  if (session.isError) return <ErrorMessage error={session.error} />;
+  if (!session.data) return <Navigate to="/sign-in" />;
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="app-header">
+        <span className="merchant-name">{session.data.merchant?.name ?? t('app.title')}</span>
+        <span className={session.data.livemode ? 'mode mode-live' : 'mode mode-test'}>
+          {session.data.livemode ? t('app.liveMode') : t('app.testMode')}
+        </span>
+        <MerchantSwitcher session={session.data} />
+        <SignOutButton />
+      </header>
+      <div className="app-body">
+        <Navigation session={session.data} />
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function Navigation({ session }: { session: ConsoleSession }) {
+  return (
+    <nav aria-label={t('nav.label')}>
+      <ul>
+        <li>
+          <Link to="/" activeOptions={{ exact: true }}>
+            {t('nav.home')}
+          </Link>
+        </li>
+        {can(session, 'api_keys:read') && (
+          <li>
+            <span className="nav-group">{t('nav.developers')}</span>
+            <ul>
+              <li>
+                <Link to="/developers/api-keys">{t('nav.apiKeys')}</Link>
+              </li>
+            </ul>
+          </li>
+        )}
+        {can(session, 'team:read') && (
+          <li>
+            <span className="nav-group">{t('nav.settings')}</span>
+            <ul>
+              <li>
+                <Link to="/settings/team">{t('nav.team')}</Link>
+              </li>
+            </ul>
+          </li>
+        )}
+      </ul>
+    </nav>
+  );
+}
+
+function MerchantSwitcher({ session }: { session: ConsoleSession }) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const switchMerchant = useMutation({
+    mutationFn: consoleApi.switchMerchant,
+    // Everything cached belonged to the other merchant.
+    onSuccess: async () => {
+      queryClient.removeQueries();
+      await navigate({ to: '/' });
+    },
+  });
+  if (session.memberships.length < 2) return null;
+  return (
+    <label className="merchant-switcher">
+      {t('nav.merchant')}
+      <select
+        value={session.merchant?.id ?? ''}
+        disabled={switchMerchant.isPending}
+        onChange={(event) => switchMerchant.mutate(event.target.value)}
+      >
+        {session.memberships.map((membership) => (
+          <option key={membership.merchant_id} value={membership.merchant_id}>
+            {membership.merchant_name}
+          </option>
+        ))}
+      </select>
+      <ErrorMessage error={switchMerchant.error} />
+    </label>
+  );
+}
+
+function SignOutButton() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const signOut = useMutation({
+    mutationFn: consoleApi.signOut,
+    onSettled: async () => {
+      queryClient.clear();
+      queryClient.setQueryData(['session'], null);
+      await navigate({ to: '/sign-in' });
+    },
+  });
+  return (
+    <button type="button" className="secondary" onClick={() => signOut.mutate()}>
+      {t('nav.signOut')}
+    </button>
+  );
+}

@@ -1,0 +1,82 @@
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Link,
+  Outlet,
+} from '@tanstack/react-router';
+import { AppLayout } from './components/AppLayout';
+import { t } from './i18n/t';
+
+function NotFound() {
+  return (
+    <section className="centered">
+      <h1>{t('notFound.title')}</h1>
+      <Link to="/">{t('notFound.home')}</Link>
+    </section>
+  );
+}
+
+const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFound });
+
+// Pages load on demand: the first load carries only the frame and the router.
+const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'sign-in',
+  component: lazyRouteComponent(() => import('./pages/SignInPage'), 'SignInPage'),
+});
+const twoFactorRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'sign-in/two-factor',
+  component: lazyRouteComponent(() => import('./pages/TwoFactorPage'), 'TwoFactorPage'),
+});
+const acceptInvitationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'accept-invitation',
+  component: lazyRouteComponent(
+    () => import('./pages/AcceptInvitationPage'),
+    'AcceptInvitationPage',
+  ),
+});
+const signedInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'signed-in',
+  component: AppLayout,
+});
+const homeRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/',
+  component: lazyRouteComponent(() => import('./pages/HomePage'), 'HomePage'),
+});
+const apiKeysRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'developers/api-keys',
+  component: lazyRouteComponent(() => import('./pages/ApiKeysPage'), 'ApiKeysPage'),
+});
+const teamRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'settings/team',
+  component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage'),
+});
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  twoFactorRoute,
+  acceptInvitationRoute,
+  signedInRoute.addChildren([homeRoute, apiKeysRoute, teamRoute]),
+]);
+
+/*
+ * One app for merchants (/console) and, later, operators (/ops): the same build is served at
+ * both, and the base path is whichever the page was opened under.
+ */
+export const basePath = window.location.pathname.startsWith('/ops') ? '/ops' : '/console';
+
+export const router = createRouter({ routeTree, basepath: basePath });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

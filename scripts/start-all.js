@@ -15,7 +15,8 @@ const children = ['start:api', 'start:worker'].map((script) =>
 );
 const port = process.env.PORT ?? '3000';
 console.log(
-  `\nAPI on http://localhost:${port} (Swagger UI: http://localhost:${port}/docs).\n` +
+  `\nAPI on http://localhost:${port} (Swagger UI: http://localhost:${port}/docs, ` +
+    `console: http://localhost:${port}/console).\n` +
     'Create a merchant and its sandbox key:  npm run -s cli -- merchants:create --name "My Shop"\n',
 );
 

@@ -20,6 +20,7 @@ import {
 } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { SweepChainReset } from '@app/treasury';
+import { CONSOLE_COMMANDS, CONSOLE_USAGE } from './console-commands';
 import { SWEEP_COMMANDS, SWEEP_USAGE } from './sweep-commands';
 import { TREASURY_BOOKS_COMMANDS, TREASURY_BOOKS_USAGE } from './treasury-commands';
 import { UsageError } from './usage-error';
@@ -158,6 +159,7 @@ function merchantView(merchant: {
 export const COMMANDS: Record<string, Command> = {
   ...SWEEP_COMMANDS,
   ...TREASURY_BOOKS_COMMANDS,
+  ...CONSOLE_COMMANDS,
   'merchants:create': async (app, options) => {
     const name = required(options, 'name');
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
@@ -427,5 +429,6 @@ export const USAGE = `Usage: npm run cli -- <command> [options]
                                                are taken back and the watcher starts afresh;
                                                its live sweeps end and the sweeper's nonces
                                                start again from the node's count
+${CONSOLE_USAGE}
 ${SWEEP_USAGE}
 ${TREASURY_BOOKS_USAGE}`;

@@ -39,6 +39,9 @@ async function main(): Promise<void> {
       // treasury:unfreeze
       currency: { type: 'string' },
       address: { type: 'string' },
+      // console:invite, ops:invite
+      email: { type: 'string' },
+      role: { type: 'string' },
     },
     strict: true,
   });

@@ -1,13 +1,36 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
 import { APP_CONFIG, AppConfig, ApiException, clientAddressOf, ErrorCode } from '@app/common';
 import { ApiKeysService } from './api-keys.service';
 import { hasApiKeyShape, isLiveKey, keyPrefixFor } from './api-key-format';
+import { AuthenticatedMerchant } from './authenticated-merchant';
 import { AuthenticatedRequest } from './current-merchant.decorator';
 import { FailedAuthLimiter } from './failed-auth-limiter';
 import { IS_PUBLIC_ROUTE } from './public.decorator';
 
-/** `Authorization: Bearer sk_...` on every route not marked @Public(). */
+/**
+ * Resolves a merchant console session cookie to the merchant it acts for. Provided by the
+ * console module (libs/console), which depends on this library: the token keeps the dependency
+ * one way. Processes without the console (worker, CLI) have none, and only keys authenticate.
+ */
+export interface ConsoleSessionAuthenticator {
+  /** True when the request carries a console session cookie (whatever its worth). */
+  hasSessionCookie(request: Request): boolean;
+  /**
+   * The merchant of a fully signed-in session of a merchant's team member, as an
+   * AuthenticatedMerchant with a console_user actor. Throws an ApiException otherwise: 401 for
+   * an ended or half signed-in session, 403 csrf_failed for an unsafe request without the
+   * session's CSRF token or from another site.
+   */
+  authenticate(request: Request): Promise<AuthenticatedMerchant>;
+}
+export const CONSOLE_SESSION_AUTHENTICATOR = Symbol('CONSOLE_SESSION_AUTHENTICATOR');
+
+/**
+ * Authenticates every route not marked @Public(): `Authorization: Bearer sk_...`, or, without that
+ * header, a merchant console session cookie (the console calls the same /v1 endpoints).
+ */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
@@ -15,6 +38,9 @@ export class BearerAuthGuard implements CanActivate {
     private readonly apiKeys: ApiKeysService,
     private readonly limiter: FailedAuthLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional()
+    @Inject(CONSOLE_SESSION_AUTHENTICATOR)
+    private readonly consoleSessions?: ConsoleSessionAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -24,6 +50,19 @@ export class BearerAuthGuard implements CanActivate {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    // A key, when sent, decides alone: a script's request is never judged by a cookie the
+    // client happens to hold.
+    if (
+      request.headers.authorization === undefined &&
+      this.consoleSessions?.hasSessionCookie(request)
+    ) {
+      // Not counted by the failed-authentication limiter: a session id has 256 random bits, so
+      // there is nothing to guess, while a browser whose session just ended sends several
+      // requests at once with the stale cookie, and counting those would throttle every key
+      // user behind the same address (an office NAT). A refused cookie costs one indexed read.
+      request.merchant = await this.consoleSessions.authenticate(request);
+      return true;
+    }
     try {
       request.merchant = await this.authenticate(request.headers.authorization);
       return true;

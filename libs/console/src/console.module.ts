@@ -1,12 +1,75 @@
-import { Module } from '@nestjs/common';
+import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import cookieParser from 'cookie-parser';
+import { CONSOLE_SESSION_AUTHENTICATOR } from '@app/auth';
 import { ApiKeysConsoleModule } from './api-keys/api-keys-console.module';
+import { AuditLogController } from './audit/audit-log.controller';
+import { AuditLogReader } from './audit/audit-log.reader';
+import { InvitationAcceptance } from './invitations/invitation-acceptance';
+import { InvitationIssuer } from './invitations/invitation-issuer';
+import { InvitationsController } from './invitations/invitations.controller';
+import { InvitationsRepository } from './invitations/invitations.repository';
 import { RequestLogModule } from './request-log/request-log.module';
+import { SecuritySessionsController } from './security/security-sessions.controller';
+import { ConsoleSessionMerchantAuthenticator } from './sessions/console-session-authenticator';
+import { ConsoleSessionGuard } from './sessions/console-session.guard';
+import { ConsoleSessionsRepository } from './sessions/console-sessions.repository';
+import { PreSessionGuard } from './sessions/pre-session.guard';
+import { SessionController } from './sessions/session.controller';
+import { SessionService } from './sessions/session.service';
+import { SecondFactorService } from './sign-in/second-factor.service';
+import { SignInController } from './sign-in/sign-in.controller';
+import { SignInService } from './sign-in/sign-in.service';
+import { TeamController } from './team/team.controller';
+import { TeamRepository } from './team/team.repository';
+import { TeamService } from './team/team.service';
+import { RecoveryCodes } from './two-factor/recovery-codes';
+import { TwoFactorEnrolment } from './two-factor/two-factor-enrolment';
 import { TwoFactorVerifier } from './two-factor/two-factor-verifier';
+import { TwoFactorController } from './two-factor/two-factor.controller';
+import { ConsoleUsersRepository } from './users/console-users.repository';
 
-/** The merchant console's and the operator area's server side (docs/console.md). */
+/**
+ * The merchant console's and the operator area's server side (docs/console.md). Global so the
+ * API's authentication guard (libs/auth) finds the session authenticator by its token without
+ * importing this module.
+ */
+@Global()
 @Module({
   imports: [RequestLogModule, ApiKeysConsoleModule],
-  providers: [TwoFactorVerifier],
-  exports: [TwoFactorVerifier],
+  controllers: [
+    SignInController,
+    TwoFactorController,
+    InvitationsController,
+    SessionController,
+    SecuritySessionsController,
+    TeamController,
+    AuditLogController,
+  ],
+  providers: [
+    TwoFactorVerifier,
+    RecoveryCodes,
+    TwoFactorEnrolment,
+    ConsoleUsersRepository,
+    ConsoleSessionsRepository,
+    ConsoleSessionGuard,
+    PreSessionGuard,
+    SessionService,
+    SignInService,
+    SecondFactorService,
+    InvitationsRepository,
+    InvitationIssuer,
+    InvitationAcceptance,
+    TeamRepository,
+    TeamService,
+    AuditLogReader,
+    ConsoleSessionMerchantAuthenticator,
+    { provide: CONSOLE_SESSION_AUTHENTICATOR, useExisting: ConsoleSessionMerchantAuthenticator },
+  ],
+  exports: [TwoFactorVerifier, CONSOLE_SESSION_AUTHENTICATOR],
 })
-export class ConsoleModule {}
+export class ConsoleModule implements NestModule {
+  // Before any guard: the API's guard reads the session cookie on /v1 as the console's do.
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(cookieParser()).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}

@@ -47,6 +47,13 @@ export interface AppConfig {
   /** Express `trust proxy`: which peers may name the client in X-Forwarded-For. */
   trustProxy: TrustProxySetting;
   payAddressPool: PayAddressPoolConfig;
+  console: ConsoleConfig;
+}
+
+/** The merchant console's sessions (docs/console.md). */
+export interface ConsoleConfig {
+  /** A session unused this long ends; any request refreshes it (at most once a minute). */
+  sessionIdleMinutes: number;
 }
 
 /** Sweeps and reconciliation (docs/treasury.md). Keys are read by the worker only. */
@@ -233,6 +240,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       workerMetricsPort: env.WORKER_METRICS_PORT,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     },
+    console: { sessionIdleMinutes: env.CONSOLE_SESSION_IDLE_MINUTES },
     webhooks: {
       allowPrivateUrls: env.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

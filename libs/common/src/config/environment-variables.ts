@@ -416,6 +416,14 @@ export class EnvironmentVariables {
     message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.',
   })
   PAY_ADDRESS_POOL_LOW_WATERMARK?: number;
+
+  // The merchant console (docs/console.md): a session unused this long ends (the absolute limit
+  // is 12 hours whatever this says).
+  @Transform(toInteger)
+  @IsInt({ message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
+  @Min(5, { message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
+  @Max(720, { message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
+  CONSOLE_SESSION_IDLE_MINUTES = 30;
 }
 
 // Production must be told where everything is; the sandbox may fall back to local defaults.

@@ -1,0 +1,62 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CONSOLE_ROLES, ConsoleRole, isConsoleRole } from '@app/auth';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { CliInvitationError, inviteFromCli } from '@app/console';
+import { UsageError } from './usage-error';
+
+type Options = Record<string, string | string[] | boolean | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new UsageError(`--${name} is required.`);
+  }
+  return value.trim();
+}
+
+async function invite(
+  app: INestApplicationContext,
+  input: Parameters<typeof inviteFromCli>[2],
+): Promise<unknown> {
+  try {
+    return await inviteFromCli(app.get(DataSource), app.get<AppConfig>(APP_CONFIG), input);
+  } catch (error) {
+    if (error instanceof CliInvitationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The first member of a merchant's team, and every operator, are invited from here: nobody is
+ * signed in yet to invite them (docs/console.md). The URL carries the token; it is shown once.
+ */
+export const CONSOLE_COMMANDS = {
+  'console:invite': async (app: INestApplicationContext, options: Options) => {
+    const role = required(options, 'role');
+    if (!isConsoleRole(role)) {
+      throw new UsageError(`--role must be one of ${CONSOLE_ROLES.join(', ')}.`);
+    }
+    return invite(app, {
+      realm: 'merchant',
+      merchantId: required(options, 'merchant'),
+      email: required(options, 'email'),
+      role: role as ConsoleRole,
+    });
+  },
+
+  'ops:invite': async (app: INestApplicationContext, options: Options) =>
+    invite(app, {
+      realm: 'operator',
+      merchantId: null,
+      email: required(options, 'email'),
+      role: null,
+    }),
+};
+
+export const CONSOLE_USAGE = `  console:invite --merchant MERCHANT_ID --email EMAIL --role ROLE
+                                               invite a member of a merchant's console team
+                                               (roles owner, admin, developer, support, viewer):
+                                               prints the invitation URL (valid 7 days, once)
+  ops:invite --email EMAIL                     invite an operator to the /ops area: prints the
+                                               invitation URL (valid 7 days, once)`;

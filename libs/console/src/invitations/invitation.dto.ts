@@ -1,0 +1,23 @@
+import { IsString, Length, Matches } from 'class-validator';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords/passwords';
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export class InvitationLookupDto {
+  @IsString({ message: 'token must be a string.' })
+  @Matches(TOKEN_SHAPE, { message: 'token must be the token of an invitation URL.' })
+  token: string;
+}
+
+export class AcceptInvitationDto extends InvitationLookupDto {
+  // Length is the rule (NIST SP 800-63B): no composition rules, which make passwords worse.
+  @IsString({ message: 'password must be a string.' })
+  @Length(PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH, {
+    message: `password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
+  })
+  password: string;
+}
+
+export function isInvitationTokenShape(token: string): boolean {
+  return TOKEN_SHAPE.test(token);
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { clientInfo } from '../http/client-info';
+import { setSessionCookie } from '../http/session-cookie';
+import { ConsolePreSession } from '../sessions/console-access';
+import { invitationView } from './invitation';
+import { invitationGone, InvitationAcceptance } from './invitation-acceptance';
+import { AcceptInvitationDto, InvitationLookupDto, isInvitationTokenShape } from './invitation.dto';
+import { InvitationsRepository } from './invitations.repository';
+
+/** The invitation page: what the invitation is for, then the new account. */
+@ApiExcludeController()
+@Controller('console/api/invitations')
+export class InvitationsController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly invitations: InvitationsRepository,
+    private readonly acceptance: InvitationAcceptance,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The same as GET /:token with the token in the body: the request line (and so the access
+   * log) never holds it. The console uses this one.
+   */
+  @Post('lookup')
+  @HttpCode(200)
+  @ConsolePreSession()
+  async lookup(@Body() body: InvitationLookupDto) {
+    return this.show(body.token);
+  }
+
+  @Get(':token')
+  @ConsolePreSession()
+  async show(@Param('token') token: string) {
+    const invitation = isInvitationTokenShape(token)
+      ? await this.invitations.findPendingByToken(this.dataSource.manager, token)
+      : null;
+    if (!invitation) throw invitationGone();
+    return invitationView(invitation);
+  }
+
+  @Post('accept')
+  @HttpCode(200)
+  @ConsolePreSession()
+  async accept(
+    @Body() body: AcceptInvitationDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { session, enrolment } = await this.acceptance.accept(
+      body.token,
+      body.password,
+      clientInfo(request),
+    );
+    setSessionCookie(response, this.config, session.cookieValue);
+    return { two_factor_enrolment: enrolment, csrf_token: session.csrfToken };
+  }
+}

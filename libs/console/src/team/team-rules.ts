@@ -1,0 +1,31 @@
+import { ConsoleRole, ROLE_RANK } from '@app/auth';
+import { ApiException, ErrorCode } from '@app/common';
+
+/** An inviter or editor never grants a role above its own. */
+export function assertMayGrant(actorRole: ConsoleRole, role: ConsoleRole): void {
+  if (ROLE_RANK[role] > ROLE_RANK[actorRole]) {
+    throw new ApiException(
+      ErrorCode.PermissionDenied,
+      `Your role (${actorRole}) cannot grant the role ${role}.`,
+      'role',
+    );
+  }
+}
+
+/** Only an owner changes or removes an owner (docs/console.md, Roles). */
+export function assertMayTouch(actorRole: ConsoleRole, targetRole: ConsoleRole): void {
+  if (targetRole === 'owner' && actorRole !== 'owner') {
+    throw new ApiException(
+      ErrorCode.PermissionDenied,
+      'Only an owner can change or remove an owner.',
+    );
+  }
+  assertMayGrant(actorRole, targetRole);
+}
+
+export function lastOwner(): ApiException {
+  return new ApiException(
+    ErrorCode.InvalidState,
+    'A team keeps at least one owner: make someone else an owner first.',
+  );
+}

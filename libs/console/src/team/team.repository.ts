@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ConsoleRole } from '@app/auth';
+
+export interface TeamMember {
+  userId: string;
+  email: string;
+  role: ConsoleRole;
+  twoFactorEnabled: boolean;
+  joinedAt: Date;
+}
+
+interface MemberRow {
+  user_id: string;
+  email: string;
+  role: ConsoleRole;
+  two_factor_enabled: boolean;
+  created_at: Date;
+}
+
+const toMember = (row: MemberRow): TeamMember => ({
+  userId: row.user_id,
+  email: row.email,
+  role: row.role,
+  twoFactorEnabled: row.two_factor_enabled,
+  joinedAt: row.created_at,
+});
+
+const SELECT = `SELECT m.user_id, u.email, m.role, u.totp_enabled_at IS NOT NULL AS two_factor_enabled,
+                       m.created_at
+                  FROM console_memberships m JOIN console_users u ON u.id = m.user_id`;
+
+/** A merchant's memberships. */
+@Injectable()
+export class TeamRepository {
+  async list(manager: EntityManager, merchantId: string): Promise<TeamMember[]> {
+    const rows: MemberRow[] = await manager.query(
+      `${SELECT} WHERE m.merchant_id = $1 ORDER BY m.created_at, m.user_id`,
+      [merchantId],
+    );
+    return rows.map(toMember);
+  }
+
+  /**
+   * Locks the merchant's owner memberships and the target's: two owners demoting each other at
+   * once must not both succeed and leave the team without one.
+   */
+  async lockForChange(
+    manager: EntityManager,
+    merchantId: string,
+    userId: string,
+  ): Promise<{ target: TeamMember | null; owners: number }> {
+    const rows: MemberRow[] = await manager.query(
+      `${SELECT} WHERE m.merchant_id = $1 AND (m.role = 'owner' OR m.user_id = $2)
+        ORDER BY m.user_id FOR UPDATE OF m`,
+      [merchantId, userId],
+    );
+    const target = rows.find((row) => row.user_id === userId);
+    return {
+      target: target ? toMember(target) : null,
+      owners: rows.filter((row) => row.role === 'owner').length,
+    };
+  }
+
+  async findByEmail(manager: EntityManager, merchantId: string, email: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM console_memberships m JOIN console_users u ON u.id = m.user_id
+        WHERE m.merchant_id = $1 AND u.email = $2 AND u.realm = 'merchant'`,
+      [merchantId, email],
+    );
+    return rows.length > 0;
+  }
+
+  async setRole(manager: EntityManager, merchantId: string, userId: string, role: ConsoleRole) {
+    await manager.query(
+      `UPDATE console_memberships SET role = $3 WHERE merchant_id = $1 AND user_id = $2`,
+      [merchantId, userId, role],
+    );
+  }
+
+  async remove(manager: EntityManager, merchantId: string, userId: string) {
+    await manager.query(`DELETE FROM console_memberships WHERE merchant_id = $1 AND user_id = $2`, [
+      merchantId,
+      userId,
+    ]);
+  }
+}

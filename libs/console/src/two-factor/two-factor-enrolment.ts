@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiException, ErrorCode } from '@app/common';
+import { recordAudit } from '../audit/audit-log';
+import { ClientInfo, ConsoleSessionsRepository } from '../sessions/console-sessions.repository';
+import { ConsoleSession } from '../sessions/console-session';
+import { ConsoleUsersRepository } from '../users/console-users.repository';
+import { clearFailedAttempts } from '../sign-in/lockout';
+import { otpauthQrSvg } from './qr-svg';
+import { RecoveryCodes } from './recovery-codes';
+import { newTotpSecret, otpauthUrl } from './totp';
+import { TwoFactorVerifier } from './two-factor-verifier';
+
+/** What the enrolment screen shows: the secret, as text, as a URL and as a QR code. */
+export interface TwoFactorEnrolmentStart {
+  secret: string;
+  otpauth_url: string;
+  qr_svg: string;
+}
+
+/**
+ * Enrolling TOTP, which every console user must (docs/console.md): a secret is stored sealed
+ * but not enabled until the user proves their app produces its codes; then ten recovery codes
+ * are issued and the session is fully signed in.
+ */
+@Injectable()
+export class TwoFactorEnrolment {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly verifier: TwoFactorVerifier,
+    private readonly users: ConsoleUsersRepository,
+    private readonly recoveryCodes: RecoveryCodes,
+    private readonly sessions: ConsoleSessionsRepository,
+  ) {}
+
+  async start(
+    manager: EntityManager,
+    user: { id: string; email: string },
+  ): Promise<TwoFactorEnrolmentStart> {
+    const secret = newTotpSecret();
+    await this.users.storePendingTotpSecret(
+      manager,
+      user.id,
+      this.verifier.secretBox.seal(secret, user.id),
+    );
+    const url = otpauthUrl(user.email, secret);
+    return { secret, otpauth_url: url, qr_svg: await otpauthQrSvg(url) };
+  }
+
+  /** Enables TOTP with the first code; returns the recovery codes, shown this once. */
+  async complete(session: ConsoleSession, code: string, client: ClientInfo): Promise<string[]> {
+    if (session.state !== 'enrolment_pending') {
+      throw new ApiException(
+        ErrorCode.InvalidState,
+        'Two-factor authentication is already set up for this account.',
+      );
+    }
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.verifier.verifyEnrolmentCode(manager, session.userId, code))) {
+        throw new ApiException(
+          ErrorCode.ParameterInvalid,
+          'That code does not match. Enter the current 6-digit code of your authenticator app.',
+          'code',
+        );
+      }
+      await this.users.enableTotp(manager, session.userId);
+      const codes = await this.recoveryCodes.issue(manager, session.userId);
+      await this.sessions.markTwoFactorVerified(manager, session.idHash);
+      await clearFailedAttempts(manager, session.userId);
+      await recordAudit(manager, {
+        merchantId: session.merchantId,
+        actorType: session.realm === 'operator' ? 'operator' : 'console_user',
+        actorId: session.userId,
+        action: 'user.two_factor_enrolled',
+        targetType: 'console_user',
+        targetId: session.userId,
+        ip: client.ip,
+        userAgent: client.userAgent,
+      });
+      return codes;
+    });
+  }
+}

@@ -162,7 +162,8 @@ export class ApiKeysService implements OnModuleDestroy {
     manager?: EntityManager,
   ): Promise<boolean> {
     const revoked = await this.inTransaction(manager, async (transaction) => {
-      const rows: unknown[] = await transaction.query(
+      const rows = await updateReturning<{ id: string }>(
+        transaction,
         `UPDATE api_keys SET revoked_at = now()
           WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR merchant_id = $2)
           RETURNING id`,
@@ -199,7 +200,8 @@ export class ApiKeysService implements OnModuleDestroy {
           'id',
         );
       }
-      const [{ expires_at: expiresAt }]: Array<{ expires_at: Date }> = await transaction.query(
+      const [{ expires_at: expiresAt }] = await updateReturning<{ expires_at: Date }>(
+        transaction,
         `UPDATE api_keys
             SET expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + $2::interval)
           WHERE id = $1 RETURNING expires_at`,
@@ -369,6 +371,16 @@ export class ApiKeysService implements OnModuleDestroy {
       expiresAtMs: row.expires_at ? row.expires_at.getTime() : null,
     };
   }
+}
+
+/** The rows of an UPDATE ... RETURNING: TypeORM's postgres driver wraps them with the count. */
+async function updateReturning<T>(
+  manager: EntityManager,
+  sql: string,
+  params: unknown[],
+): Promise<T[]> {
+  const [rows] = (await manager.query(sql, params)) as [T[], number];
+  return rows;
 }
 
 function summarize(row: ApiKeyEntity, now: Date): ApiKeySummary {

@@ -1,0 +1,239 @@
+import request from 'supertest';
+import {
+  auditOf,
+  ConsoleMember,
+  inviteMember,
+  PASSWORD,
+  SAME_ORIGIN,
+  signedInMember,
+  totpCode,
+  uniqueEmail,
+} from './support/console-identity';
+import { TestApi, TestMerchant } from './support/test-app';
+
+/** The error part of a 401 sign-in answer, without what differs per request. */
+const refusal = (body: { error: Record<string, unknown> }) => ({
+  ...body.error,
+  request_id: undefined,
+});
+
+describe('Console sign-in (issue 25)', () => {
+  let api: TestApi;
+  let merchant: TestMerchant;
+  let member: ConsoleMember;
+
+  beforeAll(async () => {
+    api = await TestApi.start();
+    merchant = await api.createMerchant({ name: 'Console Sign-in Shop' });
+    member = await signedInMember(api, merchant, 'owner');
+  });
+
+  afterAll(async () => {
+    await api.close();
+  });
+
+  const signIn = (email: string, password: string) =>
+    request.agent(api.http).post('/console/api/sign-in').set(SAME_ORIGIN).send({ email, password });
+
+  async function passwordStep(email: string) {
+    const agent = request.agent(api.http);
+    const response = await agent
+      .post('/console/api/sign-in')
+      .set(SAME_ORIGIN)
+      .send({ email: email.toUpperCase(), password: PASSWORD });
+    expect(response.status).toBe(200);
+    return { agent, csrf: response.body.csrf_token as string, body: response.body };
+  }
+
+  it('accepts an invitation, enrols TOTP, and the session cookie calls /v1 as the merchant', async () => {
+    const balances = await member.agent.get('/v1/balances').expect(200);
+    const withKey = await api.get('/v1/balances', merchant).expect(200);
+    expect(balances.body).toEqual(withKey.body);
+    expect(member.recoveryCodes).toHaveLength(10);
+    expect(new Set(member.recoveryCodes).size).toBe(10);
+    const cookie = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM console_sessions WHERE user_id = $1`,
+      [member.userId],
+    );
+    expect(cookie[0].n).toBe(1);
+  });
+
+  it('describes the session', async () => {
+    const session = await member.agent.get('/console/api/session').expect(200);
+    expect(session.body).toEqual({
+      user: { id: member.userId, email: member.email },
+      realm: 'merchant',
+      merchant: { id: merchant.id, name: 'Console Sign-in Shop', kind: 'direct' },
+      role: 'owner',
+      permissions: expect.arrayContaining(['team:write', 'balances:read', 'audit_log:read']),
+      memberships: [
+        { merchant_id: merchant.id, merchant_name: 'Console Sign-in Shop', role: 'owner' },
+      ],
+      csrf_token: member.csrf,
+      livemode: false,
+    });
+  });
+
+  it('sets an HttpOnly, SameSite=Lax session cookie, and a new one at each sign-in', async () => {
+    const first = await signIn(member.email, PASSWORD).expect(200);
+    const second = await signIn(member.email, PASSWORD).expect(200);
+    const cookieOf = (response: request.Response) =>
+      (response.headers['set-cookie'] as unknown as string[]).find((c) =>
+        c.startsWith('console_session='),
+      )!;
+    expect(cookieOf(first)).toMatch(/; Path=\/; .*HttpOnly/);
+    expect(cookieOf(first)).toMatch(/SameSite=Lax/);
+    expect(cookieOf(first).split(';')[0]).not.toBe(cookieOf(second).split(';')[0]);
+    expect(first.body).toEqual({ two_factor_required: true, csrf_token: expect.any(String) });
+  });
+
+  it('keeps a half signed-in session away from /v1 and the console until the second factor', async () => {
+    const { agent } = await passwordStep(member.email);
+    const v1 = await agent.get('/v1/balances').expect(401);
+    expect(v1.body.error.code).toBe('two_factor_required');
+    const session = await agent.get('/console/api/session').expect(401);
+    expect(session.body.error.code).toBe('two_factor_required');
+  });
+
+  it('accepts a TOTP code once: the same time step is refused the second time', async () => {
+    const code = totpCode(member.secret, 1);
+    const first = await passwordStep(member.email);
+    await first.agent
+      .post('/console/api/sign-in/two-factor')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': first.csrf })
+      .send({ code })
+      .expect(200, { signed_in: true });
+    await first.agent.get('/v1/balances').expect(200);
+
+    const second = await passwordStep(member.email);
+    const replay = await second.agent
+      .post('/console/api/sign-in/two-factor')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': second.csrf })
+      .send({ code })
+      .expect(401);
+    expect(replay.body.error.code).toBe('authentication_failed');
+    await second.agent.get('/v1/balances').expect(401);
+    const entries = await auditOf(api, member.userId);
+    expect(entries.slice(0, 4).map((entry) => entry.action)).toEqual([
+      'user.sign_in_failed',
+      'user.password_accepted',
+      'user.signed_in',
+      'user.password_accepted',
+    ]);
+    expect(entries[0]).toMatchObject({
+      merchant_id: merchant.id,
+      details: { reason: 'two_factor' },
+    });
+    await api.dataSource.query(`UPDATE console_users SET failed_sign_ins = 0 WHERE id = $1`, [
+      member.userId,
+    ]);
+  });
+
+  it('accepts a recovery code once', async () => {
+    const recoveryCode = member.recoveryCodes[0];
+    const first = await passwordStep(member.email);
+    await first.agent
+      .post('/console/api/sign-in/two-factor')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': first.csrf })
+      .send({ code: recoveryCode.toLowerCase() })
+      .expect(200);
+    await first.agent.get('/v1/balances').expect(200);
+
+    const second = await passwordStep(member.email);
+    await second.agent
+      .post('/console/api/sign-in/two-factor')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': second.csrf })
+      .send({ code: recoveryCode })
+      .expect(401);
+    await api.dataSource.query(`UPDATE console_users SET failed_sign_ins = 0 WHERE id = $1`, [
+      member.userId,
+    ]);
+  });
+
+  it('answers an unknown e-mail exactly as a wrong password, and audits both', async () => {
+    const wrongPassword = await signIn(member.email, 'not the password at all').expect(401);
+    const unknownEmail = await signIn(uniqueEmail('nobody'), PASSWORD).expect(401);
+    expect(refusal(unknownEmail.body)).toEqual(refusal(wrongPassword.body));
+    expect(refusal(wrongPassword.body)).toEqual({
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      message: 'Incorrect email or password.',
+    });
+    expect(unknownEmail.headers['set-cookie']).toBeUndefined();
+    const [latest] = await auditOf(api, member.userId);
+    expect(latest).toMatchObject({
+      action: 'user.sign_in_failed',
+      details: { reason: 'password' },
+    });
+    await api.dataSource.query(`UPDATE console_users SET failed_sign_ins = 0 WHERE id = $1`, [
+      member.userId,
+    ]);
+  });
+
+  it('locks an account after 5 failed attempts, for longer at each lockout', async () => {
+    const victim = await signedInMember(api, merchant, 'viewer', 'lockout');
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      await signIn(victim.email, `wrong password ${attempt}`).expect(401);
+    }
+    const fifth = await signIn(victim.email, 'wrong password 5').expect(429);
+    expect(fifth.body.error.code).toBe('rate_limited');
+    expect(Number(fifth.headers['retry-after'])).toBeGreaterThan(50);
+    expect(Number(fifth.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Even the right password waits.
+    const locked = await signIn(victim.email, PASSWORD).expect(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await auditOf(api, victim.userId))[0]).toMatchObject({
+      action: 'user.sign_in_failed',
+      details: { reason: 'locked' },
+    });
+
+    // The first lock over (moved into the past here), five more failures lock for 5 minutes.
+    await api.dataSource.query(
+      `UPDATE console_users SET locked_until = now() - interval '1 second' WHERE id = $1`,
+      [victim.userId],
+    );
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      await signIn(victim.email, `wrong again ${attempt}`).expect(401);
+    }
+    const second = await signIn(victim.email, 'wrong again 5').expect(429);
+    expect(Number(second.headers['retry-after'])).toBeGreaterThan(240);
+    expect(Number(second.headers['retry-after'])).toBeLessThanOrEqual(300);
+  });
+
+  it('lists the own sessions, marks the current one, and ends another', async () => {
+    const other = await passwordStep(member.email);
+    const pending = await other.agent.get('/console/api/session').expect(401);
+    expect(pending.body.error.code).toBe('two_factor_required');
+    const list = await member.agent.get('/console/api/security/sessions').expect(200);
+    const current = list.body.filter((session: { current: boolean }) => session.current);
+    expect(current).toHaveLength(1);
+    expect(list.body.length).toBeGreaterThanOrEqual(2);
+    const others = list.body.filter((session: { current: boolean }) => !session.current);
+    for (const session of others) {
+      await member.agent
+        .delete(`/console/api/security/sessions/${session.id}`)
+        .set({ ...SAME_ORIGIN, 'X-CSRF-Token': member.csrf })
+        .expect(204);
+    }
+    // Before: waiting for its second factor; now: no session at all.
+    const ended = await other.agent.get('/console/api/session').expect(401);
+    expect(ended.body.error.code).toBe('authentication_failed');
+    const after = await member.agent.get('/console/api/security/sessions').expect(200);
+    expect(after.body).toHaveLength(1);
+  });
+
+  it('signs out: the cookie no longer works', async () => {
+    const invited = await inviteMember(api, merchant, uniqueEmail('signout'), 'viewer');
+    const agent = request.agent(api.http);
+    const accepted = await agent
+      .post('/console/api/invitations/accept')
+      .set(SAME_ORIGIN)
+      .send({ token: invited.token, password: PASSWORD })
+      .expect(200);
+    await agent
+      .post('/console/api/sign-out')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': accepted.body.csrf_token })
+      .expect(204);
+    await agent.get('/console/api/session').expect(401);
+  });
+});

@@ -3,6 +3,7 @@ import { ApiKeysService, hashApiKey, keyHint } from '@app/auth';
 import { ID_PREFIX, newId } from '@app/common';
 import { overrideEnvironment } from './support/environment';
 import { TestApi, TestMerchant } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 const SESSIONS = '/v1/checkout/sessions';
 
@@ -89,6 +90,22 @@ describe('Authentication', () => {
     expect(await api.app.get(ApiKeysService).revoke(doomed.apiKeyId)).toBe(true);
     const response = await api.get(SESSIONS, doomed).expect(401);
     expect(response.body.error.code).toBe('authentication_failed');
+  });
+
+  it('refuses a key whose expires_at has passed (a rolled key), as a revoked one', async () => {
+    const rolled = await api.createMerchant({ name: 'Expired' });
+    await api.get(SESSIONS, rolled).expect(200);
+    await api.dataSource.query(`UPDATE api_keys SET expires_at = now() WHERE id = $1`, [
+      rolled.apiKeyId,
+    ]);
+    // Changed behind the service's back (no notification): the cache's TTL bounds the wait.
+    await waitFor(
+      async () => (await api.get(SESSIONS, rolled)).status === 401,
+      10_000,
+      'expired key refused',
+    );
+    const response = await api.get(SESSIONS, rolled).expect(401);
+    expect(response.body.error.message).toBe('Invalid API key: unknown or revoked.');
   });
 
   it('lets a merchant hold several keys and revoke one without the other', async () => {

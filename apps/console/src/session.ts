@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { QueryClient, useQuery } from '@tanstack/react-query';
 import type { Permission } from '../../../libs/auth/src/permissions';
 import { ConsoleSession, fetchSession } from './api/console-api';
 
@@ -11,4 +11,16 @@ export function useSession() {
 
 export function can(session: ConsoleSession | null | undefined, permission: Permission): boolean {
   return session?.permissions.includes(permission) ?? false;
+}
+
+/**
+ * Asks the server again now (after signing in, enrolling, switching merchant): a cached "signed
+ * out" must not send the next page back to the sign-in form.
+ */
+export function reloadSession(queryClient: QueryClient): Promise<ConsoleSession | null> {
+  return queryClient.fetchQuery({
+    queryKey: SESSION_QUERY_KEY,
+    queryFn: fetchSession,
+    staleTime: 0,
+  });
 }

@@ -719,7 +719,7 @@ export interface components {
              * @example parameter_invalid
              * @enum {string}
              */
-            code: "parameter_invalid" | "parameter_missing" | "authentication_failed" | "environment_mismatch" | "permission_denied" | "resource_missing" | "route_not_found" | "idempotency_key_reused" | "idempotency_in_progress" | "insufficient_balance" | "invalid_address" | "unsupported_network_currency" | "invalid_sub_merchant_code" | "sub_merchant_disabled" | "resource_already_exists" | "webhook_endpoint_disabled" | "limit_exceeded" | "amount_too_small" | "amount_above_refundable" | "invalid_state" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "api_error" | "service_unavailable";
+            code: "parameter_invalid" | "parameter_missing" | "authentication_failed" | "environment_mismatch" | "permission_denied" | "insufficient_scope" | "csrf_failed" | "two_factor_required" | "resource_missing" | "route_not_found" | "idempotency_key_reused" | "idempotency_in_progress" | "insufficient_balance" | "invalid_address" | "unsupported_network_currency" | "invalid_sub_merchant_code" | "sub_merchant_disabled" | "resource_already_exists" | "webhook_endpoint_disabled" | "limit_exceeded" | "amount_too_small" | "amount_above_refundable" | "invalid_state" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "api_error" | "service_unavailable";
             /**
              * @description Human-readable explanation. Do not parse it; branch on `code`.
              * @example pricing_amount must be a positive decimal string with at most 6 fractional digits.
@@ -1697,7 +1697,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +1768,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1842,6 +1850,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `checkout_sessions:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1935,7 +1952,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,6 +1998,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `checkout_sessions:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2031,6 +2061,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Needs the scope `checkout_sessions:read` or `payouts:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Too many requests; see `Retry-After`. */
             429: {
                 headers: {
@@ -2065,6 +2104,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `checkout_sessions:read` or `payouts:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2145,7 +2193,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `sub_merchants:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2262,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `sub_merchants:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2277,7 +2333,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `sub_merchants:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,7 +2408,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `sub_merchants:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2428,7 +2492,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `balances:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2511,7 +2579,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2578,7 +2650,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,6 +2723,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `payouts:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2724,7 +2809,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `refunds:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +2919,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `refunds:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2948,7 +3041,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `refunds:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,6 +3087,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `refunds:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3040,6 +3146,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `refunds:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3138,7 +3253,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `events:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3180,6 +3299,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `events:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3229,6 +3357,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `events:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3291,6 +3428,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3381,7 +3527,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `webhook_endpoints:read`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +3593,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key may not do this. */
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3501,6 +3655,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Needs the scope `webhook_endpoints:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No such resource for this merchant. */
             404: {
                 headers: {
@@ -3542,6 +3705,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3611,6 +3783,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No such resource for this merchant. */
             404: {
                 headers: {
@@ -3673,6 +3854,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No such resource for this merchant. */
             404: {
                 headers: {
@@ -3728,6 +3918,15 @@ export interface operations {
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

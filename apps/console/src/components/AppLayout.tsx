@@ -8,7 +8,8 @@ import { ErrorMessage } from './ErrorMessage';
 /** The signed-in frame: navigation by permission, merchant switcher, sign-out. */
 export function AppLayout() {
   const session = useSession();
-  if (session.isPending) return <p className="loading">{t('app.loading')}</p>;
+  if (session.isPending || (!session.data && session.isFetching))
+    return <p className="loading">{t('app.loading')}</p>;
   if (session.isError) return <ErrorMessage error={session.error} />;
   if (!session.data) return <Navigate to="/sign-in" />;
   return (

@@ -3,7 +3,7 @@ import { useNavigate } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { consoleApi, TwoFactorEnrolment } from '../api/console-api';
 import { t } from '../i18n/t';
-import { SESSION_QUERY_KEY } from '../session';
+import { reloadSession } from '../session';
 import { CodeField } from './CodeField';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -61,7 +61,7 @@ export function RecoveryCodes({ codes }: { codes: string[] }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const proceed = async () => {
-    await queryClient.invalidateQueries({ queryKey: SESSION_QUERY_KEY });
+    await reloadSession(queryClient);
     await navigate({ to: '/' });
   };
   return (

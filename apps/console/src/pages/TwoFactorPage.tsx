@@ -5,7 +5,7 @@ import { consoleApi } from '../api/console-api';
 import { CodeField } from '../components/CodeField';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { t } from '../i18n/t';
-import { SESSION_QUERY_KEY } from '../session';
+import { reloadSession } from '../session';
 
 export function TwoFactorPage() {
   const navigate = useNavigate();
@@ -14,7 +14,7 @@ export function TwoFactorPage() {
   const verify = useMutation({
     mutationFn: () => consoleApi.verifyTwoFactor(code),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: SESSION_QUERY_KEY });
+      await reloadSession(queryClient);
       await navigate({ to: '/' });
     },
   });

@@ -222,6 +222,29 @@ describe('Console sign-in (issue 25)', () => {
     expect(after.body).toHaveLength(1);
   });
 
+  it('ends a session after the idle timeout and after 12 hours whatever its use', async () => {
+    const idle = await signedInMember(api, merchant, 'viewer', 'idle');
+    await idle.agent.get('/v1/balances').expect(200);
+    await api.dataSource.query(
+      `UPDATE console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE user_id = $1`,
+      [idle.userId],
+    );
+    await idle.agent.get('/v1/balances').expect(401);
+
+    const old = await signedInMember(api, merchant, 'viewer', 'absolute');
+    await old.agent.get('/console/api/session').expect(200);
+    await api.dataSource.query(
+      `UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`,
+      [old.userId],
+    );
+    await old.agent.get('/console/api/session').expect(401);
+    const [row] = await api.dataSource.query(
+      `SELECT expires_at - created_at AS lifetime FROM console_sessions WHERE user_id = $1`,
+      [idle.userId],
+    );
+    expect(row.lifetime).toMatchObject({ hours: 12 });
+  });
+
   it('signs out: the cookie no longer works', async () => {
     const invited = await inviteMember(api, merchant, uniqueEmail('signout'), 'viewer');
     const agent = request.agent(api.http);

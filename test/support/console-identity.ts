@@ -61,7 +61,7 @@ export async function signedInMember(
   api: TestApi,
   merchant: TestMerchant,
   role: ConsoleRole = 'owner',
-  label = role,
+  label: string = role,
 ): Promise<ConsoleMember> {
   const email = uniqueEmail(label);
   const { token } = await inviteMember(api, merchant, email, role);

@@ -44,49 +44,60 @@ export class InvitationAcceptance {
       throw invitationGone();
     }
     const passwordHash = await hashPassword(password);
-    return this.dataSource.transaction(async (manager) => {
-      const invitation = await this.invitations.findPendingByToken(manager, token, true);
-      if (!invitation) throw invitationGone();
-      if (await this.users.findByEmail(manager, invitation.realm, invitation.email)) {
-        throw new ApiException(
-          ErrorCode.ResourceAlreadyExists,
-          `An account for ${invitation.email} exists already. Sign in with it instead.`,
-        );
-      }
-      const userId = await this.users.create(manager, {
-        realm: invitation.realm,
-        email: invitation.email,
-        passwordHash,
-      });
-      if (invitation.merchantId && invitation.role) {
-        await this.users.addMembership(manager, {
+    return this.dataSource
+      .transaction(async (manager) => {
+        const invitation = await this.invitations.findPendingByToken(manager, token, true);
+        if (!invitation) throw invitationGone();
+        if (await this.users.findByEmail(manager, invitation.realm, invitation.email)) {
+          throw accountExists(invitation.email);
+        }
+        const userId = await this.users.create(manager, {
+          realm: invitation.realm,
+          email: invitation.email,
+          passwordHash,
+        });
+        if (invitation.merchantId && invitation.role) {
+          await this.users.addMembership(manager, {
+            userId,
+            merchantId: invitation.merchantId,
+            role: invitation.role,
+          });
+        }
+        await this.invitations.markAccepted(manager, invitation.id);
+        const enrolment = await this.enrolment.start(manager, {
+          id: userId,
+          email: invitation.email,
+        });
+        const session = await this.sessions.create(manager, {
           userId,
           merchantId: invitation.merchantId,
-          role: invitation.role,
+          client,
         });
-      }
-      await this.invitations.markAccepted(manager, invitation.id);
-      const enrolment = await this.enrolment.start(manager, {
-        id: userId,
-        email: invitation.email,
+        await recordAudit(manager, {
+          merchantId: invitation.merchantId,
+          actorType: invitation.realm === 'operator' ? 'operator' : 'console_user',
+          actorId: userId,
+          action: 'invitation.accepted',
+          targetType: 'invitation',
+          targetId: invitation.id,
+          details: { email: invitation.email, role: invitation.role },
+          ip: client.ip,
+          userAgent: client.userAgent,
+        });
+        return { session, enrolment };
+      })
+      .catch((error: unknown) => {
+        // Two invitations of one address accepted at the same moment: the second finds the
+        // account the first just created, as it would have a moment later.
+        if ((error as { code?: string }).code === '23505') throw accountExists();
+        throw error;
       });
-      const session = await this.sessions.create(manager, {
-        userId,
-        merchantId: invitation.merchantId,
-        client,
-      });
-      await recordAudit(manager, {
-        merchantId: invitation.merchantId,
-        actorType: invitation.realm === 'operator' ? 'operator' : 'console_user',
-        actorId: userId,
-        action: 'invitation.accepted',
-        targetType: 'invitation',
-        targetId: invitation.id,
-        details: { email: invitation.email, role: invitation.role },
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
-      return { session, enrolment };
-    });
   }
+}
+
+function accountExists(email?: string): ApiException {
+  return new ApiException(
+    ErrorCode.ResourceAlreadyExists,
+    `An account for ${email ?? 'this e-mail address'} exists already. Sign in with it instead.`,
+  );
 }

@@ -37,13 +37,21 @@ export class RequestLog1766430000000 implements MigrationInterface {
         CHECK ((actor = 'api_key') = (api_key_id IS NOT NULL)),
         CHECK ((actor = 'console_user') = (console_user_id IS NOT NULL))
       )`);
-    // The list, and the retention job (which walks it per merchant from the oldest end).
+    // The list.
     await queryRunner.query(
       `CREATE INDEX api_request_log_merchant_idx ON api_request_log (merchant_id, created_at DESC, id DESC)`,
     );
     // The status filter (often a rare one: 500s) as an index range in the list's order.
     await queryRunner.query(
       `CREATE INDEX api_request_log_merchant_status_idx ON api_request_log (merchant_id, status, created_at DESC, id DESC)`,
+    );
+    // The hourly purge: the oldest rows first, whatever their merchant. Appended at its right end
+    // (rows arrive in time order), so it costs the batched writes little. Walking the merchant
+    // index per merchant instead was as fast at first but slowed with every batch of a run (a
+    // bitmap scan re-reads the index entries of rows the earlier batches deleted, where an index
+    // scan marks them dead): 0.4 s to 2 s per 10,000 rows over 250,000 in a trial.
+    await queryRunner.query(
+      `CREATE INDEX api_request_log_created_idx ON api_request_log (created_at)`,
     );
     // Where a `starting_after` cursor points, and "find this request" from a support ticket.
     await queryRunner.query(

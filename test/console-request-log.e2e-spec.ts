@@ -1,5 +1,4 @@
 import request from 'supertest';
-import { ApiException } from '@app/common';
 import {
   REQUEST_LOG_RETENTION_DAYS,
   RequestLogRecord,
@@ -7,6 +6,7 @@ import {
   RequestLogRetention,
   RequestLogWriter,
 } from '@app/console/request-log';
+import { ConsoleMember, SAME_ORIGIN, signedInMember } from './support/console-identity';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -141,13 +141,15 @@ describe('Console request log', () => {
     });
   });
 
-  describe('reading (the list query of GET /console/api/request-log)', () => {
+  describe('reading: GET /console/api/request-log', () => {
     let reader: TestMerchant;
+    let developer: ConsoleMember;
     // Newest first, as the list returns them.
     let expectedIds: string[];
 
     beforeAll(async () => {
       reader = await api.createMerchant({ name: 'Request Log Reader' });
+      developer = await signedInMember(api, reader, 'developer', 'request-log');
       const ids: string[] = [];
       for (const path of ['/v1/events', `${SESSIONS}/cs_nope`, '/v1/events', SESSIONS]) {
         const response = await api.get(path, reader);
@@ -155,45 +157,116 @@ describe('Console request log', () => {
       }
       const created = await api.post(SESSIONS, reader, {});
       ids.push(String(created.headers['request-id']));
+      // The console calls the same /v1 endpoints with its session cookie.
+      const bySession = await developer.agent.get('/v1/balances').set(SAME_ORIGIN).expect(200);
+      ids.push(String(bySession.headers['request-id']));
       await waitForRows(reader, ids.length);
       expectedIds = ids.reverse();
     });
 
-    const list = (filter: { statuses?: number[]; methods?: string[] }, startingAfter?: string) =>
-      api.app.get(RequestLogRepository).list(
-        { merchantId: reader.id, ...filter },
-        {
-          page: 1,
-          pageSize: 2,
-          offset: 0,
-          startingAfter,
-          includeTotal: false,
-        },
-      );
+    const getLog = (query = '', member = developer) =>
+      member.agent.get(`${REQUEST_LOG}${query}`).set(SAME_ORIGIN);
 
-    it('pages newest first by request id', async () => {
+    it("records a console session's /v1 call as its user, without a key", async () => {
+      const [row] = (await rowsOf(reader)).filter((entry) => entry.request_id === expectedIds[0]);
+      expect(row).toMatchObject({
+        path: '/v1/balances',
+        status: 200,
+        actor: 'console_user',
+        console_user_id: developer.userId,
+        api_key_id: null,
+        key_hint: null,
+      });
+    });
+
+    it("answers the merchant's entries newest first, paged by request id", async () => {
+      const first = await getLog('?page_size=2').expect(200);
+      expect(first.headers['x-total-count']).toBe(String(expectedIds.length));
+      expect(first.body).toHaveLength(2);
+      expect(first.body[0]).toEqual({
+        request_id: expectedIds[0],
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
+        livemode: false,
+        method: 'GET',
+        path: '/v1/balances',
+        status: 200,
+        actor: 'console_user',
+        api_key_id: null,
+        key_hint: null,
+        console_user_id: developer.userId,
+        latency_ms: expect.any(Number),
+      });
       const seen: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const { rows, pageInfo } = await list({}, cursor);
-        seen.push(...rows.map((row) => row.request_id));
-        cursor = pageInfo.nextCursor ?? undefined;
-      } while (cursor);
+      let query: string | undefined = '?page_size=2';
+      while (query) {
+        const page = await getLog(query).expect(200);
+        seen.push(...(page.body as Array<{ request_id: string }>).map((row) => row.request_id));
+        const next = /<[^>?]*(\?[^>]*)>; rel="next"/.exec(String(page.headers.link ?? ''));
+        query = next?.[1];
+      }
       expect(seen).toEqual(expectedIds);
     });
 
+    it('starts after a cursor and links the next page by cursor', async () => {
+      const page = await getLog(`?page_size=2&starting_after=${expectedIds[1]}`).expect(200);
+      expect(page.body.map((row: { request_id: string }) => row.request_id)).toEqual(
+        expectedIds.slice(2, 4),
+      );
+      expect(page.headers.link).toContain(`starting_after=${expectedIds[3]}`);
+    });
+
     it('filters by status and by method', async () => {
-      const notFound = await list({ statuses: [404] });
-      expect(notFound.rows.map((row) => row.request_id)).toEqual([expectedIds[3]]);
-      const posts = await list({ methods: ['POST'] });
-      expect(posts.rows.map((row) => row.request_id)).toEqual([expectedIds[0]]);
-      const some = await list({ statuses: [200, 404] });
-      expect(some.pageInfo.total).toEqual({ exact: 4 });
+      const notFound = await getLog('?status=404').expect(200);
+      expect(notFound.body.map((row: { request_id: string }) => row.request_id)).toEqual([
+        expectedIds[4],
+      ]);
+      const posts = await getLog('?method=POST').expect(200);
+      expect(posts.body.map((row: { request_id: string }) => row.request_id)).toEqual([
+        expectedIds[1],
+      ]);
+      const either = await getLog('?status=200&status=404').expect(200);
+      expect(either.headers['x-total-count']).toBe('5');
+      const invalid = await getLog('?status=2xx').expect(400);
+      expect(invalid.body.error.param).toBe('status');
     });
 
     it("refuses another merchant's request id as a cursor", async () => {
       const [other] = await rowsOf(shop);
-      await expect(list({}, other.request_id)).rejects.toBeInstanceOf(ApiException);
+      const response = await getLog(`?starting_after=${other.request_id}`).expect(400);
+      expect(response.body.error).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'starting_after',
+      });
+    });
+
+    it('is refused to a role without request_log:read', async () => {
+      const viewer = await signedInMember(api, reader, 'viewer', 'request-log-viewer');
+      const response = await getLog('', viewer).expect(403);
+      expect(response.body.error.code).toBe('permission_denied');
+    });
+
+    it('is not itself logged', async () => {
+      const response = await getLog().expect(200);
+      // A later call of another merchant: once its row is written, an earlier row would be too.
+      const later = await api.get('/v1/events', neighbour).expect(200);
+      const laterId = String(later.headers['request-id']);
+      await waitFor(async () => (await rowsWithRequestId(laterId)) === 1, 30_000, 'later row');
+      expect(await rowsWithRequestId(String(response.headers['request-id']))).toBe(0);
+    });
+
+    it('combines a method and a status filter (the repository query)', async () => {
+      const { rows } = await api.app
+        .get(RequestLogRepository)
+        .list(
+          { merchantId: reader.id, methods: ['GET'], statuses: [200] },
+          { page: 1, pageSize: 100, offset: 0, includeTotal: false },
+        );
+      expect(rows.map((row) => row.request_id)).toEqual([
+        expectedIds[0],
+        expectedIds[2],
+        expectedIds[3],
+        expectedIds[5],
+      ]);
     });
   });
 

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { authenticator } from 'otplib';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import request from 'supertest';
@@ -15,6 +17,8 @@ const EXPECTED_CSP =
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; " +
   "object-src 'none'";
 const PASSWORD = 'correct horse battery staple';
+// The console's budget: all of its JavaScript, every lazy page included, gzipped.
+const JAVASCRIPT_BUDGET_BYTES = 200 * 1024;
 
 /** What the page reported: CSP violations (from the DOM event) and errors. */
 interface PageProblems {
@@ -113,6 +117,17 @@ describe('Merchant console in Chromium', () => {
       const unknownApi = await request(api.http).get('/console/api/no-such-route').expect(404);
       expect(unknownApi.body.error.code).toBe('route_not_found');
     });
+  });
+
+  it('keeps all of its JavaScript within the gzipped budget', () => {
+    const assets = join(__dirname, '..', 'dist', 'console', 'assets');
+    const scripts = readdirSync(assets).filter((name) => name.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(1);
+    const gzipped = scripts.reduce(
+      (total, name) => total + gzipSync(readFileSync(join(assets, name)), { level: 9 }).length,
+      0,
+    );
+    expect(gzipped).toBeLessThanOrEqual(JAVASCRIPT_BUDGET_BYTES);
   });
 
   it('renders the sign-in page with labelled fields, no CSP violation and no serious axe finding', async () => {

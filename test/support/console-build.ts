@@ -47,11 +47,12 @@ export async function buildConsole(): Promise<void> {
         join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
         'build',
         '--config',
-        join(CONSOLE_SOURCES, 'vite.config.ts'),
+        join(CONSOLE_SOURCES, 'vite.config.mts'),
         '--logLevel',
         'warn',
       ],
-      { cwd: ROOT },
+      // Jest sets NODE_ENV=test, which would bundle React's development build.
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' } },
     );
   } finally {
     await lock.end();

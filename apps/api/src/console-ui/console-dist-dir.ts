@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /*
- * Where `npm run console:build` writes the console (apps/console/vite.config.ts): dist/console at
+ * Where `npm run console:build` writes the console (apps/console/vite.config.mts): dist/console at
  * the repository root. From the sources (ts-node, Jest) that root is four folders up; from the
  * build (dist/apps/api/apps/api/src/console-ui) six, and in the Docker image the same layout
  * under /app. The first candidate holding an index.html wins.

@@ -2,11 +2,14 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { inviteFromCli } from '@app/console';
 import {
   inviteMember,
   PASSWORD,
   SAME_ORIGIN,
   tokenOf,
+  totpCode,
   uniqueEmail,
 } from './support/console-identity';
 import { TestApi, TestMerchant } from './support/test-app';
@@ -185,6 +188,54 @@ describe('Console invitations (issue 25)', () => {
     expect(exists.body.error.code).toBe('resource_already_exists');
     expect(exists.body.error.message).toContain('Sign in');
     await request(api.http).get(`/console/api/invitations/${second.token}`).expect(200);
+  });
+
+  it("makes an operator's account that signs in to no merchant and cannot call /v1", async () => {
+    const email = uniqueEmail('ops');
+    const invitation = await inviteFromCli(api.dataSource, api.app.get<AppConfig>(APP_CONFIG), {
+      realm: 'operator',
+      merchantId: null,
+      email,
+      role: null,
+    });
+    const agent = request.agent(api.http);
+    const accepted = await agent
+      .post('/console/api/invitations/accept')
+      .set(SAME_ORIGIN)
+      .send({ token: tokenOf(invitation.invitation_url), password: PASSWORD })
+      .expect(200);
+    const csrf = accepted.body.csrf_token as string;
+    await agent
+      .post('/console/api/two-factor/enrol')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': csrf })
+      .send({ code: totpCode(accepted.body.two_factor_enrolment.secret) })
+      .expect(200);
+    const session = await agent.get('/console/api/session').expect(200);
+    expect(session.body).toMatchObject({
+      realm: 'operator',
+      merchant: null,
+      role: null,
+      permissions: [],
+      memberships: [],
+    });
+    const v1 = await agent.get('/v1/balances').expect(403);
+    expect(v1.body.error.code).toBe('permission_denied');
+    // The same address is free in the merchant realm: accounts are per realm.
+    const { token } = await inviteMember(api, merchant, email, 'viewer');
+    await accept(token).expect(200);
+    // One address, two accounts: the operator's is enrolled, the merchant one not yet.
+    const asOperator = await request(api.http)
+      .post('/console/api/sign-in')
+      .set(SAME_ORIGIN)
+      .send({ email, password: PASSWORD, realm: 'operator' })
+      .expect(200);
+    expect(asOperator.body).toEqual({ two_factor_required: true, csrf_token: expect.any(String) });
+    const asMember = await request(api.http)
+      .post('/console/api/sign-in')
+      .set(SAME_ORIGIN)
+      .send({ email, password: PASSWORD })
+      .expect(200);
+    expect(Object.keys(asMember.body).sort()).toEqual(['csrf_token', 'two_factor_enrolment']);
   });
 
   it('stores only hashes and sealed secrets', async () => {

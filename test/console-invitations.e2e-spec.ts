@@ -29,7 +29,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
     execFile(
       process.execPath,
       args,
-      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });

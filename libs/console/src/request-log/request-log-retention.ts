@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** How long the console shows a request (docs/console.md, Request log). */
+/** How long the console shows a request (issue 25: the last 30 days). */
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 /** The worker's hourly job on the maintenance queue. */
 export const PURGE_REQUEST_LOG_JOB = 'purge-request-log';

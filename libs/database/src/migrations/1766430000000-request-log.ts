@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The merchant console's request log (docs/console.md, Request log): one row per authenticated
- * request of a merchant, kept 30 days. Written in batches by the API (one INSERT a second or every
- * 500 requests), read newest first one merchant at a time, purged hourly by the worker.
+ * The merchant console's request log (issue 25): one row per authenticated request of a merchant,
+ * kept 30 days. Written in batches by the API (one INSERT a second or every 500 requests), read
+ * newest first one merchant at a time, purged hourly by the worker.
  *
  * No query string, no body and no header is stored: they can hold addresses, amounts and secrets.
  *

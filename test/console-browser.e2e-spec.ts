@@ -8,6 +8,7 @@ import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import request from 'supertest';
 import { inviteFromCli } from '../libs/console/src/invitations/cli-invitations';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
+import { creditBalance } from './support/ledger-credit';
 import { buildConsole } from './support/console-build';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -154,6 +155,12 @@ describe('Merchant console in Chromium', () => {
 
   it('walks an owner from invitation to API keys, and keeps a viewer out of them', async () => {
     const merchant: TestMerchant = await api.createMerchant({ name: 'Console Café' });
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      amount: '1234567.891234',
+    });
     const ownerEmail = `owner-${merchant.id}@example.com`;
     const invitation = await inviteFromCli(
       api.dataSource,
@@ -166,10 +173,18 @@ describe('Merchant console in Chromium', () => {
     const { page, cspViolations, errors } = await openPage(context);
     const recoveryCodes = await acceptInvitation(page, invitation.invitation_url);
 
-    // Home: the merchant's name and its balances (none yet).
+    // Home: the merchant's name and its balances, the decimal string as it came, grouped.
     await page.getByRole('heading', { name: 'Home' }).waitFor();
     expect(await page.locator('.merchant-name').textContent()).toBe('Console Café');
-    await page.getByText('No balance yet').waitFor();
+    const balance = page.getByRole('row', { name: /ETHEREUM/ });
+    await balance.waitFor();
+    expect(await balance.getByRole('cell').allTextContents()).toEqual([
+      'ETHEREUM',
+      'USDT',
+      'Own',
+      '1,234,567.891234',
+      '0',
+    ]);
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Developers → API keys → Create secret key: the secret once, in its own dialog.
@@ -209,9 +224,28 @@ describe('Merchant console in Chromium', () => {
     );
     await row.getByRole('cell', { name: 'Revoked' }).waitFor();
 
+    // Create restricted key: the scopes chosen, and nothing else.
+    await page.getByRole('button', { name: 'Create restricted key' }).click();
+    const restrictedDialog = page.getByRole('dialog', { name: 'Create restricted key' });
+    await restrictedDialog.getByLabel('Name (optional)').fill('Balances reader');
+    await restrictedDialog.getByLabel('balances:read').check();
+    await restrictedDialog.getByRole('button', { name: 'Create' }).click();
+    await saveDialog.waitFor();
+    const restrictedKey = await saveDialog.getByLabel('Secret key').inputValue();
+    await saveDialog.getByRole('button', { name: 'Done' }).click();
+    await balancesWith(restrictedKey).expect(200);
+    const outOfScope = await request(api.http)
+      .get('/v1/checkout/sessions')
+      .set('Authorization', `Bearer ${restrictedKey}`)
+      .expect(403);
+    expect(outOfScope.body.error.code).toBe('insufficient_scope');
+    const restrictedRow = page.getByRole('row', { name: /Balances reader/ });
+    expect(await restrictedRow.getByRole('cell', { name: 'balances:read' }).count()).toBe(1);
+
     // Roll key, expiring now: the CLI-issued key is replaced; the new one works, the old not.
     await balancesWith(merchant.apiKey).expect(200);
-    await page.getByRole('button', { name: /^Roll key / }).click();
+    // The CLI's key has no name.
+    await page.getByRole('button', { name: 'Roll key Unnamed key' }).click();
     const rollDialog = page.getByRole('dialog', { name: 'Roll key' });
     await rollDialog.getByLabel('Now').check();
     await rollDialog.getByRole('button', { name: 'Roll key' }).click();

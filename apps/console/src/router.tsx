@@ -6,6 +6,7 @@ import {
   Link,
   Outlet,
 } from '@tanstack/react-router';
+import { basePath } from './base-path';
 import { AppLayout } from './components/AppLayout';
 import { t } from './i18n/t';
 
@@ -66,12 +67,6 @@ const routeTree = rootRoute.addChildren([
   acceptInvitationRoute,
   signedInRoute.addChildren([homeRoute, apiKeysRoute, teamRoute]),
 ]);
-
-/*
- * One app for merchants (/console) and, later, operators (/ops): the same build is served at
- * both, and the base path is whichever the page was opened under.
- */
-export const basePath = window.location.pathname.startsWith('/ops') ? '/ops' : '/console';
 
 export const router = createRouter({ routeTree, basepath: basePath });
 

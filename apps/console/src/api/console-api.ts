@@ -112,8 +112,8 @@ export async function fetchSession(): Promise<ConsoleSession | null> {
 }
 
 export const consoleApi = {
-  signIn: (email: string, password: string) =>
-    consoleRequest<SignInResult>('POST', '/console/api/sign-in', { email, password }),
+  signIn: (email: string, password: string, realm: 'merchant' | 'operator') =>
+    consoleRequest<SignInResult>('POST', '/console/api/sign-in', { email, password, realm }),
   verifyTwoFactor: (code: string) =>
     consoleRequest<unknown>('POST', '/console/api/sign-in/two-factor', { code }),
   signOut: () => consoleRequest<unknown>('POST', '/console/api/sign-out'),

@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { consoleApi, TwoFactorEnrolment } from '../api/console-api';
+import { realm } from '../base-path';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EnrolTwoFactor, RecoveryCodes } from '../components/TwoFactorEnrolmentSteps';
 import { t } from '../i18n/t';
@@ -13,7 +14,7 @@ export function SignInPage() {
   const [enrolment, setEnrolment] = useState<TwoFactorEnrolment | null>(null);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const signIn = useMutation({
-    mutationFn: () => consoleApi.signIn(email, password),
+    mutationFn: () => consoleApi.signIn(email, password, realm),
     // Two-factor authentication is mandatory: a password alone never signs anyone in, and an
     // account without a second factor enrols one now.
     onSuccess: async (result) => {

@@ -5,6 +5,8 @@ import { API_KEY_CHANGED_CHANNEL, ApiKeysService } from './api-keys.service';
 
 // A lost connection is retried after this long; meanwhile the cache's 1 s TTL bounds staleness.
 const RECONNECT_DELAY_MS = 2_000;
+// Startup waits for the first attempt: never forever on a database that does not answer.
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * One LISTEN connection per API process on API_KEY_CHANGED_CHANNEL: a key revoked or rolled on any
@@ -43,7 +45,10 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl });
+    const client = new Client({
+      connectionString: this.config.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     client.on('notification', (message) => {
       if (message.payload) this.apiKeys.forget(message.payload);
     });

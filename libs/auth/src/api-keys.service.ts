@@ -270,7 +270,7 @@ export class ApiKeysService implements OnModuleDestroy {
       this.knownKeys.delete(cacheKey);
       return null;
     }
-    this.noteUse(cached.merchant.actor.type === 'api_key' ? cached.merchant.actor.apiKeyId : '');
+    if (cached.merchant.apiKeyId) this.noteUse(cached.merchant.apiKeyId);
     return cached.merchant;
   }
 
@@ -315,9 +315,7 @@ export class ApiKeysService implements OnModuleDestroy {
   private noteUse(apiKeyId: string): void {
     const now = Date.now();
     const lastWrite = this.lastUseWrites.get(apiKeyId);
-    if (!apiKeyId || (lastWrite !== undefined && now - lastWrite < LAST_USED_WRITE_INTERVAL_MS)) {
-      return;
-    }
+    if (lastWrite !== undefined && now - lastWrite < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUseWrites.set(apiKeyId, now);
     const write = this.apiKeys
       .query(

@@ -160,6 +160,8 @@ describe('API key revocation across API processes', () => {
 
   afterAll(() => Promise.all([first?.close(), second?.close()]));
 
+  afterEach(() => jest.restoreAllMocks());
+
   it('both processes listen for revocations from startup', () => {
     expect(first.app.get(ApiKeyRevocations).listening).toBe(true);
     expect(second.app.get(ApiKeyRevocations).listening).toBe(true);
@@ -204,5 +206,34 @@ describe('API key revocation across API processes', () => {
     );
     await second.get(SESSIONS, old).expect(401);
     await second.get(SESSIONS, { ...old, apiKey: rolled.key.api_key }).expect(200);
+  });
+
+  it('a listener that lost its connection reconnects, forgets what it may have missed, and hears again', async () => {
+    const revocations = second.app.get(ApiKeyRevocations);
+    const secondKeys = second.app.get(ApiKeysService);
+    const lostPid = revocations.backendPid;
+    expect(lostPid).not.toBeNull();
+    const forgetAll = jest.spyOn(secondKeys, 'forgetAll');
+    // As a database failover or a killed connection would.
+    await first.dataSource.query(`SELECT pg_terminate_backend($1)`, [lostPid]);
+    await waitFor(
+      async () => revocations.listening && revocations.backendPid !== lostPid,
+      30_000,
+      'the listener reconnected',
+    );
+    expect(forgetAll).toHaveBeenCalled();
+
+    const keys = first.app.get(ApiKeysService);
+    const issued = await keys.create({ merchantId: merchant.id, name: 'After reconnect' });
+    const key = { ...merchant, apiKey: issued.api_key, apiKeyId: issued.id };
+    await second.get(SESSIONS, key).expect(200);
+    const forget = jest.spyOn(secondKeys, 'forget');
+    await keys.revoke(key.apiKeyId);
+    await waitFor(
+      async () => forget.mock.calls.some(([id]) => id === key.apiKeyId),
+      30_000,
+      'notification after reconnecting',
+    );
+    await second.get(SESSIONS, key).expect(401);
   });
 });

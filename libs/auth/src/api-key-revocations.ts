@@ -21,6 +21,7 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
   private client: Client | null = null;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private pid: number | null = null;
 
   constructor(
     private readonly apiKeys: ApiKeysService,
@@ -30,6 +31,11 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
   /** Whether notifications are being received (false while reconnecting). */
   get listening(): boolean {
     return this.client !== null;
+  }
+
+  /** The listening connection's server process (pg_stat_activity.pid), or null. */
+  get backendPid(): number | null {
+    return this.client ? this.pid : null;
   }
 
   async onModuleInit(): Promise<void> {
@@ -57,6 +63,8 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
     try {
       await client.connect();
       await client.query(`LISTEN ${API_KEY_CHANGED_CHANNEL}`);
+      const { rows } = await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+      this.pid = rows[0].pid;
     } catch (error) {
       this.lost(client, error);
       throw error;

@@ -31,8 +31,9 @@ describe('Operator CLI: database-only commands without Redis', () => {
 
   const redisAt = (url: string) => ({ REDIS_URL: url, RATE_LIMIT_REDIS_URL: url });
 
-  it('merchants:create succeeds promptly with Redis on a closed port', async () => {
-    const started = Date.now();
+  // That it does not wait on Redis is proven below by counting connections, not by a stopwatch:
+  // a 20-second limit here failed a fresh-clone run at load 13 (20.8 s for start-up and an insert).
+  it('merchants:create succeeds with Redis on a closed port', async () => {
     const created = json(
       await cli.runWithEnv(
         redisAt('redis://127.0.0.1:1'),
@@ -41,8 +42,6 @@ describe('Operator CLI: database-only commands without Redis', () => {
         'No Redis',
       ),
     ) as { merchant_id: string; api_key: string };
-    // Start-up and one insert; waiting on Redis (connect, retries, close) took seconds more.
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(created.api_key).toMatch(/^sk_test_/);
     const { rows } = await database.query('SELECT name FROM merchants WHERE id = $1', [
       created.merchant_id,

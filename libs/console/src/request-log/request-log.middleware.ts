@@ -9,6 +9,11 @@ import { RequestLogWriter } from './request-log.writer';
 const UNLOGGED_PREFIXES = ['/console/api/', '/health', '/metrics'];
 // Longer paths are cut: a log row stays small whatever a client sends.
 const MAX_PATH_LENGTH = 1_024;
+/**
+ * A client that went away before its answer was sent (nginx's code for it): the status set so far
+ * (often the default 200) was never received, and the log should not say it was.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * Logs every authenticated request of a merchant once it has been answered: the merchant is
@@ -23,8 +28,7 @@ export class RequestLogMiddleware implements NestMiddleware {
     const arrivedAt = new Date();
     const started = process.hrtime.bigint();
     let recorded = false;
-    // 'close' also covers a client that went away before the response ended.
-    const done = () => {
+    const done = (answered: boolean) => {
       if (recorded) return;
       recorded = true;
       const merchant = request.merchant;
@@ -37,7 +41,7 @@ export class RequestLogMiddleware implements NestMiddleware {
         livemode: merchant.livemode,
         method: request.method,
         path,
-        status: response.statusCode,
+        status: answered ? response.statusCode : CLIENT_CLOSED_REQUEST,
         actor: actor.type,
         apiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
         consoleUserId: actor.type === 'console_user' ? actor.userId : null,
@@ -46,8 +50,9 @@ export class RequestLogMiddleware implements NestMiddleware {
         createdAt: arrivedAt,
       });
     };
-    response.once('finish', done);
-    response.once('close', done);
+    // 'finish' comes first when the answer was sent; 'close' alone when the client went away.
+    response.once('finish', () => done(true));
+    response.once('close', () => done(response.writableFinished));
     next();
   }
 }

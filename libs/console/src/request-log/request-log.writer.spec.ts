@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { RequestLogEntry } from './request-log-entry';
-import { pathWithoutQuery } from './request-log.middleware';
 import { BATCH_SIZE, MAX_BUFFERED, RequestLogWriter } from './request-log.writer';
 
 // The database is stood in for here only to count statements and to hold or refuse them; the
@@ -123,13 +122,5 @@ describe('RequestLogWriter', () => {
     expect(db.batchSizes().reduce((sum, size) => sum + size, 0)).toBe(BATCH_SIZE * 2 + 7);
     expect(Math.max(...db.batchSizes())).toBeLessThanOrEqual(BATCH_SIZE);
     expect(writer.pending).toBe(0);
-  });
-});
-
-describe('pathWithoutQuery', () => {
-  it('never keeps the query string', () => {
-    expect(pathWithoutQuery('/v1/payouts?destination=T9yD&amount=10')).toBe('/v1/payouts');
-    expect(pathWithoutQuery('/v1/events')).toBe('/v1/events');
-    expect(pathWithoutQuery('/v1/x#frag')).toBe('/v1/x');
   });
 });

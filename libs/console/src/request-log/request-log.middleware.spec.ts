@@ -20,13 +20,18 @@ const merchant: AuthenticatedMerchant = {
   permissions: new Set(),
 };
 
+type FakeResponse = EventEmitter & { statusCode: number; writableFinished: boolean };
+
 /** Runs one request through the middleware; `end` emits what the response would. */
-function run(url: string, end: (response: EventEmitter & { statusCode: number }) => void) {
+function run(url: string, end: (response: FakeResponse) => void) {
   const recorded: RequestLogEntry[] = [];
   const writer = { record: (entry: RequestLogEntry) => recorded.push(entry) };
   const middleware = new RequestLogMiddleware(writer as unknown as RequestLogWriter);
   const request = { method: 'GET', originalUrl: url, id: 'req_1' } as AuthenticatedRequest;
-  const response = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: false });
+  const response: FakeResponse = Object.assign(new EventEmitter(), {
+    statusCode: 200,
+    writableFinished: false,
+  });
   middleware.use(request, response as unknown as Response, () => undefined);
   // The guard authenticates after the middleware ran, as in the API.
   request.merchant = merchant;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ const EXPECTED_CSP =
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; " +
   "object-src 'none'";
 const PASSWORD = 'correct horse battery staple';
+// Screenshots of each page, for people (gitignored).
+const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
 // The console's budget: all of its JavaScript, every lazy page included, gzipped.
 const JAVASCRIPT_BUDGET_BYTES = 200 * 1024;
 
@@ -38,6 +40,7 @@ describe('Merchant console in Chromium', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
     await buildConsole();
     api = await TestApi.start();
     const server = api.app.getHttpServer() as http.Server;
@@ -77,6 +80,9 @@ describe('Merchant console in Chromium', () => {
     return { page, ...problems };
   };
 
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
   const seriousAxeViolations = async (page: Page) => {
     // axe is evaluated through the DevTools protocol: the page's CSP rightly refuses a <script>.
     await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
@@ -115,8 +121,10 @@ describe('Merchant console in Chromium', () => {
       await request(api.http).get('/console/assets/missing-0000.js').expect(404);
       await request(api.http).get('/console/favicon.ico').expect(404);
       // An unknown console API route is the API's 404, never the app's HTML.
-      const unknownApi = await request(api.http).get('/console/api/no-such-route').expect(404);
-      expect(unknownApi.body.error.code).toBe('route_not_found');
+      for (const path of ['/console/api', '/console/api/no-such-route']) {
+        const unknownApi = await request(api.http).get(path).expect(404);
+        expect(unknownApi.body.error.code).toBe('route_not_found');
+      }
     });
   });
 
@@ -146,6 +154,7 @@ describe('Merchant console in Chromium', () => {
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').textContent()).toBe('The email or password is wrong.');
 
+    await shot(page, '1-sign-in');
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(cspViolations).toEqual([]);
     // The failed sign-in's 401 is the only error the browser logs.
@@ -161,7 +170,8 @@ describe('Merchant console in Chromium', () => {
       currency: 'USDT',
       amount: '1234567.891234',
     });
-    const ownerEmail = `owner-${merchant.id}@example.com`;
+    // Lower case: the server stores addresses normalized.
+    const ownerEmail = `owner-${merchant.id.toLowerCase()}@example.com`;
     const invitation = await inviteFromCli(
       api.dataSource,
       { publicUrl: baseUrl },
@@ -185,6 +195,7 @@ describe('Merchant console in Chromium', () => {
       '1,234,567.891234',
       '0',
     ]);
+    await shot(page, '3-home');
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Developers → API keys → Create secret key: the secret once, in its own dialog.
@@ -201,6 +212,7 @@ describe('Merchant console in Chromium', () => {
     await saveDialog.getByRole('button', { name: 'Copy' }).click();
     await saveDialog.getByText('Copied').waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secretKey);
+    await shot(page, '4-save-your-secret-key');
     expect(await seriousAxeViolations(page)).toEqual([]);
     await saveDialog.getByRole('button', { name: 'Done' }).click();
     await saveDialog.waitFor({ state: 'detached' });
@@ -260,14 +272,15 @@ describe('Merchant console in Chromium', () => {
       'the rolled key refused',
     );
     await balancesWith(rolledKey).expect(200);
+    await shot(page, '5-api-keys');
 
     // Settings → Team → Invite member (viewer): the invitation link is shown once.
     await page.getByRole('navigation').getByRole('link', { name: 'Team' }).click();
     await page.getByRole('heading', { name: 'Team' }).waitFor();
-    expect(await page.getByRole('cell', { name: ownerEmail }).count()).toBe(1);
+    await page.getByRole('cell', { name: ownerEmail }).waitFor();
     await page.getByRole('button', { name: 'Invite member' }).click();
     const inviteDialog = page.getByRole('dialog', { name: 'Invite member' });
-    const viewerEmail = `viewer-${merchant.id}@example.com`;
+    const viewerEmail = `viewer-${merchant.id.toLowerCase()}@example.com`;
     await inviteDialog.getByLabel('Email').fill(viewerEmail);
     await inviteDialog.getByLabel('Role').selectOption('viewer');
     await inviteDialog.getByRole('button', { name: 'Create invitation' }).click();
@@ -275,6 +288,30 @@ describe('Merchant console in Chromium', () => {
     expect(viewerUrl).toMatch(/\/console\/accept-invitation#token=/);
     await inviteDialog.getByRole('button', { name: 'Close' }).click();
     await page.getByRole('cell', { name: viewerEmail }).waitFor();
+    await shot(page, '6-team');
+
+    // A second membership (joining another merchant with an existing account is not offered by
+    // the server yet): the switcher appears, and the other merchant's role decides the navigation.
+    const other = await api.createMerchant({ name: 'Second Shop' });
+    const added: unknown[] = await api.dataSource.query(
+      `INSERT INTO console_memberships (user_id, merchant_id, role)
+       SELECT id, $1, 'viewer' FROM console_users WHERE email = $2 AND realm = 'merchant'
+       RETURNING user_id`,
+      [other.id, ownerEmail],
+    );
+    expect(added).toHaveLength(1);
+    await page.reload();
+    const switcher = page.getByLabel('Merchant');
+    await switcher.selectOption({ label: 'Second Shop' });
+    await waitFor(
+      async () => (await page.locator('.merchant-name').textContent()) === 'Second Shop',
+      30_000,
+      'the switch to Second Shop',
+    );
+    await page.getByRole('heading', { name: 'Home' }).waitFor();
+    expect(await navigationLink(page, 'API keys').count()).toBe(0);
+    await switcher.selectOption({ label: 'Console Café' });
+    await navigationLink(page, 'API keys').waitFor();
 
     // Sign out, and back in with the password and a recovery code (the TOTP step is spent).
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -313,6 +350,9 @@ describe('Merchant console in Chromium', () => {
     await viewerContext.close();
   });
 
+  const navigationLink = (page: Page, name: string) =>
+    page.getByRole('navigation').getByRole('link', { name });
+
   /** Sets the password, enrols TOTP from the secret the page shows, returns the recovery codes. */
   async function acceptInvitation(page: Page, url: string): Promise<string[]> {
     await page.goto(url);
@@ -320,6 +360,7 @@ describe('Merchant console in Chromium', () => {
     await page.getByRole('button', { name: 'Set password' }).click();
     const qr = page.getByRole('img', { name: 'QR code of your two-factor secret' });
     await qr.waitFor();
+    await shot(page, '2-two-factor-enrolment');
     expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
     const secret = (await page.locator('code.secret').textContent()) ?? '';
     expect(secret).toMatch(/^[A-Z2-7]{16,}$/);

@@ -5,8 +5,8 @@ import { Public } from '@app/auth';
 import { ConsoleUiFiles } from './console-ui-files';
 import { setConsoleSecurityHeaders } from './console-ui-headers';
 
-/** The console's own JSON API lives under this prefix (libs/console), never the app's pages. */
-const CONSOLE_API_PREFIX = '/console/api/';
+/** The console's own JSON API lives under this path (libs/console), never the app's pages. */
+const CONSOLE_API_PATH = '/console/api';
 
 /**
  * The console's single-page app (docs/console.md): its hashed assets, and its index.html for
@@ -28,8 +28,9 @@ export class ConsoleUiController {
   @Get(['console', 'console/*path', 'ops', 'ops/*path'])
   page(@Req() request: Request, @Res() response: Response, @Next() next: NextFunction): void {
     // Not a page: an unknown console API route answers the API's 404, not HTML.
-    if (request.path.startsWith(CONSOLE_API_PREFIX)) return next();
+    const path = request.path;
+    if (path === CONSOLE_API_PATH || path.startsWith(`${CONSOLE_API_PATH}/`)) return next();
     setConsoleSecurityHeaders(response);
-    this.files.sendIndex(request.path, response);
+    this.files.sendIndex(path, response);
   }
 }

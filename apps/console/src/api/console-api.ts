@@ -118,7 +118,9 @@ export const consoleApi = {
     consoleRequest<unknown>('POST', '/console/api/sign-in/two-factor', { code }),
   signOut: () => consoleRequest<unknown>('POST', '/console/api/sign-out'),
   switchMerchant: (merchantId: string) =>
-    consoleRequest<unknown>('POST', '/console/api/session/merchant', { merchant_id: merchantId }),
+    consoleRequest<ConsoleSession>('POST', '/console/api/session/merchant', {
+      merchant_id: merchantId,
+    }),
 
   // POST, not GET /invitations/:token: the token stays out of request lines and access logs.
   lookupInvitation: (token: string) =>

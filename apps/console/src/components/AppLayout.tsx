@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { consoleApi, ConsoleSession } from '../api/console-api';
 import { t } from '../i18n/t';
-import { can, useSession } from '../session';
+import { can, SESSION_QUERY_KEY, useSession } from '../session';
 import { ErrorMessage } from './ErrorMessage';
 
 /** The signed-in frame: navigation by permission, merchant switcher, sign-out. */
@@ -74,29 +74,34 @@ function MerchantSwitcher({ session }: { session: ConsoleSession }) {
   const navigate = useNavigate();
   const switchMerchant = useMutation({
     mutationFn: consoleApi.switchMerchant,
-    // Everything cached belonged to the other merchant.
-    onSuccess: async () => {
-      queryClient.removeQueries();
+    // The answer is the session at the new merchant; everything else cached was the other's.
+    onSuccess: async (switched) => {
+      queryClient.removeQueries({
+        predicate: (query) => query.queryKey[0] !== SESSION_QUERY_KEY[0],
+      });
+      queryClient.setQueryData(SESSION_QUERY_KEY, switched);
       await navigate({ to: '/' });
     },
   });
   if (session.memberships.length < 2) return null;
   return (
-    <label className="merchant-switcher">
-      {t('nav.merchant')}
-      <select
-        value={session.merchant?.id ?? ''}
-        disabled={switchMerchant.isPending}
-        onChange={(event) => switchMerchant.mutate(event.target.value)}
-      >
-        {session.memberships.map((membership) => (
-          <option key={membership.merchant_id} value={membership.merchant_id}>
-            {membership.merchant_name}
-          </option>
-        ))}
-      </select>
+    <>
+      <label className="merchant-switcher">
+        {t('nav.merchant')}
+        <select
+          value={session.merchant?.id ?? ''}
+          disabled={switchMerchant.isPending}
+          onChange={(event) => switchMerchant.mutate(event.target.value)}
+        >
+          {session.memberships.map((membership) => (
+            <option key={membership.merchant_id} value={membership.merchant_id}>
+              {membership.merchant_name}
+            </option>
+          ))}
+        </select>
+      </label>
       <ErrorMessage error={switchMerchant.error} />
-    </label>
+    </>
   );
 }
 
@@ -107,7 +112,7 @@ function SignOutButton() {
     mutationFn: consoleApi.signOut,
     onSettled: async () => {
       queryClient.clear();
-      queryClient.setQueryData(['session'], null);
+      queryClient.setQueryData(SESSION_QUERY_KEY, null);
       await navigate({ to: '/sign-in' });
     },
   });

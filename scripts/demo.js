@@ -17,6 +17,7 @@ const DEMO_ENV = join(ROOT, '.devnet', 'demo.env');
 const DEMO_DATABASE_URL =
   process.env.DEMO_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/payments_demo';
 const PORT = process.env.PORT ?? '3000';
+const OWNER = ['--email', 'owner@demo.shop', '--role', 'owner'];
 const children = [];
 
 function run(command, args, env = process.env) {
@@ -151,6 +152,14 @@ async function main() {
   const merchant = JSON.parse(
     run('npm', ['run', '-s', 'cli', '--', 'merchants:create', '--name', 'Demo Shop'], env).trim(),
   );
+  // The owner's invitation to the merchant console: open it, set a password, enrol two-factor.
+  const invitation = JSON.parse(
+    run(
+      'npm',
+      ['run', '-s', 'cli', '--', 'console:invite', '--merchant', merchant.merchant_id, ...OWNER],
+      env,
+    ).trim(),
+  );
   start('api', 'npm', ['run', '-s', 'start:api'], { ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
   start('worker', 'npm', ['run', '-s', 'start:worker'], {
     ...env,
@@ -173,6 +182,9 @@ Demo running (sandbox; ETHEREUM is the local devnet at ${devnet.rpc_url}).
   Merchant:     ${merchant.merchant_id} (Demo Shop)
   API key:      ${merchant.api_key}
   Swagger UI:   ${api}/docs   (Authorize with the key above)
+  Console:      ${invitation.invitation_url}
+                (owner@demo.shop: choose a password, scan the QR code with an authenticator app;
+                 afterwards sign in at ${api}/console)
 
 Create a session:
   curl -s ${api}/v1/checkout/sessions -H "Authorization: Bearer ${merchant.api_key}" \\

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard, PermissionGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
-import { ConsoleModule } from '@app/console';
+import { CONSOLE_SIGN_IN_PATHS, ConsoleModule } from '@app/console';
 import { CheckoutModule, HOSTED_PAGE_PATH, HostedPageModule } from '@app/checkout';
 import {
   ApiExceptionFilter,
@@ -41,7 +41,10 @@ import { HealthModule } from './health/health.module';
     ConsoleModule,
     ConsoleUiModule,
     // Public routes other than the hosted page (health, metrics) are not limited.
-    RateLimitModule.forApi({ clientAddressPaths: [HOSTED_PAGE_PATH] }),
+    RateLimitModule.forApi({
+      clientAddressPaths: [HOSTED_PAGE_PATH],
+      signInPaths: CONSOLE_SIGN_IN_PATHS,
+    }),
   ],
   providers: [
     // First: unstorable or absurdly nested input is a 400 before authentication reads anything.

@@ -18,6 +18,7 @@ import { SessionController } from './sessions/session.controller';
 import { SessionService } from './sessions/session.service';
 import { SecondFactorService } from './sign-in/second-factor.service';
 import { SignInController } from './sign-in/sign-in.controller';
+import { SignInThrottle } from './sign-in/sign-in-throttle';
 import { SignInService } from './sign-in/sign-in.service';
 import { TeamController } from './team/team.controller';
 import { TeamRepository } from './team/team.repository';
@@ -55,6 +56,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
     PreSessionGuard,
     SessionService,
     SignInService,
+    SignInThrottle,
     SecondFactorService,
     InvitationsRepository,
     InvitationIssuer,

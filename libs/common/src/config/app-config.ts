@@ -87,6 +87,9 @@ export interface RateLimitConfig {
   writesPerSecond: number;
   /** Hosted checkout page, per client address, per minute. */
   checkoutPagePerMinute: number;
+  /** The console's routes before a full session (sign-in, second factor, enrolment,
+   * invitations), per client address, per minute: each may cost an argon2 check. */
+  consoleSignInPerMinute: number;
   /** Hosted page streams open at once per client address in one API process (a count of open
    * connections, not of requests: kept in the process that holds them). */
   checkoutStreamsPerClient: number;
@@ -230,6 +233,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       readsPerSecond: env.RATE_LIMIT_READS_PER_SECOND,
       writesPerSecond: env.RATE_LIMIT_WRITES_PER_SECOND,
       checkoutPagePerMinute: env.RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE,
+      consoleSignInPerMinute: env.RATE_LIMIT_CONSOLE_SIGN_IN_PER_MINUTE,
       checkoutStreamsPerClient: env.RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT,
       failedAuthPerMinute: env.RATE_LIMIT_FAILED_AUTH_PER_MINUTE,
       redisUrl: env.RATE_LIMIT_REDIS_URL ?? env.REDIS_URL ?? DEFAULT_REDIS_URL,

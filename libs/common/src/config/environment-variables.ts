@@ -159,6 +159,11 @@ export class EnvironmentVariables {
   @IsRateLimitValue()
   RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE = 600;
 
+  /** Console sign-in, second factor, enrolment and invitation requests per minute per client
+   * address (docs/console.md). */
+  @IsRateLimitValue()
+  RATE_LIMIT_CONSOLE_SIGN_IN_PER_MINUTE = 20;
+
   /** Hosted page streams (Server-Sent Events) open at once per client address, per API process. */
   @IsRateLimitValue()
   RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT = 10;

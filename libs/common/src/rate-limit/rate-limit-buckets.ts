@@ -36,6 +36,7 @@ export class RateLimitBuckets {
   constructor(
     private readonly config: Pick<AppConfig, 'env' | 'rateLimits'>,
     private readonly clientAddressPaths: readonly string[],
+    private readonly signInPaths: readonly string[] = [],
   ) {}
 
   forContext(context: ExecutionContext): RateLimitBucket | null {
@@ -53,6 +54,16 @@ export class RateLimitBuckets {
 
   private sort(request: RateLimitedRequest): RateLimitBucket | null {
     const { env, rateLimits } = this.config;
+    // Before the merchant: these routes are counted per address whoever is (half) signed in.
+    if (this.signInPaths.some((prefix) => isUnder(request.path, prefix))) {
+      const limit = rateLimits.consoleSignInPerMinute;
+      return {
+        tracker: `${env}:sign-in:${clientAddressOf(request)}`,
+        limit,
+        windowMs: MINUTE_MS,
+        description: `this address may make ${limit} sign-in requests per minute`,
+      };
+    }
     if (request.merchant) {
       const { merchantId, livemode } = request.merchant;
       const reads = READ_METHODS.has(request.method);

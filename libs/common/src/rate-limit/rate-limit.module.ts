@@ -16,6 +16,9 @@ export interface ApiRateLimitOptions {
   /** Public routes limited per client address (the hosted checkout page); other public routes
    * (health, metrics) are not limited. */
   clientAddressPaths: string[];
+  /** The console's routes before a full session (sign-in and the like), limited per client
+   * address with their own, lower limit (RATE_LIMIT_CONSOLE_SIGN_IN_PER_MINUTE). */
+  signInPaths?: string[];
 }
 
 /**
@@ -33,7 +36,7 @@ export class RateLimitModule {
           provide: RateLimitBuckets,
           inject: [APP_CONFIG],
           useFactory: (config: AppConfig) =>
-            new RateLimitBuckets(config, options.clientAddressPaths),
+            new RateLimitBuckets(config, options.clientAddressPaths, options.signInPaths),
         },
         {
           provide: getOptionsToken(),

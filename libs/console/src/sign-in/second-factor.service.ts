@@ -7,13 +7,14 @@ import { ClientInfo, ConsoleSessionsRepository } from '../sessions/console-sessi
 import { RecoveryCodes } from '../two-factor/recovery-codes';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
-import { clearFailedAttempts, isLocked, lockedOut, recordFailedAttempt } from './lockout';
+import { lockedOut } from './lockout';
+import { SignInThrottle } from './sign-in-throttle';
 
 const TOTP_CODE = /^[0-9]{6}$/;
 
 /**
  * The second step of sign-in: a TOTP code (each time step once) or an unused recovery code.
- * Failures count toward the same lockout as wrong passwords; success and failure are audited.
+ * Attempts count toward the same lockout as passwords (SignInThrottle); checked ones are audited.
  */
 @Injectable()
 export class SecondFactorService {
@@ -23,6 +24,7 @@ export class SecondFactorService {
     private readonly sessions: ConsoleSessionsRepository,
     private readonly verifier: TwoFactorVerifier,
     private readonly recoveryCodes: RecoveryCodes,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   async verify(session: ConsoleSession, rawCode: string, client: ClientInfo): Promise<void> {
@@ -36,12 +38,15 @@ export class SecondFactorService {
     }
     const user = await this.users.findById(this.dataSource.manager, session.userId);
     if (!user) throw new ApiException(ErrorCode.AuthenticationFailed, 'Sign in again.');
-    if (isLocked(user.lockedUntil)) throw lockedOut(user.lockedUntil);
+    // Charged before the code is checked, as the password step does: parallel codes get no more
+    // than 5 checks per lock, and the right code meeting a lock set by others waits it out.
+    const attempt = await this.throttle.charge(user.realm, user.email);
+    if (attempt.kind === 'refused') throw lockedOut(attempt.retryAfterSeconds);
     const code = rawCode.trim();
     const audit = {
       actorType: session.realm === 'operator' ? 'operator' : 'console_user',
     } as const;
-    const outcome = await this.dataSource.transaction(async (manager) => {
+    const accepted = await this.dataSource.transaction(async (manager) => {
       const method = TOTP_CODE.test(code) ? 'totp' : 'recovery_code';
       const accepted =
         method === 'totp'
@@ -58,13 +63,13 @@ export class SecondFactorService {
         ip: client.ip,
         userAgent: client.userAgent,
       });
-      if (!accepted) return { lockedUntil: await recordFailedAttempt(manager, user.id) };
+      if (!accepted) return false;
       await this.sessions.markTwoFactorVerified(manager, session.idHash);
-      await clearFailedAttempts(manager, user.id);
-      return null;
+      await this.throttle.forget(manager, user.realm, user.email);
+      return true;
     });
-    if (outcome?.lockedUntil) throw lockedOut(outcome.lockedUntil);
-    if (outcome) {
+    if (!accepted) {
+      if (attempt.lockRetryAfterSeconds !== null) throw lockedOut(attempt.lockRetryAfterSeconds);
       throw new ApiException(
         ErrorCode.AuthenticationFailed,
         'Incorrect or already used code. Enter the current code of your authenticator app, or a recovery code.',

@@ -11,7 +11,8 @@ import {
 import { ConsoleRealm, ConsoleUser, normalizeEmail } from '../users/console-user';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
 import { TwoFactorEnrolment, TwoFactorEnrolmentStart } from '../two-factor/two-factor-enrolment';
-import { isLocked, lockedOut, recordFailedAttempt } from './lockout';
+import { lockedOut } from './lockout';
+import { SignInThrottle } from './sign-in-throttle';
 
 export interface PasswordStepResult {
   session: NewSession;
@@ -28,9 +29,9 @@ const actorTypeOf = (realm: ConsoleRealm): AuditActorType =>
 
 /**
  * The password step. A wrong password and an unknown address get the same 401 after the same
- * argon2 work. Failures count toward the account's lockout; every attempt is audited, in the
- * transaction that counts it. A success opens a new session (a new id every sign-in) that waits
- * for the second factor.
+ * argon2 work, and lock the same way (SignInThrottle counts per address typed, not per account).
+ * Every checked attempt is audited; attempts refused by a lock are only counted. A success opens
+ * a new session (a new id every sign-in) that waits for the second factor.
  */
 @Injectable()
 export class SignInService {
@@ -39,6 +40,7 @@ export class SignInService {
     private readonly users: ConsoleUsersRepository,
     private readonly sessions: ConsoleSessionsRepository,
     private readonly enrolment: TwoFactorEnrolment,
+    private readonly throttle: SignInThrottle,
   ) {}
 
   async withPassword(
@@ -48,42 +50,43 @@ export class SignInService {
     client: ClientInfo,
   ): Promise<PasswordStepResult> {
     const email = normalizeEmail(rawEmail);
+    // First, before anything is read or verified: a locked address (known or not) is refused
+    // with no work, and at most 5 attempts are ever checked per lock, however many run at once.
+    const attempt = await this.throttle.charge(realm, email);
+    if (attempt.kind === 'refused') throw lockedOut(attempt.retryAfterSeconds);
     const user = await this.users.findByEmail(this.dataSource.manager, realm, email);
-    const firstMerchant = user ? await this.firstMerchantOf(user) : null;
-    if (user && isLocked(user.lockedUntil)) {
-      await this.dataSource.transaction((manager) =>
-        this.auditFailure(manager, user, firstMerchant, client, 'locked'),
-      );
-      throw lockedOut(user.lockedUntil);
-    }
     const matches = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !matches) {
-      const lockedUntil = await this.dataSource.transaction(async (manager) => {
-        if (!user) {
-          await recordAudit(manager, {
-            merchantId: null,
-            actorType: 'anonymous',
-            actorId: null,
-            action: 'user.sign_in_failed',
-            details: { email, realm, reason: 'unknown_email' },
-            ip: client.ip,
-            userAgent: client.userAgent,
-          });
-          return null;
+      await this.dataSource.transaction(async (manager) => {
+        if (user) {
+          const merchantId = await this.firstMerchantOf(manager, user);
+          return this.auditFailure(manager, user, merchantId, client, 'password');
         }
-        await this.auditFailure(manager, user, firstMerchant, client, 'password');
-        return recordFailedAttempt(manager, user.id);
+        await recordAudit(manager, {
+          merchantId: null,
+          actorType: 'anonymous',
+          actorId: null,
+          action: 'user.sign_in_failed',
+          details: { email, realm, reason: 'unknown_email' },
+          ip: client.ip,
+          userAgent: client.userAgent,
+        });
       });
-      if (lockedUntil) throw lockedOut(lockedUntil);
+      if (attempt.lockRetryAfterSeconds !== null) throw lockedOut(attempt.lockRetryAfterSeconds);
       throw signInFailed();
     }
     return this.dataSource.transaction(async (manager) => {
+      await this.throttle.refund(manager, attempt);
+      const firstMerchant = await this.firstMerchantOf(manager, user);
       const session = await this.sessions.create(manager, {
         userId: user.id,
         merchantId: firstMerchant,
         client,
       });
-      const enrolment = user.totpEnabled ? null : await this.enrolment.start(manager, user);
+      // null when TOTP was enabled since `user` was read: the session then asks for a code.
+      const enrolment = user.totpEnabled
+        ? null
+        : await this.enrolment.startUnlessEnabled(manager, user);
       await recordAudit(manager, {
         merchantId: firstMerchant,
         actorType: actorTypeOf(user.realm),
@@ -99,9 +102,9 @@ export class SignInService {
   }
 
   /** A session opens on the user's oldest membership; the switcher changes it. */
-  private async firstMerchantOf(user: ConsoleUser): Promise<string | null> {
+  private async firstMerchantOf(manager: EntityManager, user: ConsoleUser): Promise<string | null> {
     if (user.realm !== 'merchant') return null;
-    const memberships = await this.users.memberships(this.dataSource.manager, user.id);
+    const memberships = await this.users.memberships(manager, user.id);
     return memberships[0]?.merchantId ?? null;
   }
 
@@ -110,7 +113,7 @@ export class SignInService {
     user: ConsoleUser,
     merchantId: string | null,
     client: ClientInfo,
-    reason: 'password' | 'locked' | 'two_factor',
+    reason: 'password' | 'two_factor',
   ): Promise<void> {
     await recordAudit(manager, {
       merchantId,

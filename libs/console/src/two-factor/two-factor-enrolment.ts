@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/audit-log';
 import { ClientInfo, ConsoleSessionsRepository } from '../sessions/console-sessions.repository';
 import { ConsoleSession } from '../sessions/console-session';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
-import { clearFailedAttempts } from '../sign-in/lockout';
+import { SignInThrottle } from '../sign-in/sign-in-throttle';
 import { otpauthQrSvg } from './qr-svg';
 import { RecoveryCodes } from './recovery-codes';
 import { newTotpSecret, otpauthUrl } from './totp';
@@ -31,18 +31,34 @@ export class TwoFactorEnrolment {
     private readonly users: ConsoleUsersRepository,
     private readonly recoveryCodes: RecoveryCodes,
     private readonly sessions: ConsoleSessionsRepository,
+    private readonly throttle: SignInThrottle,
   ) {}
 
+  /** A new secret to enrol, for an account just created (no TOTP can be enabled yet). */
   async start(
     manager: EntityManager,
     user: { id: string; email: string },
   ): Promise<TwoFactorEnrolmentStart> {
+    const started = await this.startUnlessEnabled(manager, user);
+    if (!started) throw new Error(`TOTP of ${user.id} is enabled already`);
+    return started;
+  }
+
+  /**
+   * A new secret to enrol, or null when TOTP is enabled (then nothing is stored): the password
+   * step read "not enabled" before argon2, and an enrolment may have finished since.
+   */
+  async startUnlessEnabled(
+    manager: EntityManager,
+    user: { id: string; email: string },
+  ): Promise<TwoFactorEnrolmentStart | null> {
     const secret = newTotpSecret();
-    await this.users.storePendingTotpSecret(
+    const stored = await this.users.storePendingTotpSecret(
       manager,
       user.id,
       this.verifier.secretBox.seal(secret, user.id),
     );
+    if (!stored) return null;
     const url = otpauthUrl(user.email, secret);
     return { secret, otpauth_url: url, qr_svg: await otpauthQrSvg(url) };
   }
@@ -66,7 +82,7 @@ export class TwoFactorEnrolment {
       await this.users.enableTotp(manager, session.userId);
       const codes = await this.recoveryCodes.issue(manager, session.userId);
       await this.sessions.markTwoFactorVerified(manager, session.idHash);
-      await clearFailedAttempts(manager, session.userId);
+      await this.throttle.forget(manager, session.realm, session.email);
       await recordAudit(manager, {
         merchantId: session.merchantId,
         actorType: session.realm === 'operator' ? 'operator' : 'console_user',

@@ -8,7 +8,6 @@ export interface ConsoleUser {
   email: string;
   passwordHash: string | null;
   totpEnabled: boolean;
-  lockedUntil: Date | null;
 }
 
 export interface ConsoleMembership {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ID_PREFIX, newId } from '@app/common';
+import { execute } from '../db/sql';
 import { ConsoleMembership, ConsoleRealm, ConsoleUser } from './console-user';
 
 interface UserRow {
@@ -9,7 +10,6 @@ interface UserRow {
   email: string;
   password_hash: string | null;
   totp_enabled_at: Date | null;
-  locked_until: Date | null;
 }
 
 const toUser = (row: UserRow): ConsoleUser => ({
@@ -18,10 +18,9 @@ const toUser = (row: UserRow): ConsoleUser => ({
   email: row.email,
   passwordHash: row.password_hash,
   totpEnabled: row.totp_enabled_at !== null,
-  lockedUntil: row.locked_until,
 });
 
-const USER_COLUMNS = 'id, realm, email, password_hash, totp_enabled_at, locked_until';
+const USER_COLUMNS = 'id, realm, email, password_hash, totp_enabled_at';
 
 /** console_users and console_memberships: who may sign in, and to which merchants. */
 @Injectable()
@@ -58,19 +57,25 @@ export class ConsoleUsersRepository {
     return id;
   }
 
-  /** Stores a new, not yet enabled TOTP secret (sealed); enrolment enables it. */
+  /**
+   * Stores a new, not yet enabled TOTP secret (sealed); enrolment enables it. Only while no TOTP
+   * is enabled: the caller read "not enabled" earlier, and an enrolment finished since then must
+   * not be replaced by a secret shown to whoever sent this password (review finding 8). Returns
+   * false when TOTP is enabled and nothing was stored.
+   */
   async storePendingTotpSecret(
     manager: EntityManager,
     userId: string,
     sealed: string,
-  ): Promise<void> {
-    await manager.query(
+  ): Promise<boolean> {
+    const stored = await execute(
+      manager,
       `UPDATE console_users
-          SET totp_secret_encrypted = $2, totp_enabled_at = NULL, totp_last_step = NULL,
-              updated_at = now()
-        WHERE id = $1`,
+          SET totp_secret_encrypted = $2, totp_last_step = NULL, updated_at = now()
+        WHERE id = $1 AND totp_enabled_at IS NULL`,
       [userId, sealed],
     );
+    return stored === 1;
   }
 
   async enableTotp(manager: EntityManager, userId: string): Promise<void> {

@@ -106,7 +106,7 @@ function KeysTable(props: {
           <tr key={key.id}>
             <th scope="row">{keyName(key)}</th>
             <td>
-              <code>{key.key_hint}</code>
+              <code className="key-hint">{key.key_hint}</code>
             </td>
             <td>
               {key.scopes === null ? (
@@ -133,27 +133,29 @@ function KeysTable(props: {
                     : t('apiKeys.never')}
             </td>
             {props.mayWrite && (
-              <td className="row-actions">
-                {key.status === 'active' && (
-                  <>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={t('apiKeys.rollNamed', { name: keyName(key) })}
-                      onClick={() => props.onRoll(key)}
-                    >
-                      {t('apiKeys.roll')}
-                    </button>
-                    <button
-                      type="button"
-                      className="danger"
-                      aria-label={t('apiKeys.revokeNamed', { name: keyName(key) })}
-                      onClick={() => props.onRevoke(key)}
-                    >
-                      {t('apiKeys.revoke')}
-                    </button>
-                  </>
-                )}
+              <td>
+                <div className="row-actions">
+                  {key.status === 'active' && (
+                    <>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={t('apiKeys.rollNamed', { name: keyName(key) })}
+                        onClick={() => props.onRoll(key)}
+                      >
+                        {t('apiKeys.roll')}
+                      </button>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={t('apiKeys.revokeNamed', { name: keyName(key) })}
+                        onClick={() => props.onRevoke(key)}
+                      >
+                        {t('apiKeys.revoke')}
+                      </button>
+                    </>
+                  )}
+                </div>
               </td>
             )}
           </tr>

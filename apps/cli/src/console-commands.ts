@@ -45,18 +45,27 @@ export const CONSOLE_COMMANDS = {
     });
   },
 
-  'ops:invite': async (app: INestApplicationContext, options: Options) =>
-    invite(app, {
+  'ops:invite': async (app: INestApplicationContext, options: Options) => {
+    // Support by default: the least reach; an admin is named deliberately (docs/operators.md).
+    const operatorRole = options.role === undefined ? 'support' : required(options, 'role');
+    if (operatorRole !== 'admin' && operatorRole !== 'support') {
+      throw new UsageError('--role must be admin or support.');
+    }
+    return invite(app, {
       realm: 'operator',
       merchantId: null,
       email: required(options, 'email'),
       role: null,
-    }),
+      operatorRole,
+    });
+  },
 };
 
 export const CONSOLE_USAGE = `  console:invite --merchant MERCHANT_ID --email EMAIL --role ROLE
                                                invite a member of a merchant's console team
                                                (roles owner, admin, developer, support, viewer):
                                                prints the invitation URL (valid 7 days, once)
-  ops:invite --email EMAIL                     invite an operator to the /ops area: prints the
-                                               invitation URL (valid 7 days, once)`;
+  ops:invite --email EMAIL [--role admin|support]
+                                               invite an operator to the /ops area (role support
+                                               by default): prints the invitation URL (valid
+                                               7 days, once)`;

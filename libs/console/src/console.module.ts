@@ -8,6 +8,7 @@ import { InvitationAcceptance } from './invitations/invitation-acceptance';
 import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
 import { InvitationsRepository } from './invitations/invitations.repository';
+import { OpsModule } from './ops/ops.module';
 import { RequestLogModule } from './request-log/request-log.module';
 import { SecuritySessionsController } from './security/security-sessions.controller';
 import { ConsoleSessionMerchantAuthenticator } from './sessions/console-session-authenticator';
@@ -36,7 +37,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
  */
 @Global()
 @Module({
-  imports: [RequestLogModule, ApiKeysConsoleModule],
+  imports: [RequestLogModule, ApiKeysConsoleModule, OpsModule],
   controllers: [
     SignInController,
     TwoFactorController,

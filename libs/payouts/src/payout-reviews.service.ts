@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { LedgerService } from '@app/ledger';
 import { PayoutDto } from './dto/payout.dto';
 import { releaseEntry } from './payout-ledger';
@@ -11,6 +11,15 @@ import { PayoutsRepository } from './payouts.repository';
 
 /** An operator action that does not apply to the payout as it stands now. */
 export class PayoutReviewError extends Error {}
+
+/**
+ * Runs in the decision's transaction, after the decision: the operator area records its audit
+ * entry there, so the entry exists exactly when the decision was committed.
+ */
+export type PayoutDecisionHook = (
+  manager: EntityManager,
+  payout: { id: string; merchantId: string },
+) => Promise<void>;
 
 /**
  * Operator review of payouts (the CLI stands in for the console). Approval and rejection are
@@ -28,24 +37,37 @@ export class PayoutReviews {
     private readonly events: PayoutEvents,
   ) {}
 
-  async approve(payoutId: string, reviewer: string): Promise<PayoutDto> {
-    // Wrapped in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING, whose
-    // length is never 0, so a refused approval would pass for a successful one.
-    const rows: Array<{ id: string }> = await this.dataSource.query(
-      `WITH approved AS (
-         UPDATE payouts SET reviewed_by = $2, reviewed_at = now(), updated_at = now()
-          WHERE id = $1 AND status = 'Pending' AND review_reason IS NOT NULL AND reviewed_at IS NULL
-          RETURNING id)
-       SELECT id FROM approved`,
-      [payoutId, reviewer],
-    );
-    if (!rows.length) await this.explainRefusal(payoutId, 'approve');
+  async approve(
+    payoutId: string,
+    reviewer: string,
+    onDecided?: PayoutDecisionHook,
+  ): Promise<PayoutDto> {
+    await this.dataSource.transaction(async (manager) => {
+      // Wrapped in a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING, whose
+      // length is never 0, so a refused approval would pass for a successful one.
+      const rows: Array<{ id: string; merchant_id: string }> = await manager.query(
+        `WITH approved AS (
+           UPDATE payouts SET reviewed_by = $2, reviewed_at = now(), updated_at = now()
+            WHERE id = $1 AND status = 'Pending' AND review_reason IS NOT NULL
+              AND reviewed_at IS NULL
+            RETURNING id, merchant_id)
+         SELECT id, merchant_id FROM approved`,
+        [payoutId, reviewer],
+      );
+      if (!rows.length) await this.explainRefusal(payoutId, 'approve');
+      await onDecided?.(manager, { id: payoutId, merchantId: rows[0].merchant_id });
+    });
     await this.queue.enqueueSend(payoutId);
     return this.view(payoutId);
   }
 
   /** Any `Pending` payout can be rejected (awaiting review or waiting for the hot wallet). */
-  async reject(payoutId: string, reviewer: string, reason: string): Promise<PayoutDto> {
+  async reject(
+    payoutId: string,
+    reviewer: string,
+    reason: string,
+    onDecided?: PayoutDecisionHook,
+  ): Promise<PayoutDto> {
     await this.dataSource.transaction(async (manager) => {
       const [payout]: PayoutRecord[] = await manager.query(
         `SELECT * FROM payouts WHERE id = $1 FOR UPDATE`,
@@ -60,6 +82,7 @@ export class PayoutReviews {
       );
       await this.ledger.post(manager, releaseEntry(payout));
       await this.events.statusChanged(manager, payoutId, 'Pending');
+      await onDecided?.(manager, { id: payoutId, merchantId: payout.merchant_id });
     });
     return this.view(payoutId);
   }

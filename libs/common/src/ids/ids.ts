@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   consoleUser: 'usr',
   invitation: 'inv',
   auditEntry: 'aud',
+  operatorViewGrant: 'vg',
 } as const;
 
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ConsoleRole } from '@app/auth';
 import { AppConfig } from '@app/common';
 import { recordAudit } from '../audit/audit-log';
+import { OperatorRole } from '../sessions/console-session';
 import { ConsoleRealm, normalizeEmail } from '../users/console-user';
 import { InvitationIssuer } from './invitation-issuer';
 import { InvitationsRepository } from './invitations.repository';
@@ -26,6 +27,8 @@ export async function inviteFromCli(
     merchantId: string | null;
     email: string;
     role: ConsoleRole | null;
+    /** An operator's role (docs/operators.md); support when not given. */
+    operatorRole?: OperatorRole;
   },
 ): Promise<CliInvitation> {
   const email = normalizeEmail(input.email);
@@ -40,7 +43,16 @@ export async function inviteFromCli(
       ]);
       if (!found.length) throw new CliInvitationError(`No merchant ${input.merchantId}.`);
     }
-    const invitation = await issuer.issue(manager, { ...input, email, invitedByUserId: null });
+    const { operatorRole: requestedOperatorRole, ...request } = input;
+    const invitation = await issuer.issue(manager, { ...request, email, invitedByUserId: null });
+    const operatorRole = input.realm === 'operator' ? (requestedOperatorRole ?? 'support') : null;
+    if (operatorRole) {
+      // Carried by the invitation until it is accepted (invitation-acceptance.ts copies it).
+      await manager.query(`UPDATE console_invitations SET operator_role = $2 WHERE id = $1`, [
+        invitation.id,
+        operatorRole,
+      ]);
+    }
     await recordAudit(manager, {
       merchantId: input.merchantId,
       actorType: 'cli',
@@ -48,7 +60,12 @@ export async function inviteFromCli(
       action: 'invitation.created',
       targetType: 'invitation',
       targetId: invitation.id,
-      details: { email, realm: input.realm, role: input.role },
+      details: {
+        email,
+        realm: input.realm,
+        role: input.role,
+        ...(operatorRole ? { operator_role: operatorRole } : {}),
+      },
     });
     return {
       invitation_url: invitation.invitationUrl,

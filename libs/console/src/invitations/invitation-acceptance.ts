@@ -56,6 +56,15 @@ export class InvitationAcceptance {
           email: invitation.email,
           passwordHash,
         });
+        if (invitation.realm === 'operator') {
+          // The operator's role travels on the invitation (ops:invite --role); support if none.
+          await manager.query(
+            `UPDATE console_users SET operator_role = COALESCE(
+               (SELECT operator_role FROM console_invitations WHERE id = $2), 'support')
+              WHERE id = $1`,
+            [userId, invitation.id],
+          );
+        }
         if (invitation.merchantId && invitation.role) {
           await this.users.addMembership(manager, {
             userId,

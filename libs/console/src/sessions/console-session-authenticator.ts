@@ -12,6 +12,7 @@ import { assertCsrf } from '../csrf/csrf';
 import { readSessionCookie } from '../http/session-cookie';
 import { ConsoleSession } from './console-session';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
+import { assertViewAsReadOnly } from './view-as-read-only';
 
 /**
  * The console's side of the API's authentication guard: a fully signed-in session of a member
@@ -46,11 +47,15 @@ export class ConsoleSessionMerchantAuthenticator implements ConsoleSessionAuthen
         'Complete two-factor authentication first.',
       );
     }
+    assertViewAsReadOnly(request.method, session);
     return this.merchantOf(session);
   }
 
   private async merchantOf(session: ConsoleSession): Promise<AuthenticatedMerchant> {
-    if (session.realm !== 'merchant' || !session.merchantId || !session.role) {
+    // Only a merchant's member, or an operator during a view grant (read as a viewer), acts for
+    // a merchant: an operator's own session never authenticates /v1.
+    const actsForMerchant = session.realm === 'merchant' || session.viewAs !== null;
+    if (!actsForMerchant || !session.merchantId || !session.role) {
       throw new ApiException(
         ErrorCode.PermissionDenied,
         'This session acts for no merchant you are a member of. Choose a merchant.',
@@ -74,6 +79,7 @@ export class ConsoleSessionMerchantAuthenticator implements ConsoleSessionAuthen
         userId: session.userId,
         sessionId: session.id,
         role: session.role,
+        ...(session.viewAs ? { operatorId: session.userId } : {}),
       },
       permissions: ROLE_PERMISSIONS[session.role],
     };

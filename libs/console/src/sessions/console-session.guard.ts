@@ -6,6 +6,7 @@ import { assertCsrf } from '../csrf/csrf';
 import { readSessionCookie } from '../http/session-cookie';
 import { CONSOLE_ACCESS, ConsoleAccess, ConsoleRequest } from './console-access.metadata';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
+import { assertViewAsReadOnly } from './view-as-read-only';
 
 /**
  * Console API routes: a live session (cookie), the CSRF token on unsafe requests, the sign-in
@@ -32,15 +33,18 @@ export class ConsoleSessionGuard implements CanActivate {
       throw new ApiException(ErrorCode.AuthenticationFailed, 'Sign in to the console.');
     }
     assertCsrf(request, session.csrfToken);
-    if ((access.stage ?? 'signed_in') === 'signed_in' && session.state !== 'signed_in') {
+    const stage = access.stage ?? 'signed_in';
+    if (stage === 'signed_in' && session.state !== 'signed_in') {
       throw new ApiException(
         ErrorCode.TwoFactorRequired,
         'Complete two-factor authentication first.',
       );
     }
+    // Sign-out (a second_factor route) stays open to an operator viewing as a merchant.
+    if (stage === 'signed_in') assertViewAsReadOnly(request.method, session);
     if (access.permission) {
       const allowed =
-        session.realm === 'merchant' &&
+        (session.realm === 'merchant' || session.viewAs !== null) &&
         session.role !== null &&
         ROLE_PERMISSIONS[session.role].has(access.permission);
       if (!allowed) {

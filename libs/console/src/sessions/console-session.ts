@@ -13,6 +13,20 @@ export const SESSION_TOUCH_INTERVAL_MS = 60_000;
  */
 export type ConsoleSessionState = 'enrolment_pending' | 'two_factor_pending' | 'signed_in';
 
+/** What an operator may do in the operator area (docs/operators.md). */
+export type OperatorRole = 'admin' | 'support';
+
+/**
+ * An operator session's live "view as merchant" grant: while it lasts, the session reads that
+ * merchant's data as a viewer and writes nothing (docs/operators.md, View as merchant).
+ */
+export interface ViewAsGrant {
+  grantId: string;
+  merchantId: string;
+  reason: string;
+  expiresAt: Date;
+}
+
 /** A live session as the guards see it: the user, the merchant it acts for and the role there. */
 export interface ConsoleSession {
   /** SHA-256 of the cookie's id, hex: the id the security page shows and revokes by. */
@@ -28,4 +42,8 @@ export interface ConsoleSession {
   role: ConsoleRole | null;
   createdAt: Date;
   lastSeenAt: Date;
+  /** An operator's role; null for a merchant's member (and read as support if ever missing). */
+  operatorRole: OperatorRole | null;
+  /** Set only for an operator viewing as a merchant: merchantId and role then describe the view. */
+  viewAs: ViewAsGrant | null;
 }

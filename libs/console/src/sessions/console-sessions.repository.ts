@@ -6,6 +6,7 @@ import { execute } from '../db/sql';
 import {
   ConsoleSession,
   ConsoleSessionState,
+  ViewAsGrant,
   SESSION_ABSOLUTE_HOURS,
   SESSION_TOUCH_INTERVAL_MS,
 } from './console-session';
@@ -22,6 +23,11 @@ interface SessionRow {
   role: ConsoleSession['role'];
   created_at: Date;
   last_seen_at: Date;
+  operator_role: ConsoleSession['operatorRole'];
+  grant_id: string | null;
+  grant_merchant_id: string | null;
+  grant_reason: string | null;
+  grant_expires_at: Date | null;
 }
 
 export interface NewSession {
@@ -74,10 +80,15 @@ export class ConsoleSessionsRepository {
     const rows: SessionRow[] = await this.dataSource.query(
       `SELECT s.id_hash, s.user_id, u.email, u.realm, u.totp_enabled_at IS NOT NULL AS totp_enabled,
               s.two_factor_verified_at IS NOT NULL AS two_factor_verified, s.csrf_token,
-              s.merchant_id, m.role, s.created_at, s.last_seen_at
+              s.merchant_id, m.role, s.created_at, s.last_seen_at, u.operator_role,
+              g.id AS grant_id, g.merchant_id AS grant_merchant_id, g.reason AS grant_reason,
+              g.expires_at AS grant_expires_at
          FROM console_sessions s
          JOIN console_users u ON u.id = s.user_id
          LEFT JOIN console_memberships m ON m.user_id = s.user_id AND m.merchant_id = s.merchant_id
+         -- An operator's view as a merchant (docs/operators.md): live until it expires or ends.
+         LEFT JOIN operator_view_grants g ON u.realm = 'operator' AND g.session_id_hash = s.id_hash
+               AND g.ended_at IS NULL AND g.expires_at > now()
         WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
           AND s.last_seen_at > now() - make_interval(mins => $2)`,
       [sha256(cookieValue), this.config.console.sessionIdleMinutes],
@@ -171,7 +182,20 @@ function stateOf(row: SessionRow): ConsoleSessionState {
   return row.totp_enabled ? 'two_factor_pending' : 'enrolment_pending';
 }
 
+function viewAsOf(row: SessionRow): ViewAsGrant | null {
+  if (!row.grant_id || !row.grant_merchant_id || !row.grant_reason || !row.grant_expires_at) {
+    return null;
+  }
+  return {
+    grantId: row.grant_id,
+    merchantId: row.grant_merchant_id,
+    reason: row.grant_reason,
+    expiresAt: row.grant_expires_at,
+  };
+}
+
 function toSession(row: SessionRow): ConsoleSession {
+  const viewAs = viewAsOf(row);
   return {
     id: row.id_hash.toString('hex'),
     idHash: row.id_hash,
@@ -180,9 +204,12 @@ function toSession(row: SessionRow): ConsoleSession {
     realm: row.realm,
     state: stateOf(row),
     csrfToken: row.csrf_token,
-    merchantId: row.merchant_id,
-    role: row.role,
+    // A view as a merchant reads as that merchant's viewer, whatever the session's own merchant.
+    merchantId: viewAs ? viewAs.merchantId : row.merchant_id,
+    role: viewAs ? 'viewer' : row.role,
     createdAt: row.created_at,
     lastSeenAt: row.last_seen_at,
+    operatorRole: row.operator_role,
+    viewAs,
   };
 }

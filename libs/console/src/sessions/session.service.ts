@@ -4,7 +4,7 @@ import { ROLE_PERMISSIONS } from '@app/auth';
 import { APP_CONFIG, AppConfig, ApiException, ErrorCode } from '@app/common';
 import { recordAudit } from '../audit/audit-log';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
-import { ConsoleSession } from './console-session';
+import { ConsoleSession, ViewAsGrant } from './console-session';
 import { ClientInfo, ConsoleSessionsRepository } from './console-sessions.repository';
 
 /** What the console shows of a session, and the merchant switcher. */
@@ -18,6 +18,7 @@ export class SessionService {
   ) {}
 
   async describe(session: ConsoleSession) {
+    if (session.viewAs) return this.describeViewAs(session, session.viewAs);
     const memberships = await this.users.memberships(this.dataSource.manager, session.userId);
     const current = memberships.find((m) => m.merchantId === session.merchantId);
     const role = current?.role ?? null;
@@ -36,6 +37,30 @@ export class SessionService {
       })),
       csrf_token: session.csrfToken,
       livemode: this.config.livemode,
+      view_as: null,
+    };
+  }
+
+  /** An operator viewing as a merchant: the merchant as a viewer sees it, and the banner's facts. */
+  private async describeViewAs(session: ConsoleSession, viewAs: ViewAsGrant) {
+    const [merchant]: Array<{ name: string; kind: 'direct' | 'psp' }> = await this.dataSource.query(
+      `SELECT name, kind FROM merchants WHERE id = $1`,
+      [viewAs.merchantId],
+    );
+    return {
+      user: { id: session.userId, email: session.email },
+      realm: session.realm,
+      merchant: { id: viewAs.merchantId, name: merchant.name, kind: merchant.kind },
+      role: 'viewer' as const,
+      permissions: [...ROLE_PERMISSIONS.viewer].sort(),
+      memberships: [],
+      csrf_token: session.csrfToken,
+      livemode: this.config.livemode,
+      view_as: {
+        operator_email: session.email,
+        reason: viewAs.reason,
+        expires_at: viewAs.expiresAt.toISOString(),
+      },
     };
   }
 
@@ -68,7 +93,8 @@ export class SessionService {
     await this.dataSource.transaction(async (manager) => {
       await this.sessions.revoke(manager, session.userId, session.id);
       await recordAudit(manager, {
-        merchantId: session.merchantId,
+        // An operator's sign-out during a view is the operator's own business, not the merchant's.
+        merchantId: session.viewAs ? null : session.merchantId,
         actorType: session.realm === 'operator' ? 'operator' : 'console_user',
         actorId: session.userId,
         action: 'user.signed_out',

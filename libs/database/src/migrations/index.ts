@@ -28,6 +28,7 @@ import { SweepCancelAndBackoff1766330000000 } from './1766330000000-sweep-cancel
 import { RefundDestinationExpiry1766340000000 } from './1766340000000-refund-destination-expiry';
 import { MerchantConsole1766400000000 } from './1766400000000-merchant-console';
 import { RequestLog1766430000000 } from './1766430000000-request-log';
+import { OperatorRoles1766440000000 } from './1766440000000-operator-roles';
 import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sign-in-throttles';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
@@ -62,5 +63,6 @@ export const MIGRATIONS = [
   RefundDestinationExpiry1766340000000,
   MerchantConsole1766400000000,
   RequestLog1766430000000,
+  OperatorRoles1766440000000,
   ConsoleSignInThrottles1766450000000,
 ];

@@ -7,6 +7,7 @@ describe('Rate-limit and TRUST_PROXY configuration', () => {
       readsPerSecond: 100,
       writesPerSecond: 100,
       checkoutPagePerMinute: 600,
+      consoleSignInPerMinute: 20,
       checkoutStreamsPerClient: 10,
       failedAuthPerMinute: 30,
       redisUrl: 'redis://cache:6379',
@@ -20,6 +21,7 @@ describe('Rate-limit and TRUST_PROXY configuration', () => {
       RATE_LIMIT_WRITES_PER_SECOND: '50',
       RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE: '1200',
       RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT: '4',
+      RATE_LIMIT_CONSOLE_SIGN_IN_PER_MINUTE: '7',
       RATE_LIMIT_FAILED_AUTH_PER_MINUTE: '10',
       RATE_LIMIT_REDIS_URL: 'redis://limits:6379/2',
     });
@@ -27,6 +29,7 @@ describe('Rate-limit and TRUST_PROXY configuration', () => {
       readsPerSecond: 250,
       writesPerSecond: 50,
       checkoutPagePerMinute: 1200,
+      consoleSignInPerMinute: 7,
       checkoutStreamsPerClient: 4,
       failedAuthPerMinute: 10,
       redisUrl: 'redis://limits:6379/2',
@@ -39,6 +42,7 @@ describe('Rate-limit and TRUST_PROXY configuration', () => {
     ['RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE', '2000000'],
     ['RATE_LIMIT_CHECKOUT_STREAMS_PER_CLIENT', '0'],
     ['RATE_LIMIT_FAILED_AUTH_PER_MINUTE', '1.5'],
+    ['RATE_LIMIT_CONSOLE_SIGN_IN_PER_MINUTE', '0'],
     ['RATE_LIMIT_REDIS_URL', 'http://limits'],
   ])('refuses %s=%p naming the variable', (name, value) => {
     expect(() => loadAppConfig({ [name]: value })).toThrow(name);

@@ -30,6 +30,7 @@ import { MerchantConsole1766400000000 } from './1766400000000-merchant-console';
 import { RequestLog1766430000000 } from './1766430000000-request-log';
 import { OperatorRoles1766440000000 } from './1766440000000-operator-roles';
 import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sign-in-throttles';
+import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-failures-index';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   RequestLog1766430000000,
   OperatorRoles1766440000000,
   ConsoleSignInThrottles1766450000000,
+  FreshCodeFailuresIndex1766460000000,
 ];

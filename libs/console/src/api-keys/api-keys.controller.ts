@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   ApiKeysService,
   ApiKeySummary,
@@ -14,7 +14,11 @@ import {
 import { APP_CONFIG, AppConfig, ApiException, ErrorCode } from '@app/common';
 import { AuditEntry, recordAudit } from '../audit/audit-log';
 import { clientInfo } from '../http/client-info';
+import { requireFreshCode } from '../step-up/fresh-code';
+import { lockCurrentRole } from '../team/actor-membership';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
+import { scopesOfKey } from './api-key-scopes-of';
+import { assertRoleMayIssue } from './key-issuance-rules';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RollApiKeyDto } from './dto/roll-api-key.dto';
 
@@ -67,8 +71,17 @@ export class ApiKeysController {
     const user = consoleUserOf(merchant);
     const scopes = body.scopes ?? null;
     const name = body.name ?? (scopes ? 'Restricted key' : 'Secret key');
+    // Refused on the session's role before a fresh code is spent; the transaction decides.
+    assertRoleMayIssue(user.role, scopes, 'create');
+    await this.requireFreshCode(merchant, user, body.two_factor_code, 'create', request);
     const key = await this.dataSource.transaction(async (manager) => {
-      await this.requireFreshCode(manager, user, body.two_factor_code, 'create');
+      const role = await lockCurrentRole(
+        manager,
+        merchant.merchantId,
+        user.userId,
+        'api_keys:write',
+      );
+      assertRoleMayIssue(role, scopes, 'create');
       const created = await this.apiKeys.create(
         { merchantId: merchant.merchantId, name, scopes, createdByUserId: user.userId },
         manager,
@@ -94,8 +107,19 @@ export class ApiKeysController {
     @Req() request: Request,
   ): Promise<RolledApiKeyView> {
     const user = consoleUserOf(merchant);
+    const scopesBefore = await scopesOfKey(this.dataSource.manager, merchant.merchantId, id);
+    if (scopesBefore !== undefined) assertRoleMayIssue(user.role, scopesBefore, 'roll');
+    await this.requireFreshCode(merchant, user, body.two_factor_code, 'roll', request);
     const rolled = await this.dataSource.transaction(async (manager) => {
-      await this.requireFreshCode(manager, user, body.two_factor_code, 'roll');
+      const role = await lockCurrentRole(
+        manager,
+        merchant.merchantId,
+        user.userId,
+        'api_keys:write',
+      );
+      // A missing key is left to roll's 404.
+      const scopes = await scopesOfKey(manager, merchant.merchantId, id, true);
+      if (scopes !== undefined) assertRoleMayIssue(role, scopes, 'roll');
       const result = await this.apiKeys.roll(
         {
           apiKeyId: id,
@@ -133,6 +157,7 @@ export class ApiKeysController {
   ): Promise<ApiKeySummary> {
     const user = consoleUserOf(merchant);
     await this.dataSource.transaction(async (manager) => {
+      await lockCurrentRole(manager, merchant.merchantId, user.userId, 'api_keys:write');
       const revoked = await this.apiKeys.revoke(id, { merchantId: merchant.merchantId }, manager);
       // Revoking twice is not an error (a double click): only the first is a change to audit.
       if (!revoked) return;
@@ -148,28 +173,25 @@ export class ApiKeysController {
     return key;
   }
 
-  /** Production keys move real money: minting one asks for a fresh second factor. */
+  /**
+   * Production keys move real money: minting one asks for a fresh second factor, checked and
+   * counted in its own transaction (step-up/fresh-code.ts).
+   */
   private async requireFreshCode(
-    manager: EntityManager,
+    merchant: AuthenticatedMerchant,
     user: ConsoleUserActor,
     code: string | undefined,
     verb: 'create' | 'roll',
+    request: Request,
   ): Promise<void> {
     if (!this.config.livemode) return;
-    if (!code) {
-      throw new ApiException(
-        ErrorCode.TwoFactorRequired,
-        `Enter a code from your authenticator app to ${verb} a live API key.`,
-        'two_factor_code',
-      );
-    }
-    if (!(await this.twoFactor.verifyFreshCode(manager, user.userId, code))) {
-      throw new ApiException(
-        ErrorCode.ParameterInvalid,
-        'The two-factor code is wrong, expired or already used. Enter the current code.',
-        'two_factor_code',
-      );
-    }
+    await requireFreshCode(this.dataSource, this.twoFactor, {
+      userId: user.userId,
+      merchantId: merchant.merchantId,
+      code,
+      purpose: `${verb} a live API key`,
+      client: clientInfo(request),
+    });
   }
 
   private auditBase(

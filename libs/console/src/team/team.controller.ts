@@ -30,7 +30,13 @@ export class TeamController {
     @CurrentConsoleSession() session: ConsoleSession,
     @Req() request: Request,
   ) {
-    return this.team.invite(actorOf(session), body.email, body.role, clientInfo(request));
+    return this.team.invite(
+      actorOf(session),
+      body.email,
+      body.role,
+      clientInfo(request),
+      body.two_factor_code,
+    );
   }
 
   @Patch('members/:userId')
@@ -42,7 +48,13 @@ export class TeamController {
     @CurrentConsoleSession() session: ConsoleSession,
     @Req() request: Request,
   ): Promise<void> {
-    await this.team.changeRole(actorOf(session), userId, body.role, clientInfo(request));
+    await this.team.changeRole(
+      actorOf(session),
+      userId,
+      body.role,
+      clientInfo(request),
+      body.two_factor_code,
+    );
   }
 
   @Delete('members/:userId')

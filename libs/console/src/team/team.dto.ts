@@ -1,5 +1,6 @@
-import { IsEmail, IsIn, Length } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, Length, Matches } from 'class-validator';
 import { CONSOLE_ROLES, ConsoleRole } from '@app/auth';
+import { TWO_FACTOR_CODE } from '../api-keys/dto/create-api-key.dto';
 
 const ROLE_MESSAGE = `role must be one of ${CONSOLE_ROLES.join(', ')}.`;
 
@@ -10,9 +11,19 @@ export class InviteMemberDto {
 
   @IsIn(CONSOLE_ROLES, { message: ROLE_MESSAGE })
   role: ConsoleRole;
+
+  /** A fresh TOTP code: required in production to grant a role that manages keys or the team. */
+  @IsOptional()
+  @Matches(TWO_FACTOR_CODE, { message: 'two_factor_code must be 6 digits.' })
+  two_factor_code?: string;
 }
 
 export class ChangeRoleDto {
   @IsIn(CONSOLE_ROLES, { message: ROLE_MESSAGE })
   role: ConsoleRole;
+
+  /** A fresh TOTP code: required in production to grant a role that manages keys or the team. */
+  @IsOptional()
+  @Matches(TWO_FACTOR_CODE, { message: 'two_factor_code must be 6 digits.' })
+  two_factor_code?: string;
 }

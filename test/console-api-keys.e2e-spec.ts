@@ -208,7 +208,7 @@ describe('Console API keys page (issue 25)', () => {
     expect(refused.body.error.code).toBe('csrf_failed');
   });
 
-  it('checks the console role: a viewer neither lists keys nor creates payouts, a developer manages keys', async () => {
+  it("checks the console role: a viewer neither lists keys nor creates payouts, a developer manages keys within its role's scopes", async () => {
     const viewer = await signedInMember(api, merchant, 'viewer');
     const list = await viewer.agent.get(KEYS).expect(403);
     expect(list.body.error).toEqual({
@@ -227,7 +227,13 @@ describe('Console API keys page (issue 25)', () => {
 
     const developer = await signedInMember(api, merchant, 'developer');
     await developer.agent.get(KEYS).expect(200);
-    await developer.agent.post(KEYS).set(unsafe(developer)).send({ name: 'Dev' }).expect(201);
+    await developer.agent
+      .post(KEYS)
+      .set(unsafe(developer))
+      .send({ name: 'Dev', scopes: ['webhook_endpoints:write', 'events:read'] })
+      .expect(201);
+    // A secret key holds every API scope, payouts:write among them: beyond a developer.
+    await developer.agent.post(KEYS).set(unsafe(developer)).send({ name: 'Dev' }).expect(403);
   });
 
   it('in production, asks for a fresh two-factor code to create or roll a key, each code once', async () => {
@@ -277,7 +283,14 @@ describe('Console API keys page (issue 25)', () => {
       param: 'two_factor_code',
     });
     expect(await api.count('api_keys', 'merchant_id = $1', [merchant.id])).toBe(before + 1);
-    const [entry] = await auditOf(api, owner.userId);
-    expect(entry).toMatchObject({ action: 'api_key.created', details: { name: 'Live' } });
+    const entries = await auditOf(api, owner.userId);
+    expect(entries.find((entry) => entry.action === 'api_key.created')).toMatchObject({
+      details: { name: 'Live' },
+    });
+    // The wrong code and the reused one, each committed although its request was refused.
+    expect(entries.filter((entry) => entry.action === 'two_factor.fresh_code_failed')).toEqual([
+      expect.objectContaining({ merchant_id: merchant.id }),
+      expect.objectContaining({ merchant_id: merchant.id }),
+    ]);
   });
 });

@@ -77,6 +77,8 @@ describe('Console sign-in (issue 25)', () => {
       ],
       csrf_token: member.csrf,
       livemode: false,
+      // Set only while an operator views as the merchant (docs/operators.md).
+      view_as: null,
     });
   });
 

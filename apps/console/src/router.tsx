@@ -61,11 +61,46 @@ const teamRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage'),
 });
 
+const paymentsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payments',
+  component: lazyRouteComponent(() => import('./pages/payments/PaymentsPage'), 'PaymentsPage'),
+});
+const paymentDetailRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payments/$sessionId',
+  component: lazyRouteComponent(
+    () => import('./pages/payments/PaymentDetailPage'),
+    'PaymentDetailPage',
+  ),
+});
+const payoutsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts',
+  component: lazyRouteComponent(() => import('./pages/payouts/PayoutsPage'), 'PayoutsPage'),
+});
+const payoutDetailRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts/$payoutId',
+  component: lazyRouteComponent(
+    () => import('./pages/payouts/PayoutDetailPage'),
+    'PayoutDetailPage',
+  ),
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   twoFactorRoute,
   acceptInvitationRoute,
-  signedInRoute.addChildren([homeRoute, apiKeysRoute, teamRoute]),
+  signedInRoute.addChildren([
+    homeRoute,
+    paymentsRoute,
+    paymentDetailRoute,
+    payoutsRoute,
+    payoutDetailRoute,
+    apiKeysRoute,
+    teamRoute,
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, basepath: basePath });

@@ -44,6 +44,16 @@ function Navigation({ session }: { session: ConsoleSession }) {
             {t('nav.home')}
           </Link>
         </li>
+        {can(session, 'checkout_sessions:read') && (
+          <li>
+            <Link to="/payments">{t('nav.payments')}</Link>
+          </li>
+        )}
+        {can(session, 'payouts:read') && (
+          <li>
+            <Link to="/payouts">{t('nav.payouts')}</Link>
+          </li>
+        )}
         {can(session, 'api_keys:read') && (
           <li>
             <span className="nav-group">{t('nav.developers')}</span>

@@ -1,0 +1,249 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Browser, Page } from 'playwright-core';
+import { buildConsole } from './support/console-build';
+import {
+  navigationLink,
+  newConsoleContext,
+  openConsolePage,
+  SCREENSHOTS,
+  seriousAxeViolations,
+  signInThroughForm,
+  startConsoleBrowser,
+} from './support/console-browser-kit';
+import { signedInMember } from './support/console-identity';
+import { TestApi, TestMerchant } from './support/test-app';
+import { waitFor } from './support/wait-for';
+import { ENDPOINTS, PayoutEventSource, withEnvironment } from './support/webhook-env';
+import { WebhookReceiver } from './support/webhook-receiver';
+import { startWebhookWorker } from './support/webhook-worker';
+
+/*
+ * The console's data pages (issue 25) in a real Chromium against the real API: records created
+ * through the API with the merchant's key, then found, filtered, paged and opened in the console,
+ * each page under the strict CSP and without a serious axe finding; the navigation follows the
+ * member's role.
+ */
+describe('Console data pages in Chromium', () => {
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let target: WebhookReceiver;
+  let browser: Browser;
+  let baseUrl: string;
+  let restoreEnvironment: () => void;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    restoreEnvironment = withEnvironment({
+      WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+    });
+    await buildConsole();
+    api = await TestApi.start();
+    worker = await startWebhookWorker();
+    target = await WebhookReceiver.start();
+    ({ baseUrl, browser } = await startConsoleBrowser(api));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close();
+    await api?.close();
+    await target?.stop();
+    restoreEnvironment?.();
+  });
+
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  const createSession = async (merchant: TestMerchant, reference: string) => {
+    for (;;) {
+      const response = await api.post('/v1/checkout/sessions', merchant, {
+        pricing_amount: '12.5',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'ETHEREUM',
+        client_reference_id: reference,
+      });
+      // Over the per-second write limit: the next second has room.
+      if (response.status === 429) continue;
+      expect(response.status).toBe(201);
+      return response.body as { id: string; pay_address: string; amount: string };
+    }
+  };
+
+  it('lists, filters, pages and opens checkout sessions', async () => {
+    const merchant = await api.createMerchant({ name: 'Pages Payments' });
+    const owner = await signedInMember(api, merchant, 'owner');
+    // 101 sessions: one more than a page.
+    const sessions = [];
+    for (let index = 0; index < 101; index += 1) {
+      sessions.push(await createSession(merchant, `order-${index}`));
+    }
+    const newest = sessions[100];
+    const oldest = sessions[0];
+
+    const context = await newConsoleContext(browser);
+    const { page, cspViolations, errors } = await openConsolePage(context);
+    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    await navigationLink(page, 'Payments').click();
+    await page.getByRole('heading', { name: 'Payments' }).waitFor();
+    await page.getByRole('row', { name: new RegExp(newest.id) }).waitFor();
+    const rows = page.locator('tbody tr');
+    expect(await rows.count()).toBe(100);
+    const newestRow = page.getByRole('row', { name: new RegExp(newest.id) });
+    expect(await newestRow.getByRole('cell').allTextContents()).toEqual([
+      'Pending',
+      `${newest.amount} USDT`,
+      '0',
+      'ETHEREUM',
+      'order-100',
+      expect.any(String),
+    ]);
+    expect(await page.getByRole('row', { name: new RegExp(oldest.id) }).count()).toBe(0);
+    await shot(page, 'pages-1-payments');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // The next page (Link next) holds the oldest alone; back to the first.
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('row', { name: new RegExp(oldest.id) }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await newestRow.waitFor();
+
+    // Filters: no session is Expired; a range ending yesterday holds none; today's holds them.
+    await page.getByLabel('Status').selectOption('Expired');
+    await page.getByText('No checkout sessions match.').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await newestRow.waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Created until').fill(yesterday);
+    await page.getByText('No checkout sessions match.').waitFor();
+    await page.getByLabel('Created until').fill(today);
+    await page.getByLabel('Created from').fill(today);
+    await newestRow.waitFor();
+
+    // The detail: amounts and the pay address as the API gave them.
+    await newestRow.getByRole('link').click();
+    await page.getByRole('heading', { name: new RegExp(`Payment ${newest.id}`) }).waitFor();
+    const details = page.locator('dl.details');
+    await details.getByText(newest.pay_address).waitFor();
+    expect(await details.textContent()).toContain(`${newest.amount} USDT`);
+    expect(await details.textContent()).toContain('order-100');
+    await page.getByText('No transfer seen yet.').waitFor();
+    await page.getByText('No events yet.').waitFor();
+    await shot(page, 'pages-2-payment');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    expect(cspViolations).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows payouts with their review, events, every delivery attempt and a resend', async () => {
+    const merchant = await api.createMerchant({ name: 'Pages Payouts' });
+    const owner = await signedInMember(api, merchant, 'owner');
+    target.replyAlways({ status: 200, body: 'ok' });
+    await api.post(ENDPOINTS, merchant, { url: `${target.url}/hooks` }).expect(201);
+    const source = new PayoutEventSource(api);
+    await source.fund(merchant);
+    const payoutId = await source.createPayout(merchant);
+    await source.reject(payoutId);
+    const { body: payout } = await api.get(`/v1/payouts/${payoutId}`, merchant).expect(200);
+    expect(payout.status).toBe('Rejected');
+    // Both events delivered once before the page looks.
+    await waitFor(
+      async () => target.received.filter((hook) => hook.path === '/hooks').length >= 2,
+      30_000,
+      'the payout events delivered',
+    );
+
+    const context = await newConsoleContext(browser);
+    const { page, cspViolations, errors } = await openConsolePage(context);
+    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    await navigationLink(page, 'Payouts').click();
+    await page.getByRole('heading', { name: 'Payouts' }).waitFor();
+    const row = page.getByRole('row', { name: new RegExp(payoutId) });
+    await row.waitFor();
+    expect((await row.getByRole('cell').allTextContents()).slice(0, 3)).toEqual([
+      'Rejected',
+      `${payout.amount} USDT`,
+      'TRON',
+    ]);
+    await page.getByLabel('Status').selectOption('Completed');
+    await page.getByText('No payouts match.').waitFor();
+    await page.getByLabel('Status').selectOption('Rejected');
+    await row.waitFor();
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: new RegExp(`Payout ${payoutId}`) }).waitFor();
+    const details = page.locator('dl.details');
+    await details.getByText(payout.to_address).waitFor();
+    const text = (await details.textContent()) ?? '';
+    expect(text).toContain(`${payout.fee} USDT`);
+    expect(text).toContain(`${payout.net_amount} USDT`);
+    expect(text).toContain('Reviewed on');
+
+    // Its events, newest first; the deliveries of payout.created with the attempt made.
+    const created = page.locator('.events > li', { hasText: 'payout.created' });
+    await created.locator('summary').click();
+    const attempts = created.getByRole('table', { name: new RegExp(`${target.url}/hooks`) });
+    await attempts.waitFor();
+    expect(await attempts.getByRole('caption').textContent()).toMatch(/Succeeded, 1 attempts/);
+    expect(await attempts.locator('tbody tr').first().getByRole('cell').nth(1).textContent()).toBe(
+      '200',
+    );
+    await shot(page, 'pages-3-payout');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // Resend: a new attempt, seen in the table once the worker made it.
+    await created.getByRole('button', { name: /^Resend event/ }).click();
+    await created.getByRole('status').waitFor();
+    const { body: events } = await api
+      .get(`/v1/events?object_id=${payoutId}&type=payout.created`, merchant)
+      .expect(200);
+    expect(events).toHaveLength(1);
+    await waitFor(
+      async () => target.forEvent(events[0].id).length === 2,
+      30_000,
+      'the resent delivery received',
+    );
+    await page.reload();
+    await created.locator('summary').click();
+    await waitFor(
+      async () => (await attempts.locator('tbody tr').count()) === 2,
+      30_000,
+      'the resent attempt listed',
+    );
+
+    expect(cspViolations).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows each role the data pages it may read, and resend only to those who may', async () => {
+    const merchant = await api.createMerchant({ name: 'Pages Roles' });
+    const expectations = [
+      { role: 'viewer', payments: true, payouts: true },
+      { role: 'developer', payments: true, payouts: false },
+    ] as const;
+    for (const { role, payments, payouts } of expectations) {
+      const member = await signedInMember(api, merchant, role);
+      const context = await newConsoleContext(browser);
+      const { page, cspViolations } = await openConsolePage(context);
+      await signInThroughForm(page, baseUrl, member.email, member.recoveryCodes[0]);
+      expect(await navigationLink(page, 'Payments').count()).toBe(payments ? 1 : 0);
+      expect(await navigationLink(page, 'Payouts').count()).toBe(payouts ? 1 : 0);
+      if (!payouts) {
+        await page.goto(`${baseUrl}/console/payouts`);
+        await page.getByRole('heading', { name: 'You do not have access' }).waitFor();
+      }
+      expect(cspViolations).toEqual([]);
+      await context.close();
+    }
+  });
+});

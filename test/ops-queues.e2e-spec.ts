@@ -97,4 +97,17 @@ describe('Operator area: queue boards (bull-board, issue 25)', () => {
       .expect(404);
     expect(JSON.stringify(reached.body)).toMatch(/JOB_NOT_FOUND|not found/i);
   });
+
+  it('refuses even admins the actions that bypass the service: add, edit, empty, obliterate', async () => {
+    const board = `/ops/queues-admin/api/queues/${QUEUES.payouts}`;
+    for (const [method, path] of [
+      ['post', `${board}/add`],
+      ['patch', `${board}/ops-board-no-such-job/update-data`],
+      ['put', `${board}/empty`],
+      ['put', `${board}/obliterate`],
+    ] as const) {
+      const refused = await admin.agent[method](path).set(admin.unsafe).send({}).expect(403);
+      expect(refused.body.error.code).toBe('permission_denied');
+    }
+  });
 });

@@ -29,6 +29,14 @@ function boardCsrf(request: Request) {
   };
 }
 
+/**
+ * Actions refused even to admins: jobs are made by the code that validates what they carry
+ * (a hand-written job or edited data skips that), and emptying or obliterating a queue drops
+ * work and repeatable schedules that nothing would bring back. Retry, promote, clean, pause stay.
+ */
+const REFUSED_BOARD_ACTIONS =
+  /^\/api\/queues\/[^/]+\/(add|empty|obliterate|[^/]+\/update-data)\/?$/;
+
 @Injectable()
 abstract class QueueBoardMiddleware implements NestMiddleware {
   protected abstract readonly kind: QueueBoardKind;
@@ -59,6 +67,12 @@ abstract class QueueBoardMiddleware implements NestMiddleware {
       throw new ApiException(
         ErrorCode.PermissionDenied,
         `The read-only queue board changes nothing; admins act at /ops/queues-admin.`,
+      );
+    }
+    if (isUnsafeMethod(request.method) && REFUSED_BOARD_ACTIONS.test(request.path)) {
+      throw new ApiException(
+        ErrorCode.PermissionDenied,
+        'Jobs are added, edited and dropped by the service only (docs/operators.md).',
       );
     }
     this.boards.router(this.kind)(request, response, next);

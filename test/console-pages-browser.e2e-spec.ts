@@ -225,23 +225,133 @@ describe('Console data pages in Chromium', () => {
     await context.close();
   });
 
-  it('shows each role the data pages it may read, and resend only to those who may', async () => {
+  it('shows webhook endpoints, events with deliveries, and the request log with its filters', async () => {
+    const merchant = await api.createMerchant({ name: 'Pages Developers' });
+    const owner = await signedInMember(api, merchant, 'owner');
+    target.replyAlways({ status: 200, body: 'ok' });
+    await api
+      .post(ENDPOINTS, merchant, { url: `${target.url}/dev-hooks`, description: 'Order service' })
+      .expect(201);
+    const source = new PayoutEventSource(api);
+    await source.fund(merchant);
+    const payoutId = await source.createPayout(merchant);
+    const missing = await api.get('/v1/payouts/po_doesnotexist', merchant).expect(404);
+    const missingRequestId = missing.headers['request-id'] as string;
+    expect(missingRequestId).toBeTruthy();
+    // The request log is written in batches: wait until the 404 is there.
+    await waitFor(
+      async () => {
+        const { body } = await owner.agent.get('/console/api/request-log?status=404').expect(200);
+        return (body as Array<{ request_id: string }>).some(
+          (entry) => entry.request_id === missingRequestId,
+        );
+      },
+      30_000,
+      'the 404 in the request log',
+    );
+
+    const context = await newConsoleContext(browser);
+    const { page, cspViolations, errors } = await openConsolePage(context);
+    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+
+    await navigationLink(page, 'Webhooks').click();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    const endpointRow = page.getByRole('row', { name: new RegExp(`${target.url}/dev-hooks`) });
+    await endpointRow.waitFor();
+    expect(await endpointRow.getByRole('rowheader').textContent()).toContain('Order service');
+    expect((await endpointRow.getByRole('cell').allTextContents()).slice(0, 2)).toEqual([
+      'Enabled',
+      'All events',
+    ]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await navigationLink(page, 'Events').click();
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    const created = page.locator('.events > li', { hasText: 'payout.created' });
+    await created.waitFor();
+    expect(await created.textContent()).not.toContain('payout.rejected');
+    await page.getByLabel('Type').selectOption('payout.rejected');
+    await page.getByText('No events match.').waitFor();
+    await page.getByLabel('Type').selectOption('payout.created');
+    await page.getByLabel('Object id').fill(payoutId);
+    await created.locator('summary').click();
+    const attempts = created.getByRole('table', { name: new RegExp(`${target.url}/dev-hooks`) });
+    await attempts.waitFor();
+    await created.getByRole('button', { name: /^Resend event/ }).waitFor();
+    await shot(page, 'pages-4-events');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await navigationLink(page, 'Request log').click();
+    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    const missingRow = page.getByRole('row', { name: new RegExp(missingRequestId) });
+    await missingRow.waitFor();
+    const cells = await missingRow.getByRole('cell').allTextContents();
+    expect(cells.slice(1, 4)).toEqual(['GET', '/v1/payouts/po_doesnotexist', '404']);
+    expect(cells[4]).toMatch(/^sk_test_/);
+    expect(cells[5]).toBe(missingRequestId);
+    await page.getByLabel('Status code').fill('201');
+    await missingRow.waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /POST/ }).first().waitFor();
+    await page.getByLabel('Status code').fill('404');
+    await page.getByLabel('Method').selectOption('POST');
+    await page.getByText('No requests match.').waitFor();
+    await page.getByLabel('Method').selectOption('GET');
+    await missingRow.waitFor();
+    await shot(page, 'pages-5-request-log');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    expect(cspViolations).toEqual([]);
+    // The 404 the page never asked for is the API's; the browser logged no error of its own.
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows each role the data pages it may read, and Resend only to those who may', async () => {
     const merchant = await api.createMerchant({ name: 'Pages Roles' });
+    target.replyAlways({ status: 200, body: 'ok' });
+    await api.post(ENDPOINTS, merchant, { url: `${target.url}/role-hooks` }).expect(201);
+    const source = new PayoutEventSource(api);
+    await source.fund(merchant);
+    await source.createPayout(merchant);
+    const pages = ['Payments', 'Payouts', 'Webhooks', 'Events', 'Request log'] as const;
     const expectations = [
-      { role: 'viewer', payments: true, payouts: true },
-      { role: 'developer', payments: true, payouts: false },
+      { role: 'viewer', shown: ['Payments', 'Payouts', 'Webhooks', 'Events'], resend: false },
+      { role: 'support', shown: ['Payments', 'Payouts', 'Webhooks', 'Events'], resend: true },
+      {
+        role: 'developer',
+        shown: ['Payments', 'Webhooks', 'Events', 'Request log'],
+        resend: true,
+      },
     ] as const;
-    for (const { role, payments, payouts } of expectations) {
+    for (const { role, shown, resend } of expectations) {
       const member = await signedInMember(api, merchant, role);
       const context = await newConsoleContext(browser);
       const { page, cspViolations } = await openConsolePage(context);
       await signInThroughForm(page, baseUrl, member.email, member.recoveryCodes[0]);
-      expect(await navigationLink(page, 'Payments').count()).toBe(payments ? 1 : 0);
-      expect(await navigationLink(page, 'Payouts').count()).toBe(payouts ? 1 : 0);
-      if (!payouts) {
+      for (const name of pages) {
+        expect([role, name, await navigationLink(page, name).count()]).toEqual([
+          role,
+          name,
+          (shown as readonly string[]).includes(name) ? 1 : 0,
+        ]);
+      }
+      if (!(shown as readonly string[]).includes('Request log')) {
+        await page.goto(`${baseUrl}/console/developers/request-log`);
+        await page.getByRole('heading', { name: 'You do not have access' }).waitFor();
+      }
+      if (!(shown as readonly string[]).includes('Payouts')) {
         await page.goto(`${baseUrl}/console/payouts`);
         await page.getByRole('heading', { name: 'You do not have access' }).waitFor();
       }
+      // The event's deliveries, with Resend or without.
+      await page.goto(`${baseUrl}/console/developers/events`);
+      const created = page.locator('.events > li', { hasText: 'payout.created' });
+      await created.locator('summary').click();
+      await created.getByRole('table', { name: new RegExp(`${target.url}/role-hooks`) }).waitFor();
+      expect([role, await created.getByRole('button', { name: /^Resend event/ }).count()]).toEqual([
+        role,
+        resend ? 1 : 0,
+      ]);
       expect(cspViolations).toEqual([]);
       await context.close();
     }

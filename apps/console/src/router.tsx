@@ -87,6 +87,24 @@ const payoutDetailRoute = createRoute({
     'PayoutDetailPage',
   ),
 });
+const webhooksRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'developers/webhooks',
+  component: lazyRouteComponent(() => import('./pages/developers/WebhooksPage'), 'WebhooksPage'),
+});
+const eventsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'developers/events',
+  component: lazyRouteComponent(() => import('./pages/developers/EventsPage'), 'EventsPage'),
+});
+const requestLogRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'developers/request-log',
+  component: lazyRouteComponent(
+    () => import('./pages/developers/RequestLogPage'),
+    'RequestLogPage',
+  ),
+});
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
@@ -99,6 +117,9 @@ const routeTree = rootRoute.addChildren([
     payoutsRoute,
     payoutDetailRoute,
     apiKeysRoute,
+    webhooksRoute,
+    eventsRoute,
+    requestLogRoute,
     teamRoute,
   ]),
 ]);

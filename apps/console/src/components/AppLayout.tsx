@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
+import { Link, LinkProps, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { consoleApi, ConsoleSession } from '../api/console-api';
 import { t } from '../i18n/t';
 import { can, SESSION_QUERY_KEY, useSession } from '../session';
@@ -54,16 +54,31 @@ function Navigation({ session }: { session: ConsoleSession }) {
             <Link to="/payouts">{t('nav.payouts')}</Link>
           </li>
         )}
-        {can(session, 'api_keys:read') && (
-          <li>
-            <span className="nav-group">{t('nav.developers')}</span>
-            <ul>
-              <li>
-                <Link to="/developers/api-keys">{t('nav.apiKeys')}</Link>
-              </li>
-            </ul>
-          </li>
-        )}
+        <NavigationGroup
+          label={t('nav.developers')}
+          links={[
+            {
+              to: '/developers/api-keys',
+              label: t('nav.apiKeys'),
+              shown: can(session, 'api_keys:read'),
+            },
+            {
+              to: '/developers/webhooks',
+              label: t('nav.webhooks'),
+              shown: can(session, 'webhook_endpoints:read'),
+            },
+            {
+              to: '/developers/events',
+              label: t('nav.events'),
+              shown: can(session, 'events:read'),
+            },
+            {
+              to: '/developers/request-log',
+              label: t('nav.requestLog'),
+              shown: can(session, 'request_log:read'),
+            },
+          ]}
+        />
         {can(session, 'team:read') && (
           <li>
             <span className="nav-group">{t('nav.settings')}</span>
@@ -76,6 +91,30 @@ function Navigation({ session }: { session: ConsoleSession }) {
         )}
       </ul>
     </nav>
+  );
+}
+
+interface NavigationLink {
+  to: LinkProps['to'];
+  label: string;
+  shown: boolean;
+}
+
+/** A titled group of links, shown when the role allows at least one of them. */
+function NavigationGroup({ label, links }: { label: string; links: NavigationLink[] }) {
+  const shown = links.filter((link) => link.shown);
+  if (shown.length === 0) return null;
+  return (
+    <li>
+      <span className="nav-group">{label}</span>
+      <ul>
+        {shown.map((link) => (
+          <li key={String(link.to)}>
+            <Link to={link.to}>{link.label}</Link>
+          </li>
+        ))}
+      </ul>
+    </li>
   );
 }
 

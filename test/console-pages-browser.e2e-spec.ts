@@ -306,6 +306,46 @@ describe('Console data pages in Chromium', () => {
     await context.close();
   });
 
+  it("lists the member's sessions and signs another out; shows the activity log", async () => {
+    const merchant = await api.createMerchant({ name: 'Pages Security' });
+    // Signed in twice: the agent here, the browser below.
+    const owner = await signedInMember(api, merchant, 'owner');
+    await owner.agent.get('/console/api/session').expect(200);
+
+    const context = await newConsoleContext(browser);
+    const { page, cspViolations, errors } = await openConsolePage(context);
+    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    await navigationLink(page, 'Security').click();
+    await page.getByRole('heading', { name: 'Security' }).waitFor();
+    const rows = page.locator('tbody tr');
+    await waitFor(async () => (await rows.count()) === 2, 30_000, 'both sessions listed');
+    const current = page.getByRole('row', { name: /This session/ });
+    expect(await current.getByRole('button').count()).toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: /^Sign out of the session signed in on/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign out of this session' });
+    await dialog.getByRole('button', { name: 'Sign out' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitFor(async () => (await rows.count()) === 1, 30_000, 'one session left');
+    await owner.agent.get('/console/api/session').expect(401);
+    await shot(page, 'pages-6-security');
+
+    // Activity: the sign-out just made, by the owner, newest first.
+    await navigationLink(page, 'Activity').click();
+    await page.getByRole('heading', { name: 'Activity' }).waitFor();
+    const first = page.locator('tbody tr').first();
+    await first.waitFor();
+    const cells = await first.getByRole('cell').allTextContents();
+    expect(cells.slice(1, 3)).toEqual(['session.revoked', owner.email]);
+    await shot(page, 'pages-7-activity');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    expect(cspViolations).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows each role the data pages it may read, and Resend only to those who may', async () => {
     const merchant = await api.createMerchant({ name: 'Pages Roles' });
     target.replyAlways({ status: 200, body: 'ok' });
@@ -313,13 +353,29 @@ describe('Console data pages in Chromium', () => {
     const source = new PayoutEventSource(api);
     await source.fund(merchant);
     await source.createPayout(merchant);
-    const pages = ['Payments', 'Payouts', 'Webhooks', 'Events', 'Request log'] as const;
+    const pages = [
+      'Payments',
+      'Payouts',
+      'Webhooks',
+      'Events',
+      'Request log',
+      'Security',
+      'Activity',
+    ] as const;
     const expectations = [
-      { role: 'viewer', shown: ['Payments', 'Payouts', 'Webhooks', 'Events'], resend: false },
-      { role: 'support', shown: ['Payments', 'Payouts', 'Webhooks', 'Events'], resend: true },
+      {
+        role: 'viewer',
+        shown: ['Payments', 'Payouts', 'Webhooks', 'Events', 'Security'],
+        resend: false,
+      },
+      {
+        role: 'support',
+        shown: ['Payments', 'Payouts', 'Webhooks', 'Events', 'Security'],
+        resend: true,
+      },
       {
         role: 'developer',
-        shown: ['Payments', 'Webhooks', 'Events', 'Request log'],
+        shown: ['Payments', 'Webhooks', 'Events', 'Request log', 'Security'],
         resend: true,
       },
     ] as const;

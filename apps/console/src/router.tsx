@@ -105,6 +105,16 @@ const requestLogRoute = createRoute({
     'RequestLogPage',
   ),
 });
+const securityRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'settings/security',
+  component: lazyRouteComponent(() => import('./pages/settings/SecurityPage'), 'SecurityPage'),
+});
+const activityRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'settings/activity',
+  component: lazyRouteComponent(() => import('./pages/settings/ActivityPage'), 'ActivityPage'),
+});
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
@@ -121,6 +131,8 @@ const routeTree = rootRoute.addChildren([
     eventsRoute,
     requestLogRoute,
     teamRoute,
+    securityRoute,
+    activityRoute,
   ]),
 ]);
 

@@ -15,3 +15,25 @@ export interface RequestLogEntry {
 }
 
 export const LOGGED_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+
+/** One of the user's own live sessions (Settings → Security). */
+export interface SecuritySession {
+  id: string;
+  current: boolean;
+  created_at: string;
+  last_seen_at: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** One audit log entry (Settings → Activity). */
+export interface AuditEntry {
+  id: string;
+  actor: { type: string; id: string | null; email: string | null };
+  action: string;
+  target: { type: string; id: string | null } | null;
+  details: Record<string, unknown>;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+}

@@ -79,16 +79,19 @@ function Navigation({ session }: { session: ConsoleSession }) {
             },
           ]}
         />
-        {can(session, 'team:read') && (
-          <li>
-            <span className="nav-group">{t('nav.settings')}</span>
-            <ul>
-              <li>
-                <Link to="/settings/team">{t('nav.team')}</Link>
-              </li>
-            </ul>
-          </li>
-        )}
+        <NavigationGroup
+          label={t('nav.settings')}
+          links={[
+            { to: '/settings/team', label: t('nav.team'), shown: can(session, 'team:read') },
+            // Every member manages its own sessions.
+            { to: '/settings/security', label: t('nav.security'), shown: true },
+            {
+              to: '/settings/activity',
+              label: t('nav.activity'),
+              shown: can(session, 'audit_log:read'),
+            },
+          ]}
+        />
       </ul>
     </nav>
   );

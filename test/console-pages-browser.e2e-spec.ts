@@ -164,6 +164,23 @@ describe('Console data pages in Chromium', () => {
     const context = await newConsoleContext(browser);
     const { page, cspViolations, errors } = await openConsolePage(context);
     await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+
+    // Balances: the credit less the rejected payout (given back), nothing held.
+    const { body: balances } = await api.get('/v1/balances', merchant).expect(200);
+    await navigationLink(page, 'Balances').click();
+    await page.getByRole('heading', { name: 'Balances' }).waitFor();
+    const balanceRow = page.getByRole('row', { name: /TRON/ });
+    await balanceRow.waitFor();
+    expect(await balanceRow.getByRole('cell').allTextContents()).toEqual([
+      'TRON',
+      'USDT',
+      'Own',
+      '1,000',
+      '0',
+    ]);
+    expect([balances[0].available, balances[0].held]).toEqual(['1000', '0']);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
     await navigationLink(page, 'Payouts').click();
     await page.getByRole('heading', { name: 'Payouts' }).waitFor();
     const row = page.getByRole('row', { name: new RegExp(payoutId) });

@@ -115,6 +115,11 @@ const activityRoute = createRoute({
   path: 'settings/activity',
   component: lazyRouteComponent(() => import('./pages/settings/ActivityPage'), 'ActivityPage'),
 });
+const balancesRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'balances',
+  component: lazyRouteComponent(() => import('./pages/BalancesPage'), 'BalancesPage'),
+});
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
@@ -122,6 +127,7 @@ const routeTree = rootRoute.addChildren([
   acceptInvitationRoute,
   signedInRoute.addChildren([
     homeRoute,
+    balancesRoute,
     paymentsRoute,
     paymentDetailRoute,
     payoutsRoute,

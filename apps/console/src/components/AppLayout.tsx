@@ -44,6 +44,11 @@ function Navigation({ session }: { session: ConsoleSession }) {
             {t('nav.home')}
           </Link>
         </li>
+        {can(session, 'balances:read') && (
+          <li>
+            <Link to="/balances">{t('nav.balances')}</Link>
+          </li>
+        )}
         {can(session, 'checkout_sessions:read') && (
           <li>
             <Link to="/payments">{t('nav.payments')}</Link>

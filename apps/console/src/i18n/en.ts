@@ -8,6 +8,7 @@ export const en = {
 
   'nav.label': 'Main',
   'nav.home': 'Home',
+  'nav.balances': 'Balances',
   'nav.payments': 'Payments',
   'nav.payouts': 'Payouts',
   'nav.developers': 'Developers',
@@ -162,6 +163,10 @@ export const en = {
   'requestLog.console': 'Console',
   'requestLog.requestId': 'Request id',
   'requestLog.latency': 'Latency',
+
+  'balances.title': 'Balances',
+  'balances.intro':
+    'Per network and currency: available is confirmed payments net of fees, less payouts; held is reserved for payouts not finished yet.',
 
   'apiKeys.title': 'API keys',
   'apiKeys.intro': 'Keys authenticate your server’s calls to the API. Keep them secret.',

@@ -2,6 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Browser, Page } from 'playwright-core';
+import { MerchantsService } from '@app/auth';
+import { authenticator } from 'otplib';
+import { inviteFromCli } from '../libs/console/src/invitations/cli-invitations';
 import { buildConsole } from './support/console-build';
 import {
   navigationLink,
@@ -12,7 +15,8 @@ import {
   signInThroughForm,
   startConsoleBrowser,
 } from './support/console-browser-kit';
-import { signedInMember } from './support/console-identity';
+import { PASSWORD, signedInMember, uniqueEmail } from './support/console-identity';
+import { cleanUpPayouts } from './support/payouts-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { ENDPOINTS, PayoutEventSource, withEnvironment } from './support/webhook-env';
@@ -32,6 +36,8 @@ describe('Console data pages in Chromium', () => {
   let browser: Browser;
   let baseUrl: string;
   let restoreEnvironment: () => void;
+  // Every merchant made here: their payouts still held are rejected at the end.
+  const merchants: TestMerchant[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -47,12 +53,19 @@ describe('Console data pages in Chromium', () => {
   });
 
   afterAll(async () => {
+    if (api) await cleanUpPayouts(api, merchants);
     await browser?.close();
     await worker?.close();
     await api?.close();
     await target?.stop();
     restoreEnvironment?.();
   });
+
+  const createMerchant = async (name: string) => {
+    const merchant = await api.createMerchant({ name });
+    merchants.push(merchant);
+    return merchant;
+  };
 
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -74,7 +87,7 @@ describe('Console data pages in Chromium', () => {
   };
 
   it('lists, filters, pages and opens checkout sessions', async () => {
-    const merchant = await api.createMerchant({ name: 'Pages Payments' });
+    const merchant = await createMerchant('Pages Payments');
     const owner = await signedInMember(api, merchant, 'owner');
     // 101 sessions: one more than a page.
     const sessions = [];
@@ -144,7 +157,7 @@ describe('Console data pages in Chromium', () => {
   });
 
   it('shows payouts with their review, events, every delivery attempt and a resend', async () => {
-    const merchant = await api.createMerchant({ name: 'Pages Payouts' });
+    const merchant = await createMerchant('Pages Payouts');
     const owner = await signedInMember(api, merchant, 'owner');
     target.replyAlways({ status: 200, body: 'ok' });
     await api.post(ENDPOINTS, merchant, { url: `${target.url}/hooks` }).expect(201);
@@ -243,7 +256,7 @@ describe('Console data pages in Chromium', () => {
   });
 
   it('shows webhook endpoints, events with deliveries, and the request log with its filters', async () => {
-    const merchant = await api.createMerchant({ name: 'Pages Developers' });
+    const merchant = await createMerchant('Pages Developers');
     const owner = await signedInMember(api, merchant, 'owner');
     target.replyAlways({ status: 200, body: 'ok' });
     await api
@@ -324,7 +337,7 @@ describe('Console data pages in Chromium', () => {
   });
 
   it("lists the member's sessions and signs another out; shows the activity log", async () => {
-    const merchant = await api.createMerchant({ name: 'Pages Security' });
+    const merchant = await createMerchant('Pages Security');
     // Signed in twice: the agent here, the browser below.
     const owner = await signedInMember(api, merchant, 'owner');
     await owner.agent.get('/console/api/session').expect(200);
@@ -364,7 +377,7 @@ describe('Console data pages in Chromium', () => {
   });
 
   it('shows each role the data pages it may read, and Resend only to those who may', async () => {
-    const merchant = await api.createMerchant({ name: 'Pages Roles' });
+    const merchant = await createMerchant('Pages Roles');
     target.replyAlways({ status: 200, body: 'ok' });
     await api.post(ENDPOINTS, merchant, { url: `${target.url}/role-hooks` }).expect(201);
     const source = new PayoutEventSource(api);
@@ -428,5 +441,110 @@ describe('Console data pages in Chromium', () => {
       expect(cspViolations).toEqual([]);
       await context.close();
     }
+  });
+
+  it('runs the operator area: review queue decisions, merchants and keys, view as merchant with its banner', async () => {
+    const merchant = await createMerchant('Pages Ops Shop');
+    // Every first payout to a new address waits for an operator.
+    await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, null, true);
+    const source = new PayoutEventSource(api);
+    await source.fund(merchant);
+    const toApprove = await source.createPayout(merchant);
+    const toReject = await source.createPayout(merchant);
+    for (const id of [toApprove, toReject]) {
+      const { body } = await api.get(`/v1/payouts/${id}`, merchant).expect(200);
+      expect(body.pending_reason).toMatch(/^review_/);
+    }
+
+    // An admin operator, invited as ops:invite does, accepts in the browser at /ops.
+    const email = uniqueEmail('pages-ops-admin');
+    const invitation = await inviteFromCli(
+      api.dataSource,
+      { publicUrl: baseUrl },
+      { realm: 'operator', merchantId: null, email, role: null, operatorRole: 'admin' },
+    );
+    expect(invitation.invitation_url).toMatch(/\/ops\/accept-invitation#token=/);
+    const context = await newConsoleContext(browser);
+    const { page, cspViolations, errors } = await openConsolePage(context);
+    await page.goto(invitation.invitation_url);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    const secret = (await page.locator('code.secret').textContent()) ?? '';
+    await page.getByLabel('Authentication code').fill(authenticator.generate(secret));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    // The review queue: both payouts, with Approve and Reject for an admin.
+    await page.getByRole('heading', { name: 'Payout reviews' }).waitFor();
+    const approveRow = page.getByRole('row', { name: new RegExp(toApprove) });
+    const rejectRow = page.getByRole('row', { name: new RegExp(toReject) });
+    await approveRow.waitFor();
+    expect(await approveRow.getByRole('cell').nth(0).textContent()).toBe('Pages Ops Shop');
+    await shot(page, 'pages-8-ops-reviews');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: `Approve payout ${toApprove}` }).click();
+    await approveRow.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: `Reject payout ${toReject}` }).click();
+    const rejectDialog = page.getByRole('dialog', { name: 'Reject payout' });
+    await rejectDialog.getByLabel('Reason').fill('Destination flagged by compliance');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await rejectDialog.getByRole('button', { name: 'Reject' }).click();
+    await rejectDialog.waitFor({ state: 'detached' });
+    await rejectRow.waitFor({ state: 'detached' });
+    const approved = (await api.get(`/v1/payouts/${toApprove}`, merchant).expect(200)).body;
+    expect(approved.reviewed_by).toBe(email.toLowerCase());
+    const rejected = (await api.get(`/v1/payouts/${toReject}`, merchant).expect(200)).body;
+    expect(rejected.status).toBe('Rejected');
+    expect(rejected.error_reason).toContain('Destination flagged by compliance');
+
+    // Merchants: the list, then this merchant's keys (hints only).
+    await navigationLink(page, 'Merchants').click();
+    await page.getByRole('heading', { name: 'Merchants' }).waitFor();
+    await page.locator('tbody tr').first().waitFor();
+    expect(await page.locator('tbody tr').count()).toBeLessThanOrEqual(100);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.goto(`${baseUrl}/ops/merchants/${merchant.id}`);
+    await page.getByRole('heading', { name: 'Pages Ops Shop' }).waitFor();
+    const keyRow = page.getByRole('row', { name: /Unnamed key/ });
+    await keyRow.waitFor();
+    expect(await keyRow.getByRole('cell').nth(0).textContent()).toMatch(/^sk_test_/);
+    expect(await page.locator('body').textContent()).not.toContain(merchant.apiKey);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // View as merchant: a reason and minutes, then the merchant console with the banner.
+    await page.getByRole('button', { name: 'View as merchant' }).click();
+    const viewDialog = page.getByRole('dialog', { name: 'View as Pages Ops Shop' });
+    await viewDialog
+      .getByLabel('Reason (ticket and a sentence, 10 characters at least)')
+      .fill('TICKET-42 payout missing');
+    await viewDialog.getByLabel('Minutes (1 to 60)').fill('5');
+    await viewDialog.getByRole('button', { name: 'Start viewing' }).click();
+    const banner = page.getByRole('region', { name: 'Viewing as merchant' });
+    await banner.waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/console\/?$/);
+    expect(await banner.textContent()).toContain(email.toLowerCase());
+    expect(await banner.textContent()).toContain('TICKET-42 payout missing');
+    expect(await page.locator('.merchant-name').textContent()).toBe('Pages Ops Shop');
+    await navigationLink(page, 'Payouts').click();
+    await page.getByRole('row', { name: new RegExp(toReject) }).waitFor();
+    // A viewer's menu: no keys, team, request log, nor sessions to end.
+    for (const hidden of ['API keys', 'Team', 'Request log', 'Security']) {
+      expect([hidden, await navigationLink(page, hidden).count()]).toEqual([hidden, 0]);
+    }
+    await shot(page, 'pages-9-view-as');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // End view: back in /ops, and the session answers as the operator again.
+    await banner.getByRole('button', { name: 'End view' }).click();
+    await page.getByRole('heading', { name: 'Merchants' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ops/merchants');
+    const session = await page.evaluate<{ view_as: unknown }>(
+      "fetch('/ops/api/session', { credentials: 'same-origin' }).then((r) => r.json())",
+    );
+    expect(session.view_as).toBeNull();
+
+    expect(cspViolations).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });

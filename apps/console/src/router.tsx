@@ -6,8 +6,9 @@ import {
   Link,
   Outlet,
 } from '@tanstack/react-router';
-import { basePath } from './base-path';
+import { basePath, realm } from './base-path';
 import { AppLayout } from './components/AppLayout';
+import { OpsLayout } from './components/OpsLayout';
 import { t } from './i18n/t';
 
 function NotFound() {
@@ -43,12 +44,16 @@ const acceptInvitationRoute = createRoute({
 const signedInRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'signed-in',
-  component: AppLayout,
+  // One build serves both areas: /ops has the operator's frame and home.
+  component: realm === 'operator' ? OpsLayout : AppLayout,
 });
 const homeRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/',
-  component: lazyRouteComponent(() => import('./pages/HomePage'), 'HomePage'),
+  component:
+    realm === 'operator'
+      ? lazyRouteComponent(() => import('./pages/ops/PayoutReviewsPage'), 'PayoutReviewsPage')
+      : lazyRouteComponent(() => import('./pages/HomePage'), 'HomePage'),
 });
 const apiKeysRoute = createRoute({
   getParentRoute: () => signedInRoute,
@@ -120,6 +125,20 @@ const balancesRoute = createRoute({
   path: 'balances',
   component: lazyRouteComponent(() => import('./pages/BalancesPage'), 'BalancesPage'),
 });
+// The operator area's pages (linked from OpsLayout only; /ops/api refuses merchants' members).
+const opsMerchantsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'merchants',
+  component: lazyRouteComponent(() => import('./pages/ops/MerchantsPage'), 'MerchantsPage'),
+});
+const opsMerchantRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'merchants/$merchantId',
+  component: lazyRouteComponent(
+    () => import('./pages/ops/MerchantDetailPage'),
+    'MerchantDetailPage',
+  ),
+});
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
@@ -139,6 +158,8 @@ const routeTree = rootRoute.addChildren([
     teamRoute,
     securityRoute,
     activityRoute,
+    opsMerchantsRoute,
+    opsMerchantRoute,
   ]),
 ]);
 

@@ -21,6 +21,8 @@ export interface ConsoleSession {
   memberships: SessionMembership[];
   csrf_token: string;
   livemode: boolean;
+  /** An operator viewing as this merchant, read-only (docs/operators.md); null otherwise. */
+  view_as?: { operator_email: string; reason: string; expires_at: string } | null;
 }
 
 /** A password accepted: the second factor next, or its enrolment for an account without one. */

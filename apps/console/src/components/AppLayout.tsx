@@ -4,6 +4,7 @@ import { consoleApi, ConsoleSession } from '../api/console-api';
 import { t } from '../i18n/t';
 import { can, SESSION_QUERY_KEY, useSession } from '../session';
 import { ErrorMessage } from './ErrorMessage';
+import { ViewAsBanner } from './ViewAsBanner';
 
 /** The signed-in frame: navigation by permission, merchant switcher, sign-out. */
 export function AppLayout() {
@@ -25,6 +26,7 @@ export function AppLayout() {
         <MerchantSwitcher session={session.data} />
         <SignOutButton />
       </header>
+      <ViewAsBanner session={session.data} />
       <div className="app-body">
         <Navigation session={session.data} />
         <main id="main" tabIndex={-1}>
@@ -88,8 +90,8 @@ function Navigation({ session }: { session: ConsoleSession }) {
           label={t('nav.settings')}
           links={[
             { to: '/settings/team', label: t('nav.team'), shown: can(session, 'team:read') },
-            // Every member manages its own sessions.
-            { to: '/settings/security', label: t('nav.security'), shown: true },
+            // Every member manages its own sessions; an operator's read-only view has none here.
+            { to: '/settings/security', label: t('nav.security'), shown: !session.view_as },
             {
               to: '/settings/activity',
               label: t('nav.activity'),

@@ -34,7 +34,7 @@ describe('Checkout sessions: create and get', () => {
     const session = response.body;
     expect(session).toEqual({
       id: expect.stringMatching(/^cs_[0-9A-Za-z]{22}$/),
-      url: `https://pay.test.example/checkout/${session.id}`,
+      url: `http://pay.test.example/checkout/${session.id}`,
       status: 'Pending',
       livemode: false,
       amount: '49.99',

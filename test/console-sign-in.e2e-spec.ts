@@ -106,11 +106,12 @@ describe('Console sign-in (issue 25)', () => {
   it('accepts a TOTP code once: the same time step is refused the second time', async () => {
     const code = totpCode(member.secret, 1);
     const first = await passwordStep(member.email);
-    await first.agent
+    const done = await first.agent
       .post('/console/api/sign-in/two-factor')
       .set({ ...SAME_ORIGIN, 'X-CSRF-Token': first.csrf })
       .send({ code })
-      .expect(200, { signed_in: true });
+      .expect(200);
+    expect(done.body).toEqual({ signed_in: true, csrf_token: expect.any(String) });
     await first.agent.get('/v1/balances').expect(200);
 
     const second = await passwordStep(member.email);
@@ -132,6 +133,48 @@ describe('Console sign-in (issue 25)', () => {
       merchant_id: merchant.id,
       details: { reason: 'two_factor' },
     });
+    await forgetFailures(member.email);
+  });
+
+  it('rotates the session id and the CSRF token when the second factor completes', async () => {
+    const cookieOf = (response: request.Response) =>
+      ([] as string[])
+        .concat(response.headers['set-cookie'] ?? [])
+        .find((c) => c.startsWith('console_session='))
+        ?.split(';')[0];
+    const agent = request.agent(api.http);
+    const password = await agent
+      .post('/console/api/sign-in')
+      .set(SAME_ORIGIN)
+      .send({ email: member.email, password: PASSWORD })
+      .expect(200);
+    const csrf = password.body.csrf_token as string;
+    const oldCookie = cookieOf(password);
+    expect(oldCookie).toMatch(/^console_session=./);
+    const done = await agent
+      .post('/console/api/sign-in/two-factor')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': csrf })
+      // A recovery code: the TOTP steps are spent by the other tests.
+      .send({ code: member.recoveryCodes[1] })
+      .expect(200);
+    const newCookie = cookieOf(done);
+    expect(newCookie).toBeDefined();
+    expect(newCookie).not.toBe(oldCookie);
+    expect(done.body.csrf_token).not.toBe(csrf);
+    // The pre-2FA cookie is worth nothing now; the new one is signed in with the new token.
+    const stale = await request(api.http)
+      .get('/console/api/session')
+      .set('Cookie', oldCookie!)
+      .expect(401);
+    expect(stale.body.error.code).toBe('authentication_failed');
+    const session = await agent.get('/console/api/session').expect(200);
+    expect(session.body.csrf_token).toBe(done.body.csrf_token);
+    const oldToken = await agent
+      .post('/console/api/session/merchant')
+      .set({ ...SAME_ORIGIN, 'X-CSRF-Token': csrf })
+      .send({ merchant_id: merchant.id })
+      .expect(403);
+    expect(oldToken.body.error.code).toBe('csrf_failed');
     await forgetFailures(member.email);
   });
 

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import {
   ConsoleMember,
   SAME_ORIGIN,
@@ -155,7 +156,11 @@ describe('Console team and audit log (issue 25)', () => {
       .delete(`/console/api/team/invitations/${invitation.id}`)
       .set(unsafe(owner))
       .expect(204);
-    await owner.agent.get(`/console/api/invitations/${token}`).expect(404);
+    await request(api.http)
+      .post('/console/api/invitations/lookup')
+      .set(SAME_ORIGIN)
+      .send({ token })
+      .expect(404);
     await owner.agent
       .delete(`/console/api/team/invitations/${invitation.id}`)
       .set(unsafe(owner))

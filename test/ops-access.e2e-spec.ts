@@ -71,6 +71,18 @@ describe('Operator area: access (issue 25)', () => {
     expect(halfway.body.error.code).toBe('two_factor_required');
   });
 
+  it("answers an unknown /ops/api or queue board path with the API's JSON 404, not the app's page", async () => {
+    for (const path of ['/ops/api/nope', '/ops/queues-admin/api/nope', '/ops/queues/api/nope']) {
+      const response = await admin.agent.get(path).set('Accept', 'text/html');
+      expect({ path, status: response.status, type: response.type }).toEqual({
+        path,
+        status: 404,
+        type: 'application/json',
+      });
+      expect(response.body.error.code).toBe('route_not_found');
+    }
+  });
+
   it('needs the CSRF token on unsafe requests', async () => {
     const missing = await admin.agent
       .post('/ops/api/view-as/end')

@@ -10,7 +10,9 @@ Object.assign(process.env, {
   APP_ENV: 'sandbox',
   DATABASE_URL: TEST_DATABASE_URL,
   REDIS_URL: TEST_REDIS_URL,
-  PUBLIC_URL: 'https://pay.test.example',
+  // http: the suites talk to 127.0.0.1 over plain http, where a Secure (https) console cookie
+  // would never be sent back (docs/console.md).
+  PUBLIC_URL: 'http://pay.test.example',
   HD_EVM_XPUB: TEST_HD_EVM_XPUB,
   HD_TRON_XPUB: TEST_HD_TRON_XPUB,
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

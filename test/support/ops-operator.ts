@@ -34,12 +34,13 @@ export async function signedInOperator(
     .send({ token: tokenOf(invitation.invitation_url), password: PASSWORD });
   if (accepted.status !== 200) throw new Error(`accept: ${accepted.status} ${accepted.text}`);
   const { secret } = accepted.body.two_factor_enrolment as { secret: string };
-  const csrf = accepted.body.csrf_token as string;
   const enrolled = await agent
     .post('/console/api/two-factor/enrol')
-    .set({ ...SAME_ORIGIN, 'X-CSRF-Token': csrf })
+    .set({ ...SAME_ORIGIN, 'X-CSRF-Token': accepted.body.csrf_token as string })
     .send({ code: totpCode(secret) });
   if (enrolled.status !== 200) throw new Error(`enrol: ${enrolled.status} ${enrolled.text}`);
+  // Enrolment rotates the session id and its CSRF token (docs/console.md).
+  const csrf = enrolled.body.csrf_token as string;
   const [user]: Array<{ id: string }> = await api.dataSource.query(
     `SELECT id FROM console_users WHERE realm = 'operator' AND email = $1`,
     [email.toLowerCase()],

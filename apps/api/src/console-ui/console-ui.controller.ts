@@ -5,8 +5,15 @@ import { Public } from '@app/auth';
 import { ConsoleUiFiles } from './console-ui-files';
 import { setConsoleSecurityHeaders } from './console-ui-headers';
 
-/** The console's own JSON API lives under this path (libs/console), never the app's pages. */
-const CONSOLE_API_PATH = '/console/api';
+/**
+ * Never the app's pages: the console's and the operators' JSON APIs (libs/console), and the
+ * queue boards (/ops/queues, /ops/queues-admin), which answer their own paths.
+ */
+const NOT_PAGES = ['/console/api', '/ops/api', '/ops/queues', '/ops/queues-admin'];
+
+function isUnderNonPage(path: string): boolean {
+  return NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
 
 /**
  * The console's single-page app (docs/console.md): its hashed assets, and its index.html for
@@ -27,9 +34,9 @@ export class ConsoleUiController {
 
   @Get(['console', 'console/*path', 'ops', 'ops/*path'])
   page(@Req() request: Request, @Res() response: Response, @Next() next: NextFunction): void {
-    // Not a page: an unknown console API route answers the API's 404, not HTML.
+    // Not a page: an unknown API or queue board route answers the API's JSON 404, not HTML.
     const path = request.path;
-    if (path === CONSOLE_API_PATH || path.startsWith(`${CONSOLE_API_PATH}/`)) return next();
+    if (isUnderNonPage(path)) return next();
     setConsoleSecurityHeaders(response);
     this.files.sendIndex(path, response);
   }

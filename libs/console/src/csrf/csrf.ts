@@ -3,8 +3,9 @@ import { ApiException, ErrorCode } from '@app/common';
 import { sameSecret } from '../crypto/tokens';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-// `none`: the user typed the address or used a bookmark; never a page of another site.
-const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
+// Only the console's own pages: it never sends an unsafe request from anywhere else, so even
+// `none` (typed address, bookmark, browser UI) is refused for these.
+const ALLOWED_FETCH_SITES = new Set(['same-origin']);
 
 export const CSRF_HEADER = 'x-csrf-token';
 
@@ -17,8 +18,8 @@ function csrfFailed(message: string): ApiException {
 }
 
 /**
- * A browser names the site a request comes from in Sec-Fetch-Site: one from another site (or a
- * sibling subdomain) is refused. Clients that do not send it (older browsers, scripts) are
+ * A browser names the site a request comes from in Sec-Fetch-Site: anything but same-origin
+ * (another site, a sibling subdomain, `none`) is refused. Clients that do not send it (older browsers, scripts) are
  * judged by the CSRF token alone.
  */
 export function assertSameOriginFetch(request: Request): void {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
@@ -23,19 +23,14 @@ export class InvitationsController {
   ) {}
 
   /**
-   * The same as GET /:token with the token in the body: the request line (and so the access
-   * log) never holds it. The console uses this one.
+   * What an invitation is for. The token travels in the body, never in a URL path: a request
+   * line ends up in application, proxy and CDN logs, and the token accepts the invitation.
    */
   @Post('lookup')
   @HttpCode(200)
   @ConsolePreSession()
   async lookup(@Body() body: InvitationLookupDto) {
-    return this.show(body.token);
-  }
-
-  @Get(':token')
-  @ConsolePreSession()
-  async show(@Param('token') token: string) {
+    const token = body.token;
     const invitation = isInvitationTokenShape(token)
       ? await this.invitations.findPendingByToken(this.dataSource.manager, token)
       : null;

@@ -104,12 +104,22 @@ export class ConsoleSessionsRepository {
     return toSession(row);
   }
 
-  async markTwoFactorVerified(manager: EntityManager, idHash: Buffer): Promise<void> {
+  /**
+   * The second factor is done: the session gets a new id and a new CSRF token (the cookie and
+   * token issued at the password step stop working), so an id planted or seen before the
+   * privilege change is worth nothing after it. No view grant can point at the old id yet: those
+   * need a signed-in session.
+   */
+  async markTwoFactorVerified(manager: EntityManager, idHash: Buffer): Promise<NewSession> {
+    const cookieValue = randomToken();
+    const csrfToken = randomToken();
     await manager.query(
-      `UPDATE console_sessions SET two_factor_verified_at = now(), last_seen_at = now()
+      `UPDATE console_sessions
+          SET id_hash = $2, csrf_token = $3, two_factor_verified_at = now(), last_seen_at = now()
         WHERE id_hash = $1`,
-      [idHash],
+      [idHash, sha256(cookieValue), csrfToken],
     );
+    return { cookieValue, csrfToken };
   }
 
   async switchMerchant(manager: EntityManager, idHash: Buffer, merchantId: string): Promise<void> {

@@ -3,7 +3,11 @@ import { DataSource } from 'typeorm';
 import { ApiException, ErrorCode } from '@app/common';
 import { recordAudit } from '../audit/audit-log';
 import { ConsoleSession } from '../sessions/console-session';
-import { ClientInfo, ConsoleSessionsRepository } from '../sessions/console-sessions.repository';
+import {
+  ClientInfo,
+  ConsoleSessionsRepository,
+  NewSession,
+} from '../sessions/console-sessions.repository';
 import { RecoveryCodes } from '../two-factor/recovery-codes';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
@@ -27,7 +31,8 @@ export class SecondFactorService {
     private readonly throttle: SignInThrottle,
   ) {}
 
-  async verify(session: ConsoleSession, rawCode: string, client: ClientInfo): Promise<void> {
+  /** On success, the session's new id and CSRF token (rotated: the old ones no longer work). */
+  async verify(session: ConsoleSession, rawCode: string, client: ClientInfo): Promise<NewSession> {
     if (session.state !== 'two_factor_pending') {
       throw new ApiException(
         ErrorCode.InvalidState,
@@ -63,10 +68,10 @@ export class SecondFactorService {
         ip: client.ip,
         userAgent: client.userAgent,
       });
-      if (!accepted) return false;
-      await this.sessions.markTwoFactorVerified(manager, session.idHash);
+      if (!accepted) return null;
+      const rotated = await this.sessions.markTwoFactorVerified(manager, session.idHash);
       await this.throttle.forget(manager, user.realm, user.email);
-      return true;
+      return rotated;
     });
     if (!accepted) {
       if (attempt.lockRetryAfterSeconds !== null) throw lockedOut(attempt.lockRetryAfterSeconds);
@@ -76,5 +81,6 @@ export class SecondFactorService {
         'code',
       );
     }
+    return accepted;
   }
 }

@@ -47,8 +47,10 @@ export class SignInController {
     @Body() body: TwoFactorCodeDto,
     @CurrentConsoleSession() session: ConsoleSession,
     @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ) {
-    await this.secondFactor.verify(session, body.code, clientInfo(request));
-    return { signed_in: true };
+    const rotated = await this.secondFactor.verify(session, body.code, clientInfo(request));
+    setSessionCookie(response, this.config, rotated.cookieValue);
+    return { signed_in: true, csrf_token: rotated.csrfToken };
   }
 }

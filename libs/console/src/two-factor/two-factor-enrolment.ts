@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiException, ErrorCode } from '@app/common';
 import { recordAudit } from '../audit/audit-log';
-import { ClientInfo, ConsoleSessionsRepository } from '../sessions/console-sessions.repository';
+import {
+  ClientInfo,
+  ConsoleSessionsRepository,
+  NewSession,
+} from '../sessions/console-sessions.repository';
 import { ConsoleSession } from '../sessions/console-session';
 import { ConsoleUsersRepository } from '../users/console-users.repository';
 import { SignInThrottle } from '../sign-in/sign-in-throttle';
@@ -63,8 +67,15 @@ export class TwoFactorEnrolment {
     return { secret, otpauth_url: url, qr_svg: await otpauthQrSvg(url) };
   }
 
-  /** Enables TOTP with the first code; returns the recovery codes, shown this once. */
-  async complete(session: ConsoleSession, code: string, client: ClientInfo): Promise<string[]> {
+  /**
+   * Enables TOTP with the first code; returns the recovery codes, shown this once, and the
+   * session's new id and CSRF token (rotated at the privilege change).
+   */
+  async complete(
+    session: ConsoleSession,
+    code: string,
+    client: ClientInfo,
+  ): Promise<{ recoveryCodes: string[]; session: NewSession }> {
     if (session.state !== 'enrolment_pending') {
       throw new ApiException(
         ErrorCode.InvalidState,
@@ -81,7 +92,7 @@ export class TwoFactorEnrolment {
       }
       await this.users.enableTotp(manager, session.userId);
       const codes = await this.recoveryCodes.issue(manager, session.userId);
-      await this.sessions.markTwoFactorVerified(manager, session.idHash);
+      const rotated = await this.sessions.markTwoFactorVerified(manager, session.idHash);
       await this.throttle.forget(manager, session.realm, session.email);
       await recordAudit(manager, {
         merchantId: session.merchantId,
@@ -93,7 +104,7 @@ export class TwoFactorEnrolment {
         ip: client.ip,
         userAgent: client.userAgent,
       });
-      return codes;
+      return { recoveryCodes: codes, session: rotated };
     });
   }
 }

@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { clientInfo } from '../http/client-info';
+import { setSessionCookie } from '../http/session-cookie';
 import { ConsoleAuth, CurrentConsoleSession } from '../sessions/console-access';
 import { ConsoleSession } from '../sessions/console-session';
 import { TwoFactorCodeDto } from '../sign-in/sign-in.dto';
@@ -10,7 +12,10 @@ import { TwoFactorEnrolment } from './two-factor-enrolment';
 @ApiExcludeController()
 @Controller('console/api/two-factor')
 export class TwoFactorController {
-  constructor(private readonly enrolment: TwoFactorEnrolment) {}
+  constructor(
+    private readonly enrolment: TwoFactorEnrolment,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** The first code from the app: TOTP on, ten recovery codes (shown this once), signed in. */
   @Post('enrol')
@@ -20,8 +25,11 @@ export class TwoFactorController {
     @Body() body: TwoFactorCodeDto,
     @CurrentConsoleSession() session: ConsoleSession,
     @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ) {
-    const codes = await this.enrolment.complete(session, body.code, clientInfo(request));
-    return { recovery_codes: codes };
+    const done = await this.enrolment.complete(session, body.code, clientInfo(request));
+    // The session id and CSRF token rotate here: the browser gets the new cookie and token.
+    setSessionCookie(response, this.config, done.session.cookieValue);
+    return { recovery_codes: done.recoveryCodes, csrf_token: done.session.csrfToken };
   }
 }

@@ -19,6 +19,7 @@ import {
   NetworkRegistry,
 } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
+import { recordAudit } from '@app/console';
 import { SweepChainReset } from '@app/treasury';
 import { CONSOLE_COMMANDS, CONSOLE_USAGE } from './console-commands';
 import { SWEEP_COMMANDS, SWEEP_USAGE } from './sweep-commands';
@@ -33,6 +34,9 @@ import {
   PayoutTracker,
   WalletStatus,
 } from '@app/payouts';
+
+/** Who the CLI's changes are audited as: whoever runs it on the server, not a console account. */
+const CLI_ACTOR = { actorType: 'cli', actorId: null } as const;
 
 export type Options = Record<string, string | string[] | boolean | undefined>;
 /** `args` are the positional arguments after the command name (only some commands take one). */
@@ -165,12 +169,22 @@ export const COMMANDS: Record<string, Command> = {
     if (name.length > 200) throw new UsageError('--name must be at most 200 characters.');
     const logoUrl =
       typeof options['logo-url'] === 'string' ? httpUrl(options['logo-url'], 'logo-url') : null;
-    const merchant = await app.get(MerchantsService).create({
-      name,
-      kind: options.psp ? 'psp' : 'direct',
-      logoUrl,
+    // The merchant, its first key and their audit entry commit together.
+    const { merchant, key } = await app.get(DataSource).transaction(async (manager) => {
+      const merchant = await app
+        .get(MerchantsService)
+        .create({ name, kind: options.psp ? 'psp' : 'direct', logoUrl }, manager);
+      const key = await app.get(ApiKeysService).create(merchant.id, manager);
+      await recordAudit(manager, {
+        ...CLI_ACTOR,
+        merchantId: merchant.id,
+        action: 'merchant.created',
+        targetType: 'merchant',
+        targetId: merchant.id,
+        details: { name, kind: merchant.kind, api_key_id: key.id, key_hint: key.key_hint },
+      });
+      return { merchant, key };
     });
-    const key = await app.get(ApiKeysService).create(merchant.id);
     return { ...merchantView(merchant), api_key_id: key.id, api_key: key.api_key };
   },
 
@@ -181,7 +195,18 @@ export const COMMANDS: Record<string, Command> = {
     if (!(await app.get(MerchantsService).findById(merchantId))) {
       throw new UsageError(`No merchant ${merchantId}.`);
     }
-    const key = await app.get(ApiKeysService).create(merchantId);
+    const key = await app.get(DataSource).transaction(async (manager) => {
+      const key = await app.get(ApiKeysService).create(merchantId, manager);
+      await recordAudit(manager, {
+        ...CLI_ACTOR,
+        merchantId,
+        action: 'api_key.created',
+        targetType: 'api_key',
+        targetId: key.id,
+        details: { name: null, scopes: null, key_hint: key.key_hint },
+      });
+      return key;
+    });
     return {
       merchant_id: merchantId,
       api_key_id: key.id,
@@ -203,9 +228,25 @@ export const COMMANDS: Record<string, Command> = {
 
   'keys:revoke': async (app, options) => {
     const keyId = required(options, 'key');
-    if (!(await app.get(ApiKeysService).revoke(keyId))) {
-      throw new UsageError(`No active API key ${keyId}.`);
-    }
+    const apiKeys = app.get(ApiKeysService);
+    // The revocation and its audit entry commit together (the NOTIFY goes out on commit).
+    const revoked = await app.get(DataSource).transaction(async (manager) => {
+      const [key]: Array<{ merchant_id: string }> = await manager.query(
+        `SELECT merchant_id FROM api_keys WHERE id = $1`,
+        [keyId],
+      );
+      if (!key || !(await apiKeys.revoke(keyId, {}, manager))) return false;
+      await recordAudit(manager, {
+        ...CLI_ACTOR,
+        merchantId: key.merchant_id,
+        action: 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: keyId,
+      });
+      return true;
+    });
+    if (!revoked) throw new UsageError(`No active API key ${keyId}.`);
+    apiKeys.forget(keyId);
     return { api_key_id: keyId, revoked: true };
   },
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { ID_PREFIX, newId } from '@app/common';
 import { MerchantEntity, MerchantKind } from './merchant.entity';
 
@@ -16,14 +16,16 @@ export class MerchantsService {
     @InjectRepository(MerchantEntity) private readonly merchants: Repository<MerchantEntity>,
   ) {}
 
-  async create(input: NewMerchant): Promise<MerchantEntity> {
-    const merchant = this.merchants.create({
+  /** With `manager`, written in the caller's transaction (the CLI audits it there). */
+  async create(input: NewMerchant, manager?: EntityManager): Promise<MerchantEntity> {
+    const merchants = manager ? manager.getRepository(MerchantEntity) : this.merchants;
+    const merchant = merchants.create({
       id: newId(ID_PREFIX.merchant),
       kind: input.kind,
       name: input.name,
       logoUrl: input.logoUrl ?? null,
     });
-    await this.merchants.insert(merchant);
+    await merchants.insert(merchant);
     return merchant;
   }
 

@@ -1,9 +1,11 @@
 import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import cookieParser from 'cookie-parser';
 import { CONSOLE_SESSION_AUTHENTICATOR } from '@app/auth';
 import { ApiKeysConsoleModule } from './api-keys/api-keys-console.module';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogReader } from './audit/audit-log.reader';
+import { V1ChangeAuditInterceptor } from './audit/v1-change-audit.interceptor';
 import { InvitationAcceptance } from './invitations/invitation-acceptance';
 import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
@@ -67,6 +69,8 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
     AuditLogReader,
     ConsoleSessionMerchantAuthenticator,
     { provide: CONSOLE_SESSION_AUTHENTICATOR, useExisting: ConsoleSessionMerchantAuthenticator },
+    // Global: a console user's change through /v1 is audited (docs/console.md).
+    { provide: APP_INTERCEPTOR, useClass: V1ChangeAuditInterceptor },
   ],
   exports: [TwoFactorVerifier, CONSOLE_SESSION_AUTHENTICATOR],
 })

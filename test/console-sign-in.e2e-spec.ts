@@ -199,7 +199,15 @@ describe('Console sign-in (issue 25)', () => {
 
   it('answers an unknown e-mail exactly as a wrong password, and audits both', async () => {
     const wrongPassword = await signIn(member.email, 'not the password at all').expect(401);
-    const unknownEmail = await signIn(uniqueEmail('nobody'), PASSWORD).expect(401);
+    // What was typed into the address field may be a password: never kept for no account.
+    const typed = uniqueEmail('nobody');
+    const unknownEmail = await signIn(typed, PASSWORD).expect(401);
+    const keptTyped = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM console_audit_log
+        WHERE action = 'user.sign_in_failed' AND lower(details::text) LIKE $1`,
+      [`%${typed.toLowerCase()}%`],
+    );
+    expect(keptTyped[0].n).toBe(0);
     expect(refusal(unknownEmail.body)).toEqual(refusal(wrongPassword.body));
     expect(refusal(wrongPassword.body)).toEqual({
       type: 'authentication_error',

@@ -67,7 +67,10 @@ export class SignInService {
           actorType: 'anonymous',
           actorId: null,
           action: 'user.sign_in_failed',
-          details: { email, realm, reason: 'unknown_email' },
+          // Never the typed address: it names no account, and may be a password typed into
+          // the wrong field, kept for good in an append-only log. The address, when it is an
+          // account's, is recorded as that account's failure above.
+          details: { realm, reason: 'unknown_email' },
           ip: client.ip,
           userAgent: client.userAgent,
         });

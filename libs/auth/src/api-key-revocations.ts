@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+  Optional,
+} from '@nestjs/common';
 import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { API_KEY_CHANGED_CHANNEL, ApiKeysService } from './api-keys.service';
@@ -7,6 +14,23 @@ import { API_KEY_CHANGED_CHANNEL, ApiKeysService } from './api-keys.service';
 const RECONNECT_DELAY_MS = 2_000;
 // Startup waits for the first attempt: never forever on a database that does not answer.
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * How often the idle LISTEN connection is asked `SELECT 1`, and how long the answer may take.
+ * A connection that died silently (a load balancer or NAT dropping idle state) fires neither
+ * `error` nor `end`; TCP keepalive notices it only after minutes, this within a minute.
+ */
+export interface ApiKeyRevocationsTiming {
+  healthCheckIntervalMs: number;
+  healthCheckTimeoutMs: number;
+}
+
+export const API_KEY_REVOCATIONS_TIMING = Symbol('API_KEY_REVOCATIONS_TIMING');
+
+const DEFAULT_TIMING: ApiKeyRevocationsTiming = {
+  healthCheckIntervalMs: 30_000,
+  healthCheckTimeoutMs: 10_000,
+};
 
 /**
  * One LISTEN connection per API process on API_KEY_CHANGED_CHANNEL: a key revoked or rolled on any
@@ -21,11 +45,15 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
   private client: Client | null = null;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private healthTimer: NodeJS.Timeout | null = null;
   private pid: number | null = null;
 
   constructor(
     private readonly apiKeys: ApiKeysService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional()
+    @Inject(API_KEY_REVOCATIONS_TIMING)
+    private readonly timing: ApiKeyRevocationsTiming = DEFAULT_TIMING,
   ) {}
 
   /** Whether notifications are being received (false while reconnecting). */
@@ -47,6 +75,7 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.healthTimer) clearInterval(this.healthTimer);
     await this.client?.end().catch(() => undefined);
   }
 
@@ -54,6 +83,8 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
     const client = new Client({
       connectionString: this.config.databaseUrl,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // The kernel probes an idle connection, so a dead peer eventually errors the socket.
+      keepAlive: true,
     });
     client.on('notification', (message) => {
       if (message.payload) this.apiKeys.forget(message.payload);
@@ -76,11 +107,49 @@ export class ApiKeyRevocations implements OnModuleInit, OnModuleDestroy {
     this.client = client;
     // Notifications sent while no connection listened are lost: forget what may be stale.
     this.apiKeys.forgetAll();
+    this.startHealthChecks(client);
+  }
+
+  /** `SELECT 1` on the listening connection now and then; no answer in time means it is lost. */
+  private startHealthChecks(client: Client): void {
+    if (this.healthTimer) clearInterval(this.healthTimer);
+    let checking = false;
+    this.healthTimer = setInterval(() => {
+      if (checking || this.client !== client) return;
+      checking = true;
+      this.answersInTime(client)
+        .catch((error: unknown) => this.lost(client, error))
+        .finally(() => {
+          checking = false;
+        });
+    }, this.timing.healthCheckIntervalMs);
+    this.healthTimer.unref();
+  }
+
+  private async answersInTime(client: Client): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error('the LISTEN connection did not answer a health check in time')),
+        this.timing.healthCheckTimeoutMs,
+      );
+    });
+    try {
+      await Promise.race([client.query('SELECT 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private lost(client: Client, error: unknown): void {
     const wasListening = this.client === client;
-    if (wasListening) this.client = null;
+    if (wasListening) {
+      this.client = null;
+      if (this.healthTimer) clearInterval(this.healthTimer);
+      this.healthTimer = null;
+      // Whatever was revoked since the connection died went unheard.
+      this.apiKeys.forgetAll();
+    }
     client.removeAllListeners('notification');
     client.removeAllListeners('end');
     if (this.closed) return;

@@ -64,6 +64,11 @@ export async function startService(
     `${logBase}.worker.log`,
   );
   await waitForPool(worker, step);
+  // A 503 here means the API found no built console (dist/console): say so rather than time out.
+  const page = await fetch(`${url}/console/sign-in`);
+  if (page.status !== 200) {
+    throw new Error(`GET /console/sign-in answered ${page.status}: ${await page.text()}`);
+  }
   return { url, api, worker };
 }
 

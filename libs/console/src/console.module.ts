@@ -27,6 +27,7 @@ import { TeamController } from './team/team.controller';
 import { TeamRepository } from './team/team.repository';
 import { TeamService } from './team/team.service';
 import { RecoveryCodes } from './two-factor/recovery-codes';
+import { SealingKeyCheck } from './two-factor/sealing-key-check';
 import { TwoFactorEnrolment } from './two-factor/two-factor-enrolment';
 import { TwoFactorVerifier } from './two-factor/two-factor-verifier';
 import { TwoFactorController } from './two-factor/two-factor.controller';
@@ -52,6 +53,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
   providers: [
     TwoFactorVerifier,
     RecoveryCodes,
+    SealingKeyCheck,
     TwoFactorEnrolment,
     ConsoleUsersRepository,
     ConsoleSessionsRepository,

@@ -31,6 +31,7 @@ import { RequestLog1766430000000 } from './1766430000000-request-log';
 import { OperatorRoles1766440000000 } from './1766440000000-operator-roles';
 import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sign-in-throttles';
 import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-failures-index';
+import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-two-factor';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   OperatorRoles1766440000000,
   ConsoleSignInThrottles1766450000000,
   FreshCodeFailuresIndex1766460000000,
+  DropRequireTwoFactor1766470000000,
 ];

@@ -11,6 +11,7 @@ import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
 import { InvitationsRepository } from './invitations/invitations.repository';
 import { OpsModule } from './ops/ops.module';
+import { ConsolePayoutsModule } from './payouts/console-payouts.module';
 import { RequestLogModule } from './request-log/request-log.module';
 import { SecuritySessionsController } from './security/security-sessions.controller';
 import { ConsoleSessionMerchantAuthenticator } from './sessions/console-session-authenticator';
@@ -40,7 +41,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
  */
 @Global()
 @Module({
-  imports: [RequestLogModule, ApiKeysConsoleModule, OpsModule],
+  imports: [RequestLogModule, ApiKeysConsoleModule, OpsModule, ConsolePayoutsModule],
   controllers: [
     SignInController,
     TwoFactorController,

@@ -1,4 +1,5 @@
 export * from './payouts.module';
+export * from './payouts.service';
 export * from './payout.types';
 export * from './payout.mapper';
 export * from './payout-ledger';

@@ -40,6 +40,14 @@ import { PayoutReviews } from './payout-reviews.service';
     PayoutReviews,
     PayoutEvents,
   ],
-  exports: [PayoutsRepository, PayoutRules, PayoutQueue, PayoutReviews, PayoutEvents, BullModule],
+  exports: [
+    PayoutsService,
+    PayoutsRepository,
+    PayoutRules,
+    PayoutQueue,
+    PayoutReviews,
+    PayoutEvents,
+    BullModule,
+  ],
 })
 export class PayoutsModule {}

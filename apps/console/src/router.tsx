@@ -84,6 +84,14 @@ const payoutsRoute = createRoute({
   path: 'payouts',
   component: lazyRouteComponent(() => import('./pages/payouts/PayoutsPage'), 'PayoutsPage'),
 });
+const createPayoutRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts/new',
+  component: lazyRouteComponent(
+    () => import('./pages/payouts/CreatePayoutPage'),
+    'CreatePayoutPage',
+  ),
+});
 const payoutDetailRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: 'payouts/$payoutId',
@@ -150,6 +158,7 @@ const routeTree = rootRoute.addChildren([
     paymentsRoute,
     paymentDetailRoute,
     payoutsRoute,
+    createPayoutRoute,
     payoutDetailRoute,
     apiKeysRoute,
     webhooksRoute,

@@ -116,6 +116,13 @@ export const en = {
   'payouts.reviewedOn': 'Reviewed on {date} by {by}',
   'payouts.awaitingReview': 'Awaiting an operator’s review',
   'payouts.noReview': 'Not reviewed',
+  'payouts.create': 'Create payout',
+  'payouts.createTitle': 'Create payout',
+  'payouts.currency': 'Currency',
+  'payouts.destinationAddress': 'Destination address',
+  'payouts.authenticationCode': 'Authentication code',
+  'payouts.authenticationCodeHint':
+    'A payout moves money: enter the current code from your authenticator app.',
 
   'events.title': 'Events',
   'events.empty': 'No events match.',

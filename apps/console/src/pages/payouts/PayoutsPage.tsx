@@ -1,4 +1,4 @@
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { listPath, PAGE_SIZE } from '../../api/list';
 import { Payout, PAYOUT_STATUSES } from '../../api/v1-types';
@@ -14,6 +14,7 @@ import { can, useSession } from '../../session';
 /** Payouts, newest first, 100 a page, filtered by status and creation day. */
 export function PayoutsPage() {
   const { data: session } = useSession();
+  const navigate = useNavigate();
   const allowed = can(session, 'payouts:read');
   const [status, setStatus] = useState('');
   const [range, setRange] = useState<DateRange>({ from: '', until: '' });
@@ -29,6 +30,13 @@ export function PayoutsPage() {
   return (
     <section aria-labelledby="payouts-title">
       <h1 id="payouts-title">{t('payouts.title')}</h1>
+      {can(session, 'payouts:write') && (
+        <p>
+          <button type="button" onClick={() => navigate({ to: '/payouts/new' })}>
+            {t('payouts.create')}
+          </button>
+        </p>
+      )}
       <form className="filters" aria-label={t('filters.label')}>
         <label>
           {t('payouts.status')}

@@ -104,12 +104,14 @@ async function timeList(
   for (let index = 0; index < RUNS; index++) runs.push(await run());
   const api = runs.map((r) => r.apiMs).filter((ms): ms is number => ms !== null);
   const firstByte = runs.map((r) => r.apiFirstByteMs).filter((ms): ms is number => ms !== null);
+  const after = runs.map((r) => r.afterResponseMs).filter((ms): ms is number => ms !== null);
   const result: ListScenario = {
     name,
     what,
     render: summary(runs.map((r) => r.renderMs)),
     api: api.length ? summary(api) : null,
     api_first_byte: firstByte.length ? summary(firstByte) : null,
+    after_response: after.length ? summary(after) : null,
     query: runs[runs.length - 1].query,
     rows: Math.min(...runs.map((r) => r.rows)),
     runs,

@@ -146,11 +146,28 @@ describe('Console: create a payout with a fresh two-factor code', () => {
     expect(refused.body.error).toMatchObject({
       code: 'permission_denied',
       message:
-        'Create payouts from the console with a fresh two-factor code (POST /console/api/payouts).',
+        'Money is sent from the console with a fresh two-factor code (POST /console/api/payouts).',
     });
     expect(await payoutsOfMerchant()).toBe(before);
 
     await api.post('/v1/payouts', merchant, body, { 'Idempotency-Key': randomUUID() }).expect(201);
     expect(await payoutsOfMerchant()).toBe(before + 1);
+  });
+
+  // Refunds send money too (to any to_address), and the console has no refund route with a
+  // fresh code yet: a console session is refused before the refund is even looked up.
+  it.each([
+    ['a checkout session', '/v1/checkout/sessions/cs_unknown0000000000000000/refunds'],
+    ['an unmatched transfer', '/v1/unmatched-transfers/utx_unknown000000000000000/refunds'],
+  ])('refuses a refund of %s from a console session', async (_what, path) => {
+    const refused = await owner.agent
+      .post(path)
+      .set({ ...unsafe(owner), 'Idempotency-Key': randomUUID() })
+      .send({ amount: '1', to_address: randomTronAddress() })
+      .expect(403);
+    expect(refused.body.error).toMatchObject({
+      code: 'permission_denied',
+      message: 'Money is not sent with a console session; use an API key.',
+    });
   });
 });

@@ -14,3 +14,4 @@ export * from './api-key-scopes';
 export * from './api-key-revocations';
 export * from './requires-permission.decorator';
 export * from './permission.guard';
+export * from './sends-money.decorator';

@@ -6,10 +6,11 @@ import { AuthenticatedRequest } from './current-merchant.decorator';
 import { isApiScope, Permission } from './permissions';
 import { IS_PUBLIC_ROUTE } from './public.decorator';
 import { insufficientScopeMessage, REQUIRED_PERMISSIONS } from './requires-permission.decorator';
+import { SENDS_MONEY } from './sends-money.decorator';
 
 /**
  * Runs after authentication: the caller must hold one of the route's @RequiresPermission
- * permissions. Fails closed: an authenticated route that declares none is a programming error and
+ * permissions, and a route that @SendsMoney is never called with a console session. Fails closed: an authenticated route that declares none is a programming error and
  * is refused for everyone (a test walks every route so none ships that way).
  */
 @Injectable()
@@ -27,8 +28,19 @@ export class PermissionGuard implements CanActivate {
     if (!required?.length) throw new Error(`${route} declares no @RequiresPermission`);
     const merchant = context.switchToHttp().getRequest<AuthenticatedRequest>().merchant;
     if (!merchant) throw new Error(`${route} reached the permission check unauthenticated`);
-    if (required.some((permission) => merchant.permissions.has(permission))) return true;
-    throw refusal(merchant, required);
+    if (!required.some((permission) => merchant.permissions.has(permission))) {
+      throw refusal(merchant, required);
+    }
+    const consoleRoute = this.reflector.get<string | undefined>(SENDS_MONEY, context.getHandler());
+    if (consoleRoute !== undefined && merchant.actor.type === 'console_user') {
+      throw new ApiException(
+        ErrorCode.PermissionDenied,
+        consoleRoute
+          ? `Money is sent from the console with a fresh two-factor code (${consoleRoute}).`
+          : 'Money is not sent with a console session; use an API key.',
+      );
+    }
+    return true;
   }
 }
 

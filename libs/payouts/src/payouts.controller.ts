@@ -1,14 +1,8 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
-import {
-  ApiErrorResponses,
-  ApiException,
-  ApiPaginatedResponse,
-  ErrorCode,
-  PageResponder,
-} from '@app/common';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission, SendsMoney } from '@app/auth';
+import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
 import { CreatePayoutDto } from './dto/create-payout.dto';
@@ -24,6 +18,7 @@ export class PayoutsController {
 
   @Post()
   @RequiresPermission('payouts:write')
+  @SendsMoney('POST /console/api/payouts')
   @ApiOperation({
     operationId: 'createPayout',
     summary: 'Create a payout',
@@ -52,14 +47,6 @@ export class PayoutsController {
     @SubMerchantCode() subMerchantCode: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutDto> {
-    // A stolen console session must not send money without the second factor: the console
-    // creates payouts through POST /console/api/payouts, which asks for a fresh code.
-    if (merchant.actor.type === 'console_user') {
-      throw new ApiException(
-        ErrorCode.PermissionDenied,
-        'Create payouts from the console with a fresh two-factor code (POST /console/api/payouts).',
-      );
-    }
     return respondIdempotent(
       response,
       await this.payouts.create(merchant, body, idempotencyKey, subMerchantCode),

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
+import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission, SendsMoney } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
@@ -54,6 +54,8 @@ export class RefundsController {
 
   @Post('checkout/sessions/:id/refunds')
   @RequiresPermission('refunds:write')
+  // No console route for refunds yet: the console cannot refund (docs/console.md).
+  @SendsMoney('')
   @ApiOperation({
     operationId: 'createCheckoutSessionRefund',
     summary: 'Refund a checkout session',
@@ -89,6 +91,7 @@ export class RefundsController {
 
   @Post('unmatched-transfers/:id/refunds')
   @RequiresPermission('refunds:write')
+  @SendsMoney('')
   @ApiOperation({
     operationId: 'createUnmatchedTransferRefund',
     summary: 'Refund an unmatched transfer',

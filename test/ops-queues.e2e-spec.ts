@@ -98,13 +98,19 @@ describe('Operator area: queue boards (bull-board, issue 25)', () => {
     expect(JSON.stringify(reached.body)).toMatch(/JOB_NOT_FOUND|not found/i);
   });
 
-  it('refuses even admins the actions that bypass the service: add, edit, empty, obliterate', async () => {
+  it('refuses even admins the actions that bypass the service: add, edit, empty, obliterate, in any case, and whatever it does not name', async () => {
     const board = `/ops/queues-admin/api/queues/${QUEUES.payouts}`;
     for (const [method, path] of [
       ['post', `${board}/add`],
       ['patch', `${board}/ops-board-no-such-job/update-data`],
       ['put', `${board}/empty`],
       ['put', `${board}/obliterate`],
+      // bull-board's router ignores case; so must the refusal.
+      ['post', `${board}/ADD`],
+      ['put', `${board}/Obliterate`],
+      ['put', `${board}/%65mpty`],
+      // What is not named is refused too (an allowlist): removing a repeatable schedule.
+      ['put', `/ops/queues-admin/api/queues/${QUEUES.payouts}/job-schedulers/any/remove`],
     ] as const) {
       const refused = await admin.agent[method](path).set(admin.unsafe).send({}).expect(403);
       expect(refused.body.error.code).toBe('permission_denied');

@@ -30,12 +30,28 @@ function boardCsrf(request: Request) {
 }
 
 /**
- * Actions refused even to admins: jobs are made by the code that validates what they carry
- * (a hand-written job or edited data skips that), and emptying or obliterating a queue drops
- * work and repeatable schedules that nothing would bring back. Retry, promote, clean, pause stay.
+ * The only changes admins make on the board: retry, promote, clean, pause and resume. Anything
+ * else is refused, named or not: jobs are made by the code that validates what they carry (a
+ * hand-written job or edited data skips that), and emptying or obliterating a queue or removing a
+ * schedule drops work that nothing would bring back. An allowlist, matched on the decoded path
+ * without regard to case, because bull-board's own router ignores case (`/ADD` reached its add
+ * handler past a case-sensitive list of refusals).
  */
-const REFUSED_BOARD_ACTIONS =
-  /^\/api\/queues\/[^/]+\/(add|empty|obliterate|[^/]+\/update-data)\/?$/;
+const ALLOWED_BOARD_ACTIONS = [
+  /^\/api\/queues\/(pause|resume)\/?$/i,
+  /^\/api\/queues\/[^/]+\/(retry\/[^/]+|promote|clean\/[^/]+|pause|resume)\/?$/i,
+  /^\/api\/queues\/[^/]+\/[^/]+\/(retry|promote|clean)\/?$/i,
+];
+
+function isAllowedBoardAction(path: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
+  return ALLOWED_BOARD_ACTIONS.some((action) => action.test(decoded));
+}
 
 @Injectable()
 abstract class QueueBoardMiddleware implements NestMiddleware {
@@ -69,7 +85,7 @@ abstract class QueueBoardMiddleware implements NestMiddleware {
         `The read-only queue board changes nothing; admins act at /ops/queues-admin.`,
       );
     }
-    if (isUnsafeMethod(request.method) && REFUSED_BOARD_ACTIONS.test(request.path)) {
+    if (isUnsafeMethod(request.method) && !isAllowedBoardAction(request.path)) {
       throw new ApiException(
         ErrorCode.PermissionDenied,
         'Jobs are added, edited and dropped by the service only (docs/operators.md).',

@@ -1,9 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Observable, tap } from 'rxjs';
+import { mergeMap, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { AuthenticatedRequest } from '@app/auth';
 import { ID_PREFIX } from '@app/common';
+import { IDEMPOTENT_REPLAYED_HEADER } from '@app/idempotency';
 import { isUnsafeMethod } from '../csrf/csrf';
 import { clientInfo } from '../http/client-info';
 import { recordAudit } from './audit-log';
@@ -15,10 +16,11 @@ import { recordAudit } from './audit-log';
  * (the answer's `id`, else the route's `:id`, as for a 204 DELETE), the user, address and user
  * agent.
  *
- * Written once the 2xx answer has been sent, in its own statement: the /v1 services commit their
- * own transactions, and sharing them would mean threading a manager through every one of them.
- * So a crash between the two can lose an entry (never invent one); a failure to write is logged
- * at error level. Request bodies are never recorded (they may hold addresses); only the method,
+ * Written when the handler has succeeded (2xx), before the answer is sent, in its own statement
+ * (an idempotent replay is not a new change and is not written again): the /v1 services commit
+ * their own transactions, and sharing them would mean threading a manager through every one of
+ * them. So a crash between the two can lose an entry (never invent one); a failure to write is
+ * logged at error level. Request bodies are never recorded (they may hold addresses); only the method,
  * the route's path (its pattern, not the URL) and the target id.
  */
 @Injectable()
@@ -38,16 +40,20 @@ export class V1ChangeAuditInterceptor implements NestInterceptor {
     }
     const response = http.getResponse<Response>();
     return next.handle().pipe(
-      tap((body: unknown) => {
-        response.once('finish', () => {
-          if (response.statusCode < 200 || response.statusCode >= 300) return;
-          this.record(request, body).catch((error: unknown) =>
+      // Before the answer leaves: a client that hangs up at once must not leave a committed
+      // change unaudited (the response's 'finish' never comes for it).
+      mergeMap(async (body: unknown) => {
+        const status = response.statusCode;
+        const replayed = response.getHeader(IDEMPOTENT_REPLAYED_HEADER) === 'true';
+        if (status >= 200 && status < 300 && !replayed) {
+          await this.record(request, body).catch((error: unknown) =>
             this.logger.error(
               { err: error, method: request.method, route: routePathOf(request) },
               'A console change made through /v1 could not be audited',
             ),
           );
-        });
+        }
+        return body;
       }),
     );
   }

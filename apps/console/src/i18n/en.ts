@@ -52,6 +52,36 @@ export const en = {
     'Each code signs you in once if you lose your authenticator. They are shown only now: keep them somewhere safe.',
   'invitation.continue': 'Continue',
 
+  // Issue 25: sub-merchants, the sub-merchant context, a second merchant for an existing account.
+  'nav.subMerchants': 'Sub-merchants',
+  'subMerchants.title': 'Sub-merchants',
+  'subMerchants.intro':
+    'The merchants you act for. Choose one under "Acting for" in the header to see only its payments, payouts, balances and events, and to create records for it.',
+  'subMerchants.empty': 'No sub-merchants yet.',
+  'subMerchants.code': 'Code',
+  'subMerchants.name': 'Name',
+  'subMerchants.status': 'Status',
+  'subMerchants.email': 'Email (optional)',
+  'subMerchants.website': 'Website (optional)',
+  'subMerchants.created': 'Created',
+  'subMerchants.status.active': 'Active',
+  'subMerchants.status.disabled': 'Disabled',
+  'subMerchants.create': 'Create sub-merchant',
+  'subMerchants.createTitle': 'New sub-merchant',
+  'subMerchants.codeHint': 'Letters, digits, _ and -, up to 64 characters. It cannot change later.',
+  'subMerchants.createdNotice': 'Sub-merchant {code} created.',
+  'subMerchants.actAs': 'Act for {code}',
+  'subMerchantContext.label': 'Acting for',
+  'subMerchantContext.all': 'All / the platform itself',
+  'subMerchantContext.banner':
+    'Acting for sub-merchant {code}: lists show only its records, and what you create is created for it.',
+  'subMerchantContext.clear': 'Back to all',
+  'invitation.existingIntro':
+    'You already have an account with {email}. Sign in with it to join {merchant}.',
+  'invitation.acceptedTitle': 'Invitation accepted',
+  'invitation.acceptedIntro': 'You are now a member of {merchant} as {role}.',
+  'invitation.openConsole': 'Open the console',
+
   'home.title': 'Home',
   'home.balances': 'Balances',
   'home.noBalances': 'No balance yet: payments appear here once confirmed.',

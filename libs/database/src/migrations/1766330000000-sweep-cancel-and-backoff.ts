@@ -51,6 +51,27 @@ export class SweepCancelAndBackoff1766330000000 implements MigrationInterface {
           'them (npm run cli -- treasury:sweep) before reverting.',
       );
     }
+    // The previous release's constraint: a sweeper nonce belongs to one sweep for good. Sweeps
+    // of a forgotten chain may share a nonce with the new chain's: refuse rather than drop or
+    // rewrite any of them (the operator decides which rows of a gone devnet to delete).
+    const [{ shared }]: Array<{ shared: number }> = await queryRunner.query(
+      `SELECT count(*)::int AS shared FROM (
+         SELECT 1 FROM sweeps WHERE nonce IS NOT NULL
+          GROUP BY network, sweeper_address, nonce HAVING count(*) > 1) AS duplicates`,
+    );
+    if (shared > 0) {
+      throw new Error(
+        `${shared} sweeper nonce(s) are each held by sweeps of a forgotten chain and of a later ` +
+          'one (chains:forget): the previous release allows one sweep per nonce. Delete the ' +
+          "forgotten chain's sweeps (sweeps.chain_forgotten_at set) before reverting.",
+      );
+    }
+    await queryRunner.query(`DROP INDEX sweeps_sweeper_nonce_idx`);
+    await queryRunner.query(
+      `ALTER TABLE sweeps ADD CONSTRAINT sweeps_network_sweeper_address_nonce_key
+         UNIQUE (network, sweeper_address, nonce)`,
+    );
+    await queryRunner.query(`ALTER TABLE sweeps DROP COLUMN chain_forgotten_at`);
     await queryRunner.query(
       `ALTER TABLE sweep_addresses DROP COLUMN unswept_at, DROP COLUMN unswept_in_row`,
     );

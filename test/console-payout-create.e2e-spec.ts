@@ -104,6 +104,32 @@ describe('Console: create a payout with a fresh two-factor code', () => {
     expect(createdAudits).toHaveLength(1);
   });
 
+  it('writes payout.created in the payout transaction: no audit entry, no payout', async () => {
+    const member = await signedInMember(api, merchant, 'owner', 'audit-refused');
+    // The audit insert of this one member fails (a trigger standing in for any failure between
+    // the payout and its entry): the payout must roll back with it, not stay unaudited.
+    const refuse = `refuse_audit_${randomUUID().replace(/-/g, '')}`;
+    await api.dataSource.query(
+      `CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS
+         $$ BEGIN RAISE EXCEPTION 'audit entry refused by the test'; END $$`,
+    );
+    await api.dataSource.query(
+      `CREATE TRIGGER ${refuse} BEFORE INSERT ON console_audit_log FOR EACH ROW
+         WHEN (NEW.action = 'payout.created' AND NEW.actor_id = '${member.userId}')
+         EXECUTE FUNCTION ${refuse}()`,
+    );
+    try {
+      const before = await payoutsOfMerchant();
+      await createAs(member, payoutBody({ two_factor_code: totpCode(member.secret, 1) })).expect(
+        500,
+      );
+      expect(await payoutsOfMerchant()).toBe(before);
+    } finally {
+      await api.dataSource.query(`DROP TRIGGER ${refuse} ON console_audit_log`);
+      await api.dataSource.query(`DROP FUNCTION ${refuse}()`);
+    }
+  });
+
   it('refuses a viewer and a developer: 403 permission_denied', async () => {
     for (const role of ['viewer', 'developer'] as const) {
       const member = await signedInMember(api, merchant, role);

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
+import { EntityManager } from 'typeorm';
 import {
   APP_CONFIG,
   AppConfig,
@@ -30,6 +31,12 @@ import { PayoutRules } from './rules/payout-rules';
 
 export const CREATE_PAYOUT_ENDPOINT = 'POST /v1/payouts';
 
+/**
+ * Runs in the new payout's transaction, after it is written: the console records its audit entry
+ * there, so the entry exists exactly when the payout does. An idempotent replay runs no hook.
+ */
+export type PayoutCreatedHook = (manager: EntityManager, payout: PayoutDto) => Promise<void>;
+
 @Injectable()
 export class PayoutsService {
   constructor(
@@ -54,6 +61,7 @@ export class PayoutsService {
     input: CreatePayoutDto,
     idempotencyKey: string | undefined,
     subMerchantCode: string | undefined,
+    onCreated?: PayoutCreatedHook,
   ): Promise<IdempotentResult<PayoutDto>> {
     if (idempotencyKey === undefined) {
       throw new ApiException(
@@ -136,6 +144,7 @@ export class PayoutsService {
         const created = { ...record, sub_merchant_code: subMerchant?.code ?? null };
         await this.events.record(manager, created, null);
         const body = toPayoutDto(created);
+        await onCreated?.(manager, body);
         return { status: 201, body };
       },
     );

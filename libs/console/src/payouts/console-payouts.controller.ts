@@ -46,28 +46,27 @@ export class ConsolePayoutsController {
       purpose: 'create a payout',
       client,
     });
+    // Audited in the payout's own transaction: an entry exists exactly when the payout does, and
+    // a replayed key (which creates nothing) runs no hook.
     const result = await this.payouts.create(
       merchant,
       payoutFieldsOf(body),
       body.idempotency_key,
       undefined,
+      async (manager, payout) => {
+        await recordAudit(manager, {
+          merchantId: merchant.merchantId,
+          actorType: actor.operatorId ? 'operator' : 'console_user',
+          actorId: actor.operatorId ?? actor.userId,
+          action: 'payout.created',
+          targetType: 'payout',
+          targetId: payout.id,
+          details: { amount: payout.amount, currency: payout.currency, network: payout.network },
+          ip: client.ip,
+          userAgent: client.userAgent,
+        });
+      },
     );
-    // PayoutsService.create takes no EntityManager: audited right after its commit, once per
-    // payout (a replayed key created nothing).
-    if (!result.replayed) {
-      const payout = result.response.body;
-      await recordAudit(this.dataSource.manager, {
-        merchantId: merchant.merchantId,
-        actorType: actor.operatorId ? 'operator' : 'console_user',
-        actorId: actor.operatorId ?? actor.userId,
-        action: 'payout.created',
-        targetType: 'payout',
-        targetId: payout.id,
-        details: { amount: payout.amount, currency: payout.currency, network: payout.network },
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
-    }
     return respondIdempotent(response, result);
   }
 }

@@ -152,6 +152,49 @@ describe('Operator area: payout review queue (issue 25)', () => {
     ]);
   });
 
+  it('answers 409 naming the decision when a decided payout is decided again', async () => {
+    const other = await signedInOperator(api, 'admin');
+    const decide = (operator: SignedInOperator, id: string, action: 'approve' | 'reject') =>
+      operator.agent
+        .post(`/ops/api/payouts/${id}/${action}`)
+        .set(operator.unsafe)
+        .send(action === 'reject' ? { reason: 'Second opinion: refuse' } : {});
+
+    // An approval stands: another admin's reject is refused, the payout keeps its reviewer and
+    // its hold, and only the approval is audited.
+    const approved = await reviewed();
+    await decide(admin, approved.id, 'approve').expect(200);
+    const rejectAfter = await decide(other, approved.id, 'reject').expect(409);
+    expect(rejectAfter.body.error).toMatchObject({
+      code: 'invalid_state',
+      param: 'id',
+      message: `Cannot reject payout ${approved.id}: it is already approved by ${admin.email}.`,
+    });
+    const { body: kept } = await api.get(`${PAYOUTS}/${approved.id}`, merchant).expect(200);
+    expect(kept).toMatchObject({ status: 'Pending', reviewed_by: admin.email });
+    expect(await ledgerLines(api, `payout:${approved.id}:release`)).toHaveLength(0);
+    expect((await auditOfTarget(api, approved.id)).map((entry) => entry.action)).toEqual([
+      'payout.approved',
+    ]);
+
+    // And the reverse: a rejection is final, and the 409 says who rejected it.
+    const rejected = await reviewed();
+    await decide(admin, rejected.id, 'reject').expect(200);
+    const approveAfter = await decide(other, rejected.id, 'approve').expect(409);
+    expect(approveAfter.body.error).toMatchObject({
+      code: 'invalid_state',
+      param: 'id',
+      message: `Cannot approve payout ${rejected.id}: it is already rejected by ${admin.email}.`,
+    });
+    const rejectAgain = await decide(other, rejected.id, 'reject').expect(409);
+    expect(rejectAgain.body.error.message).toBe(
+      `Cannot reject payout ${rejected.id}: it is already rejected by ${admin.email}.`,
+    );
+    expect((await auditOfTarget(api, rejected.id)).map((entry) => entry.action)).toEqual([
+      'payout.rejected',
+    ]);
+  });
+
   it('answers 404 for an unknown payout', async () => {
     const { body } = await admin.agent
       .post('/ops/api/payouts/po_0000000000000000000000/approve')

@@ -61,12 +61,17 @@ export class PayoutReviews {
     return this.view(payoutId);
   }
 
-  /** Any `Pending` payout can be rejected (awaiting review or waiting for the hot wallet). */
+  /**
+   * Any `Pending` payout can be rejected (awaiting review or waiting for the hot wallet), an
+   * approved one included, unless `refuseApproved`: the operator area's reviewers must not
+   * overturn each other's approval (the CLI keeps rejecting an approved payout not yet sent).
+   */
   async reject(
     payoutId: string,
     reviewer: string,
     reason: string,
     onDecided?: PayoutDecisionHook,
+    options: { refuseApproved?: boolean } = {},
   ): Promise<PayoutDto> {
     await this.dataSource.transaction(async (manager) => {
       const [payout]: PayoutRecord[] = await manager.query(
@@ -74,6 +79,9 @@ export class PayoutReviews {
         [payoutId],
       );
       if (!payout || payout.status !== 'Pending') await this.explainRefusal(payoutId, 'reject');
+      if (options.refuseApproved && payout.reviewed_at !== null) {
+        await this.explainRefusal(payoutId, 'reject');
+      }
       await manager.query(
         `UPDATE payouts SET status = 'Rejected', reviewed_by = $2, reviewed_at = now(),
                 error_reason = $3, pending_reason = NULL, updated_at = now()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ApiException, ErrorCode } from '@app/common';
-import { PayoutDto, PayoutReviewError, PayoutReviews } from '@app/payouts';
+import { PayoutDto, PayoutReviewError, PayoutReviews, PayoutsRepository } from '@app/payouts';
 import { recordAudit } from '../../audit/audit-log';
 import { ClientInfo } from '../../sessions/console-sessions.repository';
 import { OperatorSession } from '../access/operator-sessions';
@@ -14,10 +14,13 @@ import { OperatorSession } from '../access/operator-sessions';
  */
 @Injectable()
 export class PayoutDecisions {
-  constructor(private readonly reviews: PayoutReviews) {}
+  constructor(
+    private readonly reviews: PayoutReviews,
+    private readonly payouts: PayoutsRepository,
+  ) {}
 
   approve(operator: OperatorSession, payoutId: string, client: ClientInfo): Promise<PayoutDto> {
-    return this.decide(() =>
+    return this.decide('approve', payoutId, () =>
       this.reviews.approve(payoutId, reviewerOf(operator), (manager, payout) =>
         this.audit(manager, operator, client, 'payout.approved', payout, {}),
       ),
@@ -30,14 +33,24 @@ export class PayoutDecisions {
     reason: string,
     client: ClientInfo,
   ): Promise<PayoutDto> {
-    return this.decide(() =>
-      this.reviews.reject(payoutId, reviewerOf(operator), reason, (manager, payout) =>
-        this.audit(manager, operator, client, 'payout.rejected', payout, { reason }),
+    // An approval is a decision too: a second admin's reject is refused (409), not an overwrite.
+    return this.decide('reject', payoutId, () =>
+      this.reviews.reject(
+        payoutId,
+        reviewerOf(operator),
+        reason,
+        (manager, payout) =>
+          this.audit(manager, operator, client, 'payout.rejected', payout, { reason }),
+        { refuseApproved: true },
       ),
     );
   }
 
-  private async decide(decision: () => Promise<PayoutDto>): Promise<PayoutDto> {
+  private async decide(
+    action: 'approve' | 'reject',
+    payoutId: string,
+    decision: () => Promise<PayoutDto>,
+  ): Promise<PayoutDto> {
     try {
       return await decision();
     } catch (error) {
@@ -45,10 +58,26 @@ export class PayoutDecisions {
       const missing = error.message.startsWith('No payout');
       throw new ApiException(
         missing ? ErrorCode.ResourceMissing : ErrorCode.InvalidState,
-        error.message,
+        missing ? error.message : await this.refusalNamingDecision(action, payoutId, error),
         'id',
       );
     }
+  }
+
+  /**
+   * A reviewer who lost a race is told what the other decided and who: PayoutReviews names an
+   * approval, and a rejection only by the status it left ("it is Rejected").
+   */
+  private async refusalNamingDecision(
+    action: 'approve' | 'reject',
+    payoutId: string,
+    error: PayoutReviewError,
+  ): Promise<string> {
+    const payout = await this.payouts.findById(payoutId);
+    if (payout?.status === 'Rejected' && payout.reviewed_by !== null) {
+      return `Cannot ${action} payout ${payoutId}: it is already rejected by ${payout.reviewed_by}.`;
+    }
+    return error.message;
   }
 
   private async audit(

@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'refund.failed',
   'refund.canceled',
   'webhook_endpoint.disabled',
+  // Sent only by POST /v1/webhook-endpoints/{id}/test, only to that endpoint.
+  'webhook_endpoint.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

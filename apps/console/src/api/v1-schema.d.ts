@@ -479,6 +479,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook_endpoint.test` event (its `data.object` is the endpoint, `data.test` is true) for this endpoint only, whatever its `events`. It is delivered, signed and retried like any other event, and its attempts are listed at `GET /v1/events/{id}/deliveries`. Returns the event. A disabled endpoint is refused (409): enable it first.
+         */
+        post: operations["sendWebhookEndpointTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints/{id}/recover": {
         parameters: {
             query?: never;
@@ -1350,6 +1370,11 @@ export interface components {
             object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["WebhookEndpoint"];
             /** @description On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`). */
             transaction?: components["schemas"]["EventTransaction"];
+            /**
+             * @description On `webhook_endpoint.test` only, always true: the event was sent by `POST /v1/webhook-endpoints/{id}/test` and reports no change.
+             * @example true
+             */
+            test?: boolean;
         };
         Event: {
             /** @example evt_5Jd8Qm2LxW9cTz4Rb8VnK1 */
@@ -1358,7 +1383,7 @@ export interface components {
              * @example checkout.session.paid
              * @enum {string}
              */
-            type: "checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled";
+            type: "checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
             /**
              * @description When the change committed (ISO 8601, UTC).
              * @example 2026-11-23T10:15:30.123Z
@@ -1462,7 +1487,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled")[];
+            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @example Order service */
             description?: string;
         };
@@ -1481,7 +1506,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled")[] | null;
+            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /**
              * @description false: it receives nothing (see `disabled_reason`).
              * @example true
@@ -1539,7 +1564,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled")[] | null;
+            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /**
              * @description false: it receives nothing (see `disabled_reason`).
              * @example true
@@ -1587,7 +1612,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled")[] | null;
+            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /** @example Order service */
             description?: Record<string, never> | null;
             /**
@@ -3211,7 +3236,7 @@ export interface operations {
                 /** @description Only records created strictly before this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
                 created_before?: string;
                 /** @description Only these types; repeat the parameter for several. */
-                type?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled")[];
+                type?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
                 /** @description Only events about this object (a session, payout or webhook endpoint id). */
                 object_id?: string;
             };
@@ -3865,6 +3890,108 @@ export interface operations {
             };
             /** @description No such resource for this merchant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendWebhookEndpointTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event, queued for delivery. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_5Jd8Qm2LxW9cTz4Rb8VnK1",
+                     *       "type": "webhook_endpoint.test",
+                     *       "created_at": "2026-11-28T00:30:00.000Z",
+                     *       "livemode": false,
+                     *       "sequence": 2,
+                     *       "previous_status": null,
+                     *       "sub_merchant_code": null,
+                     *       "data": {
+                     *         "object": {
+                     *           "id": "we_8Kd2Lm9XcTz4Rb8VnK1pWd",
+                     *           "url": "https://shop.example/webhooks/payments",
+                     *           "description": "Order service",
+                     *           "events": null,
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "failing_since": null,
+                     *           "last_success_at": "2026-11-27T18:02:11.000Z",
+                     *           "previous_secret_expires_at": null,
+                     *           "sub_merchant_code": null,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-20T09:00:00.000Z",
+                     *           "updated_at": "2026-11-20T09:00:00.000Z"
+                     *         },
+                     *         "test": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `webhook_endpoints:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,7 @@ import {
   SubMerchantCode,
   SubMerchantScopeQueryDto,
 } from '@app/sub-merchants';
+import { EventDto } from '../events/dto/event.dto';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
 import { RecoverWebhookEndpointDto, RecoveryDto } from './dto/recover-webhook-endpoint.dto';
 import { RotateSecretDto } from './dto/rotate-secret.dto';
@@ -159,6 +160,59 @@ export class WebhookEndpointsController {
     @Body() body: RotateSecretDto,
   ): Promise<WebhookEndpointWithSecretDto> {
     return this.endpoints.rotateSecret(merchant, id, body.grace_period_hours);
+  }
+
+  @Post(':id/test')
+  @RequiresPermission('webhook_endpoints:write')
+  @HttpCode(202)
+  @ApiOperation({
+    operationId: 'sendWebhookEndpointTestEvent',
+    summary: 'Send a test event',
+    description:
+      'Queues a `webhook_endpoint.test` event (its `data.object` is the endpoint, `data.test` is ' +
+      'true) for this endpoint only, whatever its `events`. It is delivered, signed and retried ' +
+      'like any other event, and its attempts are listed at `GET /v1/events/{id}/deliveries`. ' +
+      'Returns the event. A disabled endpoint is refused (409): enable it first.',
+  })
+  @ApiParam(ENDPOINT_ID_PARAM)
+  @ApiAcceptedResponse({
+    type: EventDto,
+    description: 'The test event, queued for delivery.',
+    example: {
+      id: 'evt_5Jd8Qm2LxW9cTz4Rb8VnK1',
+      type: 'webhook_endpoint.test',
+      created_at: '2026-11-28T00:30:00.000Z',
+      livemode: false,
+      sequence: 2,
+      previous_status: null,
+      sub_merchant_code: null,
+      data: {
+        object: {
+          id: 'we_8Kd2Lm9XcTz4Rb8VnK1pWd',
+          url: 'https://shop.example/webhooks/payments',
+          description: 'Order service',
+          events: null,
+          enabled: true,
+          disabled_reason: null,
+          disabled_at: null,
+          failing_since: null,
+          last_success_at: '2026-11-27T18:02:11.000Z',
+          previous_secret_expires_at: null,
+          sub_merchant_code: null,
+          livemode: false,
+          created_at: '2026-11-20T09:00:00.000Z',
+          updated_at: '2026-11-20T09:00:00.000Z',
+        },
+        test: true,
+      },
+    },
+  })
+  @ApiErrorResponses(401, 403, 404, 409, 429)
+  async sendTestEvent(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') id: string,
+  ): Promise<EventDto> {
+    return this.endpoints.sendTestEvent(merchant, id);
   }
 
   @Post(':id/recover')

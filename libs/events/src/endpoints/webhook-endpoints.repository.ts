@@ -110,6 +110,23 @@ export class WebhookEndpointsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * A live endpoint of the merchant, its row locked until the caller's transaction ends: the
+   * lock an event about it needs (EventWriter) and that a concurrent delete waits on.
+   */
+  async lockForMerchant(
+    manager: EntityManager,
+    merchantId: string,
+    id: string,
+  ): Promise<WebhookEndpointRecord | null> {
+    const rows: WebhookEndpointRecord[] = await manager.query(
+      `SELECT ${ENDPOINT_PROJECTION} FROM ${ENDPOINT_SOURCE}
+        WHERE w.id = $1 AND w.merchant_id = $2 AND w.deleted_at IS NULL FOR UPDATE OF w`,
+      [id, merchantId],
+    );
+    return rows[0] ?? null;
+  }
+
   /** One page of live endpoints, newest first, with what the pagination headers need. */
   async list(
     filter: EndpointListFilter,

@@ -19,6 +19,10 @@ import {
   resolveAllAddresses,
   Resolver,
 } from '../delivery/webhook-url';
+import { EventDto } from '../events/dto/event.dto';
+import { toEventDto } from '../events/event.mapper';
+import { EventsRepository } from '../events/events.repository';
+import { EventWriter } from '../outbox/event-writer';
 import { WebhookSecretBox } from '../signing/webhook-secret-box';
 import { newWebhookSecret } from '../signing/webhook-signature';
 import { CreateWebhookEndpointDto } from './dto/create-webhook-endpoint.dto';
@@ -49,6 +53,8 @@ export class WebhookEndpointsService {
     private readonly dataSource: DataSource,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly subMerchants: SubMerchantsService,
+    private readonly eventWriter: EventWriter,
+    private readonly events: EventsRepository,
   ) {
     this.addressPolicy = { allowPrivate: config.webhooks.allowPrivateUrls };
     this.secrets = new WebhookSecretBox(config.webhooks.secretsKey);
@@ -161,6 +167,40 @@ export class WebhookEndpointsService {
       throw new ApiException(ErrorCode.ParameterInvalid, 'since must be before until.', 'since');
     }
     return { scheduled: await this.endpoints.recover(id, since, until) };
+  }
+
+  /**
+   * A `webhook_endpoint.test` event, delivered to this endpoint only (whatever its `events`)
+   * through the ordinary queue: signed, retried and listed with its attempts like any other.
+   */
+  async sendTestEvent(merchant: AuthenticatedMerchant, id: string): Promise<EventDto> {
+    const eventId = await this.dataSource.transaction(async (manager) => {
+      const endpoint = await this.endpoints.lockForMerchant(manager, merchant.merchantId, id);
+      if (!endpoint) throw ApiException.notFound('webhook endpoint', id);
+      if (!endpoint.enabled) {
+        throw new ApiException(
+          ErrorCode.WebhookEndpointDisabled,
+          `Webhook endpoint '${id}' is disabled (${endpoint.disabled_reason}); enable it first (PATCH enabled: true).`,
+        );
+      }
+      return this.eventWriter.recordFor(
+        manager,
+        {
+          type: 'webhook_endpoint.test',
+          merchantId: endpoint.merchant_id,
+          subMerchantId: endpoint.sub_merchant_id,
+          subMerchantCode: endpoint.sub_merchant_code,
+          objectType: 'webhook_endpoint',
+          objectId: endpoint.id,
+          previousStatus: null,
+          data: { object: toWebhookEndpointDto(endpoint), test: true },
+        },
+        endpoint.id,
+      );
+    });
+    const event = await this.events.findForMerchant(merchant.merchantId, eventId);
+    if (!event) throw ApiException.notFound('event', eventId);
+    return toEventDto(event);
   }
 
   private async find(merchant: AuthenticatedMerchant, id: string): Promise<WebhookEndpointRecord> {

@@ -74,8 +74,11 @@ export class EventsService {
     endpointId: string | undefined,
   ): Promise<WebhookDeliveryDto[]> {
     const event = await this.find(merchant, id);
-    if (endpointId !== undefined) await this.assertCanReceive(merchant, event, endpointId);
-    await this.events.resend(event, endpointId ?? null);
+    // A test event goes to the endpoint it tested only, never to the merchant's others.
+    const target =
+      endpointId ?? (event.type === 'webhook_endpoint.test' ? event.object_id : undefined);
+    if (target !== undefined) await this.assertCanReceive(merchant, event, target);
+    await this.events.resend(event, target ?? null);
     return (await this.events.deliveries(event.id)).map(toDeliveryDto);
   }
 

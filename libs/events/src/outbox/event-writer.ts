@@ -53,6 +53,29 @@ export class EventWriter {
    * 47/s instead of 71 under their merchant's balance lock).
    */
   async record(manager: EntityManager, event: NewEvent): Promise<string> {
+    return this.insertOne(manager, event, INSERT_DELIVERIES, []);
+  }
+
+  /**
+   * One event delivered to one endpoint only, whatever its subscriptions and the merchant's
+   * other endpoints: a test event (POST /v1/webhook-endpoints/{id}/test).
+   */
+  async recordFor(manager: EntityManager, event: NewEvent, endpointId: string): Promise<string> {
+    return this.insertOne(
+      manager,
+      event,
+      `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
+       SELECT event.id, $11, 'Pending', clock_timestamp() FROM event`,
+      [endpointId],
+    );
+  }
+
+  private async insertOne(
+    manager: EntityManager,
+    event: NewEvent,
+    insertDeliveries: string,
+    extraParams: unknown[],
+  ): Promise<string> {
     const id = newId(ID_PREFIX.event);
     await manager.query(
       `WITH event AS (
@@ -61,7 +84,7 @@ export class EventWriter {
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(max(sequence), 0) + 1, $9, $10::json
            FROM events WHERE object_id = $8
          RETURNING id, merchant_id, sub_merchant_id, type)
-       ${INSERT_DELIVERIES}`,
+       ${insertDeliveries}`,
       [
         id,
         event.merchantId,
@@ -73,6 +96,7 @@ export class EventWriter {
         event.objectId,
         event.previousStatus,
         JSON.stringify(event.data),
+        ...extraParams,
       ],
     );
     return id;

@@ -45,6 +45,14 @@ export class EventDataDto {
       'transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`).',
   })
   transaction?: EventTransactionDto;
+
+  @ApiPropertyOptional({
+    description:
+      'On `webhook_endpoint.test` only, always true: the event was sent by ' +
+      '`POST /v1/webhook-endpoints/{id}/test` and reports no change.',
+    example: true,
+  })
+  test?: boolean;
 }
 
 @ApiSchema({ name: 'Event' })

@@ -130,6 +130,26 @@ describe('Console: create a payout with a fresh two-factor code', () => {
     }
   });
 
+  it('answers a double submit with the same code as "already used", never counted as wrong', async () => {
+    const member = await signedInMember(api, merchant, 'owner', 'double-submit');
+    const body = payoutBody({ two_factor_code: totpCode(member.secret, 1) });
+    await createAs(member, body).expect(201);
+    // The same form sent again (a double click): more times than the wrong-code limit allows.
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const again = await createAs(member, body).expect(400);
+      expect(again.body.error).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'two_factor_code',
+        message:
+          'This two-factor code was already used. Wait for the next code of your authenticator app.',
+      });
+    }
+    const failures = (await auditOf(api, member.userId)).filter(
+      (entry) => entry.action === 'two_factor.fresh_code_failed',
+    );
+    expect(failures).toHaveLength(0);
+  });
+
   it('refuses a viewer and a developer: 403 permission_denied', async () => {
     for (const role of ['viewer', 'developer'] as const) {
       const member = await signedInMember(api, merchant, role);

@@ -28,6 +28,9 @@ export interface FreshCodeAttempt {
  * the user's row is locked first, so parallel guesses are counted one after the other.
  *
  * A right code is spent (its time step recorded) even if the change then fails: one more code.
+ * A code already used (a double submit, a retry of the same form) is refused as used, neither
+ * audited nor counted: it proves the secret is known, and counting it would lock a user out for
+ * double-clicking.
  */
 export async function requireFreshCode(
   dataSource: DataSource,
@@ -58,7 +61,8 @@ export async function requireFreshCode(
       [attempt.userId, FRESH_CODE_WINDOW_MINUTES, FRESH_CODE_FAILURES_ALLOWED - 1],
     );
     if (rows[0]) return { limitedFor: Math.max(Number(rows[0].retry_after), 1) };
-    if (await verifier.verifyFreshCode(manager, attempt.userId, code)) return { accepted: true };
+    const checked = await verifier.checkFreshCode(manager, attempt.userId, code);
+    if (checked !== 'wrong') return { checked };
     await recordAudit(manager, {
       merchantId: attempt.merchantId,
       actorType: 'console_user',
@@ -70,7 +74,7 @@ export async function requireFreshCode(
       ip: attempt.client.ip,
       userAgent: attempt.client.userAgent,
     });
-    return { accepted: false };
+    return { checked };
   });
   if ('limitedFor' in verdict) {
     throw new ApiException(
@@ -80,10 +84,17 @@ export async function requireFreshCode(
       { 'Retry-After': String(verdict.limitedFor) },
     );
   }
-  if (!verdict.accepted) {
+  if (verdict.checked === 'reused') {
     throw new ApiException(
       ErrorCode.ParameterInvalid,
-      'The two-factor code is wrong, expired or already used. Enter the current code.',
+      'This two-factor code was already used. Wait for the next code of your authenticator app.',
+      'two_factor_code',
+    );
+  }
+  if (verdict.checked === 'wrong') {
+    throw new ApiException(
+      ErrorCode.ParameterInvalid,
+      'The two-factor code is wrong or expired. Enter the current code.',
       'two_factor_code',
     );
   }

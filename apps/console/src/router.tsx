@@ -128,6 +128,14 @@ const activityRoute = createRoute({
   path: 'settings/activity',
   component: lazyRouteComponent(() => import('./pages/settings/ActivityPage'), 'ActivityPage'),
 });
+const subMerchantsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'sub-merchants',
+  component: lazyRouteComponent(
+    () => import('./pages/sub-merchants/SubMerchantsPage'),
+    'SubMerchantsPage',
+  ),
+});
 const balancesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: 'balances',
@@ -160,6 +168,7 @@ const routeTree = rootRoute.addChildren([
     payoutsRoute,
     createPayoutRoute,
     payoutDetailRoute,
+    subMerchantsRoute,
     apiKeysRoute,
     webhooksRoute,
     eventsRoute,

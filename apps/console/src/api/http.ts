@@ -43,6 +43,48 @@ export function csrfHeaders(method: string): Record<string, string> {
   return isUnsafeMethod(method) && csrfToken ? { [CSRF_HEADER]: csrfToken } : {};
 }
 
+/*
+ * The sub-merchant the console acts for (docs/console.md, Sub-merchant context), null for the
+ * merchant itself. Set by the frame from the tab's choice (sub-merchant-context.ts). A PSP's code
+ * names a sub-merchant as its API key would: `X-Sub-Merchant-Code` on every call (the API reads it
+ * where it creates something), and `sub_merchant_code` on the lists that are scoped by it.
+ */
+let subMerchantCode: string | null = null;
+
+export const SUB_MERCHANT_HEADER = 'X-Sub-Merchant-Code';
+
+export function setSubMerchantCode(code: string | null): void {
+  subMerchantCode = code;
+}
+
+export function subMerchantHeaders(): Record<string, string> {
+  return subMerchantCode ? { [SUB_MERCHANT_HEADER]: subMerchantCode } : {};
+}
+
+/** The /v1 lists that take `sub_merchant_code` (docs/openapi.json, SubMerchantScopeQuery). */
+const SCOPED_LISTS: ReadonlySet<string> = new Set([
+  '/v1/checkout/sessions',
+  '/v1/unmatched-transfers',
+  '/v1/balances',
+  '/v1/payouts',
+  '/v1/refunds',
+  '/v1/events',
+  '/v1/webhook-endpoints',
+]);
+
+/**
+ * A GET's path and query within the sub-merchant context: a scoped list gets the chosen code as
+ * `sub_merchant_code` (which wins over `include_sub_merchants`); anything else is unchanged.
+ */
+export function scopedPath(method: string, pathAndQuery: string): string {
+  if (!subMerchantCode || method.toUpperCase() !== 'GET') return pathAndQuery;
+  const url = new URL(pathAndQuery, window.location.origin);
+  if (!SCOPED_LISTS.has(url.pathname)) return pathAndQuery;
+  url.searchParams.delete('include_sub_merchants');
+  url.searchParams.set('sub_merchant_code', subMerchantCode);
+  return `${url.pathname}${url.search}`;
+}
+
 function errorBodyOf(json: unknown): ErrorBody | null {
   const error = (json as { error?: unknown } | null)?.error;
   if (error && typeof error === 'object' && typeof (error as ErrorBody).code === 'string') {
@@ -75,6 +117,7 @@ export async function consoleRequest<T>(
       Accept: 'application/json',
       ...(sendsBody ? { 'Content-Type': 'application/json' } : {}),
       ...csrfHeaders(method),
+      ...subMerchantHeaders(),
     },
     body: sendsBody ? JSON.stringify(body ?? {}) : undefined,
   });

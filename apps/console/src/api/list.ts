@@ -1,4 +1,4 @@
-import { ApiError, ErrorBody } from './http';
+import { ApiError, ErrorBody, scopedPath, subMerchantHeaders } from './http';
 
 /** One page of a list (docs/pagination.md): a bare array, the next page in the Link header. */
 export interface ListPage<T> {
@@ -38,9 +38,9 @@ export function listPath(
 
 /** GETs one page of a list (the /v1 API or the console's own), same origin, cookie session. */
 export async function fetchListPage<T>(pathAndQuery: string): Promise<ListPage<T>> {
-  const response = await fetch(pathAndQuery, {
+  const response = await fetch(scopedPath('GET', pathAndQuery), {
     credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
+    headers: { Accept: 'application/json', ...subMerchantHeaders() },
   });
   const text = await response.text();
   let json: unknown = null;

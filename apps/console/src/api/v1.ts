@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import { ApiError, csrfHeaders, ErrorBody } from './http';
+import { ApiError, csrfHeaders, ErrorBody, scopedPath, subMerchantHeaders } from './http';
 import type { paths } from './v1-schema';
 
 /*
@@ -10,10 +10,14 @@ export const v1 = createClient<paths>({ baseUrl: '', credentials: 'same-origin' 
 
 v1.use({
   onRequest({ request }) {
-    for (const [name, value] of Object.entries(csrfHeaders(request.method))) {
-      request.headers.set(name, value);
-    }
-    return request;
+    const headers = { ...csrfHeaders(request.method), ...subMerchantHeaders() };
+    for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+    const url = new URL(request.url);
+    const scoped = scopedPath(request.method, `${url.pathname}${url.search}`);
+    // A GET has no body: the same request to the scoped list's address.
+    return scoped === `${url.pathname}${url.search}`
+      ? request
+      : new Request(new URL(scoped, url.origin), request);
   },
 });
 

@@ -3,16 +3,20 @@ import { Link, LinkProps, Navigate, Outlet, useNavigate } from '@tanstack/react-
 import { consoleApi, ConsoleSession } from '../api/console-api';
 import { t } from '../i18n/t';
 import { can, SESSION_QUERY_KEY, useSession } from '../session';
+import { applySubMerchantContext, canActForSubMerchants } from '../sub-merchant-context';
 import { ErrorMessage } from './ErrorMessage';
+import { SubMerchantBanner, SubMerchantSwitcher } from './SubMerchantSwitcher';
 import { ViewAsBanner } from './ViewAsBanner';
 
-/** The signed-in frame: navigation by permission, merchant switcher, sign-out. */
+/** The signed-in frame: navigation by permission, merchant and sub-merchant switchers, sign-out. */
 export function AppLayout() {
   const session = useSession();
   if (session.isPending || (!session.data && session.isFetching))
     return <p className="loading">{t('app.loading')}</p>;
   if (session.isError) return <ErrorMessage error={session.error} />;
   if (!session.data) return <Navigate to="/sign-in" />;
+  // Before any page below renders and fetches: their calls carry this tab's sub-merchant.
+  applySubMerchantContext(session.data);
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -23,10 +27,14 @@ export function AppLayout() {
         <span className={session.data.livemode ? 'mode mode-live' : 'mode mode-test'}>
           {session.data.livemode ? t('app.liveMode') : t('app.testMode')}
         </span>
-        <MerchantSwitcher session={session.data} />
+        <div className="header-switchers">
+          <SubMerchantSwitcher session={session.data} />
+          <MerchantSwitcher session={session.data} />
+        </div>
         <SignOutButton />
       </header>
       <ViewAsBanner session={session.data} />
+      <SubMerchantBanner session={session.data} />
       <div className="app-body">
         <Navigation session={session.data} />
         <main id="main" tabIndex={-1}>
@@ -59,6 +67,11 @@ function Navigation({ session }: { session: ConsoleSession }) {
         {can(session, 'payouts:read') && (
           <li>
             <Link to="/payouts">{t('nav.payouts')}</Link>
+          </li>
+        )}
+        {canActForSubMerchants(session) && (
+          <li>
+            <Link to="/sub-merchants">{t('nav.subMerchants')}</Link>
           </li>
         )}
         <NavigationGroup

@@ -6,6 +6,7 @@ import { ApiKeysConsoleModule } from './api-keys/api-keys-console.module';
 import { AuditLogController } from './audit/audit-log.controller';
 import { AuditLogReader } from './audit/audit-log.reader';
 import { V1ChangeAuditInterceptor } from './audit/v1-change-audit.interceptor';
+import { ExistingAccountAcceptance } from './invitations/existing-account-acceptance';
 import { InvitationAcceptance } from './invitations/invitation-acceptance';
 import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
@@ -67,6 +68,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
     InvitationsRepository,
     InvitationIssuer,
     InvitationAcceptance,
+    ExistingAccountAcceptance,
     TeamRepository,
     TeamService,
     AuditLogReader,

@@ -22,7 +22,7 @@ export function invitationGone(): ApiException {
  * Accepting an invitation: the account (realm, e-mail, password), the membership, the
  * invitation used up, a session waiting for TOTP enrolment and the audit entry, in one
  * transaction. An address that already has an account of the realm is refused (409): its owner
- * signs in instead (adding a membership to an existing account is not offered yet).
+ * accepts with that account instead (ExistingAccountAcceptance: password and second factor).
  */
 @Injectable()
 export class InvitationAcceptance {

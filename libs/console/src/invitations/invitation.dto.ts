@@ -18,6 +18,18 @@ export class AcceptInvitationDto extends InvitationLookupDto {
   password: string;
 }
 
+/** An invitation accepted by an existing account: its password and second factor. */
+export class AcceptWithAccountDto extends InvitationLookupDto {
+  // Any length is checked against the hash, as on the sign-in form.
+  @IsString({ message: 'password must be a string.' })
+  @Length(1, 1024, { message: 'password must be 1 to 1024 characters.' })
+  password: string;
+
+  @IsString({ message: 'code must be a string.' })
+  @Length(6, 20, { message: 'code must be a 6-digit code or a recovery code.' })
+  code: string;
+}
+
 export function isInvitationTokenShape(token: string): boolean {
   return TOKEN_SHAPE.test(token);
 }

@@ -7,8 +7,15 @@ import { clientInfo } from '../http/client-info';
 import { setSessionCookie } from '../http/session-cookie';
 import { ConsolePreSession } from '../sessions/console-access';
 import { invitationView } from './invitation';
+import { ConsoleUsersRepository } from '../users/console-users.repository';
+import { ExistingAccountAcceptance } from './existing-account-acceptance';
 import { invitationGone, InvitationAcceptance } from './invitation-acceptance';
-import { AcceptInvitationDto, InvitationLookupDto, isInvitationTokenShape } from './invitation.dto';
+import {
+  AcceptInvitationDto,
+  AcceptWithAccountDto,
+  InvitationLookupDto,
+  isInvitationTokenShape,
+} from './invitation.dto';
 import { InvitationsRepository } from './invitations.repository';
 
 /** The invitation page: what the invitation is for, then the new account. */
@@ -19,6 +26,8 @@ export class InvitationsController {
     private readonly dataSource: DataSource,
     private readonly invitations: InvitationsRepository,
     private readonly acceptance: InvitationAcceptance,
+    private readonly existingAccount: ExistingAccountAcceptance,
+    private readonly users: ConsoleUsersRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -35,7 +44,14 @@ export class InvitationsController {
       ? await this.invitations.findPendingByToken(this.dataSource.manager, token)
       : null;
     if (!invitation) throw invitationGone();
-    return invitationView(invitation);
+    // Which form the page shows: a new password, or the existing account's sign-in. Only the
+    // invitation's holder learns it, and accepting would tell them anyway.
+    const account = await this.users.findByEmail(
+      this.dataSource.manager,
+      invitation.realm,
+      invitation.email,
+    );
+    return { ...invitationView(invitation), account_exists: account !== null };
   }
 
   @Post('accept')
@@ -53,5 +69,19 @@ export class InvitationsController {
     );
     setSessionCookie(response, this.config, session.cookieValue);
     return { two_factor_enrolment: enrolment, csrf_token: session.csrfToken };
+  }
+
+  /** The invitee has an account: password and second factor, then signed in at the merchant. */
+  @Post('accept-with-account')
+  @HttpCode(200)
+  @ConsolePreSession()
+  async acceptWithAccount(
+    @Body() body: AcceptWithAccountDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { session, merchantId } = await this.existingAccount.accept(body, clientInfo(request));
+    setSessionCookie(response, this.config, session.cookieValue);
+    return { signed_in: true, merchant_id: merchantId, csrf_token: session.csrfToken };
   }
 }

@@ -51,14 +51,22 @@ export class ConsoleSessionsRepository {
 
   async create(
     manager: EntityManager,
-    input: { userId: string; merchantId: string | null; client: ClientInfo },
+    input: {
+      userId: string;
+      merchantId: string | null;
+      client: ClientInfo;
+      /** Both factors were checked in this request (an invitation accepted by an existing account). */
+      twoFactorVerified?: boolean;
+    },
   ): Promise<NewSession> {
     const cookieValue = randomToken();
     const csrfToken = randomToken();
     await manager.query(
       `INSERT INTO console_sessions
-         (id_hash, user_id, merchant_id, csrf_token, expires_at, ip, user_agent)
-       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5), $6, $7)`,
+         (id_hash, user_id, merchant_id, csrf_token, expires_at, ip, user_agent,
+          two_factor_verified_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5), $6, $7,
+               CASE WHEN $8::boolean THEN now() END)`,
       [
         sha256(cookieValue),
         input.userId,
@@ -67,6 +75,7 @@ export class ConsoleSessionsRepository {
         SESSION_ABSOLUTE_HOURS,
         input.client.ip,
         input.client.userAgent?.slice(0, 500) ?? null,
+        input.twoFactorVerified ?? false,
       ],
     );
     return { cookieValue, csrfToken };

@@ -66,8 +66,9 @@ export class SessionService {
 
   async switchMerchant(session: ConsoleSession, merchantId: string, client: ClientInfo) {
     await this.dataSource.transaction(async (manager) => {
-      const memberships = await this.users.memberships(manager, session.userId);
-      const target = memberships.find((m) => m.merchantId === merchantId);
+      // Read again under a lock, whatever the page showed: a membership removed since (the row
+      // is deleted) is no membership, and one being removed waits for this switch or wins it.
+      const target = await this.users.lockMembership(manager, session.userId, merchantId);
       if (!target) {
         throw new ApiException(
           ErrorCode.ResourceMissing,

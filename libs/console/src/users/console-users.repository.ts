@@ -106,6 +106,38 @@ export class ConsoleUsersRepository {
     }));
   }
 
+  /**
+   * The user's membership of one merchant, locked (FOR SHARE) until the transaction ends: a
+   * removal or role change waits for whatever is done on its strength, and one committed before
+   * reads as no membership. null when there is none.
+   */
+  async lockMembership(
+    manager: EntityManager,
+    userId: string,
+    merchantId: string,
+  ): Promise<ConsoleMembership | null> {
+    const rows: Array<{
+      merchant_id: string;
+      name: string;
+      kind: 'direct' | 'psp';
+      role: ConsoleMembership['role'];
+    }> = await manager.query(
+      `SELECT m.merchant_id, mer.name, mer.kind, m.role
+         FROM console_memberships m JOIN merchants mer ON mer.id = m.merchant_id
+        WHERE m.user_id = $1 AND m.merchant_id = $2
+          FOR SHARE OF m`,
+      [userId, merchantId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      merchantId: row.merchant_id,
+      merchantName: row.name,
+      merchantKind: row.kind,
+      role: row.role,
+    };
+  }
+
   async addMembership(
     manager: EntityManager,
     input: { userId: string; merchantId: string; role: string },

@@ -37,6 +37,8 @@ export interface Invitation {
   merchant_name: string | null;
   role: ConsoleRole | null;
   expires_at: string;
+  /** The address has an account already: accept by signing in to it (acceptWithAccount). */
+  account_exists?: boolean;
 }
 
 export interface TwoFactorEnrolment {
@@ -132,6 +134,12 @@ export const consoleApi = {
       'POST',
       '/console/api/invitations/accept',
       { token, password },
+    ),
+  acceptWithAccount: (token: string, password: string, code: string) =>
+    consoleRequest<{ signed_in: true; merchant_id: string }>(
+      'POST',
+      '/console/api/invitations/accept-with-account',
+      { token, password, code },
     ),
   enrolTwoFactor: (code: string) =>
     consoleRequest<{ recovery_codes: string[] }>('POST', '/console/api/two-factor/enrol', { code }),

@@ -81,6 +81,7 @@ export const en = {
   'invitation.acceptedTitle': 'Invitation accepted',
   'invitation.acceptedIntro': 'You are now a member of {merchant} as {role}.',
   'invitation.openConsole': 'Open the console',
+  'invitation.acceptSubmit': 'Accept invitation',
 
   'home.title': 'Home',
   'home.balances': 'Balances',

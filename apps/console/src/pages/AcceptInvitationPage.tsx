@@ -1,17 +1,22 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { consoleApi, Invitation, TwoFactorEnrolment } from '../api/console-api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EnrolTwoFactor, RecoveryCodes } from '../components/TwoFactorEnrolmentSteps';
 import { formatDateTime } from '../format';
 import { t } from '../i18n/t';
+import { reloadSession } from '../session';
 
 /** The token travels in the fragment, which browsers never send to a server or in a Referer. */
 function tokenFromFragment(): string | null {
   return new URLSearchParams(window.location.hash.slice(1)).get('token');
 }
 
-/** Set a password, enrol TOTP (mandatory), save the recovery codes. */
+/**
+ * Set a password, enrol TOTP (mandatory), save the recovery codes; or, for an address that has
+ * an account already, sign in to it (password and code) to join the invitation's merchant.
+ */
 export function AcceptInvitationPage() {
   const [token] = useState(tokenFromFragment);
   const [enrolment, setEnrolment] = useState<TwoFactorEnrolment | null>(null);
@@ -66,6 +71,9 @@ function SetPassword(props: {
     mutationFn: () => consoleApi.acceptInvitation(props.token, password),
     onSuccess: (result) => props.onAccepted(result.two_factor_enrolment),
   });
+  if (invitation.data?.account_exists) {
+    return <SignInToAccept token={props.token} invitation={invitation.data} />;
+  }
   const submit = (event: FormEvent) => {
     event.preventDefault();
     accept.mutate();
@@ -108,6 +116,86 @@ function SetPassword(props: {
           </button>
         </>
       )}
+    </form>
+  );
+}
+
+/** The invitee has an account: its password and second factor add the merchant to it. */
+function SignInToAccept(props: { token: string; invitation: Invitation }) {
+  const queryClient = useQueryClient();
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const accept = useMutation({
+    mutationFn: () => consoleApi.acceptWithAccount(props.token, password, code),
+    // Signed in at the new merchant: the frame must not use a cached "signed out".
+    onSuccess: () => reloadSession(queryClient),
+  });
+  const { invitation } = props;
+  if (accept.isSuccess) {
+    return (
+      <>
+        <h1>{t('invitation.acceptedTitle')}</h1>
+        <p role="status">
+          {t('invitation.acceptedIntro', {
+            merchant: invitation.merchant_name ?? '',
+            role: invitation.role ? t(`roles.${invitation.role}`) : '',
+          })}
+        </p>
+        <Link to="/">{t('invitation.openConsole')}</Link>
+      </>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!accept.isPending) accept.mutate();
+  };
+  return (
+    <form onSubmit={submit}>
+      <h1>{t('invitation.title')}</h1>
+      <InvitationSummary invitation={invitation} />
+      <p>
+        {t('invitation.existingIntro', {
+          email: invitation.email,
+          merchant: invitation.merchant_name ?? '',
+        })}
+      </p>
+      <label>
+        {t('signIn.email')}
+        <input
+          type="email"
+          name="email"
+          autoComplete="username"
+          value={invitation.email}
+          readOnly
+        />
+      </label>
+      <label>
+        {t('signIn.password')}
+        <input
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+      </label>
+      <label>
+        {t('twoFactor.code')}
+        <input
+          name="code"
+          autoComplete="one-time-code"
+          required
+          minLength={6}
+          maxLength={20}
+          value={code}
+          onChange={(event) => setCode(event.target.value)}
+        />
+      </label>
+      <ErrorMessage error={accept.error} />
+      <button type="submit" disabled={accept.isPending}>
+        {t('invitation.acceptSubmit')}
+      </button>
     </form>
   );
 }

@@ -47,6 +47,17 @@ describe('Console sign-in lockout (issue 25)', () => {
     return rows[0].n;
   }
 
+  /** Attempts the lock refused with nothing checked: audited too, with the step they were at. */
+  async function lockedRefusals(userId: string, step: 'password' | 'two_factor') {
+    const rows: Array<{ n: number }> = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM console_audit_log
+        WHERE actor_id = $1 AND action = 'user.sign_in_failed'
+          AND details = jsonb_build_object('reason', 'locked', 'step', $2::text)`,
+      [userId, step],
+    );
+    return rows[0].n;
+  }
+
   it('checks at most 5 of 20 parallel wrong passwords, and then refuses the right one', async () => {
     const victim = await signedInMember(api, merchant, 'viewer', 'password-burst');
     const responses = await Promise.all(
@@ -60,6 +71,8 @@ describe('Console sign-in lockout (issue 25)', () => {
     expect(locked.body.error.code).toBe('rate_limited');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect(await evaluatedFailures(victim.userId, 'password')).toBe(5);
+    // 15 of the burst and the right password met the lock: audited, not checked.
+    expect(await lockedRefusals(victim.userId, 'password')).toBe(16);
   });
 
   it('checks at most 5 of 20 parallel wrong codes, and then refuses the right one', async () => {
@@ -92,6 +105,7 @@ describe('Console sign-in lockout (issue 25)', () => {
       .expect(429);
     expect(right.body.error.code).toBe('rate_limited');
     await agent.get('/console/api/session').expect(401);
+    expect(await lockedRefusals(victim.userId, 'two_factor')).toBe(16);
   });
 
   it('locks an unknown address after 5 attempts exactly like a known one', async () => {
@@ -107,9 +121,10 @@ describe('Console sign-in lockout (issue 25)', () => {
       if (attempt === 5) expect(fromKnown.headers['retry-after']).toBe('60');
     }
     // Locked: the right password of the known account gets what any password of the unknown gets.
+    const userAgent = `lockout-test ${Date.now()} ${Math.random()}`;
     const [locked, lockedUnknown] = await Promise.all([
       signIn(known.email, PASSWORD),
-      signIn(unknown, PASSWORD),
+      signIn(unknown, PASSWORD).set('User-Agent', userAgent),
     ]);
     expect(locked.status).toBe(429);
     expect(lockedUnknown.status).toBe(429);
@@ -121,6 +136,20 @@ describe('Console sign-in lockout (issue 25)', () => {
         Number(locked.headers['retry-after']) - Number(lockedUnknown.headers['retry-after']),
       ),
     ).toBeLessThanOrEqual(1);
+    // Both refusals are audited: the account's under it, the unknown address without the address.
+    expect(await lockedRefusals(known.userId, 'password')).toBe(1);
+    const anonymous: Array<{ actor_type: string; details: Record<string, unknown> }> =
+      await api.dataSource.query(
+        `SELECT actor_type, details FROM console_audit_log WHERE user_agent = $1`,
+        [userAgent],
+      );
+    expect(anonymous).toEqual([
+      {
+        actor_type: 'anonymous',
+        details: { realm: 'merchant', reason: 'locked', step: 'password', unknown_email: true },
+      },
+    ]);
+    expect(JSON.stringify(anonymous)).not.toContain(unknown);
   });
 
   /** Changes the address's lockout row (time cannot be waited out in a test). */

@@ -18,7 +18,8 @@ const TOTP_CODE = /^[0-9]{6}$/;
 
 /**
  * The second step of sign-in: a TOTP code (each time step once) or an unused recovery code.
- * Attempts count toward the same lockout as passwords (SignInThrottle); checked ones are audited.
+ * Attempts count toward the same lockout as passwords (SignInThrottle); every one is audited,
+ * those the lock refused unchecked too.
  */
 @Injectable()
 export class SecondFactorService {
@@ -46,11 +47,25 @@ export class SecondFactorService {
     // Charged before the code is checked, as the password step does: parallel codes get no more
     // than 5 checks per lock, and the right code meeting a lock set by others waits it out.
     const attempt = await this.throttle.charge(user.realm, user.email);
-    if (attempt.kind === 'refused') throw lockedOut(attempt.retryAfterSeconds);
-    const code = rawCode.trim();
     const audit = {
       actorType: session.realm === 'operator' ? 'operator' : 'console_user',
     } as const;
+    if (attempt.kind === 'refused') {
+      // Refused with nothing checked, audited all the same: the owner sees the attack.
+      await recordAudit(this.dataSource.manager, {
+        merchantId: session.merchantId,
+        actorType: audit.actorType,
+        actorId: user.id,
+        action: 'user.sign_in_failed',
+        targetType: 'console_user',
+        targetId: user.id,
+        details: { reason: 'locked', step: 'two_factor' },
+        ip: client.ip,
+        userAgent: client.userAgent,
+      });
+      throw lockedOut(attempt.retryAfterSeconds);
+    }
+    const code = rawCode.trim();
     const accepted = await this.dataSource.transaction(async (manager) => {
       const method = TOTP_CODE.test(code) ? 'totp' : 'recovery_code';
       const accepted =

@@ -30,7 +30,7 @@ const actorTypeOf = (realm: ConsoleRealm): AuditActorType =>
 /**
  * The password step. A wrong password and an unknown address get the same 401 after the same
  * argon2 work, and lock the same way (SignInThrottle counts per address typed, not per account).
- * Every checked attempt is audited; attempts refused by a lock are only counted. A success opens
+ * Every attempt is audited, those refused by a lock too (with no password checked). A success opens
  * a new session (a new id every sign-in) that waits for the second factor.
  */
 @Injectable()
@@ -53,7 +53,10 @@ export class SignInService {
     // First, before anything is read or verified: a locked address (known or not) is refused
     // with no work, and at most 5 attempts are ever checked per lock, however many run at once.
     const attempt = await this.throttle.charge(realm, email);
-    if (attempt.kind === 'refused') throw lockedOut(attempt.retryAfterSeconds);
+    if (attempt.kind === 'refused') {
+      await this.auditRefusedWhileLocked(realm, email, client);
+      throw lockedOut(attempt.retryAfterSeconds);
+    }
     const user = await this.users.findByEmail(this.dataSource.manager, realm, email);
     const matches = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !matches) {
@@ -104,6 +107,34 @@ export class SignInService {
     });
   }
 
+  /**
+   * An attempt the lock refused, before any password was checked: the owner's log shows the
+   * account is under attack. The answer is the same 429 whether or not the address names an
+   * account; an unknown one is recorded without the address, as its failures are.
+   */
+  private async auditRefusedWhileLocked(
+    realm: ConsoleRealm,
+    email: string,
+    client: ClientInfo,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const user = await this.users.findByEmail(manager, realm, email);
+      if (user) {
+        const merchantId = await this.firstMerchantOf(manager, user);
+        return this.auditFailure(manager, user, merchantId, client, 'locked', 'password');
+      }
+      await recordAudit(manager, {
+        merchantId: null,
+        actorType: 'anonymous',
+        actorId: null,
+        action: 'user.sign_in_failed',
+        details: { realm, reason: 'locked', step: 'password', unknown_email: true },
+        ip: client.ip,
+        userAgent: client.userAgent,
+      });
+    });
+  }
+
   /** A session opens on the user's oldest membership; the switcher changes it. */
   private async firstMerchantOf(manager: EntityManager, user: ConsoleUser): Promise<string | null> {
     if (user.realm !== 'merchant') return null;
@@ -116,7 +147,9 @@ export class SignInService {
     user: ConsoleUser,
     merchantId: string | null,
     client: ClientInfo,
-    reason: 'password' | 'two_factor',
+    reason: 'password' | 'two_factor' | 'locked',
+    /** For `locked`: the step the lock refused, with nothing checked. */
+    step?: 'password' | 'two_factor',
   ): Promise<void> {
     await recordAudit(manager, {
       merchantId,
@@ -125,7 +158,7 @@ export class SignInService {
       action: 'user.sign_in_failed',
       targetType: 'console_user',
       targetId: user.id,
-      details: { reason },
+      details: step ? { reason, step } : { reason },
       ip: client.ip,
       userAgent: client.userAgent,
     });

@@ -636,4 +636,28 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     );
     expect(row).toEqual({ unswept_in_row: 0, unswept_at: null });
   });
+
+  it("waits while the address's TRX cannot be read, then books a third party's TRX as unmatched before sweeping", async () => {
+    const address = await paidSession('7');
+    // Someone sent the deposit address 5 TRX (it is an account now).
+    node.setTrxBalance(address, 5n * TRX);
+    node.unavailablePaths.add('/walletsolidity/getaccount');
+    try {
+      expect(await sweeps().run('TRON')).not.toBeNull();
+      expect(await sweepsOf(address)).toEqual([]);
+    } finally {
+      node.unavailablePaths.delete('/walletsolidity/getaccount');
+    }
+    expect(await linesOf(`unmatched_native:TRON:${address}:%`)).toEqual([]);
+
+    await drive(ended(address));
+    const [sweep] = await sweepsOf(address);
+    expect(sweep.status).toBe('Completed');
+    expect(await linesOf(`unmatched_native:TRON:${address}:%`)).toEqual([
+      { account: 'deposits:TRON:TRX', amount: '5.000000000000000000' },
+      { account: 'unmatched:TRON:TRX', amount: '-5.000000000000000000' },
+    ]);
+    // Left on the address, unburnt: the transfer ran on lent energy and free bandwidth.
+    expect(node.trxBalance(address)).toBe(5n * TRX);
+  });
 });

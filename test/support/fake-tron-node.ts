@@ -162,6 +162,8 @@ export class FakeTronNode {
   readonly broadcasts: Array<{ txid: string; transaction: Json }> = [];
   /** How many blocks /walletsolidity/getnowblock trails the head. */
   solidLag: number;
+  /** Paths answered HTTP 503 while listed (one endpoint failing, the rest answering). */
+  readonly unavailablePaths = new Set<string>();
   /** Transactions built by triggersmartcontract so far. */
   private builds = 0;
   private readonly blocks: FakeBlock[] = [];
@@ -515,7 +517,7 @@ export class FakeTronNode {
       headers: request.headers,
     });
     if (this.outage === 'hang') return;
-    if (this.outage === 'unavailable') {
+    if (this.outage === 'unavailable' || this.unavailablePaths.has(url.pathname)) {
       response.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
       return;
     }

@@ -225,7 +225,9 @@ export class TronSweepPlanner {
     currency: Currency,
     candidate: TronAssessedAddress,
   ): Promise<TronStepRow | null> {
-    await this.detectStrangerTrx(chain, network.name, candidate.address);
+    // No proof of what TRX the address holds, no sweep: its transfer could burn a third party's
+    // TRX before it is booked as theirs.
+    if (!(await this.detectStrangerTrx(chain, network.name, candidate.address))) return null;
     const row = await this.journalStart(chain, network, settings, currency, candidate);
     if (row) await this.steps.send(chain, row);
     return row;
@@ -233,17 +235,27 @@ export class TronSweepPlanner {
 
   /**
    * TRX a third party sent the address, read from an irreversible block, booked as theirs
-   * (stranger-coin.service.ts) before the sweep. A read that proves nothing books nothing.
+   * (stranger-coin.service.ts) before the sweep. True only once the read proved what the address
+   * holds (and any excess is booked); a failed read, or one that proves nothing, books nothing
+   * and is false: the sweep waits for the next pass.
    */
-  private async detectStrangerTrx(chain: TronSweepChain, name: NetworkName, address: string) {
+  private async detectStrangerTrx(
+    chain: TronSweepChain,
+    name: NetworkName,
+    address: string,
+  ): Promise<boolean> {
     try {
       const solid = await chain.solidTrxBalance(address);
-      if (solid) await this.strangers.book(name, address, solid.balanceSun, solid.block);
+      if (!solid) throw new Error('the solidity API answered from another backend');
+      const booked = await this.strangers.book(name, address, solid.balanceSun, solid.block);
+      if (booked === null) throw new Error(`read at block ${solid.block}, before its last sweep`);
+      return true;
     } catch (error) {
       this.logger.warn(
         { address, error: error instanceof Error ? error.message : String(error) },
-        'TRX on a deposit address not read this pass',
+        'TRX on a deposit address not read: its sweep waits for the next pass',
       );
+      return false;
     }
   }
 

@@ -83,7 +83,7 @@ describe('POST /v1/webhook-endpoints/{id}/test: a test event through the real de
     });
     const eventId = sent.body.id as string;
 
-    await waitFor(() => target.received.length === 1, 20_000, 'the test webhook');
+    await waitFor(async () => target.received.length === 1, 20_000, 'the test webhook');
     const [webhook] = target.received;
     expect(webhook.path).toBe('/hooks');
     expect(JSON.parse(webhook.body)).toMatchObject({
@@ -125,7 +125,7 @@ describe('POST /v1/webhook-endpoints/{id}/test: a test event through the real de
 
     // Resent without naming an endpoint, it still goes to the tested endpoint only.
     await api.post(`/v1/events/${eventId}/resend`, merchant, {}).expect(202);
-    await waitFor(() => target.received.length === 2, 20_000, 'the resent test webhook');
+    await waitFor(async () => target.received.length === 2, 20_000, 'the resent test webhook');
     expect(other.received).toEqual([]);
   });
 

@@ -392,6 +392,7 @@ export const COMMANDS: Record<string, Command> = {
       reverted_unmatched_transfers: report.revertedUnmatched,
       ended_sweeps: sweeps.endedSweeps,
       sweeper_nonce_reset: sweeps.sweeperNonceReset,
+      reversed_unmatched_native: sweeps.reversedStrangerCoin,
     };
   },
 

@@ -4,6 +4,11 @@ import { NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { fromBaseUnits, LedgerAccounts, LedgerService } from '@app/ledger';
 
+/** The ledger kind of a third party's native coin booked as owed back, and of its reversal. */
+export const UNMATCHED_NATIVE_KIND = 'unmatched_native';
+/** Appended to an `unmatched_native` reference by its reversal when its chain is forgotten. */
+export const FORGOTTEN_SUFFIX = ':forgotten';
+
 /** EVM addresses compare without case; TRON's base58 ones exactly. */
 const SAME_ITEM = `CASE WHEN $2 LIKE '0x%' THEN lower(i.address) = lower($2) ELSE i.address = $2 END`;
 
@@ -60,14 +65,16 @@ export class StrangerCoin implements OnModuleDestroy {
 
   /**
    * Books what `heldBaseUnits` (read at `block`) holds beyond what the books say is on the
-   * address; the amount booked (0 when nothing is). Alone per network: passes never overlap.
+   * address; the amount booked (0 when nothing is), or null when the read proves nothing (a
+   * sweep of the address in flight, or one booked in a later block than the read's). Alone per
+   * network: passes never overlap.
    */
   async book(
     network: NetworkName,
     address: string,
     heldBaseUnits: bigint,
     block: number,
-  ): Promise<bigint> {
+  ): Promise<bigint | null> {
     const coin = NATIVE_COINS[network];
     return this.dataSource.transaction(async (manager) => {
       const [sweeps]: Array<{ live: boolean | null; newest: string | null }> = await manager.query(
@@ -78,7 +85,7 @@ export class StrangerCoin implements OnModuleDestroy {
       );
       // A sweep in flight may have moved coin the books do not show yet; a read older than the
       // newest sweep may show coin its transfer has since burnt.
-      if (sweeps.live || (sweeps.newest !== null && Number(sweeps.newest) > block)) return 0n;
+      if (sweeps.live || (sweeps.newest !== null && Number(sweeps.newest) > block)) return null;
       const account = LedgerAccounts.deposits(network, coin.symbol);
       const [{ booked }]: Array<{ booked: string }> = await manager.query(
         `SELECT trunc(COALESCE(sum(l.amount), 0) * power(10::numeric, $4))::text AS booked
@@ -89,16 +96,25 @@ export class StrangerCoin implements OnModuleDestroy {
                     FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
                     JOIN sweep_attempts a ON a.sweep_id = s.id
                    CROSS JOIN (VALUES ('sweep_top_up:'), ('network_fee:')) AS p(r)
-                   WHERE s.network = $1 AND ${SAME_ITEM})`,
+                   WHERE s.network = $1 AND ${SAME_ITEM} AND s.chain_forgotten_at IS NULL)`,
         [network, address, account, coin.decimals],
       );
       const stranger = heldBaseUnits - BigInt(booked);
       if (stranger <= 0n) return 0n;
       const amount = fromBaseUnits(stranger, coin.decimals);
       const line = { currency: coin.symbol, network };
+      // A forgotten chain (chains:forget) may have booked this block's reference already: the new
+      // chain's entry takes the next free one (the old one and its reversal stay).
+      const base = `unmatched_native:${network}:${address}:${block}`;
+      const [{ forgotten }]: Array<{ forgotten: number }> = await manager.query(
+        `SELECT count(*)::int AS forgotten FROM ledger_entries
+          WHERE reference = $1 || $2
+             OR (left(reference, length($1) + 6) = $1 || ':chain' AND right(reference, length($2)) = $2)`,
+        [base, FORGOTTEN_SUFFIX],
+      );
       await this.ledger.post(manager, {
-        reference: `unmatched_native:${network}:${address}:${block}`,
-        kind: 'unmatched_native',
+        reference: forgotten ? `${base}:chain${forgotten + 1}` : base,
+        kind: UNMATCHED_NATIVE_KIND,
         lines: [
           { account, amount, ...line },
           {

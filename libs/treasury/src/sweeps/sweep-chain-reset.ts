@@ -1,12 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import Decimal from 'decimal.js';
+import { DataSource, EntityManager } from 'typeorm';
 import { NetworkName } from '@app/chains';
+import { LedgerService } from '@app/ledger';
+import { FORGOTTEN_SUFFIX, UNMATCHED_NATIVE_KIND } from './stranger-coin.service';
 
 export interface SweepChainResetReport {
   /** Live sweeps of the forgotten chain, ended Failed: none of their transactions can be mined. */
   endedSweeps: number;
   /** The sweeper's stored next nonce was cleared: the next sweep starts from the node's count. */
   sweeperNonceReset: boolean;
+  /** Third parties' native coin booked on the forgotten chain (`unmatched_native`), reversed. */
+  reversedStrangerCoin: number;
 }
 
 /**
@@ -23,7 +28,10 @@ export interface SweepChainResetReport {
 export class SweepChainReset {
   private readonly logger = new Logger(SweepChainReset.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+  ) {}
 
   async forget(network: NetworkName): Promise<SweepChainResetReport> {
     return this.dataSource.transaction(async (manager) => {
@@ -72,9 +80,46 @@ export class SweepChainReset {
       const report = {
         endedSweeps: ids.length,
         sweeperNonceReset: lane.length > 0 && lane[0].next_nonce !== null,
+        reversedStrangerCoin: await this.reverseStrangerCoin(manager, network),
       };
       this.logger.warn({ network, ...report }, 'Sweeps of a forgotten chain ended');
       return report;
     });
+  }
+
+  /**
+   * The native coin of third parties booked on the forgotten chain (`unmatched_native`) is gone
+   * with it, and owed to no one: each entry not reversed yet gets its reversal
+   * (`<reference>:forgotten`, every line negated). The per-address books (stranger-coin.service)
+   * then count nothing of the old chain, and the new chain's coin is booked from zero.
+   */
+  private async reverseStrangerCoin(manager: EntityManager, network: NetworkName): Promise<number> {
+    const lines: Array<{ reference: string; account: string; currency: string; amount: string }> =
+      await manager.query(
+        `SELECT e.reference, l.account, l.currency, l.amount::text
+           FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+          WHERE e.reference LIKE 'unmatched_native:' || $1 || ':%'
+            AND e.reference NOT LIKE '%' || $2
+            AND NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.reference = e.reference || $2)
+          ORDER BY e.reference, l.account`,
+        [network, FORGOTTEN_SUFFIX],
+      );
+    const entries = new Map<string, typeof lines>();
+    for (const line of lines)
+      entries.set(line.reference, [...(entries.get(line.reference) ?? []), line]);
+    await this.ledger.postMany(
+      manager,
+      [...entries].map(([reference, of]) => ({
+        reference: `${reference}${FORGOTTEN_SUFFIX}`,
+        kind: UNMATCHED_NATIVE_KIND,
+        lines: of.map((line) => ({
+          account: line.account,
+          currency: line.currency,
+          network,
+          amount: new Decimal(line.amount).negated(),
+        })),
+      })),
+    );
+    return entries.size;
   }
 }

@@ -200,12 +200,21 @@ describe('Console: create a payout with a fresh two-factor code', () => {
     expect(await payoutsOfMerchant()).toBe(before + 1);
   });
 
-  // Refunds send money too (to any to_address), and the console has no refund route with a
-  // fresh code yet: a console session is refused before the refund is even looked up.
+  // Refunds send money too (to any to_address): a console session is refused before the refund
+  // is even looked up. A session's refund has its console route with a fresh code; an unmatched
+  // transfer's has none yet.
   it.each([
-    ['a checkout session', '/v1/checkout/sessions/cs_unknown0000000000000000/refunds'],
-    ['an unmatched transfer', '/v1/unmatched-transfers/utx_unknown000000000000000/refunds'],
-  ])('refuses a refund of %s from a console session', async (_what, path) => {
+    [
+      'a checkout session',
+      '/v1/checkout/sessions/cs_unknown0000000000000000/refunds',
+      'Money is sent from the console with a fresh two-factor code (POST /console/api/checkout-sessions/:id/refunds).',
+    ],
+    [
+      'an unmatched transfer',
+      '/v1/unmatched-transfers/utx_unknown000000000000000/refunds',
+      'Money is not sent with a console session; use an API key.',
+    ],
+  ])('refuses a refund of %s from a console session', async (_what, path, message) => {
     const refused = await owner.agent
       .post(path)
       .set({ ...unsafe(owner), 'Idempotency-Key': randomUUID() })
@@ -213,7 +222,7 @@ describe('Console: create a payout with a fresh two-factor code', () => {
       .expect(403);
     expect(refused.body.error).toMatchObject({
       code: 'permission_denied',
-      message: 'Money is not sent with a console session; use an API key.',
+      message,
     });
   });
 });

@@ -12,7 +12,9 @@ import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
 import { InvitationsRepository } from './invitations/invitations.repository';
 import { OpsModule } from './ops/ops.module';
+import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ConsolePayoutsModule } from './payouts/console-payouts.module';
+import { ConsoleRefundsModule } from './refunds/console-refunds.module';
 import { RequestLogModule } from './request-log/request-log.module';
 import { SecuritySessionsController } from './security/security-sessions.controller';
 import { ConsoleSessionMerchantAuthenticator } from './sessions/console-session-authenticator';
@@ -42,7 +44,14 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
  */
 @Global()
 @Module({
-  imports: [RequestLogModule, ApiKeysConsoleModule, OpsModule, ConsolePayoutsModule],
+  imports: [
+    RequestLogModule,
+    ApiKeysConsoleModule,
+    OpsModule,
+    ConsolePayoutsModule,
+    ConsoleRefundsModule,
+    PasswordResetModule,
+  ],
   controllers: [
     SignInController,
     TwoFactorController,

@@ -1,4 +1,5 @@
 export * from './refunds.module';
+export * from './refunds.service';
 export * from './refund-payouts.module';
 export * from './refund.types';
 export * from './refund.mapper';

@@ -54,8 +54,7 @@ export class RefundsController {
 
   @Post('checkout/sessions/:id/refunds')
   @RequiresPermission('refunds:write')
-  // No console route for refunds yet: the console cannot refund (docs/console.md).
-  @SendsMoney('')
+  @SendsMoney('POST /console/api/checkout-sessions/:id/refunds')
   @ApiOperation({
     operationId: 'createCheckoutSessionRefund',
     summary: 'Refund a checkout session',

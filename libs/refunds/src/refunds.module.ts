@@ -24,5 +24,7 @@ import { RefundsService } from './refunds.service';
   ],
   controllers: [RefundsController, HostedRefundDestinationController],
   providers: [RefundsService, RefundDestinations, RefundPayouts, PayoutDestination],
+  // The console's refund route (libs/console) creates through the same service.
+  exports: [RefundsService],
 })
 export class RefundsModule {}

@@ -2,7 +2,12 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CONSOLE_ROLES, ConsoleRole, isConsoleRole } from '@app/auth';
 import { APP_CONFIG, AppConfig } from '@app/common';
-import { CliInvitationError, inviteFromCli } from '@app/console';
+import {
+  CliInvitationError,
+  CliPasswordResetError,
+  inviteFromCli,
+  passwordResetFromCli,
+} from '@app/console';
 import { UsageError } from './usage-error';
 
 type Options = Record<string, string | string[] | boolean | undefined>;
@@ -23,6 +28,18 @@ async function invite(
     return await inviteFromCli(app.get(DataSource), app.get<AppConfig>(APP_CONFIG), input);
   } catch (error) {
     if (error instanceof CliInvitationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+async function resetPassword(
+  app: INestApplicationContext,
+  input: Parameters<typeof passwordResetFromCli>[2],
+): Promise<unknown> {
+  try {
+    return await passwordResetFromCli(app.get(DataSource), app.get<AppConfig>(APP_CONFIG), input);
+  } catch (error) {
+    if (error instanceof CliPasswordResetError) throw new UsageError(error.message);
     throw error;
   }
 }
@@ -59,6 +76,14 @@ export const CONSOLE_COMMANDS = {
       operatorRole,
     });
   },
+
+  // No outgoing e-mail: an owner (whom no one in the console outranks) or an operator gets a
+  // reset link from here, to hand over (docs/console.md, Password reset).
+  'console:reset-password': async (app: INestApplicationContext, options: Options) =>
+    resetPassword(app, { realm: 'merchant', email: required(options, 'email') }),
+
+  'ops:reset-password': async (app: INestApplicationContext, options: Options) =>
+    resetPassword(app, { realm: 'operator', email: required(options, 'email') }),
 };
 
 export const CONSOLE_USAGE = `  console:invite --merchant MERCHANT_ID --email EMAIL --role ROLE
@@ -68,4 +93,7 @@ export const CONSOLE_USAGE = `  console:invite --merchant MERCHANT_ID --email EM
   ops:invite --email EMAIL [--role admin|support]
                                                invite an operator to the /ops area (role support
                                                by default): prints the invitation URL (valid
-                                               7 days, once)`;
+                                               7 days, once)
+  console:reset-password --email EMAIL         a password reset link for a console account
+                                               (valid 1 hour, once; two-factor still asked)
+  ops:reset-password --email EMAIL             the same for an operator's /ops account`;

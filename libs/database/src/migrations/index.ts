@@ -32,6 +32,7 @@ import { OperatorRoles1766440000000 } from './1766440000000-operator-roles';
 import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sign-in-throttles';
 import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-failures-index';
 import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-two-factor';
+import { ConsolePasswordResets1766530000000 } from './1766530000000-console-password-resets';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   ConsoleSignInThrottles1766450000000,
   FreshCodeFailuresIndex1766460000000,
   DropRequireTwoFactor1766470000000,
+  ConsolePasswordResets1766530000000,
 ];

@@ -105,6 +105,8 @@ describe('Console invitations (issue 25)', () => {
       merchant_name: 'Console Invitations Shop',
       role: 'owner',
       expires_at: printed.expires_at,
+      // The page asks a new address for a password, an existing account to sign in.
+      account_exists: false,
     });
     const audit = await api.dataSource.query(
       `SELECT actor_type, details FROM console_audit_log

@@ -404,6 +404,78 @@ export const en = {
   'errors.permission_denied': 'Your role does not allow this.',
   'errors.generic': 'Something went wrong: {message}',
   'errors.network': 'The console could not reach the server. Check your connection and try again.',
+
+  // Webhook endpoints managed from the console, test events, password reset links (issue 25).
+  'webhooks.add': 'Add endpoint',
+  'webhooks.addTitle': 'Add a webhook endpoint',
+  'webhooks.editTitle': 'Edit webhook endpoint',
+  'webhooks.edit': 'Edit',
+  'webhooks.editNamed': 'Edit {url}',
+  'webhooks.delete': 'Delete',
+  'webhooks.deleteNamed': 'Delete {url}',
+  'webhooks.deleteTitle': 'Delete this endpoint?',
+  'webhooks.deleteIntro':
+    '{url} will receive nothing more; deliveries still queued for it are canceled. This cannot be undone.',
+  'webhooks.deleteConfirm': 'Delete endpoint',
+  'webhooks.sendTest': 'Send test event',
+  'webhooks.sendTestNamed': 'Send test event to {url}',
+  'webhooks.testTitle': 'Test event',
+  'webhooks.testSent':
+    'A webhook_endpoint.test event ({id}) is queued for {url} only, signed like any other. Its delivery and every attempt:',
+  'webhooks.actions': 'Actions',
+  'webhooks.endpointUrl': 'Endpoint URL',
+  'webhooks.urlHint': 'https with a public address. Redirects are not followed.',
+  'webhooks.descriptionField': 'Description (optional)',
+  'webhooks.receive': 'Events to send',
+  'webhooks.receiveAll': 'All events, new types included',
+  'webhooks.receiveSome': 'Only the selected types',
+  'webhooks.eventsRequired': 'Select at least one event type.',
+  'webhooks.enabledField': 'Enabled: the endpoint receives events',
+  'webhooks.save': 'Save',
+  'webhooks.cancel': 'Cancel',
+  'webhooks.close': 'Close',
+  'webhooks.secretTitle': 'Save your signing secret',
+  'webhooks.secretIntro':
+    'Verify every webhook with this secret. It is shown only now: copy it and keep it somewhere safe.',
+  'webhooks.secret': 'Signing secret',
+  'webhooks.copy': 'Copy',
+  'webhooks.copied': 'Copied to the clipboard.',
+  'webhooks.copyFailed': 'Copy failed: select the secret and copy it by hand.',
+  'webhooks.done': 'Done',
+
+  'signIn.forgotPassword': 'Forgot password?',
+  'forgotPassword.title': 'Forgot your password?',
+  'forgotPassword.merchant':
+    'The console sends no e-mail. Ask an owner or admin of your team for a password reset link: they create one on the Team page. An owner without another owner asks the service’s operator.',
+  'forgotPassword.operator':
+    'Ask an administrator of the service for a password reset link (the ops:reset-password command).',
+  'forgotPassword.rules':
+    'A link works once, for one hour, and you still need your authentication code or a recovery code.',
+  'forgotPassword.back': 'Back to sign in',
+  'resetPassword.title': 'Set a new password',
+  'resetPassword.for': 'For {email}.',
+  'resetPassword.newPassword': 'New password',
+  'resetPassword.passwordHint': '12 to 128 characters.',
+  'resetPassword.codeHint':
+    'The current code of your authenticator app, or one of your recovery codes.',
+  'resetPassword.submit': 'Set new password',
+  'resetPassword.done':
+    'Your password is changed and every session of your account is signed out. Sign in with the new password.',
+  'resetPassword.signIn': 'Sign in',
+  'resetPassword.missingToken': 'Open the full reset link you were given.',
+  'resetPassword.gone': 'This reset link is unknown, already used or expired. Ask for a new one.',
+  'resetPassword.wrongCode':
+    'Incorrect or already used code. Enter the current code of your authenticator app, or a recovery code.',
+  'team.actions': 'Actions',
+  'team.resetLink': 'Reset link',
+  'team.resetLinkNamed': 'Create a password reset link for {email}',
+  'team.resetLinkTitle': 'Password reset link',
+  'team.resetLinkConfirm':
+    'Create a password reset link for {email}? An earlier link for them stops working.',
+  'team.resetLinkCreate': 'Create reset link',
+  'team.resetLinkCreated':
+    'Give this link to {email} yourself: the console sends no e-mail. It works once, until {date}, and still asks for their authentication code.',
+  'team.resetLinkUrl': 'Password reset link',
 } as const;
 
 export type MessageKey = keyof typeof en;

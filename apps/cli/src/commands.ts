@@ -390,6 +390,7 @@ export const COMMANDS: Record<string, Command> = {
       reverted_transfers: report.revertedTransfers,
       settled_sessions: report.settledSessions,
       reverted_unmatched_transfers: report.revertedUnmatched,
+      kept_refunded_unmatched_transfers: report.keptRefundedUnmatched,
       ended_sweeps: sweeps.endedSweeps,
       sweeper_nonce_reset: sweeps.sweeperNonceReset,
       reversed_unmatched_native: sweeps.reversedStrangerCoin,

@@ -12,6 +12,12 @@ export interface ChainResetReport {
   /** Sessions settled again because of them. */
   settledSessions: number;
   revertedUnmatched: number;
+  /**
+   * Unmatched transfers left booked because their refund is `Completed`: the transfer and the
+   * refund that sent it back were both on the forgotten chain, so neither is undone (reverting
+   * the transfer alone would book the refund as a reorg loss that never happened).
+   */
+  keptRefundedUnmatched: number;
 }
 
 /**
@@ -56,14 +62,22 @@ export class ChainResetService {
         changes.set(row.session_id, [...(changes.get(row.session_id) ?? []), change]);
       }
       await this.settlement.settleMany(manager, changes);
-      const unmatched: Array<{ id: string }> = await manager.query(
-        `SELECT id FROM unmatched_transfers WHERE network = $1 AND status <> 'reverted'`,
+      // A transfer refunded in full (its refund Completed) stays as it is, with its refund: both
+      // were on the gone chain. One whose refund is signed but not completed is reverted as a
+      // reorg reverts it (its refund booked as a loss to review, undone if the refund fails).
+      const unmatched: Array<{ id: string; refunded: boolean }> = await manager.query(
+        `SELECT u.id, EXISTS (SELECT 1 FROM refunds r
+                               WHERE r.unmatched_transfer_id = u.id AND r.status = 'Completed')
+                       AS refunded
+           FROM unmatched_transfers u WHERE u.network = $1 AND u.status <> 'reverted'
+          ORDER BY u.id FOR UPDATE OF u`,
         [network],
       );
+      const forgotten = unmatched.filter((row) => !row.refunded);
       await manager.query(
         `UPDATE unmatched_transfers SET status = 'reverted', reverted_at = now(), updated_at = now()
           WHERE id = ANY($1::text[])`,
-        [unmatched.map((row) => row.id)],
+        [forgotten.map((row) => row.id)],
       );
       await this.unmatchedBooks.reverseReverted(manager, network);
       await manager.query(`DELETE FROM chain_cursors WHERE network = $1`, [network]);
@@ -71,7 +85,8 @@ export class ChainResetService {
         network,
         revertedTransfers: reverted.length,
         settledSessions: changes.size,
-        revertedUnmatched: unmatched.length,
+        revertedUnmatched: forgotten.length,
+        keptRefundedUnmatched: unmatched.length - forgotten.length,
       };
     });
   }

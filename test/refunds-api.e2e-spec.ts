@@ -15,8 +15,10 @@ import {
 import {
   creditBalanceOf,
   paidSession,
+  postRefundDestination,
   postSessionRefund,
   REFUND_ID,
+  refundSecret,
   RefundBody,
   refundEvents,
   unmatchedTransfer,
@@ -104,6 +106,9 @@ describe('Refunds API', () => {
       currency: 'USDT',
       network: 'TRON',
       to_address: null,
+      // The customer's link: the session's page, the refund and its secret in the fragment.
+      destination_url: `http://pay.test.example/checkout/${session.id}#refund=${refund.id}&secret=${refundSecret(api, refund.id)}`,
+      send_after: null,
       tx_hash: null,
       reason: 'Order canceled',
       error_reason: null,
@@ -444,10 +449,8 @@ describe('Refunds API', () => {
       status: 'Underpaid',
     });
     const { body: refund } = await postSessionRefund(api, merchant, session.id).expect(201);
-    const form = (sessionId: string, refundId: string, body: unknown) =>
-      request(api.http)
-        .post(`/checkout/${sessionId}/refunds/${refundId}/destination`)
-        .send(body as object);
+    const form = (sessionId: string, refundId: string, body: object) =>
+      postRefundDestination(api, sessionId, refundId, body);
     const untouched = async () => {
       expect((await getRefund(merchant, refund.id)).status).toBe('requires_destination');
       expect(await api.count('payouts', 'refund_id = $1', [refund.id])).toBe(0);
@@ -491,7 +494,12 @@ describe('Refunds API', () => {
     expect(unchecked.error).toMatchObject({ code: 'invalid_address', param: 'to_address' });
     await untouched();
     const { body: accepted } = await form(session.id, refund.id, { to_address: to }).expect(200);
-    expect(accepted).toEqual({ id: refund.id, status: 'Pending', to_address: to });
+    expect(accepted).toEqual({
+      id: refund.id,
+      status: 'Pending',
+      to_address: to,
+      send_after: null,
+    });
     expect(await getRefund(merchant, refund.id)).toMatchObject({
       status: 'Pending',
       to_address: to,

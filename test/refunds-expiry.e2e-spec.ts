@@ -1,8 +1,13 @@
-import request from 'supertest';
 import { LedgerAccounts } from '@app/ledger';
 import { RefundExpiry } from '@app/refunds';
 import { balanceOf, cleanUpPayouts, randomTronAddress } from './support/payouts-api';
-import { paidSession, postSessionRefund, RefundBody, refundEvents } from './support/refunds-api';
+import {
+  paidSession,
+  postRefundDestination,
+  postSessionRefund,
+  RefundBody,
+  refundEvents,
+} from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -72,10 +77,9 @@ describe('Refunds waiting for an address expire', () => {
     await age(young.refund.id, expiry().expiryMinutes - 5);
 
     // The hosted form refuses it at once, before the worker gets to it.
-    const { body: late } = await request(api.http)
-      .post(`/checkout/${due.sessionId}/refunds/${due.refund.id}/destination`)
-      .send({ to_address: randomTronAddress() })
-      .expect(409);
+    const { body: late } = await postRefundDestination(api, due.sessionId, due.refund.id, {
+      to_address: randomTronAddress(),
+    }).expect(409);
     expect(late.error).toMatchObject({ code: 'invalid_state', param: 'to_address' });
     expect(late.error.message).toContain('expired');
 
@@ -97,10 +101,9 @@ describe('Refunds waiting for an address expire', () => {
       held: String(Number(held!.held) - 40),
     });
     // The younger one still takes its address.
-    await request(api.http)
-      .post(`/checkout/${young.sessionId}/refunds/${young.refund.id}/destination`)
-      .send({ to_address: randomTronAddress() })
-      .expect(200);
+    await postRefundDestination(api, young.sessionId, young.refund.id, {
+      to_address: randomTronAddress(),
+    }).expect(200);
     expect((await getRefund(young.refund.id)).status).toBe('Pending');
   });
   it('cancels a batch across merchants without deadlocking a settlement of theirs', async () => {

@@ -1,13 +1,17 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseUnits, Wallet } from 'ethers';
-import request from 'supertest';
 import { LedgerAccounts } from '@app/ledger';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
 import { startPayoutsOnNewChain, transfersFrom, writeHotWalletsFile } from './support/payout-chain';
 import { ledgerLines } from './support/payouts-api';
-import { postSessionRefund, RefundBody, refundEvents } from './support/refunds-api';
+import {
+  postRefundDestination,
+  postSessionRefund,
+  RefundBody,
+  refundEvents,
+} from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -94,10 +98,7 @@ describe('Refunds sent on a real chain', () => {
     }).expect(201);
     expect(part.status).toBe('requires_destination');
     const second = Wallet.createRandom().address;
-    await request(api.http)
-      .post(`/checkout/${session.id}/refunds/${part.id}/destination`)
-      .send({ to_address: second })
-      .expect(200);
+    await postRefundDestination(api, session.id, part.id, { to_address: second }).expect(200);
 
     const done = await waitForRefund(excess.id, 'Completed');
     const doneToo = await waitForRefund(part.id, 'Completed');

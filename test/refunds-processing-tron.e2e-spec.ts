@@ -1,7 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createHash, randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { TronWeb } from 'tronweb';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
@@ -13,6 +12,7 @@ import { balanceOf } from './support/payouts-api';
 import {
   creditBalanceOf,
   paidSession,
+  postRefundDestination,
   postSessionRefund,
   RefundBody,
   refundEvents,
@@ -101,10 +101,7 @@ describe('TRON refunds through the signature-checking fake node', () => {
     const { body: created } = await postSessionRefund(api, merchant, session.id).expect(201);
     expect(created).toMatchObject({ status: 'requires_destination', amount: '40', fee: '1' });
     const customer = newRecipient();
-    await request(api.http)
-      .post(`/checkout/${session.id}/refunds/${created.id}/destination`)
-      .send({ to_address: customer })
-      .expect(200);
+    await postRefundDestination(api, session.id, created.id, { to_address: customer }).expect(200);
 
     const done = await sendAndMine(created.id);
     expect(done).toMatchObject({ to_address: customer, net_amount: '39', error_reason: null });

@@ -14,6 +14,7 @@ import {
 import {
   creditBalanceOf,
   paidSession,
+  postRefundDestination,
   postSessionRefund,
   RefundBody,
   refundEvents,
@@ -50,7 +51,7 @@ describe('Refunds: review findings', () => {
   const getRefund = async (id: string) =>
     (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;
   const form = (sessionId: string, refundId: string, body: object) =>
-    request(api.http).post(`/checkout/${sessionId}/refunds/${refundId}/destination`).send(body);
+    postRefundDestination(api, sessionId, refundId, body);
   const pageRefund = async (sessionId: string) =>
     (await request(api.http).get(`/checkout/${sessionId}/state`).expect(200)).body.refund;
 
@@ -405,7 +406,12 @@ describe('Refunds: review findings', () => {
       expect(await getRefund(refund.id)).toMatchObject({ status: 'requires_destination' });
 
       const { body: accepted } = await form(session.id, refund.id, { to_address: to }).expect(200);
-      expect(accepted).toEqual({ id: refund.id, status: 'Pending', to_address: to });
+      expect(accepted).toEqual({
+        id: refund.id,
+        status: 'Pending',
+        to_address: to,
+        send_after: null,
+      });
       // The retry after a lost answer: the same answer, nothing more written.
       const { body: again } = await form(session.id, refund.id, { to_address: to }).expect(200);
       expect(again).toEqual(accepted);

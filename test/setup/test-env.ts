@@ -31,4 +31,6 @@ Object.assign(process.env, {
   PAY_ADDRESS_POOL_TARGET: '500',
   // Spawned workers would all want the same port: a suite that scrapes one names its own.
   WORKER_METRICS_PORT: '0',
+  // A customer's refund address is sent at once in tests; the suite of the delay sets its own.
+  REFUND_DESTINATION_DELAY_MINUTES: '0',
 });

@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
+import request from 'supertest';
 import { newId } from '@app/common';
 import { LedgerService, unmatchedTransferEntry } from '@app/ledger';
+import { RefundDestinationLinks } from '@app/refunds/refund-destination-links';
 import { creditBalance } from './ledger-credit';
 import { TestApi, TestMerchant } from './test-app';
 
@@ -21,12 +23,35 @@ export interface RefundBody {
   currency: string;
   network: string;
   to_address: string | null;
+  destination_url: string | null;
+  send_after: string | null;
   tx_hash: string | null;
   reason: string | null;
   error_reason: string | null;
   created_at: string;
   completed_at: string | null;
   sub_merchant_code: string | null;
+}
+
+/** The secret of the refund's customer link (its `destination_url`), as the service derives it. */
+export function refundSecret(api: TestApi, refundId: string): string {
+  return api.app.get(RefundDestinationLinks).secretOf(refundId);
+}
+
+/**
+ * The hosted refund form's POST as the page's script sends it: the address and the secret of the
+ * link the page was opened with (the refund's own unless `secret` says otherwise).
+ */
+export function postRefundDestination(
+  api: TestApi,
+  sessionId: string,
+  refundId: string,
+  body: object,
+  secret: string | undefined = refundSecret(api, refundId),
+) {
+  return request(api.http)
+    .post(`/checkout/${sessionId}/refunds/${refundId}/destination`)
+    .send({ ...body, secret });
 }
 
 /** POST /v1/checkout/sessions/{id}/refunds with a fresh Idempotency-Key unless one is given. */

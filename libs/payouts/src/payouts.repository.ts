@@ -25,6 +25,11 @@ export interface NewPayoutRow {
   reviewReason: ReviewReason | null;
   /** Set on the internal payout that sends a refund (docs/treasury.md, "Refunds"). */
   refundId?: string | null;
+  /**
+   * Not sent before this (its first `next_attempt_at`, which the sender and the reconciler already
+   * wait for): a refund to an address the customer gave waits for the merchant to cancel it.
+   */
+  notBefore?: Date | null;
 }
 
 export interface PayoutListFilter {
@@ -139,9 +144,9 @@ export class PayoutsRepository {
       `INSERT INTO payouts
          (id, merchant_id, sub_merchant_id, livemode, status, amount, fee, net_amount, fee_percent,
           fee_fixed, currency, network, chain_family, token_contract, token_decimals, to_address,
-          description, metadata, review_reason, refund_id)
+          description, metadata, review_reason, refund_id, next_attempt_at)
        VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-               $18, $19)
+               $18, $19, GREATEST(now(), COALESCE($20::timestamptz, now())))
        RETURNING *`,
       [
         row.id,
@@ -163,6 +168,7 @@ export class PayoutsRepository {
         row.metadata,
         row.reviewReason,
         row.refundId ?? null,
+        row.notBefore ?? null,
       ],
     );
     return { ...inserted, sub_merchant_code: null };

@@ -4,8 +4,10 @@ import { ApiException, APP_CONFIG, AppConfig, ErrorCode } from '@app/common';
 import { NetworkName, NetworkRegistry } from '@app/chains';
 import { PayoutQueue } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
+import { RefundDestinationLinks } from './refund-destination-links';
 import { RefundEvents } from './refund-events';
 import { RefundPayouts } from './refund-payouts';
+import { RefundRecord } from './refund.types';
 import { RefundsRepository } from './refunds.repository';
 
 /** What the hosted page shows the customer once the address is taken. */
@@ -13,19 +15,33 @@ export interface RefundDestinationAccepted {
   id: string;
   status: string;
   to_address: string;
+  /** Not sent before this (ISO 8601); null: sent at once. */
+  send_after: string | null;
+}
+
+/** What the page's script learns when its link's secret is right: the form may be shown. */
+export interface RefundFormAccess {
+  id: string;
+  /** The form is refused from this time on (ISO 8601): the script hides it then. */
+  expires_at: string;
+  /** How long a given address waits before it is sent. */
+  delay_minutes: number;
 }
 
 const REFUND_ID = /^re_[0-9A-Za-z]{22}$/;
 
 /**
- * The customer's side of a refund that `requires_destination`: on the session's hosted page
- * (the unguessable session id is the credential, as for the page itself) they enter the address,
- * checked as a payout's `to_address`; the refund becomes `Pending` and its payout is created in
- * the same transaction. Given once: a refund that has an address never takes another.
+ * The customer's side of a refund that `requires_destination`: on the session's hosted page,
+ * opened with the refund's link (its secret, RefundDestinationLinks; the session's link alone is
+ * not enough), they enter the address, checked as a payout's `to_address`; the refund becomes
+ * `Pending` and its payout is created in the same transaction, not to be sent before
+ * REFUND_DESTINATION_DELAY_MINUTES have passed (the merchant may cancel meanwhile). Given once:
+ * a refund that has an address never takes another.
  */
 @Injectable()
 export class RefundDestinations {
   private readonly expiryMinutes: number;
+  private readonly delayMinutes: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -36,18 +52,33 @@ export class RefundDestinations {
     private readonly destination: PayoutDestination,
     private readonly queue: PayoutQueue,
     private readonly events: RefundEvents,
+    private readonly links: RefundDestinationLinks,
   ) {
     this.expiryMinutes = config.refundDestinationExpiryMinutes;
+    this.delayMinutes = config.refundDestinationDelayMinutes;
+  }
+
+  /**
+   * The page's script asks whether its link opens the form. A wrong or missing secret is a 404
+   * like an unknown refund, as is a refund of another session; so is one that no longer waits.
+   */
+  async access(sessionId: string, refundId: string, secret: unknown): Promise<RefundFormAccess> {
+    const found = await this.findWithSecret(sessionId, refundId, secret);
+    if (found.status !== 'requires_destination') throw ApiException.notFound('refund', refundId);
+    return {
+      id: found.id,
+      expires_at: this.deadlineOf(found.created_at).toISOString(),
+      delay_minutes: this.delayMinutes,
+    };
   }
 
   async provide(
     sessionId: string,
     refundId: string,
+    secret: unknown,
     toAddress: string,
   ): Promise<RefundDestinationAccepted> {
-    if (!REFUND_ID.test(refundId)) throw ApiException.notFound('refund', refundId);
-    const found = await this.refunds.findForSession(sessionId, refundId);
-    if (!found) throw ApiException.notFound('refund', refundId);
+    const found = await this.findWithSecret(sessionId, refundId, secret);
     const network = this.networks.get(found.network as NetworkName);
     requireChecksum(network.chainFamily, toAddress);
     // Checked before the transaction: it reads the service's addresses, a query of its own.
@@ -64,10 +95,7 @@ export class RefundDestinations {
       const refund = await this.refunds.lock(manager, refundId);
       if (refund && refund.status !== 'requires_destination' && refund.to_address === address) {
         // The same answer again (a retry after a lost response): what the first one got.
-        return {
-          payout: null,
-          accepted: { id: refund.id, status: refund.status, to_address: address },
-        };
+        return { payout: null, accepted: acceptedOf(refund, address) };
       }
       if (!refund || refund.status !== 'requires_destination') {
         throw new ApiException(
@@ -76,7 +104,7 @@ export class RefundDestinations {
           'to_address',
         );
       }
-      if (refund.created_at.getTime() + this.expiryMinutes * 60_000 <= Date.now()) {
+      if (this.deadlineOf(refund.created_at).getTime() <= Date.now()) {
         // Past its deadline: the worker cancels it (RefundExpiry) and releases the hold.
         throw new ApiException(
           ErrorCode.InvalidState,
@@ -84,17 +112,52 @@ export class RefundDestinations {
           'to_address',
         );
       }
-      await this.refunds.setStatus(manager, refund.id, 'Pending', { toAddress: address });
-      const created = await this.refundPayouts.create(manager, refund, address);
+      // The merchant hears of it at once (refund.pending, with send_after) and can cancel
+      // until then: the payout is not sent before (its next_attempt_at).
+      const sendAfter = await this.refunds.takeDestination(
+        manager,
+        refund.id,
+        address,
+        Math.round(this.delayMinutes * 60),
+      );
+      const created = await this.refundPayouts.create(manager, refund, address, sendAfter);
       const row = await this.events.statusChanged(manager, refund.id, 'requires_destination');
-      return {
-        payout: created,
-        accepted: { id: row.id, status: row.status, to_address: address },
-      };
+      return { payout: created, accepted: acceptedOf(row, address) };
     });
     if (payout?.sendNow) await this.queue.enqueueSend(payout.payoutId);
     return accepted;
   }
+
+  /**
+   * The session's refund, if `secret` is its own: else a 404 like an unknown refund, before any
+   * query (the secret depends on the refund id only), compared in constant time.
+   */
+  private async findWithSecret(
+    sessionId: string,
+    refundId: string,
+    secret: unknown,
+  ): Promise<RefundRecord> {
+    if (!REFUND_ID.test(refundId) || !this.links.matches(refundId, secret)) {
+      throw ApiException.notFound('refund', refundId);
+    }
+    const found = await this.refunds.findForSession(sessionId, refundId);
+    if (!found) throw ApiException.notFound('refund', refundId);
+    return found;
+  }
+
+  /** From then on the form refuses the address and the worker cancels the refund. */
+  private deadlineOf(createdAt: Date): Date {
+    return new Date(createdAt.getTime() + this.expiryMinutes * 60_000);
+  }
+}
+
+function acceptedOf(refund: RefundRecord, address: string): RefundDestinationAccepted {
+  return {
+    id: refund.id,
+    status: refund.status,
+    to_address: address,
+    send_after: refund.send_after?.toISOString() ?? null,
+  };
 }
 
 /**

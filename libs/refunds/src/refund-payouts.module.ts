@@ -4,6 +4,7 @@ import { EventOutboxModule } from '@app/events';
 import { LedgerModule } from '@app/ledger';
 import { PayoutsModule } from '@app/payouts';
 import { RefundCancellation } from './refund-cancellation';
+import { RefundDestinationLinks } from './refund-destination-links';
 import { RefundEvents } from './refund-events';
 import { RefundExpiry } from './refund-expiry';
 import { RefundPayoutSync } from './refund-payout-sync';
@@ -29,7 +30,14 @@ import { RefundsRepository } from './refunds.repository';
     RefundReversalGuard,
     RefundTransferReorgs,
     RefundExpiry,
+    RefundDestinationLinks,
   ],
-  exports: [RefundsRepository, RefundEvents, RefundCancellation, RefundExpiry],
+  exports: [
+    RefundsRepository,
+    RefundEvents,
+    RefundCancellation,
+    RefundExpiry,
+    RefundDestinationLinks,
+  ],
 })
 export class RefundPayoutsModule {}

@@ -40,6 +40,7 @@ export class RefundPayouts {
     manager: EntityManager,
     refund: RefundRecord,
     toAddress: string,
+    notBefore: Date | null = null,
   ): Promise<RefundPayout> {
     const network = refund.network as NetworkName;
     const token = this.networks.token(network, refund.currency as never);
@@ -75,7 +76,9 @@ export class RefundPayouts {
       metadata: null,
       reviewReason,
       refundId: refund.id,
+      notBefore,
     });
-    return { payoutId: payout.id, sendNow: reviewReason === null };
+    // Waiting out a delay, it is enqueued by the worker's reconciler once due.
+    return { payoutId: payout.id, sendNow: reviewReason === null && notBefore === null };
   }
 }

@@ -1,10 +1,15 @@
 import { formatAmount } from '@app/common';
 import { formatOffsetTimestamp } from '@app/payouts';
 import { RefundDto } from './dto/refund.dto';
+import type { RefundDestinationLinks } from './refund-destination-links';
 import { RefundRecord } from './refund.types';
 
-/** The one place a refund row becomes the public object (API responses and refund.* events). */
-export function toRefundDto(row: RefundRecord): RefundDto {
+/**
+ * The one place a refund row becomes the public object (API responses and refund.* events).
+ * `links` only for an answer to the merchant: events (stored, and sent to any endpoint) and
+ * stored idempotent answers carry `destination_url` null, so the secret is never at rest.
+ */
+export function toRefundDto(row: RefundRecord, links?: RefundDestinationLinks): RefundDto {
   return {
     id: row.id,
     session_id: row.session_id,
@@ -17,6 +22,8 @@ export function toRefundDto(row: RefundRecord): RefundDto {
     currency: row.currency,
     network: row.network,
     to_address: row.to_address,
+    destination_url: links?.urlOf(row) ?? null,
+    send_after: row.send_after ? formatOffsetTimestamp(row.send_after) : null,
     tx_hash: row.tx_hash,
     reason: row.reason,
     error_reason: row.error_reason,

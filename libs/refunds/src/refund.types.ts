@@ -41,6 +41,8 @@ export interface RefundRecord {
   error_reason: string | null;
   completed_at: Date | null;
   canceled_at: Date | null;
+  /** A customer-given address is not sent before this (REFUND_DESTINATION_DELAY_MINUTES). */
+  send_after: Date | null;
   created_at: Date;
   updated_at: Date;
 }

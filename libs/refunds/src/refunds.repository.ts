@@ -332,6 +332,29 @@ export class RefundsRepository {
     return queryList<RefundRecord>(this.dataSource, refundListSpec(filter), page);
   }
 
+  /**
+   * The customer's address taken: the refund is `Pending` with it and, with a delay, may not be
+   * sent before `send_after` (the database's clock, as the payout worker's). Returns it.
+   */
+  async takeDestination(
+    manager: EntityManager,
+    refundId: string,
+    toAddress: string,
+    delaySeconds: number,
+  ): Promise<Date | null> {
+    // TypeORM answers [rows, count] for an UPDATE ... RETURNING.
+    const [[row]]: [Array<{ send_after: Date | null }>, number] = await manager.query(
+      `UPDATE refunds
+          SET status = 'Pending', to_address = $2, updated_at = now(),
+              send_after = CASE WHEN $3::double precision > 0
+                                THEN now() + make_interval(secs => $3::double precision) END
+        WHERE id = $1
+        RETURNING send_after`,
+      [refundId, toAddress, delaySeconds],
+    );
+    return row.send_after;
+  }
+
   async setStatus(
     manager: EntityManager,
     refundId: string,

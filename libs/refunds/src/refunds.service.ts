@@ -32,6 +32,7 @@ import {
 } from './refund-amounts';
 import { RefundEvents } from './refund-events';
 import { RefundCancellation } from './refund-cancellation';
+import { RefundDestinationLinks } from './refund-destination-links';
 import { refundHoldEntry } from './refund-ledger';
 import { toRefundDto } from './refund.mapper';
 import { RefundPayouts } from './refund-payouts';
@@ -76,6 +77,7 @@ export class RefundsService {
     private readonly queue: PayoutQueue,
     private readonly events: RefundEvents,
     private readonly cancellation: RefundCancellation,
+    private readonly links: RefundDestinationLinks,
   ) {}
 
   async createForSession(
@@ -240,7 +242,7 @@ export class RefundsService {
   async get(merchant: AuthenticatedMerchant, id: string): Promise<RefundDto> {
     const row = await this.refunds.findForMerchant(merchant.merchantId, id);
     if (!row) throw ApiException.notFound('refund', id);
-    return toRefundDto(row);
+    return toRefundDto(row, this.links);
   }
 
   async list(
@@ -263,7 +265,7 @@ export class RefundsService {
       },
       page,
     );
-    return { items: rows.map(toRefundDto), pageInfo };
+    return { items: rows.map((row) => toRefundDto(row, this.links)), pageInfo };
   }
 
   /**
@@ -291,6 +293,7 @@ export class RefundsService {
         if (refund.status === 'Pending' && !payout) return null;
         return toRefundDto(
           await this.cancellation.cancelLocked(manager, refund, payout?.id ?? null),
+          this.links,
         );
       });
       if (canceled) return canceled;
@@ -356,7 +359,13 @@ export class RefundsService {
       },
     );
     if (!result.replayed && payoutToSend) await this.queue.enqueueSend(payoutToSend);
-    return result;
+    // Stored without the customer's link (its secret is never at rest); added to every answer,
+    // the replayed ones too.
+    const body = result.response.body;
+    return {
+      ...result,
+      response: { ...result.response, body: { ...body, destination_url: this.links.urlOf(body) } },
+    };
   }
 
   /** Under the balance row's lock, as a payout: two refunds racing for the last funds never both pass. */

@@ -67,6 +67,9 @@ const EN = {
   refundSubmit: 'Send my refund',
   refundSent: 'Thank you. Your refund is on its way to {address}.',
   refundFailed: 'The refund could not be requested: {reason}',
+  refundDelay:
+    'For your security, the refund is sent {minutes} minutes after you enter the address.',
+  refundScheduled: 'Thank you. Your refund will be sent to {address} after {time}.',
 };
 
 export type MessageKey = keyof typeof EN;
@@ -136,6 +139,9 @@ const DE: Messages = {
   refundSubmit: 'Rückerstattung senden',
   refundSent: 'Danke. Ihre Rückerstattung ist unterwegs an {address}.',
   refundFailed: 'Die Rückerstattung konnte nicht angefordert werden: {reason}',
+  refundDelay:
+    'Zu Ihrer Sicherheit wird die Rückerstattung {minutes} Minuten nach Eingabe der Adresse gesendet.',
+  refundScheduled: 'Danke. Ihre Rückerstattung wird nach {time} an {address} gesendet.',
 };
 
 const ES: Messages = {
@@ -200,6 +206,9 @@ const ES: Messages = {
   refundSubmit: 'Enviar mi reembolso',
   refundSent: 'Gracias. Su reembolso está en camino a {address}.',
   refundFailed: 'No se pudo solicitar el reembolso: {reason}',
+  refundDelay:
+    'Por su seguridad, el reembolso se envía {minutes} minutos después de introducir la dirección.',
+  refundScheduled: 'Gracias. Su reembolso se enviará a {address} después de las {time}.',
 };
 
 // French puts a no-break space before ":" and "!".
@@ -266,6 +275,9 @@ const FR: Messages = {
   refundSubmit: 'Envoyer mon remboursement',
   refundSent: 'Merci. Votre remboursement est en route vers {address}.',
   refundFailed: 'Le remboursement n’a pas pu être demandé : {reason}',
+  refundDelay:
+    'Pour votre sécurité, le remboursement est envoyé {minutes} minutes après la saisie de l’adresse.',
+  refundScheduled: 'Merci. Votre remboursement sera envoyé à {address} après {time}.',
 };
 
 const PT: Messages = {
@@ -332,6 +344,9 @@ const PT: Messages = {
   refundSubmit: 'Enviar meu reembolso',
   refundSent: 'Obrigado. Seu reembolso está a caminho de {address}.',
   refundFailed: 'Não foi possível solicitar o reembolso: {reason}',
+  refundDelay:
+    'Para sua segurança, o reembolso é enviado {minutes} minutos depois que você informar o endereço.',
+  refundScheduled: 'Obrigado. Seu reembolso será enviado para {address} depois de {time}.',
 };
 
 export const MESSAGES: Readonly<Record<Locale, Messages>> = {

@@ -272,17 +272,26 @@ export function refundDestinationUrl(
   return `${base}/refunds/${encodeURIComponent(refundId)}/destination`;
 }
 
+/** Where the page's script asks whether its link's secret opens the refund form. */
+export function refundAccessUrl(basePath: string, sessionId: string, refundId: string): string {
+  return refundDestinationUrl(basePath, sessionId, refundId).replace(/\/destination$/, '/access');
+}
+
 /**
  * A refund waiting for the customer's address: a form the page's script posts (the CSP allows no
- * form submission, and the answer is shown in place). Without a script it cannot be sent.
+ * form submission, and the answer is shown in place). Without a script it cannot be sent. It is
+ * hidden: the session's link does not open it. The script shows it only when the page was
+ * opened with the refund's own link (its id and secret in the URL fragment, which the server
+ * never sees) and the server confirms the secret, and hides it again at the refund's deadline.
  */
 function renderRefund({ view, t, token }: Context, basePath: string): string {
   const refund = view.refund;
   if (!refund) return '';
   const names = { currency: view.currency, network: view.network_name };
-  return `<section id="refund" class="refund" aria-labelledby="refund-heading">
+  return `<section id="refund" class="refund" aria-labelledby="refund-heading" data-refund="${escapeHtml(refund.id)}" data-access="${escapeHtml(refundAccessUrl(basePath, view.id, refund.id))}" hidden>
 <h2 id="refund-heading">${t('refundHeading')}</h2>
 <p id="refund-text">${t('refundText', { merchant: view.merchant_name, amount: token(refund.net_amount), fee: token(refund.fee), network: view.network_name })}</p>
+<p id="refund-delay" class="refund-delay" hidden></p>
 <form id="refund-form" class="refund-form" data-action="${escapeHtml(refundDestinationUrl(basePath, view.id, refund.id))}" novalidate>
 <label for="refund-address" class="field-label">${t('refundAddressLabel', names)}</label>
 <input id="refund-address" class="refund-address" name="to_address" type="text" required autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="100" aria-describedby="refund-warning">

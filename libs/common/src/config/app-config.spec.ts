@@ -12,10 +12,17 @@ describe('loadAppConfig', () => {
       publicUrl: 'http://localhost:3000',
       sessionLifetimeMinutes: 60,
       refundDestinationExpiryMinutes: 10080,
+      refundDestinationDelayMinutes: 1,
     });
     expect(
       loadAppConfig({ REFUND_DESTINATION_EXPIRY_MINUTES: '60' }).refundDestinationExpiryMinutes,
     ).toBe(60);
+    expect(
+      loadAppConfig({ REFUND_DESTINATION_DELAY_MINUTES: '0.25' }).refundDestinationDelayMinutes,
+    ).toBe(0.25);
+    expect(
+      loadAppConfig({ REFUND_DESTINATION_DELAY_MINUTES: '0' }).refundDestinationDelayMinutes,
+    ).toBe(0);
   });
 
   it.each([
@@ -29,6 +36,10 @@ describe('loadAppConfig', () => {
     [{ SESSION_LIFETIME_MINUTES: '1' }, 'SESSION_LIFETIME_MINUTES'],
     [{ REFUND_DESTINATION_EXPIRY_MINUTES: '0' }, 'REFUND_DESTINATION_EXPIRY_MINUTES'],
     [{ REFUND_DESTINATION_EXPIRY_MINUTES: '200000' }, 'REFUND_DESTINATION_EXPIRY_MINUTES'],
+    [{ REFUND_DESTINATION_DELAY_MINUTES: '1441' }, 'REFUND_DESTINATION_DELAY_MINUTES'],
+    [{ REFUND_DESTINATION_DELAY_MINUTES: '-1' }, 'REFUND_DESTINATION_DELAY_MINUTES'],
+    [{ REFUND_DESTINATION_DELAY_MINUTES: '0.001' }, 'REFUND_DESTINATION_DELAY_MINUTES'],
+    [{ REFUND_DESTINATION_DELAY_MINUTES: 'soon' }, 'REFUND_DESTINATION_DELAY_MINUTES'],
   ])('refuses %p naming the variable', (env, name) => {
     expect(() => loadAppConfig(env)).toThrow(name);
   });
@@ -63,6 +74,15 @@ describe('loadAppConfig', () => {
     expect(withKey('AB'.repeat(32))().webhooks.secretsKey).toEqual(Buffer.alloc(32, 0xab));
     // The sandbox has a fixed development key.
     expect(loadAppConfig({}).webhooks.secretsKey).toHaveLength(32);
+  });
+
+  it('waits 15 minutes before sending an address a customer gave, in production by default', () => {
+    const production = { ...PRODUCTION, FX_RATES_FILE: '/etc/rates.json' };
+    expect(loadAppConfig(production).refundDestinationDelayMinutes).toBe(15);
+    expect(
+      loadAppConfig({ ...production, REFUND_DESTINATION_DELAY_MINUTES: '30' })
+        .refundDestinationDelayMinutes,
+    ).toBe(30);
   });
 
   it('requires a named rate source in production', () => {

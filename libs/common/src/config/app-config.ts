@@ -28,6 +28,11 @@ export interface AppConfig {
   sessionLifetimeMinutes: number;
   /** A refund waiting for its address (requires_destination) is canceled after this long. */
   refundDestinationExpiryMinutes: number;
+  /**
+   * An address the customer gave on the hosted page waits this long before its refund may be
+   * signed (the merchant can cancel meanwhile); 0: sent at once.
+   */
+  refundDestinationDelayMinutes: number;
   logLevel: string;
   /** Default fee rule: percent of the amount received plus a fixed amount per paid session. */
   feePercent: string;
@@ -185,6 +190,8 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     fxRatesMaxAgeSeconds: env.FX_RATES_MAX_AGE_SECONDS,
     sessionLifetimeMinutes: env.SESSION_LIFETIME_MINUTES,
     refundDestinationExpiryMinutes: env.REFUND_DESTINATION_EXPIRY_MINUTES,
+    refundDestinationDelayMinutes:
+      env.REFUND_DESTINATION_DELAY_MINUTES ?? (env.APP_ENV === 'production' ? 15 : 1),
     logLevel: env.LOG_LEVEL,
     feePercent: env.FEE_PERCENT,
     feeFixed: env.FEE_FIXED,

@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -25,6 +26,10 @@ const decimalMap = (key: string) =>
 
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+const toDecimalNumber = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : value;
+const REFUND_DELAY_MESSAGE =
+  'REFUND_DESTINATION_DELAY_MINUTES must be a number of minutes from 0 to 1440 (at most 2 decimals).';
 
 /** Every variable the processes read. Each message names its variable so a bad start is obvious. */
 export class EnvironmentVariables {
@@ -111,6 +116,16 @@ export class EnvironmentVariables {
     message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.',
   })
   REFUND_DESTINATION_EXPIRY_MINUTES = 10080;
+
+  // How long an address the customer gave on the hosted page waits before its refund may be
+  // signed, so that the merchant can cancel it (docs/refunds.md). Unset: 15 in production, 1 in
+  // the sandbox; fractions allowed (tests use seconds).
+  @IsOptional()
+  @Transform(toDecimalNumber)
+  @IsNumber({ maxDecimalPlaces: 2 }, { message: REFUND_DELAY_MESSAGE })
+  @Min(0, { message: REFUND_DELAY_MESSAGE })
+  @Max(1440, { message: REFUND_DELAY_MESSAGE })
+  REFUND_DESTINATION_DELAY_MINUTES?: number;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.',

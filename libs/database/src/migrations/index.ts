@@ -33,6 +33,7 @@ import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sig
 import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-failures-index';
 import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-two-factor';
 import { ConsolePasswordResets1766530000000 } from './1766530000000-console-password-resets';
+import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -70,5 +71,6 @@ export const MIGRATIONS = [
   ConsoleSignInThrottles1766450000000,
   FreshCodeFailuresIndex1766460000000,
   DropRequireTwoFactor1766470000000,
+  RefundSendAfter1766500000000,
   ConsolePasswordResets1766530000000,
 ];

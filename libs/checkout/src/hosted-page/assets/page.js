@@ -580,11 +580,90 @@
     });
   }
 
-  /** The refund form: posts the address as JSON (same origin) and shows the answer in place. */
+  /** The refund link's id and secret, from the URL fragment (`#refund=re_…&secret=…`), or null. */
+  function refundLink() {
+    var params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+    var id = params.get('refund');
+    var secret = params.get('secret');
+    return id && secret ? { id: id, secret: secret } : null;
+  }
+
+  /** POSTs JSON to the page's own origin; resolves with the status and the parsed answer. */
+  function postJson(url, body) {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    }).then(function (response) {
+      return response.json().then(function (answer) {
+        return { ok: response.ok, body: answer };
+      });
+    });
+  }
+
+  function formatTime(iso) {
+    try {
+      return new Date(iso).toLocaleString(config.locale, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      });
+    } catch {
+      return iso;
+    }
+  }
+
+  /**
+   * The refund form. The session's link does not open it: the section stays hidden unless the
+   * page was opened with the refund's own link (its secret in the fragment, never sent in a URL)
+   * and the server confirms that secret. It posts the address as JSON (same origin) with the
+   * secret, shows the answer in place (when the refund will be sent), and hides itself at the
+   * refund's deadline, when the server would refuse the address anyway.
+   */
   function setUpRefundForm() {
+    var section = byId('refund');
     var form = byId('refund-form');
-    if (!form) return;
+    if (!section || !form) return;
     var result = byId('refund-result');
+    var link = null;
+    var deadline = null;
+    var accepted = false;
+    var deadlineTimer = null;
+
+    function closeAtDeadline() {
+      if (accepted || deadline === null || now() < deadline) return;
+      setHidden(section, true);
+    }
+
+    /** Shows the form if the fragment holds this refund's link and the server takes its secret. */
+    function open() {
+      var next = refundLink();
+      if (!next || next.id !== section.getAttribute('data-refund')) return;
+      if (link && link.secret === next.secret) return;
+      postJson(section.getAttribute('data-access'), { secret: next.secret }).then(
+        function (answer) {
+          if (!answer.ok) return;
+          link = next;
+          deadline = Date.parse(answer.body.expires_at);
+          if (now() >= deadline) return;
+          if (answer.body.delay_minutes > 0) {
+            var delay = byId('refund-delay');
+            var minutes = Number(answer.body.delay_minutes).toLocaleString(config.locale);
+            setText(delay, t('refundDelay', { minutes: minutes }));
+            setHidden(delay, false);
+          }
+          setHidden(section, false);
+          if (deadlineTimer === null) deadlineTimer = window.setInterval(closeAtDeadline, 1000);
+        },
+        function () {},
+      );
+    }
+
+    open();
+    // The refund's link opened on a page already showing the session: only the fragment changes.
+    window.addEventListener('hashchange', open);
+
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var input = byId('refund-address');
@@ -595,22 +674,21 @@
         return;
       }
       button.disabled = true;
-      fetch(form.getAttribute('data-action'), {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: JSON.stringify({ to_address: address }),
-        credentials: 'omit',
-        cache: 'no-store',
-      })
-        .then(function (response) {
-          return response.json().then(function (body) {
-            return { ok: response.ok, body: body };
-          });
-        })
+      postJson(form.getAttribute('data-action'), { to_address: address, secret: link.secret })
         .then(function (answer) {
           if (answer.ok) {
+            accepted = true;
             setHidden(form, true);
-            setText(result, t('refundSent', { address: answer.body.to_address }));
+            setHidden(byId('refund-delay'), true);
+            setText(
+              result,
+              answer.body.send_after
+                ? t('refundScheduled', {
+                    address: answer.body.to_address,
+                    time: formatTime(answer.body.send_after),
+                  })
+                : t('refundSent', { address: answer.body.to_address }),
+            );
           } else {
             var reason = (answer.body && answer.body.error && answer.body.error.message) || '';
             setText(result, t('refundFailed', { reason: reason }));

@@ -100,6 +100,27 @@ const payoutDetailRoute = createRoute({
     'PayoutDetailPage',
   ),
 });
+const createRefundRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payments/$sessionId/refund',
+  component: lazyRouteComponent(
+    () => import('./pages/refunds/CreateRefundPage'),
+    'CreateRefundPage',
+  ),
+});
+const refundsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'refunds',
+  component: lazyRouteComponent(() => import('./pages/refunds/RefundsPage'), 'RefundsPage'),
+});
+const refundDetailRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'refunds/$refundId',
+  component: lazyRouteComponent(
+    () => import('./pages/refunds/RefundDetailPage'),
+    'RefundDetailPage',
+  ),
+});
 const webhooksRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: 'developers/webhooks',
@@ -168,6 +189,9 @@ const routeTree = rootRoute.addChildren([
     payoutsRoute,
     createPayoutRoute,
     payoutDetailRoute,
+    createRefundRoute,
+    refundsRoute,
+    refundDetailRoute,
     subMerchantsRoute,
     apiKeysRoute,
     webhooksRoute,

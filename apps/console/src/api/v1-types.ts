@@ -3,6 +3,7 @@ import type { components } from './v1-schema';
 type Schemas = components['schemas'];
 export type CheckoutSession = Schemas['CheckoutSession'];
 export type Payout = Schemas['Payout'];
+export type Refund = Schemas['Refund'];
 export type ApiEvent = Schemas['Event'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
@@ -15,6 +16,16 @@ export const PAYOUT_STATUSES = [
   'Failed',
   'Rejected',
 ] as const;
+export const REFUND_STATUSES = [
+  'requires_destination',
+  'Pending',
+  'Processing',
+  'Completed',
+  'Failed',
+  'Canceled',
+] as const;
+/** A refund not signed yet: POST /v1/refunds/{id}/cancel takes it back. */
+export const CANCELABLE_REFUND_STATUSES: readonly string[] = ['requires_destination', 'Pending'];
 export const EVENT_TYPES = [
   'checkout.session.payment_detected',
   'checkout.session.payment_confirmed',

@@ -69,6 +69,11 @@ function Navigation({ session }: { session: ConsoleSession }) {
             <Link to="/payouts">{t('nav.payouts')}</Link>
           </li>
         )}
+        {can(session, 'refunds:read') && (
+          <li>
+            <Link to="/refunds">{t('nav.refunds')}</Link>
+          </li>
+        )}
         {canActForSubMerchants(session) && (
           <li>
             <Link to="/sub-merchants">{t('nav.subMerchants')}</Link>

@@ -1,21 +1,49 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { fetchListPage, listPath, PAGE_SIZE } from '../../api/list';
 import { dataOrThrow, v1 } from '../../api/v1';
-import { ApiEvent } from '../../api/v1-types';
-import { AccessDenied } from '../../components/AccessDenied';
+import { CheckoutSession, Refund } from '../../api/v1-types';
+import { DetailLayout, DetailList } from '../../components/DetailLayout';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { EventList } from '../../components/EventDeliveries';
+import { ListColumn, ListTable, StatusBadge } from '../../components/ListPage';
 import { formatDateTime, groupDigits } from '../../format';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
 
-/** One checkout session: amounts, where to pay, its transfers and its events' deliveries. */
+type Transaction = CheckoutSession['transactions'][number];
+
+const TRANSACTION_COLUMNS: ReadonlyArray<ListColumn<Transaction>> = [
+  { header: t('payments.txHash'), cell: (item) => <code className="hash">{item.tx_hash}</code> },
+  { header: t('payments.status'), cell: (item) => item.status },
+  { header: t('payments.amount'), amount: true, cell: (item) => groupDigits(item.amount) },
+  { header: t('payments.seen'), cell: (item) => formatDateTime(item.created_at) },
+];
+
+const REFUND_COLUMNS: ReadonlyArray<ListColumn<Refund>> = [
+  {
+    header: t('refunds.id'),
+    rowHeader: true,
+    cell: (item) => (
+      <Link to="/refunds/$refundId" params={{ refundId: item.id }}>
+        <code>{item.id}</code>
+      </Link>
+    ),
+  },
+  { header: t('refunds.status'), cell: (item) => <StatusBadge status={item.status} /> },
+  {
+    header: t('refunds.amount'),
+    amount: true,
+    cell: (item) => `${groupDigits(item.amount)} ${item.currency}`,
+  },
+  { header: t('refunds.created'), cell: (item) => formatDateTime(item.created_at) },
+];
+
+/** One checkout session: amounts, where to pay, its transfers, refunds and events' deliveries. */
 export function PaymentDetailPage() {
   const { sessionId } = useParams({ from: '/signed-in/payments/$sessionId' });
   const { data: session } = useSession();
+  const navigate = useNavigate();
   const allowed = can(session, 'checkout_sessions:read');
-  const mayReadEvents = can(session, 'events:read');
   const checkout = useQuery({
     queryKey: ['checkout-session', sessionId],
     queryFn: async () =>
@@ -24,108 +52,85 @@ export function PaymentDetailPage() {
       ),
     enabled: allowed,
   });
-  const events = useQuery({
-    queryKey: ['object-events', sessionId],
-    queryFn: () =>
-      fetchListPage<ApiEvent>(
-        listPath('/v1/events', {
-          object_id: sessionId,
-          page_size: PAGE_SIZE,
-          include_sub_merchants: true,
-        }),
-      ),
-    enabled: allowed && mayReadEvents,
-  });
-  if (!allowed) return <AccessDenied merchantName={session?.merchant?.name ?? ''} />;
-  const data = checkout.data;
   return (
-    <section aria-labelledby="payment-title">
-      <p>
-        <Link to="/payments">{t('payments.back')}</Link>
-      </p>
-      <h1 id="payment-title">
-        {t('payments.detailTitle')} <code>{sessionId}</code>
-      </h1>
-      {checkout.isPending && <p>{t('app.loading')}</p>}
-      <ErrorMessage error={checkout.error} />
-      {data && (
+    <DetailLayout
+      titleId="payment-title"
+      title={t('payments.detailTitle')}
+      id={sessionId}
+      back={<Link to="/payments">{t('payments.back')}</Link>}
+      allowed={allowed}
+      query={checkout}
+      actions={() =>
+        can(session, 'refunds:write') && (
+          <button
+            type="button"
+            onClick={() => navigate({ to: '/payments/$sessionId/refund', params: { sessionId } })}
+          >
+            {t('refunds.create')}
+          </button>
+        )
+      }
+    >
+      {(data) => (
         <>
-          <dl className="details">
-            <dt>{t('payments.status')}</dt>
-            <dd>
-              <span className={`status status-${data.status.toLowerCase()}`}>{data.status}</span>
-            </dd>
-            <dt>{t('payments.amount')}</dt>
-            <dd>
-              {groupDigits(data.amount)} {data.currency}
-            </dd>
-            <dt>{t('payments.received')}</dt>
-            <dd>
-              {groupDigits(data.amount_received)} {data.currency}
-            </dd>
-            <dt>{t('payments.fee')}</dt>
-            <dd>
-              {groupDigits(data.fee_amount)} {data.currency}
-            </dd>
-            <dt>{t('payments.net')}</dt>
-            <dd>
-              {groupDigits(data.net_amount)} {data.currency}
-            </dd>
-            <dt>{t('payments.network')}</dt>
-            <dd>{data.network}</dd>
-            <dt>{t('payments.payAddress')}</dt>
-            <dd>
-              <code>{data.pay_address}</code>
-            </dd>
-            <dt>{t('payments.reference')}</dt>
-            <dd>{data.client_reference_id ?? t('payments.none')}</dd>
-            <dt>{t('payments.subMerchant')}</dt>
-            <dd>{data.sub_merchant_code ?? t('payments.none')}</dd>
-            <dt>{t('payments.created')}</dt>
-            <dd>{formatDateTime(data.created_at)}</dd>
-            <dt>{t('payments.expires')}</dt>
-            <dd>{formatDateTime(data.expires_at)}</dd>
-          </dl>
+          <DetailList
+            items={[
+              [t('payments.status'), <StatusBadge status={data.status} />],
+              [t('payments.amount'), `${groupDigits(data.amount)} ${data.currency}`],
+              [t('payments.received'), `${groupDigits(data.amount_received)} ${data.currency}`],
+              [t('payments.fee'), `${groupDigits(data.fee_amount)} ${data.currency}`],
+              [t('payments.net'), `${groupDigits(data.net_amount)} ${data.currency}`],
+              [t('payments.network'), data.network],
+              [t('payments.payAddress'), <code>{data.pay_address}</code>],
+              [t('payments.reference'), data.client_reference_id],
+              [t('payments.subMerchant'), data.sub_merchant_code],
+              [t('payments.created'), formatDateTime(data.created_at)],
+              [t('payments.expires'), formatDateTime(data.expires_at)],
+            ]}
+          />
           <h2>{t('payments.transactions')}</h2>
           {data.transactions.length === 0 ? (
             <p>{t('payments.noTransactions')}</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('payments.txHash')}</th>
-                  <th scope="col">{t('payments.status')}</th>
-                  <th scope="col" className="amount">
-                    {t('payments.amount')}
-                  </th>
-                  <th scope="col">{t('payments.seen')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.transactions.map((transaction) => (
-                  <tr key={`${transaction.tx_hash}-${transaction.created_at}`}>
-                    <td>
-                      <code className="hash">{transaction.tx_hash}</code>
-                    </td>
-                    <td>{transaction.status}</td>
-                    <td className="amount">{groupDigits(transaction.amount)}</td>
-                    <td>{formatDateTime(transaction.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ListTable
+              items={data.transactions}
+              columns={TRANSACTION_COLUMNS}
+              rowKey={(item) => `${item.tx_hash}-${item.created_at}`}
+            />
           )}
+          <SessionRefunds sessionId={sessionId} />
         </>
       )}
-      {mayReadEvents && (
-        <>
-          <h2>{t('payments.events')}</h2>
-          {events.isPending && <p>{t('app.loading')}</p>}
-          <ErrorMessage error={events.error} />
-          {events.data?.items.length === 0 && <p>{t('payments.noEvents')}</p>}
-          {events.data && events.data.items.length > 0 && <EventList events={events.data.items} />}
-        </>
+    </DetailLayout>
+  );
+}
+
+/** The session's refunds, newest first, for members who may read refunds. */
+function SessionRefunds({ sessionId }: { sessionId: string }) {
+  const { data: session } = useSession();
+  const allowed = can(session, 'refunds:read');
+  const refunds = useQuery({
+    queryKey: ['session-refunds', sessionId],
+    queryFn: () =>
+      fetchListPage<Refund>(
+        listPath('/v1/refunds', {
+          session_id: sessionId,
+          page_size: PAGE_SIZE,
+          include_sub_merchants: true,
+        }),
+      ),
+    enabled: allowed,
+  });
+  if (!allowed) return null;
+  return (
+    <>
+      <h2>{t('refunds.ofPayment')}</h2>
+      {refunds.isPending && <p>{t('app.loading')}</p>}
+      <ErrorMessage error={refunds.error} />
+      {refunds.data?.items.length === 0 && <p>{t('refunds.noneOfPayment')}</p>}
+      {refunds.data && refunds.data.items.length > 0 && (
+        <ListTable items={refunds.data.items} columns={REFUND_COLUMNS} rowKey={(item) => item.id} />
       )}
-    </section>
+    </>
   );
 }

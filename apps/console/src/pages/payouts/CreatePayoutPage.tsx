@@ -2,33 +2,21 @@ import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { CURRENCIES, NETWORK_NAMES } from '../../../../../libs/chains/src/networks/network.types';
-import { ApiError, consoleRequest } from '../../api/http';
+import { consoleRequest } from '../../api/http';
 import { Payout } from '../../api/v1-types';
 import { AccessDenied } from '../../components/AccessDenied';
-import { describeError } from '../../components/ErrorMessage';
+import { FieldError, FormError } from '../../components/FieldError';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
 
-type Field = 'amount' | 'currency' | 'network' | 'to_address' | 'description' | 'two_factor_code';
-
-/** The error of the field the API named in `param`; the rest is shown above the buttons. */
-function FieldError(props: { error: unknown; field: Field }) {
-  if (!(props.error instanceof ApiError) || props.error.body?.param !== props.field) return null;
-  return (
-    <span className="error" role="alert">
-      {describeError(props.error)}
-    </span>
-  );
-}
-
-const FIELDS: readonly string[] = [
+const FIELDS = [
   'amount',
   'currency',
   'network',
   'to_address',
   'description',
   'two_factor_code',
-];
+] as const;
 
 /**
  * A payout from the console: sent to POST /console/api/payouts with a fresh authentication
@@ -67,8 +55,6 @@ export function CreatePayoutPage() {
     if (!create.isPending) create.mutate();
   };
   const error = create.error;
-  const otherError =
-    error && !(error instanceof ApiError && FIELDS.includes(error.body?.param ?? ''));
   return (
     <section aria-labelledby="create-payout-title">
       <p>
@@ -144,11 +130,7 @@ export function CreatePayoutPage() {
           <span className="hint">{t('payouts.authenticationCodeHint')}</span>
           <FieldError error={error} field="two_factor_code" />
         </label>
-        {otherError && (
-          <p className="error" role="alert">
-            {describeError(error)}
-          </p>
-        )}
+        <FormError error={error} fields={FIELDS} />
         <div className="actions">
           <button type="submit" disabled={create.isPending}>
             {t('payouts.create')}

@@ -41,6 +41,16 @@ const acceptInvitationRoute = createRoute({
     'AcceptInvitationPage',
   ),
 });
+const forgotPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'forgot-password',
+  component: lazyRouteComponent(() => import('./pages/ForgotPasswordPage'), 'ForgotPasswordPage'),
+});
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: 'reset-password',
+  component: lazyRouteComponent(() => import('./pages/ResetPasswordPage'), 'ResetPasswordPage'),
+});
 const signedInRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'signed-in',
@@ -181,6 +191,8 @@ const routeTree = rootRoute.addChildren([
   signInRoute,
   twoFactorRoute,
   acceptInvitationRoute,
+  forgotPasswordRoute,
+  resetPasswordRoute,
   signedInRoute.addChildren([
     homeRoute,
     balancesRoute,

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { consoleApi, TwoFactorEnrolment } from '../api/console-api';
 import { realm } from '../base-path';
@@ -69,6 +69,7 @@ export function SignInPage() {
         <button type="submit" disabled={signIn.isPending}>
           {t('signIn.submit')}
         </button>
+        <Link to="/forgot-password">{t('signIn.forgotPassword')}</Link>
       </form>
     </main>
   );

@@ -4,6 +4,7 @@ import { CONSOLE_ROLES, ConsoleRole, ROLE_RANK } from '../../../../libs/auth/src
 import { consoleApi, CreatedInvitation } from '../api/console-api';
 import { AccessDenied } from '../components/AccessDenied';
 import { Dialog } from '../components/Dialog';
+import { ResetLinkDialog } from '../components/ResetLinkDialog';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { formatDateTime } from '../format';
 import { t } from '../i18n/t';
@@ -12,6 +13,7 @@ import { can, useSession } from '../session';
 export function TeamPage() {
   const { data: session } = useSession();
   const [inviting, setInviting] = useState(false);
+  const [resetFor, setResetFor] = useState<{ user_id: string; email: string } | null>(null);
   const allowed = can(session, 'team:read');
   const team = useQuery({
     queryKey: ['team', session?.merchant?.id],
@@ -40,6 +42,7 @@ export function TeamPage() {
                 <th scope="col">{t('team.email')}</th>
                 <th scope="col">{t('team.role')}</th>
                 <th scope="col">{t('team.joined')}</th>
+                {can(session, 'team:write') && <th scope="col">{t('team.actions')}</th>}
               </tr>
             </thead>
             <tbody>
@@ -48,6 +51,21 @@ export function TeamPage() {
                   <td>{member.email}</td>
                   <td>{t(`roles.${member.role}`)}</td>
                   <td>{formatDateTime(member.joined_at)}</td>
+                  {can(session, 'team:write') && (
+                    <td>
+                      {member.user_id !== session?.user.id &&
+                        (member.role !== 'owner' || session?.role === 'owner') && (
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={t('team.resetLinkNamed', { email: member.email })}
+                            onClick={() => setResetFor(member)}
+                          >
+                            {t('team.resetLink')}
+                          </button>
+                        )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -77,6 +95,7 @@ export function TeamPage() {
           )}
         </>
       )}
+      {resetFor && <ResetLinkDialog member={resetFor} onClose={() => setResetFor(null)} />}
       {inviting && session?.role && (
         <InviteDialog ownRole={session.role} onClose={() => setInviting(false)} />
       )}

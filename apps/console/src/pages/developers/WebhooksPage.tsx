@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { listPath, PAGE_SIZE } from '../../api/list';
 import { WebhookEndpoint } from '../../api/v1-types';
 import { AccessDenied } from '../../components/AccessDenied';
@@ -7,21 +8,57 @@ import { usePagedList } from '../../components/usePagedList';
 import { formatDateTime } from '../../format';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
+import {
+  CreatedEndpoint,
+  DeleteEndpointDialog,
+  EndpointFormDialog,
+  SigningSecretDialog,
+  TestEventDialog,
+  useSendTestEvent,
+  WEBHOOK_ENDPOINTS_QUERY_KEY,
+} from './webhook-endpoint-dialogs';
 
-/** Developers → Webhooks: the merchant's endpoints and whether each is receiving. */
+type OpenDialog =
+  | { kind: 'create' }
+  | { kind: 'edit'; endpoint: WebhookEndpoint }
+  | { kind: 'delete'; endpoint: WebhookEndpoint }
+  | { kind: 'test'; endpoint: WebhookEndpoint }
+  | { kind: 'secret'; created: CreatedEndpoint }
+  | null;
+
+/**
+ * Developers → Webhooks: the merchant's endpoints and whether each is receiving; with
+ * webhook_endpoints:write, add (the signing secret shown once), edit, delete and send a test event.
+ */
 export function WebhooksPage() {
   const { data: session } = useSession();
   const allowed = can(session, 'webhook_endpoints:read');
+  const mayWrite = can(session, 'webhook_endpoints:write');
+  const [dialog, setDialog] = useState<OpenDialog>(null);
+  const sendTest = useSendTestEvent();
   const list = usePagedList<WebhookEndpoint>(
-    ['webhook-endpoints', session?.merchant?.id],
+    [...WEBHOOK_ENDPOINTS_QUERY_KEY, session?.merchant?.id],
     listPath('/v1/webhook-endpoints', { page_size: PAGE_SIZE, include_sub_merchants: true }),
     allowed,
   );
   if (!allowed) return <AccessDenied merchantName={session?.merchant?.name ?? ''} />;
   const endpoints = list.query.data?.items;
+  const close = () => setDialog(null);
+  const test = (endpoint: WebhookEndpoint) => {
+    sendTest.reset();
+    sendTest.mutate(endpoint);
+    setDialog({ kind: 'test', endpoint });
+  };
   return (
     <section aria-labelledby="webhooks-title">
-      <h1 id="webhooks-title">{t('webhooks.title')}</h1>
+      <div className="page-header">
+        <h1 id="webhooks-title">{t('webhooks.title')}</h1>
+        {mayWrite && (
+          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+            {t('webhooks.add')}
+          </button>
+        )}
+      </div>
       <p>{t('webhooks.intro')}</p>
       {list.query.isPending && <p>{t('app.loading')}</p>}
       <ErrorMessage error={list.query.error} />
@@ -35,6 +72,7 @@ export function WebhooksPage() {
               <th scope="col">{t('webhooks.events')}</th>
               <th scope="col">{t('webhooks.lastSuccess')}</th>
               <th scope="col">{t('webhooks.created')}</th>
+              {mayWrite && <th scope="col">{t('webhooks.actions')}</th>}
             </tr>
           </thead>
           <tbody>
@@ -64,6 +102,37 @@ export function WebhooksPage() {
                     : t('webhooks.never')}
                 </td>
                 <td>{formatDateTime(endpoint.created_at)}</td>
+                {mayWrite && (
+                  <td>
+                    <div className="actions">
+                      <button
+                        type="button"
+                        className="secondary"
+                        disabled={!endpoint.enabled}
+                        aria-label={t('webhooks.sendTestNamed', { url: endpoint.url })}
+                        onClick={() => test(endpoint)}
+                      >
+                        {t('webhooks.sendTest')}
+                      </button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={t('webhooks.editNamed', { url: endpoint.url })}
+                        onClick={() => setDialog({ kind: 'edit', endpoint })}
+                      >
+                        {t('webhooks.edit')}
+                      </button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={t('webhooks.deleteNamed', { url: endpoint.url })}
+                        onClick={() => setDialog({ kind: 'delete', endpoint })}
+                      >
+                        {t('webhooks.delete')}
+                      </button>
+                    </div>
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -76,6 +145,22 @@ export function WebhooksPage() {
         onPrevious={list.goPrevious}
         onNext={list.goNext}
       />
+      {(dialog?.kind === 'create' || dialog?.kind === 'edit') && (
+        <EndpointFormDialog
+          endpoint={dialog.kind === 'edit' ? dialog.endpoint : undefined}
+          onClose={close}
+          onCreated={(created) => setDialog({ kind: 'secret', created })}
+        />
+      )}
+      {dialog?.kind === 'secret' && (
+        <SigningSecretDialog created={dialog.created} onClose={close} />
+      )}
+      {dialog?.kind === 'delete' && (
+        <DeleteEndpointDialog endpoint={dialog.endpoint} onClose={close} />
+      )}
+      {dialog?.kind === 'test' && (
+        <TestEventDialog endpoint={dialog.endpoint} sending={sendTest} onClose={close} />
+      )}
     </section>
   );
 }

@@ -1315,6 +1315,16 @@ export interface components {
              */
             to_address: string | null;
             /**
+             * @description The link to give the customer while the refund is `requires_destination` (null otherwise, and in events): the checkout page with this refund and its secret in the URL fragment. Only this link shows the refund form; the checkout link alone does not. Treat it as a secret: whoever holds it chooses where the refund goes. Read it again at any time with `GET /v1/refunds/{id}`.
+             * @example https://pay.example.com/checkout/cs_3kTMd9Q2xLp8RvB1nY7cZa#refund=re_4Fq9LmX2cTz7Rb8VnK1pWe&secret=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5
+             */
+            destination_url: string | null;
+            /**
+             * @description When an address the customer gave on the checkout page may be sent, ISO 8601 with a numeric UTC offset: until then nothing is signed and you can still cancel the refund (`POST /v1/refunds/{id}/cancel`). Null when the address is yours (given at creation) or not given yet.
+             * @example null
+             */
+            send_after: string | null;
+            /**
              * @description Hash of the transaction that sends it, once signed.
              * @example null
              */

@@ -37,6 +37,8 @@ const SWEEPER = devnetSweeper(11);
 const ETH = (wei: bigint) => new Decimal(formatUnits(wei, 18)).toFixed();
 // What a plain transfer costs where L1 data is paid in L2 gas (Arbitrum): above 21,000.
 const L2_PLAIN_TRANSFER_GAS = 30_000n;
+/** The OP-stack GasPriceOracle predeploy (getL1Fee). */
+const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
 
 interface SweepRow {
   id: string;
@@ -834,6 +836,37 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       [address],
     );
   });
+
+  it(
+    "refuses a cancel whose L1 data fee (the OP-stack GasPriceOracle's quote) the sweeper cannot pay",
+    async () => {
+      await useSettings({});
+      const address = await paid('USDC', '19');
+      const { sweepId, nonce } = await stuckBatch(address);
+      // An OP-stack GasPriceOracle quoting 1,000 ETH of L1 data fee for any transaction: far
+      // more than the sweeper's 100 ETH, which covers the L2 gas many times over.
+      const quote = (10n ** 21n).toString(16).padStart(64, '0');
+      await devnet.provider.send('anvil_setCode', [
+        GAS_PRICE_ORACLE,
+        `0x7f${quote}60005260206000f3`,
+      ]);
+      try {
+        await expect(
+          COMMANDS['treasury:cancel-nonce'](
+            context!,
+            { network: 'ETHEREUM', nonce: String(nonce) },
+            [],
+          ),
+        ).rejects.toThrow(/of L1 data fee\): fund it first/);
+        expect((await attempts(sweepId)).map((row) => row.step)).toEqual(['batch']);
+      } finally {
+        await devnet.provider.send('anvil_setCode', [GAS_PRICE_ORACLE, '0x']);
+      }
+      await automine(true);
+      expect((await passUntilSweepEnded(address, sweepId)).status).toBe('Completed');
+    },
+    2 * TIMEOUT_MS,
+  );
 
   it('refuses a cancel of a nonce no sweep holds, and a nonce that is no number', async () => {
     await expect(

@@ -1,5 +1,5 @@
-import { getAddress, id, JsonRpcProvider, toQuantity } from 'ethers';
-import { ChainError, NetworkConfig } from '@app/chains';
+import { getAddress, id, Interface, JsonRpcProvider, toQuantity } from 'ethers';
+import { ChainError, NetworkConfig, NetworkName } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
@@ -13,6 +13,15 @@ const IS_BLACKLISTED = id('isBlacklisted(address)').slice(0, 10);
 
 const PLAIN_TRANSFER_GAS = 21_000n;
 const L2_GAS_MARGIN_PERCENT = 25n;
+
+/** OP-stack rollups: their sender also pays an L1 data fee, quoted by the GasPriceOracle. */
+export const OP_STACK_NETWORKS: readonly NetworkName[] = ['BASE', 'OPTIMISM'];
+const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
+const GAS_PRICE_ORACLE_INTERFACE = new Interface([
+  'function getL1Fee(bytes _data) view returns (uint256)',
+]);
+/** The L1 data fee moves with L1 prices between the quote and the block. */
+const L1_FEE_MARGIN_PERCENT = 25n;
 
 /** A mined sweep transaction, as one node's receipt and head tell it. */
 export interface SweepReceipt {
@@ -89,6 +98,25 @@ export class EvmSweepChain {
     const estimate = BigInt(answer as string);
     if (estimate <= PLAIN_TRANSFER_GAS) return PLAIN_TRANSFER_GAS;
     return estimate + (estimate * L2_GAS_MARGIN_PERCENT + 99n) / 100n;
+  }
+
+  /**
+   * The L1 data fee (wei) a transaction of these signed bytes may pay: the GasPriceOracle's
+   * quote plus a margin on an OP-stack network (one named so, or any chain with the oracle
+   * predeployed), 0 elsewhere. Never 0 for want of an answer: a failed or empty read throws.
+   */
+  async l1DataFee(rawTransaction: string): Promise<bigint> {
+    const opStack =
+      OP_STACK_NETWORKS.includes(this.network.name) ||
+      (await this.codes([GAS_PRICE_ORACLE])).get(GAS_PRICE_ORACLE) !== '0x';
+    if (!opStack) return 0n;
+    const data = GAS_PRICE_ORACLE_INTERFACE.encodeFunctionData('getL1Fee', [rawTransaction]);
+    const answer = await this.rpc.call('eth_call', (provider) =>
+      provider.send('eth_call', [{ to: GAS_PRICE_ORACLE, data }, 'latest']),
+    );
+    const [fee] = GAS_PRICE_ORACLE_INTERFACE.decodeFunctionResult('getL1Fee', String(answer));
+    const quoted = BigInt(fee as bigint);
+    return quoted + (quoted * L1_FEE_MARGIN_PERCENT + 99n) / 100n;
   }
 
   /** Native coin balance in wei. */

@@ -89,6 +89,19 @@ export class SweepNonceCancellation {
       chain.plainTransferGas(sweeper.address, sweeper.address, 0n),
     ]);
     const cap = request.maxFeePerGas ?? gasPriceCapWei(settings);
+    // OP-stack: the L1 data fee of the cancel, quoted for it signed at the cap (no smaller a
+    // bid is longer); outside the sweep's lock, like every read.
+    const l1Fee = await chain.l1DataFee(
+      (
+        await signSweeperCancel(sweeper.privateKey(), {
+          chainId: network.chainId,
+          sweeper: sweeper.address,
+          nonce,
+          gasLimit,
+          fees: { maxFeePerGas: cap, maxPriorityFeePerGas: cap },
+        })
+      ).rawTransaction,
+    );
     const journaled = await this.dataSource.transaction(async (manager) => {
       const sweep = await this.journal.lockLive(manager, sweepId);
       if (!sweep) {
@@ -117,10 +130,13 @@ export class SweepNonceCancellation {
             `again with --max-fee-gwei ${gwei(fees.maxFeePerGas)} or more.`,
         );
       }
-      if (native < gasLimit * fees.maxFeePerGas) {
+      const cost = gasLimit * fees.maxFeePerGas + l1Fee;
+      if (native < cost) {
         throw new TreasuryCommandError(
           `The sweeper ${sweeper.address} holds ${formatUnits(native, 18)} of ${name}'s native ` +
-            `coin; the cancel may cost up to ${formatUnits(gasLimit * fees.maxFeePerGas, 18)}: fund it first.`,
+            `coin; the cancel may cost up to ${formatUnits(cost, 18)}` +
+            (l1Fee > 0n ? ` (of which ${formatUnits(l1Fee, 18)} of L1 data fee)` : '') +
+            ': fund it first.',
         );
       }
       const signed = await signSweeperCancel(sweeper.privateKey(), {

@@ -1,4 +1,13 @@
-import { getAddress, Interface, JsonRpcProvider, toQuantity, Transaction, Wallet } from 'ethers';
+import {
+  getAddress,
+  Interface,
+  JsonRpcProvider,
+  Signature,
+  toQuantity,
+  Transaction,
+  verifyAuthorization,
+  Wallet,
+} from 'ethers';
 import { isValidAddress } from '../hd/addresses';
 import { EvmRpc } from '../adapters/evm/evm-rpc';
 import {
@@ -308,6 +317,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
         return checkedTransactionHash(transaction.hash, this.network.name);
       }
     }
+    // Or an EIP-7702 authorization the owner signed with this nonce, in anyone's type-4
+    // transaction: applied, it takes the owner's nonce as a transaction of its own would.
+    for (const entry of block.transactions) {
+      const transaction = entry as { hash?: string; authorizationList?: unknown };
+      if (
+        typeof transaction.hash === 'string' &&
+        Array.isArray(transaction.authorizationList) &&
+        transaction.authorizationList.some((authorization) =>
+          authorizedBy(authorization, owner, nonce),
+        )
+      ) {
+        return checkedTransactionHash(transaction.hash, this.network.name);
+      }
+    }
     // The counts said this block used the nonce and the block says otherwise: two views of the
     // chain in one search (a reorg, or a backend on another fork). No proof; look again later.
     return null;
@@ -469,5 +492,28 @@ function checkSigningParams(nonce: number, fees: EvmFees, gasLimit: bigint): voi
     throw new Error(
       `Invalid fees: maxFeePerGas ${fees.maxFeePerGas}, maxPriorityFeePerGas ${fees.maxPriorityFeePerGas}.`,
     );
+  }
+}
+
+/** Whether an authorization of a block's type-4 transaction is `owner`'s, with `nonce`. */
+function authorizedBy(authorization: unknown, owner: string, nonce: number): boolean {
+  const entry = authorization as Record<string, unknown> | null;
+  if (typeof entry !== 'object' || entry === null || Number(entry.nonce) !== nonce) return false;
+  try {
+    const signer = verifyAuthorization(
+      {
+        address: String(entry.address),
+        nonce: BigInt(String(entry.nonce)),
+        chainId: BigInt(String(entry.chainId)),
+      },
+      Signature.from({
+        r: String(entry.r),
+        s: String(entry.s),
+        yParity: Number(entry.yParity ?? entry.v) as 0 | 1,
+      }),
+    );
+    return signer.toLowerCase() === owner;
+  } catch {
+    return false;
   }
 }

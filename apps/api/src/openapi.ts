@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { API_VERSION } from '@app/common';
 
 const DESCRIPTION = `Accept and send USDT and USDC on TRON and EVM networks.
 
@@ -19,7 +20,12 @@ and the neighbouring pages. Page with \`page\` (first 10,000 rows) or the \`star
 
 **Webhooks.** Register an endpoint (\`POST /v1/webhook-endpoints\`) and every event is POSTed to it,
 signed per Standard Webhooks and Stripe style; see that operation's callback for the request you
-receive, and \`GET /v1/events\` for the same events as a list.`;
+receive, and \`GET /v1/events\` for the same events as a list.
+
+**Versioning.** \`/v1\` only grows: new routes, optional fields, response fields, enum values and
+event types may appear at any time, so ignore what you do not know. Anything else comes as a new
+version beside \`/v1\`, which keeps working for at least 12 months after it is announced. Every
+response carries \`API-Version\` (today \`${API_VERSION}\`), the revision of the contract served.`;
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()

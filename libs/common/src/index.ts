@@ -12,6 +12,7 @@ export * from './config/app-config';
 export * from './config/environment-variables';
 export * from './config/config.module';
 export * from './http/request-id';
+export * from './http/api-version';
 export * from './http/validation-pipe';
 export * from './errors/api-error-responses.decorator';
 export * from './logging/logger.module';

@@ -5,13 +5,15 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiException } from '../errors/api.exception';
 import { ErrorCode } from '../errors/error-code';
 import { refuseBadPercentEncoding } from './percent-encoding';
+import { API_VERSION, API_VERSION_HEADER } from './api-version';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 export const JSON_BODY_LIMIT = '64kb';
 
 /**
  * Express-level setup shared by main.ts and the tests, so both serve exactly the same app.
- * The request id is assigned first, so even a malformed body gets a Request-Id in its error.
+ * The request id is assigned first, so even a malformed body gets a Request-Id in its error (and
+ * an API-Version, docs/versioning.md).
  */
 export function configureHttpApp(app: INestApplication): void {
   const http = app.getHttpAdapter().getInstance() as express.Express;
@@ -24,6 +26,7 @@ export function configureHttpApp(app: INestApplication): void {
   app.use((request: Request & { id?: string }, response: Response, next: NextFunction) => {
     request.id = newRequestId();
     response.setHeader(REQUEST_ID_HEADER, request.id);
+    response.setHeader(API_VERSION_HEADER, API_VERSION);
     next();
   });
   app.use(refuseBadPercentEncoding);

@@ -9,6 +9,7 @@ import {
   signedInMember,
   totpCode,
 } from './support/console-identity';
+import { randomTronAddress } from './support/payouts-api';
 import { TestApi, TestMerchant } from './support/test-app';
 
 const SESSIONS = '/v1/checkout/sessions';
@@ -138,6 +139,32 @@ describe('Console sub-merchant context and merchant switcher (issue 25)', () => 
           [psp.id],
         ),
       ).toBe(0);
+    });
+
+    it('passes the code of the Create payout form on as POST /v1/payouts does', async () => {
+      const payout = {
+        amount: '10',
+        currency: 'USDT',
+        network: 'TRON',
+        to_address: randomTronAddress(),
+      };
+      const bySession = await owner.agent
+        .post('/console/api/payouts')
+        .set({ ...unsafe(owner), 'X-Sub-Merchant-Code': 'theirs' })
+        .send({
+          ...payout,
+          two_factor_code: totpCode(owner.secret, 1),
+          idempotency_key: crypto.randomUUID(),
+        });
+      const byKey = await withinWriteLimit(() =>
+        api.post('/v1/payouts', psp, payout, {
+          'X-Sub-Merchant-Code': 'theirs',
+          'Idempotency-Key': crypto.randomUUID(),
+        }),
+      );
+      expect(bySession.status).toBe(400);
+      expect(errorOf(bySession)).toEqual(errorOf(byKey));
+      expect(bySession.body.error.code).toBe('invalid_sub_merchant_code');
     });
 
     it('refuses the header from a direct merchant as it refuses its key', async () => {

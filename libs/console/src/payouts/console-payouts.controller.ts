@@ -6,6 +6,7 @@ import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app
 import { ApiException, ErrorCode } from '@app/common';
 import { respondIdempotent } from '@app/idempotency';
 import { CreatePayoutDto, PayoutDto, PayoutsService } from '@app/payouts';
+import { SubMerchantCode } from '@app/sub-merchants';
 import { recordAudit } from '../audit/audit-log';
 import { clientInfo } from '../http/client-info';
 import { requireFreshCode } from '../step-up/fresh-code';
@@ -31,6 +32,8 @@ export class ConsolePayoutsController {
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreateConsolePayoutDto,
+    // The console's sub-merchant context (docs/console.md), resolved as for POST /v1/payouts.
+    @SubMerchantCode() subMerchantCode: string | undefined,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutDto> {
@@ -52,7 +55,7 @@ export class ConsolePayoutsController {
       merchant,
       payoutFieldsOf(body),
       body.idempotency_key,
-      undefined,
+      subMerchantCode,
       async (manager, payout) => {
         await recordAudit(manager, {
           merchantId: merchant.merchantId,

@@ -40,18 +40,18 @@ export function refundSecret(api: TestApi, refundId: string): string {
 
 /**
  * The hosted refund form's POST as the page's script sends it: the address and the secret of the
- * link the page was opened with (the refund's own unless `secret` says otherwise).
+ * link the page was opened with (the refund's own unless `secret` says otherwise; null: none).
  */
 export function postRefundDestination(
   api: TestApi,
   sessionId: string,
   refundId: string,
   body: object,
-  secret: string | undefined = refundSecret(api, refundId),
+  secret: string | null = refundSecret(api, refundId),
 ) {
   return request(api.http)
     .post(`/checkout/${sessionId}/refunds/${refundId}/destination`)
-    .send({ ...body, secret });
+    .send(secret === null ? body : { ...body, secret });
 }
 
 /** POST /v1/checkout/sessions/{id}/refunds with a fresh Idempotency-Key unless one is given. */

@@ -497,7 +497,15 @@ describe('Console data pages in Chromium', () => {
     expect(rejected.status).toBe('Rejected');
     expect(rejected.error_reason).toContain('Destination flagged by compliance');
 
+    // The merchant console without a view: a page saying so and leading back, not an empty frame.
+    await page.goto(`${baseUrl}/console/`);
+    await page.getByRole('heading', { name: 'You are signed in as an operator' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Open the operator area' }).click();
+
     // Merchants: the list, then this merchant's keys (hints only).
+    await page.getByRole('heading', { name: 'Merchants' }).waitFor();
     await navigationLink(page, 'Merchants').click();
     await page.getByRole('heading', { name: 'Merchants' }).waitFor();
     await page.locator('tbody tr').first().waitFor();
@@ -542,6 +550,27 @@ describe('Console data pages in Chromium', () => {
       "fetch('/ops/api/session', { credentials: 'same-origin' }).then((r) => r.json())",
     );
     expect(session.view_as).toBeNull();
+
+    // Revoke key (an admin's action): the key stops working, in the merchant's log and ours.
+    await api.get('/v1/balances', merchant).expect(200);
+    await page.goto(`${baseUrl}/ops/merchants/${merchant.id}`);
+    await page.getByRole('heading', { name: 'Pages Ops Shop' }).waitFor();
+    await keyRow.waitFor();
+    await page.getByRole('button', { name: 'Revoke key Unnamed key' }).click();
+    const revokeDialog = page.getByRole('dialog', { name: 'Revoke key' });
+    expect(await revokeDialog.textContent()).toContain('Pages Ops Shop');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await revokeDialog.getByRole('button', { name: 'Revoke key' }).click();
+    await revokeDialog.waitFor({ state: 'detached' });
+    await keyRow.getByText(/^Revoked on /).waitFor();
+    expect(await page.getByRole('button', { name: 'Revoke key Unnamed key' }).count()).toBe(0);
+    await api.get('/v1/balances', merchant).expect(401);
+    const revocations: Array<{ merchant_id: string | null }> = await api.dataSource.query(
+      `SELECT merchant_id FROM console_audit_log
+        WHERE action = 'api_key.revoked' AND target_id = $1 ORDER BY merchant_id NULLS FIRST`,
+      [merchant.apiKeyId],
+    );
+    expect(revocations).toEqual([{ merchant_id: null }, { merchant_id: merchant.id }]);
 
     expect(cspViolations).toEqual([]);
     expect(errors).toEqual([]);

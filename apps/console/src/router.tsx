@@ -7,7 +7,7 @@ import {
   Outlet,
 } from '@tanstack/react-router';
 import { basePath, realm } from './base-path';
-import { AppLayout } from './components/AppLayout';
+import { ConsoleFrame } from './components/ConsoleFrame';
 import { OpsLayout } from './components/OpsLayout';
 import { t } from './i18n/t';
 
@@ -55,7 +55,7 @@ const signedInRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'signed-in',
   // One build serves both areas: /ops has the operator's frame and home.
-  component: realm === 'operator' ? OpsLayout : AppLayout,
+  component: realm === 'operator' ? OpsLayout : ConsoleFrame,
 });
 const homeRoute = createRoute({
   getParentRoute: () => signedInRoute,

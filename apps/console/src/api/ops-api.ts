@@ -92,4 +92,9 @@ export const opsApi = {
       { merchant_id: merchantId, reason, minutes },
     ),
   endViewAs: () => consoleRequest<{ ended: boolean }>('POST', '/ops/api/view-as/end'),
+  revokeKey: (merchantId: string, keyId: string) =>
+    consoleRequest<{ id: string; revoked: true }>(
+      'POST',
+      `/ops/api/merchants/${id(merchantId)}/keys/${id(keyId)}/revoke`,
+    ),
 };

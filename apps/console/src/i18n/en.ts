@@ -377,6 +377,12 @@ export const en = {
   'ops.viewAsReason': 'Reason (ticket and a sentence, 10 characters at least)',
   'ops.viewAsMinutes': 'Minutes (1 to 60)',
   'ops.viewAsStart': 'Start viewing',
+  'ops.revokeKeyIntro':
+    'Revoke {name} of {merchant}? Calls made with it fail within a second. The merchant’s activity log shows that you revoked it. This cannot be undone.',
+  'ops.notInConsoleTitle': 'You are signed in as an operator',
+  'ops.notInConsoleIntro':
+    'The merchant console shows a merchant’s data only while you view as that merchant. Start a view from a merchant’s page in the operator area.',
+  'ops.openOperatorArea': 'Open the operator area',
 
   'viewAs.label': 'Viewing as merchant',
   'viewAs.banner':

@@ -1,21 +1,27 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import { FormEvent, useId, useState } from 'react';
-import { OpsMerchant, opsApi } from '../../api/ops-api';
+import { OpsMerchant, OpsMerchantKey, opsApi } from '../../api/ops-api';
 import { Dialog } from '../../components/Dialog';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { formatDateTime } from '../../format';
 import { t } from '../../i18n/t';
+import { useOpsSession } from '../../ops-session';
+import { keyName } from '../api-keys-shared';
 
-/** One merchant with its API keys (hints only), and "View as merchant". */
+/** One merchant with its API keys (hints only), "View as merchant", and revoking a key (admins). */
 export function MerchantDetailPage() {
   const { merchantId } = useParams({ from: '/signed-in/merchants/$merchantId' });
   const [viewing, setViewing] = useState(false);
+  const [revoking, setRevoking] = useState<OpsMerchantKey | null>(null);
+  const operator = useOpsSession();
   const merchant = useQuery({
     queryKey: ['ops', 'merchant', merchantId],
     queryFn: () => opsApi.merchant(merchantId),
   });
   const data = merchant.data;
+  // The server refuses support operators (403); the button is not offered to them.
+  const mayRevoke = operator.data?.role === 'admin';
   return (
     <section aria-labelledby="merchant-title">
       <p>
@@ -56,6 +62,7 @@ export function MerchantDetailPage() {
                   <th scope="col">{t('apiKeys.created')}</th>
                   <th scope="col">{t('apiKeys.lastUsed')}</th>
                   <th scope="col">{t('ops.keyState')}</th>
+                  {mayRevoke && <th scope="col">{t('apiKeys.actions')}</th>}
                 </tr>
               </thead>
               <tbody>
@@ -77,6 +84,20 @@ export function MerchantDetailPage() {
                           ? t('ops.expiresOn', { date: formatDateTime(key.expires_at) })
                           : t('ops.active')}
                     </td>
+                    {mayRevoke && (
+                      <td>
+                        {!key.revoked_at && (
+                          <button
+                            type="button"
+                            className="danger"
+                            aria-label={t('apiKeys.revokeNamed', { name: keyName(key) })}
+                            onClick={() => setRevoking(key)}
+                          >
+                            {t('apiKeys.revoke')}
+                          </button>
+                        )}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -85,7 +106,51 @@ export function MerchantDetailPage() {
         </>
       )}
       {viewing && data && <ViewAsDialog merchant={data} onClose={() => setViewing(false)} />}
+      {revoking && data && (
+        <RevokeKeyDialog merchant={data} apiKey={revoking} onClose={() => setRevoking(null)} />
+      )}
     </section>
+  );
+}
+
+/** POST /ops/api/merchants/:id/keys/:keyId/revoke: audited in the merchant's log and ours. */
+function RevokeKeyDialog(props: {
+  merchant: OpsMerchant;
+  apiKey: OpsMerchantKey;
+  onClose: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const revoke = useMutation({
+    mutationFn: () => opsApi.revokeKey(props.merchant.id, props.apiKey.id),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['ops', 'merchant', props.merchant.id] });
+      props.onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    revoke.mutate();
+  };
+  return (
+    <Dialog title={t('apiKeys.revoke')} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p>
+          {t('ops.revokeKeyIntro', {
+            name: `${keyName(props.apiKey)} (${props.apiKey.hint})`,
+            merchant: props.merchant.name,
+          })}
+        </p>
+        <ErrorMessage error={revoke.error} />
+        <div className="actions">
+          <button type="button" className="secondary" onClick={props.onClose}>
+            {t('apiKeys.cancel')}
+          </button>
+          <button type="submit" className="danger" disabled={revoke.isPending}>
+            {t('apiKeys.revoke')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }
 

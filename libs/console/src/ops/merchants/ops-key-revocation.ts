@@ -9,7 +9,8 @@ import { OperatorSession } from '../access/operator-sessions';
 /**
  * An operator revokes a merchant's key (a leaked key reported to support, say). Through
  * ApiKeysService.revoke, so every API process forgets the key on commit, as when the merchant
- * revokes it; audited under the merchant, so its team sees who did it and why it stopped working.
+ * revokes it; audited under the merchant, so its team sees who did it and why it stopped working,
+ * and in the operators' log.
  */
 @Injectable()
 export class OpsKeyRevocation {
@@ -37,17 +38,21 @@ export class OpsKeyRevocation {
         );
       }
       await this.apiKeys.revoke(keyId, { merchantId }, manager);
-      await recordAudit(manager, {
-        merchantId,
-        actorType: 'operator',
-        actorId: operator.userId,
-        action: 'api_key.revoked',
-        targetType: 'api_key',
-        targetId: keyId,
-        details: { operator_email: operator.email },
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
+      // Both logs, as a view-as is: the merchant's (its team sees who revoked its key) and the
+      // operators' own (merchant_id null), which names the merchant.
+      for (const loggedUnder of [merchantId, null]) {
+        await recordAudit(manager, {
+          merchantId: loggedUnder,
+          actorType: 'operator',
+          actorId: operator.userId,
+          action: 'api_key.revoked',
+          targetType: 'api_key',
+          targetId: keyId,
+          details: { operator_email: operator.email, merchant_id: merchantId },
+          ip: client.ip,
+          userAgent: client.userAgent,
+        });
+      }
     });
     // With a manager, revoke leaves this process's cache to the caller, after the commit.
     this.apiKeys.forget(keyId);

@@ -197,4 +197,22 @@ describe('Console: refunds in Chromium', () => {
       await context.close();
     }
   });
+
+  it('offers no Refund on a payment that received nothing', async () => {
+    const unpaid = await paidSession(api, merchant, {
+      network: 'TRON',
+      amount: '30',
+      received: '0',
+      status: 'Pending',
+    });
+    const owner = await signedInMember(api, merchant, 'owner', 'refund-unpaid');
+    const context = await newConsoleContext(browser);
+    const { page } = await openConsolePage(context);
+    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    await page.goto(`${baseUrl}/console/payments/${unpaid.id}`);
+    await page.getByRole('heading', { name: new RegExp(`Payment ${unpaid.id}`) }).waitFor();
+    await page.getByText('No refunds of this payment.').waitFor();
+    expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+    await context.close();
+  });
 });

@@ -12,6 +12,9 @@ import { can, useSession } from '../../session';
 
 type Transaction = CheckoutSession['transactions'][number];
 
+/** A decimal string of zero ("0", "0.00"). */
+const NOTHING = /^0(\.0+)?$/;
+
 const TRANSACTION_COLUMNS: ReadonlyArray<ListColumn<Transaction>> = [
   { header: t('payments.txHash'), cell: (item) => <code className="hash">{item.tx_hash}</code> },
   { header: t('payments.status'), cell: (item) => item.status },
@@ -60,8 +63,10 @@ export function PaymentDetailPage() {
       back={<Link to="/payments">{t('payments.back')}</Link>}
       allowed={allowed}
       query={checkout}
-      actions={() =>
-        can(session, 'refunds:write') && (
+      actions={(data) =>
+        // Nothing received, nothing to give back: the API would only refuse.
+        can(session, 'refunds:write') &&
+        !NOTHING.test(data.amount_received) && (
           <button
             type="button"
             onClick={() => navigate({ to: '/payments/$sessionId/refund', params: { sessionId } })}

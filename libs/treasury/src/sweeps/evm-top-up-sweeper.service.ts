@@ -15,7 +15,6 @@ import {
 import { fromBaseUnits } from '@app/ledger';
 import { EvmSweeper, MAX_LIVE_SWEEPS, SweepTickReport } from './evm-sweeper.service';
 import { EvmTopUpJournalRepository } from './evm-top-up-journal.repository';
-import { sendWhileLive } from './live-sweep-send';
 import { signDepositTransfer, signTopUp, TOP_UP_GAS_LIMIT } from './evm-top-up-signing';
 import { topUpValue } from './evm-top-up-value';
 import { decideOnCost } from './sweep-cost-policy';
@@ -29,6 +28,7 @@ import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.r
 import { destinationFor, gasPriceAllowed, SweepDecision } from './sweep-policy';
 import { provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
 import { StrangerCoin } from './stranger-coin.service';
+import { SweepBroadcaster } from './sweep-broadcaster';
 import { NetworkTreasurySettings } from './treasury-settings';
 
 /** A token transfer's gas, for the policy's estimate only (the sweep estimates the very call). */
@@ -65,6 +65,7 @@ export class EvmTopUpSweeper {
     private readonly topUps: EvmTopUpJournalRepository,
     private readonly evm: EvmSweeper,
     private readonly strangers: StrangerCoin,
+    private readonly broadcaster: SweepBroadcaster,
   ) {}
 
   async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
@@ -250,7 +251,7 @@ export class EvmTopUpSweeper {
         );
         return (await this.topUps.attempts(sweepId, manager))[0];
       });
-      await this.send(network.name, only);
+      await this.broadcaster.broadcast(network.name, only);
       return sweepId;
     }
     // The node's own estimate: 21,000 is refused where L1 data is paid in L2 gas (Arbitrum).
@@ -299,31 +300,8 @@ export class EvmTopUpSweeper {
       this.logger.warn({ network: network.name }, 'Sweeper not registered: no top-up signed');
       return null;
     }
-    await this.send(network.name, topUp);
+    await this.broadcaster.broadcast(network.name, topUp);
     return sweepId;
-  }
-
-  /**
-   * The stored bytes, exactly, of a live sweep only (live-sweep-send.ts); what the node said is
-   * recorded. Safe to repeat.
-   */
-  async send(
-    network: NetworkName,
-    attempt: Pick<SweepAttemptRow, 'id' | 'sweep_id' | 'raw_transaction'>,
-  ) {
-    let accepted = false;
-    const result = await sendWhileLive(this.dataSource, attempt.sweep_id, async () => {
-      try {
-        const answer = await this.transports
-          .transportFor(network)
-          .broadcast(attempt.raw_transaction);
-        accepted = answer.kind === 'accepted' || answer.kind === 'already_known';
-        return answer.kind === 'rejected' ? `rejected: ${answer.reason}` : answer.kind;
-      } catch (error) {
-        return `error: ${error instanceof Error ? error.message : String(error)}`;
-      }
-    });
-    if (result !== null) await this.journal.recordBroadcast(attempt.id, result, accepted);
   }
 
   private async destination(

@@ -13,7 +13,7 @@ import {
 } from './evm-top-up-journal.repository';
 import { pairedTransfer } from './evm-top-up-pairing';
 import { signDepositTransfer, signTopUp } from './evm-top-up-signing';
-import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
+import { SweepBroadcaster } from './sweep-broadcaster';
 import { SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
 import { SweepOutcomes } from './sweep-outcomes.service';
@@ -47,8 +47,8 @@ export class EvmTopUpTracker {
     private readonly sweepJournal: SweepJournalRepository,
     private readonly books: EvmTopUpBooks,
     private readonly outcomes: SweepOutcomes,
-    private readonly sweeper: EvmTopUpSweeper,
     private readonly evm: EvmSweeper,
+    private readonly broadcaster: SweepBroadcaster,
   ) {}
 
   async track(name: NetworkName): Promise<SweepTrackReport> {
@@ -89,7 +89,8 @@ export class EvmTopUpTracker {
         if (!receipt.succeeded) return;
         // The gas is there: the address may now send its tokens, at the fees this top-up paid.
         const transfer = pairedTransfer(await this.journal.attempts(sweep.id), attempt);
-        return this.sweeper.send(network.name, transfer);
+        await this.broadcaster.broadcast(network.name, transfer);
+        return;
       }
       return this.unmined(sweep, lane, sweep.sweeper_address, report);
     }
@@ -146,7 +147,7 @@ export class EvmTopUpTracker {
     for (const attempt of [lane.acceptedCancel ?? own, lane.pendingCancel]) {
       if (!attempt || !rebroadcastDue(attempt)) continue;
       report.rebroadcast += 1;
-      await this.sweeper.send(network.name, attempt);
+      await this.broadcaster.broadcast(network.name, attempt);
     }
   }
 
@@ -241,7 +242,7 @@ export class EvmTopUpTracker {
     });
     if (!attempt) return false;
     this.logger.log({ sweepId: sweep.id, txHash: attempt.tx_hash }, 'Gas top-up replaced');
-    await this.sweeper.send(name, attempt);
+    await this.broadcaster.broadcast(name, attempt);
     return true;
   }
 }

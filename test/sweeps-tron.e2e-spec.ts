@@ -660,4 +660,60 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     // Left on the address, unburnt: the transfer ran on lent energy and free bandwidth.
     expect(node.trxBalance(address)).toBe(5n * TRX);
   });
+
+  it("once a transfer burnt the address's TRX, books no stranger's TRX from a backend still before the burn", async () => {
+    const address = await paidSession('8');
+    node.setTrxBalance(address, 2n * TRX);
+    const transferSent = async () => {
+      const sweep = await newest(address);
+      return sweep !== undefined && (await stepsOf(sweep.id)).some((s) => s.step === 'transfer');
+    };
+    await drive(transferSent);
+    // The transfer needs more energy than lent (a new holder), and energy got cheaper since its
+    // fee_limit was set: it burns the address's TRX for what the lent energy lacks.
+    const hotHeld = node.tokenBalance(USDT, HOT);
+    const energyFee = node.chainParameter('getEnergyFee');
+    node.setTokenBalance(USDT, HOT, 0n);
+    node.setChainParameter('getEnergyFee', Math.floor(energyFee / 2));
+    try {
+      node.mineBroadcasts();
+    } finally {
+      node.setChainParameter('getEnergyFee', energyFee);
+      node.setTokenBalance(USDT, HOT, hotHeld);
+    }
+    node.mineEmpty(SOLIDIFY);
+    await drive(ended(address));
+    const [burning] = await sweepsOf(address);
+    expect(burning.error_reason).toContain('OUT_OF_ENERGY');
+    const burnt = 2n * TRX - node.trxBalance(address)!;
+    expect(burnt).toBeGreaterThan(0n);
+    const stranger = await linesOf(`unmatched_native:TRON:${address}:%`);
+    expect(stranger).toEqual([
+      { account: 'deposits:TRON:TRX', amount: '2.000000000000000000' },
+      { account: 'unmatched:TRON:TRX', amount: '-2.000000000000000000' },
+    ]);
+
+    // A day later (its free bandwidth back), a backend still before the burn answers the
+    // solidity API's account: 2 TRX.
+    node.mineEmpty(DAY_OF_BLOCKS);
+    node.staleSolidTrx.set(address, 2n * TRX);
+    try {
+      await drive(async () => (await sweepsOf(address)).length === 2 && (await ended(address)()));
+    } finally {
+      node.staleSolidTrx.delete(address);
+    }
+    expect((await newest(address))!.status).toBe('Completed');
+    // The burnt TRX is not booked again as a stranger's: the books hold what the address holds.
+    expect(await linesOf(`unmatched_native:TRON:${address}:%`)).toEqual(stranger);
+    const [{ booked }] = await api.dataSource.query(
+      `SELECT COALESCE(sum(l.amount), 0)::text AS booked
+         FROM ledger_lines l JOIN ledger_entries e ON e.id = l.entry_id
+        WHERE l.account = 'deposits:TRON:TRX'
+          AND (e.reference LIKE $2 OR e.reference IN (
+                SELECT 'network_fee:TRON:' || a.tx_hash FROM sweep_attempts a
+                  JOIN sweep_items i ON i.sweep_id = a.sweep_id WHERE i.address = $1))`,
+      [address, `unmatched_native:TRON:${address}:%`],
+    );
+    expect(sun(booked)).toBe(node.trxBalance(address));
+  });
 });

@@ -164,6 +164,16 @@ export class FakeTronNode {
   solidLag: number;
   /** Paths answered HTTP 503 while listed (one endpoint failing, the rest answering). */
   readonly unavailablePaths = new Set<string>();
+  /**
+   * TRX (sun) /walletsolidity/getaccount answers for an address (base58) while set: a backend
+   * behind, still in a state before the address burnt TRX.
+   */
+  readonly staleSolidTrx = new Map<string, bigint>();
+  /**
+   * TRX per block of the accounts the test gave TRX (setTrxBalance), for getaccountbalance:
+   * hex address -> [block from which it holds it, sun], recorded as blocks are mined.
+   */
+  private readonly trxHistory = new Map<string, Array<[number, bigint]>>();
   /** Transactions built by triggersmartcontract so far. */
   private builds = 0;
   private readonly blocks: FakeBlock[] = [];
@@ -235,6 +245,17 @@ export class FakeTronNode {
     const account =
       this.state.accounts.get(hex) ?? this.state.accounts.create(hex, this.head.timestamp);
     account.balance = sun;
+    this.recordTrx(hex, this.headBlockNumber);
+  }
+
+  /** Appends the account's TRX to its history when it changed (accounts given TRX only). */
+  private recordTrx(hex: string, blockNumber: number): void {
+    const balance = this.state.accounts.get(hex)?.balance ?? 0n;
+    const history = this.trxHistory.get(hex) ?? [];
+    const last = history.at(-1);
+    if (last && last[0] === blockNumber) last[1] = balance;
+    else if (!last || last[1] !== balance) history.push([blockNumber, balance]);
+    this.trxHistory.set(hex, history);
   }
 
   /** The TRX balance in sun, or undefined for an address that is no account (not activated). */
@@ -333,6 +354,7 @@ export class FakeTronNode {
     }
     this.pending.clear();
     this.blocks.push(this.makeBlock(number, this.head.blockId, entries));
+    for (const hex of this.trxHistory.keys()) this.recordTrx(hex, number);
     return { blockNumber: number, txIds: entries.map((entry) => entry.transaction.txID) };
   }
 
@@ -588,8 +610,30 @@ export class FakeTronNode {
     '/wallet/getaccount': (params) =>
       this.state.accounts.accountJson(addressParameter(params.address), this.head.timestamp),
     // The solidity API answers the same state: the fake keeps no state per block.
-    '/walletsolidity/getaccount': (params) =>
-      this.state.accounts.accountJson(addressParameter(params.address), this.head.timestamp),
+    '/walletsolidity/getaccount': (params) => {
+      const hex = addressParameter(params.address);
+      const json = this.state.accounts.accountJson(hex, this.head.timestamp);
+      const stale = this.staleSolidTrx.get(TronWeb.address.fromHex(hex));
+      return stale === undefined ? json : { ...json, balance: Number(stale) };
+    },
+    // AccountBalance (storage.balance.history.lookup): an account's TRX at a block named by
+    // number and hash, with that block. Accounts without a history (never given TRX by the
+    // test) answer their balance now.
+    '/wallet/getaccountbalance': (params) => {
+      const account = isJson(params.account_identifier) ? params.account_identifier : {};
+      const named = isJson(params.block_identifier) ? params.block_identifier : {};
+      const number = Number(named.number);
+      const block = Number.isSafeInteger(number) ? this.blocks[number] : undefined;
+      if (!block || block.blockId !== String(named.hash)) {
+        throw new Error('block_identifier not found');
+      }
+      const hex = addressParameter(account.address);
+      const history = this.trxHistory.get(hex);
+      const balance = history
+        ? (history.filter(([at]) => at <= number).at(-1)?.[1] ?? 0n)
+        : (this.state.accounts.get(hex)?.balance ?? 0n);
+      return { balance: Number(balance), block_identifier: { hash: block.blockId, number } };
+    },
     '/wallet/getaccountresource': (params) =>
       this.state.accounts.accountResourceJson(
         addressParameter(params.address),

@@ -132,6 +132,25 @@ export class StrangerCoin implements OnModuleDestroy {
     });
   }
 
+  /**
+   * Whether a transfer of one of the address's sweeps (of a chain not forgotten) burnt its native
+   * coin (a fee booked out of `deposits:N:COIN`): from then on a read from a state before that
+   * burn would show the burnt coin as new, so only a read proven to be of a later block counts.
+   */
+  async burnt(network: NetworkName, address: string): Promise<boolean> {
+    const account = LedgerAccounts.deposits(network, NATIVE_COINS[network].symbol);
+    const [{ burnt }]: Array<{ burnt: boolean }> = await this.dataSource.query(
+      `SELECT EXISTS (
+         SELECT 1 FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
+           JOIN sweep_attempts a ON a.sweep_id = s.id AND a.step = 'transfer'
+           JOIN ledger_entries e ON e.reference = 'network_fee:' || $1 || ':' || a.tx_hash
+           JOIN ledger_lines l ON l.entry_id = e.id AND l.account = $3
+          WHERE s.network = $1 AND ${SAME_ITEM} AND s.chain_forgotten_at IS NULL) AS burnt`,
+      [network, address, account],
+    );
+    return burnt;
+  }
+
   private rpcFor(name: NetworkName): EvmRpc {
     let rpc = this.rpcs.get(name);
     if (!rpc) {

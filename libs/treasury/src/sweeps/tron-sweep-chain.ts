@@ -94,14 +94,36 @@ export class TronSweepChain {
    * The address's TRX (sun) in the state of an irreversible block, with that block: the solidity
    * API's head, then the account, from one URL; null when that URL's solid head moved backwards
    * meanwhile (another backend answered: the read proves nothing).
+   *
+   * `tied`: the balance must be proven to be the one at that very block, not merely read after
+   * it (a load balancer may hand the account read to a backend behind the head read): java-tron's
+   * AccountBalance (`wallet/getaccountbalance`, needs `storage.balance.history.lookup`) at the
+   * block's number and hash, whose answer names the block. A node without it fails the read.
    */
-  async solidTrxBalance(address: string): Promise<{ balanceSun: bigint; block: number } | null> {
+  async solidTrxBalance(
+    address: string,
+    tied = false,
+  ): Promise<{ balanceSun: bigint; block: number } | null> {
     const before = await this.node.requestWithSource(
       'walletsolidity/getnowblock',
       {},
       parseTimedBlock,
     );
     if (!before.value) return null;
+    if (tied) {
+      const block = { hash: before.value.blockId, number: before.value.number };
+      const balanceSun = await this.node.request(
+        'wallet/getaccountbalance',
+        {
+          account_identifier: { address: TronSweepChain.toHex(address) },
+          block_identifier: block,
+          visible: false,
+        },
+        (value) => parseBalanceAtBlock(value, block),
+        before.source,
+      );
+      return { balanceSun, block: block.number };
+    }
     const account = await this.node.request(
       'walletsolidity/getaccount',
       { address: TronSweepChain.toHex(address), visible: false },
@@ -168,6 +190,27 @@ export class TronSweepChain {
   static toHex(address: string): string {
     return `41${toLogAddress(address)}`;
   }
+}
+
+/** getaccountbalance's answer: the balance, only when it names the very block asked for. */
+export function parseBalanceAtBlock(
+  value: unknown,
+  block: { hash: string; number: number },
+): bigint {
+  if (!isObject(value) || typeof value.Error === 'string') {
+    throw new Error(
+      `TRON getaccountbalance: ${isObject(value) ? String(value.Error) : 'malformed'}`,
+    );
+  }
+  const named = isObject(value.block_identifier) ? value.block_identifier : {};
+  if (
+    named.number !== block.number ||
+    typeof named.hash !== 'string' ||
+    named.hash.toLowerCase() !== block.hash.toLowerCase()
+  ) {
+    throw new Error(`TRON getaccountbalance: not the balance at block ${block.number}`);
+  }
+  return count(value, 'balance');
 }
 
 export function ceilDiv(numerator: bigint, denominator: bigint): bigint {

@@ -245,7 +245,10 @@ export class TronSweepPlanner {
     address: string,
   ): Promise<boolean> {
     try {
-      const solid = await chain.solidTrxBalance(address);
+      // Once a transfer of the address burnt TRX, a read from a backend behind that burn would
+      // show the burnt TRX as a stranger's: the balance must be the one at the block read.
+      const tied = await this.strangers.burnt(name, address);
+      const solid = await chain.solidTrxBalance(address, tied);
       if (!solid) throw new Error('the solidity API answered from another backend');
       const booked = await this.strangers.book(name, address, solid.balanceSun, solid.block);
       if (booked === null) throw new Error(`read at block ${solid.block}, before its last sweep`);

@@ -12,6 +12,7 @@ import {
 } from './support/console-browser-kit';
 import { inviteMember, PASSWORD, signedInMember } from './support/console-identity';
 import { TestApi, TestMerchant } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 const SESSION_BODY = {
   pricing_amount: '12',
@@ -65,10 +66,7 @@ describe('Console switchers in Chromium (issue 25)', () => {
   /** The session ids the Payments table shows, once it shows exactly `count` rows. */
   async function paymentRows(page: Page, count: number): Promise<string[]> {
     const rows = page.locator('tbody tr');
-    await page.waitForFunction(
-      (expected) => document.querySelectorAll('tbody tr').length === expected,
-      count,
-    );
+    await waitFor(async () => (await rows.count()) === count, 30_000, `${count} payment rows`);
     const texts = await rows.allTextContents();
     return texts.map((text) => /cs_[A-Za-z0-9]{22}/.exec(text)?.[0] ?? text).sort();
   }

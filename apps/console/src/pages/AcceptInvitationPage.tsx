@@ -71,7 +71,8 @@ function SetPassword(props: {
     mutationFn: () => consoleApi.acceptInvitation(props.token, password),
     onSuccess: (result) => props.onAccepted(result.two_factor_enrolment),
   });
-  if (invitation.data?.account_exists) {
+  // An operator invitation always makes a new account (docs/console.md).
+  if (invitation.data?.account_exists && invitation.data.realm === 'merchant') {
     return <SignInToAccept token={props.token} invitation={invitation.data} />;
   }
   const submit = (event: FormEvent) => {

@@ -78,7 +78,8 @@ export function EndpointFormDialog(props: {
         await v1.PATCH('/v1/webhook-endpoints/{id}', {
           params: { path: { id: editing.id } },
           body: {
-            url: url.trim(),
+            // Sent only when changed: the API checks a new url's address again.
+            ...(url.trim() !== editing.url ? { url: url.trim() } : {}),
             events: chosen,
             // The generated type of this nullable string is loose; the API takes a string or null.
             description: (description.trim() || null) as unknown as null,

@@ -136,6 +136,18 @@ describe('Console switchers in Chromium (issue 25)', () => {
     expect(await page.locator('tbody tr').count()).toBe(2);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await shot(page, 'sub-merchants');
+    // Creating one: it is listed here and offered under "Acting for".
+    await page.getByLabel('Code').fill('gamma');
+    await page.getByLabel('Name', { exact: true }).fill('Shop gamma');
+    await page.getByRole('button', { name: 'Create sub-merchant' }).click();
+    await page.getByRole('status').getByText('Sub-merchant gamma created.').waitFor();
+    await page.getByRole('row', { name: /gamma/ }).waitFor();
+    await actingFor.locator('option', { hasText: '(gamma)' }).waitFor({ state: 'attached' });
+    const [created] = await api.dataSource.query(
+      `SELECT name FROM sub_merchants WHERE merchant_id = $1 AND code = 'gamma'`,
+      [psp.id],
+    );
+    expect(created).toEqual({ name: 'Shop gamma' });
     await banner.getByRole('button', { name: 'Back to all' }).click();
     await banner.waitFor({ state: 'detached' });
     await navigationLink(page, 'Payments').click();

@@ -475,7 +475,7 @@ describe('Refunds API', () => {
     await form(elsewhere.id, refund.id, { to_address: randomEvmAddress() }).expect(404);
     await untouched();
 
-    // The page shows the form (its state, and its HTML before any script runs).
+    // The page has the form (its state, and its HTML before any script runs).
     const { body: state } = await request(api.http)
       .get(`/checkout/${session.id}/state`)
       .expect(200);
@@ -485,6 +485,11 @@ describe('Refunds API', () => {
       `data-action="/checkout/${session.id}/refunds/${refund.id}/destination"`,
     );
     expect(html).toContain('is refunding you 57 USDT on');
+    // Hidden: only the refund's own link (its secret) makes the page's script show it.
+    expect(html).toContain(
+      `data-refund="${refund.id}" data-access="/checkout/${session.id}/refunds/${refund.id}/access" hidden>`,
+    );
+    expect(html).not.toContain(refundSecret(api, refund.id));
 
     // The customer types it once: only the checksummed (EIP-55) form is taken on the page.
     const to = randomEvmAddress();

@@ -331,6 +331,12 @@ describe('Console sub-merchant context and merchant switcher (issue 25)', () => 
       await signIn(PASSWORD).expect(429);
       await accept(token, PASSWORD, member.recoveryCodes[0]).expect(429);
       expect(await api.count('console_memberships', 'user_id = $1', [member.userId])).toBe(1);
+      // The refusal, with nothing checked, is in the log as the form's is.
+      expect((await auditOf(api, member.userId))[0]).toMatchObject({
+        action: 'user.sign_in_failed',
+        merchant_id: first.id,
+        details: { reason: 'locked', step: 'password' },
+      });
     });
   });
 });

@@ -23,8 +23,8 @@ const TOTP_CODE = /^[0-9]{6}$/;
  * A merchant's invitation accepted by an address that has an account already (one account,
  * several merchants; docs/console.md). The invitee proves the account is theirs as a sign-in
  * does, password and second factor, in one request; the attempt is charged to the address's
- * sign-in lockout before anything is checked, and every checked failure is audited as a failed
- * sign-in. On success the membership, the invitation used up, the code used, the lockout
+ * sign-in lockout before anything is checked, and every failure, a refusal by the lock included,
+ * is audited as a failed sign-in. On success the membership, the invitation used up, the code used, the lockout
  * forgotten, a signed-in session at the new merchant and the audit entries are one transaction.
  */
 @Injectable()
@@ -58,7 +58,27 @@ export class ExistingAccountAcceptance {
     }
     const realm = invitation.realm;
     const attempt = await this.throttle.charge(realm, invitation.email);
-    if (attempt.kind === 'refused') throw lockedOut(attempt.retryAfterSeconds);
+    if (attempt.kind === 'refused') {
+      // Audited as the sign-in form audits it: the owner's log shows the account under attack.
+      await this.dataSource.transaction(async (manager) => {
+        const user = await this.users.findByEmail(manager, realm, invitation.email);
+        if (!user) {
+          return recordAudit(manager, {
+            merchantId: null,
+            actorType: 'anonymous',
+            actorId: null,
+            action: 'user.sign_in_failed',
+            details: { realm, reason: 'locked', step: 'password', unknown_email: true },
+            ip: client.ip,
+            userAgent: client.userAgent,
+          });
+        }
+        const memberships = await this.users.memberships(manager, user.id);
+        const merchantId = memberships[0]?.merchantId ?? null;
+        return this.signIn.auditFailure(manager, user, merchantId, client, 'locked', 'password');
+      });
+      throw lockedOut(attempt.retryAfterSeconds);
+    }
     const failed = () =>
       attempt.lockRetryAfterSeconds !== null
         ? lockedOut(attempt.lockRetryAfterSeconds)

@@ -1,15 +1,20 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import { AddressInfo } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { authenticator } from 'otplib';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { inviteFromCli } from '../libs/console/src/invitations/cli-invitations';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './support/chromium';
+import {
+  acceptInvitationInBrowser,
+  ConsoleRig,
+  newConsoleContext,
+  openConsolePage as openPage,
+  screenshot as shot,
+  seriousAxeViolations,
+  startConsoleRig,
+} from './support/console-browser-kit';
+import { PASSWORD } from './support/console-identity';
 import { creditBalance } from './support/ledger-credit';
-import { buildConsole } from './support/console-build';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -17,17 +22,8 @@ const EXPECTED_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; " +
   "object-src 'none'";
-const PASSWORD = 'correct horse battery staple';
-// Screenshots of each page, for people (gitignored).
-const SCREENSHOTS = join(__dirname, '..', 'test-results', 'console');
 // The console's budget: all of its JavaScript, every lazy page included, gzipped.
 const JAVASCRIPT_BUDGET_BYTES = 200 * 1024;
-
-/** What the page reported: CSP violations (from the DOM event) and errors. */
-interface PageProblems {
-  cspViolations: string[];
-  errors: string[];
-}
 
 /*
  * The merchant console (apps/console) as the API serves it (apps/api/src/console-ui), in a real
@@ -35,62 +31,24 @@ interface PageProblems {
  * owner from invitation to API keys, and a viewer who may not see them.
  */
 describe('Merchant console in Chromium', () => {
+  let rig: ConsoleRig;
   let api: TestApi;
   let browser: Browser;
   let baseUrl: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await buildConsole();
-    api = await TestApi.start();
-    const server = api.app.getHttpServer() as http.Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    rig = await startConsoleRig();
+    ({ api, browser, baseUrl } = rig);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await api?.close();
-  });
+  afterAll(() => rig?.close());
 
+  // The owner copies its secret key with the Copy button, read back from the clipboard.
   const newContext = () =>
-    browser.newContext({
-      locale: 'en-US',
+    newConsoleContext(browser, {
       viewport: { width: 1200, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
-
-  /** A page that records CSP violations (listened for before any of its scripts run). */
-  const openPage = async (context: BrowserContext): Promise<{ page: Page } & PageProblems> => {
-    const page = await context.newPage();
-    const problems: PageProblems = { cspViolations: [], errors: [] };
-    await page.exposeFunction('reportCspViolation', (text: string) =>
-      problems.cspViolations.push(text),
-    );
-    // Runs through the DevTools protocol, which the page's CSP does not govern.
-    await page.addInitScript(
-      `document.addEventListener('securitypolicyviolation', (event) =>
-        window.reportCspViolation(event.violatedDirective + ' ' + event.blockedURI));`,
-    );
-    page.on('pageerror', (error) => problems.errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.errors.push(message.text());
-    });
-    return { page, ...problems };
-  };
-
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-
-  const seriousAxeViolations = async (page: Page) => {
-    // axe is evaluated through the DevTools protocol: the page's CSP rightly refuses a <script>.
-    await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-    const violations = await page.evaluate<Array<{ id: string; impact: string }>>(
-      'axe.run().then((result) => result.violations.map(({ id, impact }) => ({ id, impact })))',
-    );
-    return violations.filter((item) => ['serious', 'critical'].includes(item.impact));
-  };
 
   describe('serving', () => {
     it('serves index.html with the strict CSP for console pages, with a fallback for unknown ones', async () => {
@@ -163,7 +121,7 @@ describe('Merchant console in Chromium', () => {
   });
 
   it('walks an owner from invitation to API keys, and keeps a viewer out of them', async () => {
-    const merchant: TestMerchant = await api.createMerchant({ name: 'Console Café' });
+    const merchant: TestMerchant = await rig.createMerchant('Console Café');
     await creditBalance(api.dataSource, {
       merchantId: merchant.id,
       network: 'ETHEREUM',
@@ -292,7 +250,7 @@ describe('Merchant console in Chromium', () => {
 
     // A second membership (joining another merchant with an existing account is not offered by
     // the server yet): the switcher appears, and the other merchant's role decides the navigation.
-    const other = await api.createMerchant({ name: 'Second Shop' });
+    const other = await rig.createMerchant('Second Shop');
     const added: unknown[] = await api.dataSource.query(
       `INSERT INTO console_memberships (user_id, merchant_id, role)
        SELECT id, $1, 'viewer' FROM console_users WHERE email = $2 AND realm = 'merchant'
@@ -353,26 +311,6 @@ describe('Merchant console in Chromium', () => {
   const navigationLink = (page: Page, name: string) =>
     page.getByRole('navigation').getByRole('link', { name });
 
-  /** Sets the password, enrols TOTP from the secret the page shows, returns the recovery codes. */
-  async function acceptInvitation(page: Page, url: string): Promise<string[]> {
-    await page.goto(url);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    const qr = page.getByRole('img', { name: 'QR code of your two-factor secret' });
-    await qr.waitFor();
-    await shot(page, '2-two-factor-enrolment');
-    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;base64,/);
-    const secret = (await page.locator('code.secret').textContent()) ?? '';
-    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
-    await page.getByLabel('Authentication code').fill(authenticator.generate(secret));
-    await page.getByRole('button', { name: 'Verify' }).click();
-    const codes = page
-      .getByRole('list', { name: 'Save your recovery codes' })
-      .getByRole('listitem');
-    await codes.first().waitFor();
-    const recoveryCodes = await codes.allTextContents();
-    expect(recoveryCodes).toHaveLength(10);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    return recoveryCodes;
-  }
+  const acceptInvitation = (page: Page, url: string) =>
+    acceptInvitationInBrowser(page, url, { enrolmentScreenshot: '2-two-factor-enrolment' });
 });

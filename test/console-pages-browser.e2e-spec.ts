@@ -1,27 +1,22 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { INestApplicationContext } from '@nestjs/common';
-import { Browser, Page } from 'playwright-core';
+import { Browser } from 'playwright-core';
 import { MerchantsService } from '@app/auth';
-import { authenticator } from 'otplib';
 import { inviteFromCli } from '../libs/console/src/invitations/cli-invitations';
-import { buildConsole } from './support/console-build';
 import {
+  acceptInvitationInBrowser,
+  ConsoleWebhookRig,
   navigationLink,
   newConsoleContext,
   openConsolePage,
-  SCREENSHOTS,
+  screenshot as shot,
   seriousAxeViolations,
   signInThroughForm,
-  startConsoleBrowser,
+  startConsoleWebhookRig,
 } from './support/console-browser-kit';
-import { PASSWORD, signedInMember, uniqueEmail } from './support/console-identity';
-import { cleanUpPayouts } from './support/payouts-api';
+import { signedInMember, uniqueEmail } from './support/console-identity';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
-import { ENDPOINTS, PayoutEventSource, withEnvironment } from './support/webhook-env';
+import { ENDPOINTS, PayoutEventSource } from './support/webhook-env';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { startWebhookWorker } from './support/webhook-worker';
 
 /*
  * The console's data pages (issue 25) in a real Chromium against the real API: records created
@@ -30,45 +25,21 @@ import { startWebhookWorker } from './support/webhook-worker';
  * member's role.
  */
 describe('Console data pages in Chromium', () => {
+  let rig: ConsoleWebhookRig;
   let api: TestApi;
-  let worker: INestApplicationContext;
   let target: WebhookReceiver;
   let browser: Browser;
   let baseUrl: string;
-  let restoreEnvironment: () => void;
-  // Every merchant made here: their payouts still held are rejected at the end.
-  const merchants: TestMerchant[] = [];
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    restoreEnvironment = withEnvironment({
-      WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '50',
-    });
-    await buildConsole();
-    api = await TestApi.start();
-    worker = await startWebhookWorker();
-    target = await WebhookReceiver.start();
-    ({ baseUrl, browser } = await startConsoleBrowser(api));
+    rig = await startConsoleWebhookRig();
+    ({ api, target, browser, baseUrl } = rig);
   });
 
-  afterAll(async () => {
-    if (api) await cleanUpPayouts(api, merchants);
-    await browser?.close();
-    await worker?.close();
-    await api?.close();
-    await target?.stop();
-    restoreEnvironment?.();
-  });
+  // Every merchant made here: their payouts still held are rejected at the end.
+  afterAll(() => rig?.close());
 
-  const createMerchant = async (name: string) => {
-    const merchant = await api.createMerchant({ name });
-    merchants.push(merchant);
-    return merchant;
-  };
-
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const createMerchant = (name: string): Promise<TestMerchant> => rig.createMerchant(name);
 
   const createSession = async (merchant: TestMerchant, reference: string) => {
     for (;;) {
@@ -466,13 +437,7 @@ describe('Console data pages in Chromium', () => {
     expect(invitation.invitation_url).toMatch(/\/ops\/accept-invitation#token=/);
     const context = await newConsoleContext(browser);
     const { page, cspViolations, errors } = await openConsolePage(context);
-    await page.goto(invitation.invitation_url);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    const secret = (await page.locator('code.secret').textContent()) ?? '';
-    await page.getByLabel('Authentication code').fill(authenticator.generate(secret));
-    await page.getByRole('button', { name: 'Verify' }).click();
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await acceptInvitationInBrowser(page, invitation.invitation_url);
 
     // The review queue: both payouts, with Approve and Reject for an admin.
     await page.getByRole('heading', { name: 'Payout reviews' }).waitFor();

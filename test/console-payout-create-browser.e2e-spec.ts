@@ -1,17 +1,17 @@
 import type { Browser } from 'playwright-core';
 import { MerchantsService } from '@app/auth';
-import { buildConsole } from './support/console-build';
 import {
+  ConsoleRig,
   navigationLink,
   newConsoleContext,
   openConsolePage,
   seriousAxeViolations,
   signInThroughForm,
-  startConsoleBrowser,
+  startConsoleRig,
 } from './support/console-browser-kit';
 import { signedInMember, totpCode } from './support/console-identity';
 import { creditBalance } from './support/ledger-credit';
-import { cleanUpPayouts, randomTronAddress } from './support/payouts-api';
+import { randomTronAddress } from './support/payouts-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
@@ -21,16 +21,16 @@ import { waitFor } from './support/wait-for';
  * creates exactly one payout with the right code and opens it.
  */
 describe('Console: create a payout in Chromium', () => {
+  let rig: ConsoleRig;
   let api: TestApi;
   let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    await buildConsole();
-    api = await TestApi.start();
-    ({ baseUrl, browser } = await startConsoleBrowser(api));
-    merchant = await api.createMerchant({ name: 'Browser Payouts' });
+    rig = await startConsoleRig();
+    ({ api, browser, baseUrl } = rig);
+    merchant = await rig.createMerchant('Browser Payouts');
     await creditBalance(api.dataSource, {
       merchantId: merchant.id,
       network: 'TRON',
@@ -40,11 +40,8 @@ describe('Console: create a payout in Chromium', () => {
     await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, '0.5', false);
   });
 
-  afterAll(async () => {
-    if (api && merchant) await cleanUpPayouts(api, [merchant]);
-    await browser?.close();
-    await api?.close();
-  });
+  // The merchant's payouts still held are rejected.
+  afterAll(() => rig?.close());
 
   it('creates one payout through the form and opens it; a wrong code is shown by its field', async () => {
     const owner = await signedInMember(api, merchant, 'owner');

@@ -1,22 +1,19 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { Browser } from 'playwright-core';
 import request from 'supertest';
-import { buildConsole } from './support/console-build';
 import {
+  ConsoleWebhookRig,
   navigationLink,
   newConsoleContext,
   openConsolePage,
   seriousAxeViolations,
   signInThroughForm,
-  startConsoleBrowser,
+  startConsoleWebhookRig,
 } from './support/console-browser-kit';
 import { PASSWORD, signedInMember } from './support/console-identity';
-import { cleanUpPayouts } from './support/payouts-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
-import { ENDPOINTS, PayoutEventSource, withEnvironment } from './support/webhook-env';
+import { ENDPOINTS, PayoutEventSource } from './support/webhook-env';
 import { WebhookReceiver } from './support/webhook-receiver';
-import { startWebhookWorker } from './support/webhook-worker';
 
 /*
  * The rest of issue 25's browser walk: rolling a key with an hour's overlap, CSRF-less writes
@@ -24,40 +21,20 @@ import { startWebhookWorker } from './support/webhook-worker';
  * console. Every page visited runs under the strict CSP without a serious axe finding.
  */
 describe('Console walk in Chromium', () => {
+  let rig: ConsoleWebhookRig;
   let api: TestApi;
-  let worker: INestApplicationContext;
   let target: WebhookReceiver;
   let browser: Browser;
   let baseUrl: string;
-  let restoreEnvironment: () => void;
-  const merchants: TestMerchant[] = [];
 
   beforeAll(async () => {
-    restoreEnvironment = withEnvironment({
-      WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '50',
-    });
-    await buildConsole();
-    api = await TestApi.start();
-    worker = await startWebhookWorker();
-    target = await WebhookReceiver.start();
-    ({ baseUrl, browser } = await startConsoleBrowser(api));
+    rig = await startConsoleWebhookRig();
+    ({ api, target, browser, baseUrl } = rig);
   });
 
-  afterAll(async () => {
-    if (api) await cleanUpPayouts(api, merchants);
-    await browser?.close();
-    await worker?.close();
-    await api?.close();
-    await target?.stop();
-    restoreEnvironment?.();
-  });
+  afterAll(() => rig?.close());
 
-  const createMerchant = async (name: string) => {
-    const merchant = await api.createMerchant({ name });
-    merchants.push(merchant);
-    return merchant;
-  };
+  const createMerchant = (name: string): Promise<TestMerchant> => rig.createMerchant(name);
 
   const balancesWith = (key: string) =>
     request(api.http).get('/v1/balances').set('Authorization', `Bearer ${key}`);

@@ -482,6 +482,49 @@ export const en = {
   'team.resetLinkCreated':
     'Give this link to {email} yourself: the console sends no e-mail. It works once, until {date}, and still asks for their authentication code.',
   'team.resetLinkUrl': 'Password reset link',
+  // Issue 25: rotate an endpoint's secret, redeliver failed events, edit and disable a sub-merchant.
+  'webhooks.rotate': 'Rotate secret',
+  'webhooks.rotateNamed': 'Rotate secret of {url}',
+  'webhooks.rotateTitle': 'Rotate the signing secret?',
+  'webhooks.rotateIntro':
+    'A new secret signs every delivery to {url} from now on. It is shown once, in the next dialog.',
+  'webhooks.rotateGrace': 'The previous secret keeps signing beside the new one',
+  'webhooks.rotateGrace.0': 'No: it stops now',
+  'webhooks.rotateGrace.1': 'For 1 hour',
+  'webhooks.rotateGrace.24': 'For 24 hours',
+  'webhooks.rotateGrace.168': 'For 7 days',
+  'webhooks.rotateConfirm': 'Rotate secret',
+  'webhooks.previousSecretUntil':
+    'The previous secret also signs every delivery until {date}: each delivery carries both signatures, so switch your receiver to this secret before then.',
+  'webhooks.previousSecretStopped':
+    'The previous secret no longer signs deliveries: a receiver still verifying with it refuses them.',
+  'webhooks.redeliver': 'Redeliver failed events',
+  'webhooks.redeliverNamed': 'Redeliver failed events to {url}',
+  'webhooks.redeliverTitle': 'Redeliver failed events',
+  'webhooks.redeliverIntro':
+    'Every delivery to {url} that failed for good (its retries used up), of events created since the time below, gets one more attempt now.',
+  'webhooks.redeliverSince': 'Events created since',
+  'webhooks.redeliverSinceHint': 'In your local time.',
+  'webhooks.redeliverConfirm': 'Redeliver',
+  'webhooks.redeliverQueued': 'Failed deliveries queued for another attempt: {count}.',
+  'subMerchants.actions': 'Actions',
+  'subMerchants.edit': 'Edit',
+  'subMerchants.editNamed': 'Edit {code}',
+  'subMerchants.editTitle': 'Edit sub-merchant {code}',
+  'subMerchants.clearHint': 'Leave empty to clear it.',
+  'subMerchants.save': 'Save',
+  'subMerchants.cancel': 'Cancel',
+  'subMerchants.savedNotice': 'Sub-merchant {code} saved.',
+  'subMerchants.disable': 'Disable',
+  'subMerchants.disableNamed': 'Disable {code}',
+  'subMerchants.disableTitle': 'Disable {code}?',
+  'subMerchants.disableIntro':
+    'It gets no new payment sessions or payouts until it is enabled again; its records stay listed.',
+  'subMerchants.disableConfirm': 'Disable sub-merchant',
+  'subMerchants.disabledNotice': 'Sub-merchant {code} disabled.',
+  'subMerchants.enable': 'Enable',
+  'subMerchants.enableNamed': 'Enable {code}',
+  'subMerchants.enabledNotice': 'Sub-merchant {code} enabled.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -12,6 +12,8 @@ import {
   CreatedEndpoint,
   DeleteEndpointDialog,
   EndpointFormDialog,
+  RedeliverDialog,
+  RotateSecretDialog,
   SigningSecretDialog,
   TestEventDialog,
   useSendTestEvent,
@@ -23,17 +25,22 @@ type OpenDialog =
   | { kind: 'edit'; endpoint: WebhookEndpoint }
   | { kind: 'delete'; endpoint: WebhookEndpoint }
   | { kind: 'test'; endpoint: WebhookEndpoint }
-  | { kind: 'secret'; created: CreatedEndpoint }
+  | { kind: 'secret'; created: CreatedEndpoint; rotated?: boolean }
+  | { kind: 'rotate'; endpoint: WebhookEndpoint }
+  | { kind: 'redeliver'; endpoint: WebhookEndpoint }
   | null;
 
 /**
  * Developers → Webhooks: the merchant's endpoints and whether each is receiving; with
- * webhook_endpoints:write, add (the signing secret shown once), edit, delete and send a test event.
+ * webhook_endpoints:write, add (the signing secret shown once), edit, delete, send a test event
+ * and rotate the secret (the new one shown once); "Redeliver failed events" as the API allows it,
+ * with webhook_endpoints:write or webhook_deliveries:resend (support resends deliveries too).
  */
 export function WebhooksPage() {
   const { data: session } = useSession();
   const allowed = can(session, 'webhook_endpoints:read');
   const mayWrite = can(session, 'webhook_endpoints:write');
+  const mayRedeliver = mayWrite || can(session, 'webhook_deliveries:resend');
   const [dialog, setDialog] = useState<OpenDialog>(null);
   const sendTest = useSendTestEvent();
   const list = usePagedList<WebhookEndpoint>(
@@ -72,7 +79,7 @@ export function WebhooksPage() {
               <th scope="col">{t('webhooks.events')}</th>
               <th scope="col">{t('webhooks.lastSuccess')}</th>
               <th scope="col">{t('webhooks.created')}</th>
-              {mayWrite && <th scope="col">{t('webhooks.actions')}</th>}
+              {mayRedeliver && <th scope="col">{t('webhooks.actions')}</th>}
             </tr>
           </thead>
           <tbody>
@@ -102,33 +109,54 @@ export function WebhooksPage() {
                     : t('webhooks.never')}
                 </td>
                 <td>{formatDateTime(endpoint.created_at)}</td>
-                {mayWrite && (
+                {mayRedeliver && (
                   <td>
                     <div className="actions">
+                      {mayWrite && (
+                        <>
+                          <button
+                            type="button"
+                            className="secondary"
+                            disabled={!endpoint.enabled}
+                            aria-label={t('webhooks.sendTestNamed', { url: endpoint.url })}
+                            onClick={() => test(endpoint)}
+                          >
+                            {t('webhooks.sendTest')}
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={t('webhooks.editNamed', { url: endpoint.url })}
+                            onClick={() => setDialog({ kind: 'edit', endpoint })}
+                          >
+                            {t('webhooks.edit')}
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={t('webhooks.deleteNamed', { url: endpoint.url })}
+                            onClick={() => setDialog({ kind: 'delete', endpoint })}
+                          >
+                            {t('webhooks.delete')}
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={t('webhooks.rotateNamed', { url: endpoint.url })}
+                            onClick={() => setDialog({ kind: 'rotate', endpoint })}
+                          >
+                            {t('webhooks.rotate')}
+                          </button>
+                        </>
+                      )}
                       <button
                         type="button"
                         className="secondary"
                         disabled={!endpoint.enabled}
-                        aria-label={t('webhooks.sendTestNamed', { url: endpoint.url })}
-                        onClick={() => test(endpoint)}
+                        aria-label={t('webhooks.redeliverNamed', { url: endpoint.url })}
+                        onClick={() => setDialog({ kind: 'redeliver', endpoint })}
                       >
-                        {t('webhooks.sendTest')}
-                      </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        aria-label={t('webhooks.editNamed', { url: endpoint.url })}
-                        onClick={() => setDialog({ kind: 'edit', endpoint })}
-                      >
-                        {t('webhooks.edit')}
-                      </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        aria-label={t('webhooks.deleteNamed', { url: endpoint.url })}
-                        onClick={() => setDialog({ kind: 'delete', endpoint })}
-                      >
-                        {t('webhooks.delete')}
+                        {t('webhooks.redeliver')}
                       </button>
                     </div>
                   </td>
@@ -153,7 +181,17 @@ export function WebhooksPage() {
         />
       )}
       {dialog?.kind === 'secret' && (
-        <SigningSecretDialog created={dialog.created} onClose={close} />
+        <SigningSecretDialog created={dialog.created} rotated={dialog.rotated} onClose={close} />
+      )}
+      {dialog?.kind === 'rotate' && (
+        <RotateSecretDialog
+          endpoint={dialog.endpoint}
+          onClose={close}
+          onRotated={(created) => setDialog({ kind: 'secret', created, rotated: true })}
+        />
+      )}
+      {dialog?.kind === 'redeliver' && (
+        <RedeliverDialog endpoint={dialog.endpoint} onClose={close} />
       )}
       {dialog?.kind === 'delete' && (
         <DeleteEndpointDialog endpoint={dialog.endpoint} onClose={close} />

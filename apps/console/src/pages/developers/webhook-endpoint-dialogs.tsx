@@ -5,6 +5,7 @@ import { ApiEvent, EVENT_TYPES, WebhookEndpoint } from '../../api/v1-types';
 import { Dialog } from '../../components/Dialog';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { EventDeliveries } from '../../components/EventDeliveries';
+import { formatDateTime } from '../../format';
 import { t } from '../../i18n/t';
 
 export const WEBHOOK_ENDPOINTS_QUERY_KEY = ['webhook-endpoints'] as const;
@@ -188,8 +189,16 @@ export function EndpointFormDialog(props: {
   );
 }
 
-/** The signing secret, once, as the API keys page shows a new key. */
-export function SigningSecretDialog(props: { created: CreatedEndpoint; onClose: () => void }) {
+/**
+ * The signing secret, once, as the API keys page shows a new key. After a rotation (`rotated`) it
+ * also says what became of the previous secret: signing beside the new one until its expiry, or
+ * no longer.
+ */
+export function SigningSecretDialog(props: {
+  created: CreatedEndpoint;
+  rotated?: boolean;
+  onClose: () => void;
+}) {
   const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copySecret = async () => {
     try {
@@ -202,6 +211,15 @@ export function SigningSecretDialog(props: { created: CreatedEndpoint; onClose: 
   return (
     <Dialog title={t('webhooks.secretTitle')} onClose={props.onClose}>
       <p>{t('webhooks.secretIntro')}</p>
+      {props.rotated && (
+        <p>
+          {props.created.previous_secret_expires_at
+            ? t('webhooks.previousSecretUntil', {
+                date: formatDateTime(props.created.previous_secret_expires_at),
+              })
+            : t('webhooks.previousSecretStopped')}
+        </p>
+      )}
       <label>
         {t('webhooks.secret')}
         <input
@@ -324,4 +342,128 @@ function SettlingDeliveries({ event }: { event: ApiEvent }) {
     },
   });
   return <EventDeliveries event={event} />;
+}
+
+/** The grace periods offered (hours), the API's default (24) first chosen. */
+const GRACE_HOURS = [0, 1, 24, 168] as const;
+
+/**
+ * "Rotate secret": how long the previous secret keeps signing beside the new one, then
+ * POST /v1/webhook-endpoints/{id}/rotate-secret; the new secret goes to SigningSecretDialog.
+ */
+export function RotateSecretDialog(props: {
+  endpoint: WebhookEndpoint;
+  onClose: () => void;
+  onRotated: (rotated: CreatedEndpoint) => void;
+}) {
+  const refresh = useRefreshEndpoints();
+  const [graceHours, setGraceHours] = useState<(typeof GRACE_HOURS)[number]>(24);
+  const rotate = useMutation({
+    mutationFn: async () =>
+      dataOrThrow(
+        await v1.POST('/v1/webhook-endpoints/{id}/rotate-secret', {
+          params: { path: { id: props.endpoint.id } },
+          body: { grace_period_hours: graceHours },
+        }),
+      ),
+    onSuccess: async (rotated) => {
+      await refresh();
+      props.onRotated(rotated as CreatedEndpoint);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!rotate.isPending) rotate.mutate();
+  };
+  return (
+    <Dialog title={t('webhooks.rotateTitle')} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p>{t('webhooks.rotateIntro', { url: props.endpoint.url })}</p>
+        <label>
+          {t('webhooks.rotateGrace')}
+          <select
+            value={graceHours}
+            onChange={(event) =>
+              setGraceHours(Number(event.target.value) as (typeof GRACE_HOURS)[number])
+            }
+          >
+            {GRACE_HOURS.map((hours) => (
+              <option key={hours} value={hours}>
+                {t(`webhooks.rotateGrace.${hours}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <ErrorMessage error={rotate.error} />
+        <Actions
+          onCancel={props.onClose}
+          submitLabel={t('webhooks.rotateConfirm')}
+          busy={rotate.isPending}
+        />
+      </form>
+    </Dialog>
+  );
+}
+
+/** A datetime-local value (the browser's local time, to the minute) for an instant. */
+function localDateTimeValue(instant: Date): string {
+  const local = new Date(instant.getTime() - instant.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+/**
+ * "Redeliver failed events": one more attempt now for every delivery to the endpoint that failed
+ * for good, of events created since the chosen time (POST /v1/webhook-endpoints/{id}/recover);
+ * says how many were queued.
+ */
+export function RedeliverDialog(props: { endpoint: WebhookEndpoint; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const [since, setSince] = useState(() => localDateTimeValue(new Date(Date.now() - 86_400_000)));
+  const recover = useMutation({
+    mutationFn: async () =>
+      dataOrThrow(
+        await v1.POST('/v1/webhook-endpoints/{id}/recover', {
+          params: { path: { id: props.endpoint.id } },
+          // The local time typed, as the instant it names (RFC 3339 in UTC).
+          body: { since: new Date(since).toISOString() },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['event-deliveries'] }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!recover.isPending) recover.mutate();
+  };
+  return (
+    <Dialog title={t('webhooks.redeliverTitle')} onClose={props.onClose}>
+      <form onSubmit={submit}>
+        <p>{t('webhooks.redeliverIntro', { url: props.endpoint.url })}</p>
+        <label>
+          {t('webhooks.redeliverSince')}
+          <input
+            type="datetime-local"
+            required
+            value={since}
+            aria-describedby="redeliver-since-hint"
+            onChange={(event) => setSince(event.target.value)}
+          />
+        </label>
+        <p className="hint" id="redeliver-since-hint">
+          {t('webhooks.redeliverSinceHint')}
+        </p>
+        <ErrorMessage error={recover.error} />
+        {recover.data && (
+          <p role="status">{t('webhooks.redeliverQueued', { count: recover.data.scheduled })}</p>
+        )}
+        <div className="actions">
+          <button type="button" className="secondary" onClick={props.onClose}>
+            {t('webhooks.close')}
+          </button>
+          <button type="submit" disabled={recover.isPending}>
+            {t('webhooks.redeliverConfirm')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
 }

@@ -13,8 +13,8 @@ import { recordAudit } from './audit-log';
  * Changes a console user makes through /v1 (webhook endpoints, payouts, refunds, sub-merchants)
  * go into the console's audit log too, not only into the 30-day request log: action
  * `api.<METHOD> <route path>` (e.g. `api.POST /v1/webhook-endpoints`), the changed object's id
- * (the answer's `id`, else the route's `:id`, as for a 204 DELETE), the user, address and user
- * agent.
+ * (the answer's `id`, else the route's `:id`, as for a 204 DELETE; a sub-merchant's `code`), the
+ * user, address and user agent.
  *
  * Written when the handler has succeeded (2xx), before the answer is sent, in its own statement
  * (an idempotent replay is not a new change and is not written again): the /v1 services commit
@@ -63,13 +63,13 @@ export class V1ChangeAuditInterceptor implements NestInterceptor {
     const actor = merchant.actor;
     if (actor.type !== 'console_user') return;
     const client = clientInfo(request);
-    const targetId = idOf(body) ?? idOf(request.params);
+    const target = targetOf(request, body);
     await recordAudit(this.dataSource.manager, {
       merchantId: merchant.merchantId,
       actorType: 'console_user',
       actorId: actor.userId,
       action: `api.${request.method.toUpperCase()} ${routePathOf(request)}`,
-      ...(targetId ? { targetType: targetTypeOf(targetId), targetId } : {}),
+      ...(target ? { targetType: target.type, targetId: target.id } : {}),
       details: actor.operatorId ? { operator_id: actor.operatorId } : {},
       ip: client.ip,
       userAgent: client.userAgent,
@@ -81,6 +81,25 @@ export class V1ChangeAuditInterceptor implements NestInterceptor {
 function routePathOf(request: Request): string {
   const route = (request as Request & { route?: { path?: unknown } }).route;
   return typeof route?.path === 'string' ? route.path : request.path;
+}
+
+/**
+ * The changed object: the answer's `id`, else the route's `:id`; a sub-merchant, which the API
+ * names by its code alone, by the answer's or the route's `code`.
+ */
+function targetOf(request: Request, body: unknown): { type: string; id: string } | null {
+  const id = idOf(body) ?? idOf(request.params);
+  if (id) return { type: targetTypeOf(id), id };
+  if (routePathOf(request).startsWith('/v1/sub-merchants')) {
+    const code = codeOf(body) ?? codeOf(request.params);
+    if (code) return { type: 'sub_merchant', id: code };
+  }
+  return null;
+}
+
+function codeOf(body: unknown): string | null {
+  const code = (body as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && code.length <= 100 ? code : null;
 }
 
 function idOf(body: unknown): string | null {

@@ -15,26 +15,41 @@ export interface ListColumn<T> {
   rowHeader?: boolean;
 }
 
-interface ListPageProps<T> {
+/** How the page's items are shown: a table by columns, or what `renderItems` makes of them. */
+type ListBody<T> =
+  | {
+      columns: ReadonlyArray<ListColumn<T>>;
+      rowKey: (item: T) => string;
+      renderItems?: never;
+    }
+  | {
+      /** The items of the page (never empty), e.g. as an expandable list. */
+      renderItems: (items: T[]) => ReactNode;
+      columns?: never;
+      rowKey?: never;
+    };
+
+type ListPageProps<T> = ListBody<T> & {
   /** The id of the heading that names the section. */
   titleId: string;
   title: string;
   /** Whether the member's role reads this list; otherwise the page says so and fetches nothing. */
   allowed: boolean;
+  /** A paragraph under the title saying what the list is. */
+  intro?: ReactNode;
   /** Buttons above the filters (e.g. "Create payout"). */
   actions?: ReactNode;
-  /** The filter fields, in the form that labels them "Filters". */
-  filters: ReactNode;
+  /** The filter fields, in the form that labels them "Filters"; without, no form. */
+  filters?: ReactNode;
   list: ReturnType<typeof usePagedList<T>>;
-  columns: ReadonlyArray<ListColumn<T>>;
-  rowKey: (item: T) => string;
   /** Shown when no item matches the filters. */
   empty: string;
-}
+};
 
 /**
- * A list page: title, actions, filters, one page of the list as a table, and the pager. The
- * page owns its filters' state and builds the list's first path from them (usePagedList).
+ * A list page: title, intro, actions, filters, one page of the list (a table, or the page's own
+ * rendering), and the pager. The page owns its filters' state and builds the list's first path
+ * from them (usePagedList).
  */
 export function ListPage<T>(props: ListPageProps<T>) {
   const { data: session } = useSession();
@@ -44,20 +59,27 @@ export function ListPage<T>(props: ListPageProps<T>) {
   return (
     <section aria-labelledby={props.titleId}>
       <h1 id={props.titleId}>{props.title}</h1>
+      {props.intro && <p>{props.intro}</p>}
       {props.actions && <p>{props.actions}</p>}
-      <form
-        className="filters"
-        aria-label={t('filters.label')}
-        onSubmit={(event) => event.preventDefault()}
-      >
-        {props.filters}
-      </form>
+      {props.filters && (
+        <form
+          className="filters"
+          aria-label={t('filters.label')}
+          onSubmit={(event) => event.preventDefault()}
+        >
+          {props.filters}
+        </form>
+      )}
       {query.isPending && <p>{t('app.loading')}</p>}
       <ErrorMessage error={query.error} />
       {items?.length === 0 && <p>{props.empty}</p>}
-      {items && items.length > 0 && (
-        <ListTable items={items} columns={props.columns} rowKey={props.rowKey} />
-      )}
+      {items &&
+        items.length > 0 &&
+        (props.renderItems ? (
+          props.renderItems(items)
+        ) : (
+          <ListTable items={items} columns={props.columns} rowKey={props.rowKey} />
+        ))}
       <Pager
         pageNumber={props.list.pageNumber}
         hasPrevious={props.list.hasPrevious}

@@ -1,11 +1,9 @@
 import { useState } from 'react';
 import { listPath, PAGE_SIZE } from '../../api/list';
 import { ApiEvent, EVENT_TYPES } from '../../api/v1-types';
-import { AccessDenied } from '../../components/AccessDenied';
 import { createdRangeQuery, DateRange, DateRangeFilter } from '../../components/DateRangeFilter';
-import { ErrorMessage } from '../../components/ErrorMessage';
 import { EventList } from '../../components/EventDeliveries';
-import { Pager } from '../../components/Pager';
+import { ListPage, SelectFilter } from '../../components/ListPage';
 import { usePagedList } from '../../components/usePagedList';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
@@ -28,44 +26,33 @@ export function EventsPage() {
     }),
     allowed,
   );
-  if (!allowed) return <AccessDenied merchantName={session?.merchant?.name ?? ''} />;
-  const events = list.query.data?.items;
   return (
-    <section aria-labelledby="events-title">
-      <h1 id="events-title">{t('events.title')}</h1>
-      <form className="filters" aria-label={t('filters.label')}>
-        <label>
-          {t('events.type')}
-          <select value={type} onChange={(event) => setType(event.target.value)}>
-            <option value="">{t('filters.any')}</option>
-            {EVENT_TYPES.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          {t('events.objectId')}
-          <input
-            type="search"
-            value={objectId}
-            onChange={(event) => setObjectId(event.target.value)}
+    <ListPage
+      titleId="events-title"
+      title={t('events.title')}
+      allowed={allowed}
+      filters={
+        <>
+          <SelectFilter
+            label={t('events.type')}
+            options={EVENT_TYPES}
+            value={type}
+            onChange={setType}
           />
-        </label>
-        <DateRangeFilter value={range} onChange={setRange} />
-      </form>
-      {list.query.isPending && <p>{t('app.loading')}</p>}
-      <ErrorMessage error={list.query.error} />
-      {events?.length === 0 && <p>{t('events.empty')}</p>}
-      {events && events.length > 0 && <EventList events={events} />}
-      <Pager
-        pageNumber={list.pageNumber}
-        hasPrevious={list.hasPrevious}
-        hasNext={list.hasNext}
-        onPrevious={list.goPrevious}
-        onNext={list.goNext}
-      />
-    </section>
+          <label>
+            {t('events.objectId')}
+            <input
+              type="search"
+              value={objectId}
+              onChange={(event) => setObjectId(event.target.value)}
+            />
+          </label>
+          <DateRangeFilter value={range} onChange={setRange} />
+        </>
+      }
+      list={list}
+      renderItems={(events) => <EventList events={events} />}
+      empty={t('events.empty')}
+    />
   );
 }

@@ -16,6 +16,7 @@ import {
   creditBalanceOf,
   paidSession,
   postRefundDestination,
+  postRefundFormAccess,
   postSessionRefund,
   REFUND_ID,
   refundSecret,
@@ -475,21 +476,27 @@ describe('Refunds API', () => {
     await form(elsewhere.id, refund.id, { to_address: randomEvmAddress() }).expect(404);
     await untouched();
 
-    // The page has the form (its state, and its HTML before any script runs).
+    // The page has the form, hidden and naming no refund: its script asks for the refund its
+    // link names, and only the refund's own secret gets its amounts.
     const { body: state } = await request(api.http)
       .get(`/checkout/${session.id}/state`)
       .expect(200);
-    expect(state.refund).toEqual({ id: refund.id, amount: '60', fee: '3', net_amount: '57' });
+    expect(state).not.toHaveProperty('refund');
     const { text: html } = await request(api.http).get(`/checkout/${session.id}`).expect(200);
-    expect(html).toContain(
-      `data-action="/checkout/${session.id}/refunds/${refund.id}/destination"`,
-    );
-    expect(html).toContain('is refunding you 57 USDT on');
-    // Hidden: only the refund's own link (its secret) makes the page's script show it.
-    expect(html).toContain(
-      `data-refund="${refund.id}" data-access="/checkout/${session.id}/refunds/${refund.id}/access" hidden>`,
-    );
-    expect(html).not.toContain(refundSecret(api, refund.id));
+    expect(html).toContain(`data-refunds="/checkout/${session.id}/refunds" hidden>`);
+    expect(html).toContain('id="refund-form"');
+    expect(html).not.toContain(refund.id);
+    expect(html).not.toContain('is refunding you 57');
+    const { body: access } = await postRefundFormAccess(api, session.id, refund.id).expect(200);
+    expect(access).toEqual({
+      id: refund.id,
+      amount: '60',
+      fee: '3',
+      net_amount: '57',
+      expires_at: expect.any(String),
+      delay_minutes: 0,
+    });
+    await postRefundFormAccess(api, session.id, refund.id, null).expect(404);
 
     // The customer types it once: only the checksummed (EIP-55) form is taken on the page.
     const to = randomEvmAddress();
@@ -516,10 +523,8 @@ describe('Refunds API', () => {
       { type: 'refund.created', previous_status: null, status: 'requires_destination' },
       { type: 'refund.pending', previous_status: 'requires_destination', status: 'Pending' },
     ]);
-    const { body: after } = await request(api.http)
-      .get(`/checkout/${session.id}/state`)
-      .expect(200);
-    expect(after.refund).toBeNull();
+    // Taken: the link opens nothing any more.
+    await postRefundFormAccess(api, session.id, refund.id).expect(404);
     // Given once: another address is refused.
     const { body: again } = await form(session.id, refund.id, {
       to_address: randomEvmAddress(),

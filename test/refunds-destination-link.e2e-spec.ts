@@ -139,6 +139,9 @@ describe('The refund form’s secret and the delay before a customer’s address
       .expect(200);
     expect(access).toEqual({
       id: refund.id,
+      amount: '20',
+      fee: '0.5',
+      net_amount: '19.5',
       expires_at: expect.any(String),
       delay_minutes: DELAY_MINUTES,
     });
@@ -162,6 +165,45 @@ describe('The refund form’s secret and the delay before a customer’s address
     // Not sent: canceled within the delay, so that the chain test below sends only its own.
     await api.post(`/v1/refunds/${refund.id}/cancel`, merchant, {}).expect(200);
     await api.post(`/v1/refunds/${other.refund.id}/cancel`, merchant, {}).expect(200);
+  });
+
+  it('opens exactly the refund its link names, when a session has several waiting', async () => {
+    const session = await paidSession(api, merchant, {
+      network: 'ETHEREUM',
+      amount: '50',
+      received: '20',
+      status: 'Underpaid',
+    });
+    // Two refunds of one session wait for an address: the older one's link must open it.
+    const { body: older } = await postSessionRefund(api, merchant, session.id, {
+      amount: '8',
+    }).expect(201);
+    const { body: newer } = await postSessionRefund(api, merchant, session.id, {
+      amount: '5',
+    }).expect(201);
+    const access = (refundId: string, secret: string) =>
+      request(api.http).post(`/checkout/${session.id}/refunds/${refundId}/access`).send({ secret });
+    const { body: olderForm } = await access(older.id, refundSecret(api, older.id)).expect(200);
+    expect(olderForm).toMatchObject({ id: older.id, amount: '8', net_amount: '7.5' });
+    const { body: newerForm } = await access(newer.id, refundSecret(api, newer.id)).expect(200);
+    expect(newerForm).toMatchObject({ id: newer.id, amount: '5', net_amount: '4.5' });
+    // And nothing else: one refund's secret opens no other.
+    await access(older.id, refundSecret(api, newer.id)).expect(404);
+    await access(newer.id, refundSecret(api, older.id)).expect(404);
+    // The page names neither refund: its script asks for the one in its fragment.
+    const { text: html } = await request(api.http).get(`/checkout/${session.id}`).expect(200);
+    expect(html).not.toContain(older.id);
+    expect(html).not.toContain(newer.id);
+    expect(html).toContain(`data-refunds="/checkout/${session.id}/refunds"`);
+    // The older one takes its address on the page; the newer one still waits.
+    const to = Wallet.createRandom().address;
+    await postRefundDestination(api, session.id, older.id, { to_address: to }).expect(200);
+    expect(await refundOf(older.id)).toMatchObject({ status: 'Pending', to_address: to });
+    expect((await refundOf(newer.id)).status).toBe('requires_destination');
+    await access(older.id, refundSecret(api, older.id)).expect(404);
+    await access(newer.id, refundSecret(api, newer.id)).expect(200);
+    await api.post(`/v1/refunds/${older.id}/cancel`, merchant, {}).expect(200);
+    await api.post(`/v1/refunds/${newer.id}/cancel`, merchant, {}).expect(200);
   });
 
   it('signs nothing before the delay, cancels within it (released once), and sends once after it', async () => {

@@ -95,6 +95,62 @@ describe('Refund form on the hosted page, in Chromium', () => {
     await page.close();
   });
 
+  it('offers exactly the refund its link names, an older one of several too', async () => {
+    const session = await paidSession(api, merchant, {
+      network: 'ETHEREUM',
+      amount: '50',
+      received: '20',
+      status: 'Underpaid',
+    });
+    // Two refunds waiting on one session; each link opens its own (Ethereum's fee: 3 USDT).
+    const { body: older } = await postSessionRefund(api, merchant, session.id, {
+      amount: '8',
+    }).expect(201);
+    const { body: newer } = await postSessionRefund(api, merchant, session.id, {
+      amount: '10',
+    }).expect(201);
+    const page = await browser.newPage();
+    await page.goto(linkOf(older));
+    await page.getByText('is refunding you 5 USDT').waitFor();
+    // The newer one's link on the same page (only the fragment changes): now that one.
+    await page.goto(linkOf(newer));
+    await page.getByText('is refunding you 7 USDT').waitFor();
+    const to = randomEvmAddress();
+    await page.getByLabel('Your USDT address on').fill(to);
+    await page.getByRole('button', { name: 'Send my refund' }).click();
+    await page.getByText(`Your refund will be sent to ${to} after`).waitFor();
+    const { body: taken } = await api.get(`/v1/refunds/${newer.id}`, merchant).expect(200);
+    expect(taken as RefundBody).toMatchObject({ status: 'Pending', to_address: to });
+    const { body: waiting } = await api.get(`/v1/refunds/${older.id}`, merchant).expect(200);
+    expect((waiting as RefundBody).status).toBe('requires_destination');
+    // A link with another refund's secret: nothing shown.
+    const refused = page.waitForResponse((response) => response.url().endsWith('/access'));
+    const wrong = new URL(linkOf(older));
+    wrong.hash = `refund=${older.id}&secret=${new URLSearchParams(new URL(newer.destination_url!).hash.slice(1)).get('secret')}`;
+    await page.goto(wrong.href);
+    expect((await refused).status()).toBe(404);
+    expect(await page.locator('#refund').isHidden()).toBe(true);
+    await page.close();
+  });
+
+  it('opens a refund created while the session’s page is open, when its link arrives', async () => {
+    const session = await paidSession(api, merchant, {
+      network: 'ETHEREUM',
+      amount: '50',
+      received: '20',
+      status: 'Underpaid',
+    });
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl}/checkout/${session.id}?locale=en`, { waitUntil: 'load' });
+    expect(await page.locator('#refund').count()).toBe(0);
+    // The merchant refunds while the page is open; the customer opens the link in that tab,
+    // which changes only the fragment (no new page load of its own).
+    const { body: refund } = await postSessionRefund(api, merchant, session.id).expect(201);
+    await page.goto(linkOf(refund));
+    await page.getByText('is refunding you 17 USDT').waitFor();
+    await page.close();
+  });
+
   it('hides the form at the refund’s deadline, without a reload', async () => {
     const session = await paidSession(api, merchant, {
       network: 'ETHEREUM',

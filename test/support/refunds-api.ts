@@ -54,6 +54,21 @@ export function postRefundDestination(
     .send(secret === null ? body : { ...body, secret });
 }
 
+/**
+ * The hosted page script's question: does the link's secret open this refund's form (200 with
+ * the refund's amounts, deadline and delay), or not (404)? The refund's own secret by default.
+ */
+export function postRefundFormAccess(
+  api: TestApi,
+  sessionId: string,
+  refundId: string,
+  secret: string | null = refundSecret(api, refundId),
+) {
+  return request(api.http)
+    .post(`/checkout/${sessionId}/refunds/${refundId}/access`)
+    .send(secret === null ? {} : { secret });
+}
+
 /** POST /v1/checkout/sessions/{id}/refunds with a fresh Idempotency-Key unless one is given. */
 export function postSessionRefund(
   api: TestApi,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiException, APP_CONFIG, AppConfig, ErrorCode } from '@app/common';
+import { ApiException, APP_CONFIG, AppConfig, ErrorCode, formatAmount } from '@app/common';
 import { NetworkName, NetworkRegistry } from '@app/chains';
 import { PayoutQueue } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
@@ -19,9 +19,16 @@ export interface RefundDestinationAccepted {
   send_after: string | null;
 }
 
-/** What the page's script learns when its link's secret is right: the form may be shown. */
+/**
+ * What the page's script learns when its link's secret is right: the form may be shown, for this
+ * refund. The amounts come only with the secret: the page itself names no refund.
+ */
 export interface RefundFormAccess {
   id: string;
+  amount: string;
+  fee: string;
+  /** What reaches the customer: amount less the network's fee. */
+  net_amount: string;
   /** The form is refused from this time on (ISO 8601): the script hides it then. */
   expires_at: string;
   /** How long a given address waits before it is sent. */
@@ -59,14 +66,25 @@ export class RefundDestinations {
   }
 
   /**
-   * The page's script asks whether its link opens the form. A wrong or missing secret is a 404
-   * like an unknown refund, as is a refund of another session; so is one that no longer waits.
+   * The page's script asks whether its link opens the form, and for which amounts: the page
+   * offers exactly the refund its link names, whichever of the session's refunds waiting that
+   * is. A wrong or missing secret is a 404 like an unknown refund, as is a refund of another
+   * session; so is one that no longer waits, or whose session was paid after it was requested
+   * (the merchant confirms it first; the address would be refused).
    */
   async access(sessionId: string, refundId: string, secret: unknown): Promise<RefundFormAccess> {
     const found = await this.findWithSecret(sessionId, refundId, secret);
-    if (found.status !== 'requires_destination') throw ApiException.notFound('refund', refundId);
+    if (
+      found.status !== 'requires_destination' ||
+      (await this.refunds.sessionPaidSince(sessionId, found.created_at))
+    ) {
+      throw ApiException.notFound('refund', refundId);
+    }
     return {
       id: found.id,
+      amount: formatAmount(found.amount),
+      fee: formatAmount(found.fee),
+      net_amount: formatAmount(found.net_amount),
       expires_at: this.deadlineOf(found.created_at).toISOString(),
       delay_minutes: this.delayMinutes,
     };

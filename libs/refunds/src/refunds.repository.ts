@@ -319,6 +319,15 @@ export class RefundsRepository {
     return row?.paid_since ?? false;
   }
 
+  /** Whether the session was paid after `refundCreatedAt` (the hosted page's read, no lock). */
+  async sessionPaidSince(sessionId: string, refundCreatedAt: Date): Promise<boolean> {
+    const [row]: Array<{ paid_since: boolean }> = await this.dataSource.query(
+      `SELECT (status = 'Paid' AND paid_at > $2) AS paid_since FROM checkout_sessions WHERE id = $1`,
+      [sessionId, refundCreatedAt],
+    );
+    return row?.paid_since ?? false;
+  }
+
   /** A session's refund, for its hosted page (no merchant: the session id is the credential). */
   async findForSession(sessionId: string, refundId: string): Promise<RefundRecord | null> {
     const rows: RefundRecord[] = await this.dataSource.query(

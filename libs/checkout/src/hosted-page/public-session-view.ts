@@ -52,8 +52,10 @@ export interface PublicSessionView {
     confirmations: number;
   }>;
   /**
-   * The merchant's newest refund of this session that waits for the customer's address
-   * (`requires_destination`), or null: the page shows a form for it (docs/treasury.md, Refunds).
+   * Whether a refund of this session waits for the customer's address (and the session was not
+   * paid since it was requested): the page then carries the hidden refund form, which its script
+   * opens only for the refund its link's fragment names, with that refund's secret. Which refund,
+   * and its amounts, only the secret's holder learns (docs/refunds.md).
    */
-  refund: { id: string; amount: string; fee: string; net_amount: string } | null;
+  refund_waiting: boolean;
 }

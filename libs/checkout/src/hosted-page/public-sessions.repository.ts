@@ -36,8 +36,8 @@ export interface PublicSessionRecord {
     status: 'Pending' | 'Confirmed' | 'Reverted';
     block_number: string;
   }>;
-  /** The newest refund waiting for the customer's address, if any. */
-  refund: { id: string; amount: string; fee: string; net_amount: string } | null;
+  /** A refund of the session waits for the customer's address. */
+  refund_waiting: boolean;
 }
 
 @Injectable()
@@ -61,12 +61,11 @@ export class PublicSessionsRepository {
                          'block_number', t.block_number) ORDER BY t.block_number, t.log_index)
                   FROM session_transactions t WHERE t.session_id = s.id), '[]'::json)
                 AS transactions,
-              (SELECT json_build_object('id', r.id, 'amount', r.amount::text, 'fee', r.fee::text,
-                                        'net_amount', r.net_amount::text)
-                 FROM refunds r WHERE r.session_id = s.id AND r.status = 'requires_destination'
-                  -- Paid after the refund was requested: the merchant confirms it first.
-                  AND NOT (s.status = 'Paid' AND s.paid_at > r.created_at)
-                ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS refund
+              EXISTS (
+                SELECT 1 FROM refunds r
+                 WHERE r.session_id = s.id AND r.status = 'requires_destination'
+                   -- Paid after the refund was requested: the merchant confirms it first.
+                   AND NOT (s.status = 'Paid' AND s.paid_at > r.created_at)) AS refund_waiting
          FROM checkout_sessions s
          JOIN merchants m ON m.id = s.merchant_id
          LEFT JOIN sub_merchants sm ON sm.id = s.sub_merchant_id

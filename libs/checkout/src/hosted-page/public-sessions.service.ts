@@ -78,12 +78,7 @@ export class PublicSessions {
         status: transaction.status,
         confirmations: confirmationsOf(transaction, scanned, required),
       })),
-      refund: row.refund && {
-        id: row.refund.id,
-        amount: formatAmount(row.refund.amount),
-        fee: formatAmount(row.refund.fee),
-        net_amount: formatAmount(row.refund.net_amount),
-      },
+      refund_waiting: row.refund_waiting,
     };
   }
 

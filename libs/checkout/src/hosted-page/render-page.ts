@@ -262,37 +262,28 @@ function renderStatus({ view, locale, state, t }: Context): string {
 </section>`;
 }
 
-/** Where the refund form posts the customer's address (the refunds library answers there). */
-export function refundDestinationUrl(
-  basePath: string,
-  sessionId: string,
-  refundId: string,
-): string {
-  const base = `${basePath.replace(/\/+$/, '')}/${encodeURIComponent(sessionId)}`;
-  return `${base}/refunds/${encodeURIComponent(refundId)}/destination`;
-}
-
-/** Where the page's script asks whether its link's secret opens the refund form. */
-export function refundAccessUrl(basePath: string, sessionId: string, refundId: string): string {
-  return refundDestinationUrl(basePath, sessionId, refundId).replace(/\/destination$/, '/access');
+/** Where the page's script finds a refund's form endpoints: `<this>/<refund id>/access|destination`. */
+export function refundsBaseUrl(basePath: string, sessionId: string): string {
+  return `${basePath.replace(/\/+$/, '')}/${encodeURIComponent(sessionId)}/refunds`;
 }
 
 /**
- * A refund waiting for the customer's address: a form the page's script posts (the CSP allows no
- * form submission, and the answer is shown in place). Without a script it cannot be sent. It is
- * hidden: the session's link does not open it. The script shows it only when the page was
- * opened with the refund's own link (its id and secret in the URL fragment, which the server
- * never sees) and the server confirms the secret, and hides it again at the refund's deadline.
+ * The refund form, on the page of a session with a refund waiting for the customer's address,
+ * for whichever refund the page's link names: the page itself names none (a session can have
+ * several refunds waiting, each with its own link). Hidden, without amounts: the script reads the
+ * refund's id and secret from the URL fragment (which the server never sees), asks
+ * `<refunds>/<id>/access` with the secret, and only then fills in that refund's amounts and shows
+ * the form. It posts the address as JSON (the CSP allows no form submission) and hides the form
+ * again at the refund's deadline. Without a script it cannot be sent.
  */
-function renderRefund({ view, t, token }: Context, basePath: string): string {
-  const refund = view.refund;
-  if (!refund) return '';
+function renderRefund({ view, t }: Context, basePath: string): string {
+  if (!view.refund_waiting) return '';
   const names = { currency: view.currency, network: view.network_name };
-  return `<section id="refund" class="refund" aria-labelledby="refund-heading" data-refund="${escapeHtml(refund.id)}" data-access="${escapeHtml(refundAccessUrl(basePath, view.id, refund.id))}" hidden>
+  return `<section id="refund" class="refund" aria-labelledby="refund-heading" data-refunds="${escapeHtml(refundsBaseUrl(basePath, view.id))}" hidden>
 <h2 id="refund-heading">${t('refundHeading')}</h2>
-<p id="refund-text">${t('refundText', { merchant: view.merchant_name, amount: token(refund.net_amount), fee: token(refund.fee), network: view.network_name })}</p>
+<p id="refund-text"></p>
 <p id="refund-delay" class="refund-delay" hidden></p>
-<form id="refund-form" class="refund-form" data-action="${escapeHtml(refundDestinationUrl(basePath, view.id, refund.id))}" novalidate>
+<form id="refund-form" class="refund-form" novalidate>
 <label for="refund-address" class="field-label">${t('refundAddressLabel', names)}</label>
 <input id="refund-address" class="refund-address" name="to_address" type="text" required autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="100" aria-describedby="refund-warning">
 <p id="refund-warning" class="warning">${t('refundWarning', names)}</p>

@@ -585,7 +585,8 @@
     var params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
     var id = params.get('refund');
     var secret = params.get('secret');
-    return id && secret ? { id: id, secret: secret } : null;
+    // The id goes into a URL path: only a refund id's shape (the server checks it anyway).
+    return id && secret && /^re_[0-9A-Za-z]{22}$/.test(id) ? { id: id, secret: secret } : null;
   }
 
   /** POSTs JSON to the page's own origin; resolves with the status and the parsed answer. */
@@ -615,40 +616,88 @@
   }
 
   /**
-   * The refund form. The session's link does not open it: the section stays hidden unless the
-   * page was opened with the refund's own link (its secret in the fragment, never sent in a URL)
-   * and the server confirms that secret. It posts the address as JSON (same origin) with the
-   * secret, shows the answer in place (when the refund will be sent), and hides itself at the
-   * refund's deadline, when the server would refuse the address anyway.
+   * The refund form, for exactly the refund the link's fragment names. The session's link does
+   * not open it: the section stays hidden unless the fragment holds a refund's id and secret and
+   * the server takes that secret for that refund, answering its amounts (the page names no
+   * refund: a session may have several waiting, each with its own link). A link arriving on a
+   * page already open (only the fragment changes) opens its refund then; on a page rendered
+   * before any refund waited, it reloads the page once. It posts the address as JSON (same
+   * origin) with the secret, shows the answer in place (when the refund will be sent), and hides
+   * itself at the refund's deadline, when the server would refuse the address anyway.
    */
   function setUpRefundForm() {
     var section = byId('refund');
     var form = byId('refund-form');
-    if (!section || !form) return;
+    if (!section || !form) {
+      // A refund's link arriving on a page rendered before any refund waited (only the fragment
+      // changes, nothing reloads): load the page again, which then carries the form.
+      window.addEventListener('hashchange', function () {
+        if (refundLink()) window.location.reload();
+      });
+      return;
+    }
     var result = byId('refund-result');
+    var delay = byId('refund-delay');
+    var input = byId('refund-address');
+    var button = form.querySelector('button');
+    var base = section.getAttribute('data-refunds');
+    // The refund shown (its link) and what the server said of it; a newer fragment wins.
     var link = null;
+    var asked = null;
     var deadline = null;
     var accepted = false;
     var deadlineTimer = null;
+
+    function urlOf(id, what) {
+      return base + '/' + encodeURIComponent(id) + '/' + what;
+    }
 
     function closeAtDeadline() {
       if (accepted || deadline === null || now() < deadline) return;
       setHidden(section, true);
     }
 
-    /** Shows the form if the fragment holds this refund's link and the server takes its secret. */
+    /** Back to nothing offered: no refund, no amounts, an empty form. */
+    function close() {
+      link = null;
+      deadline = null;
+      accepted = false;
+      setHidden(section, true);
+      setText(byId('refund-text'), '');
+      setHidden(delay, true);
+      setHidden(form, false);
+      setText(result, '');
+      input.value = '';
+      input.removeAttribute('aria-invalid');
+      button.disabled = false;
+    }
+
+    /** Shows the form for the fragment's refund if the server takes its secret; else nothing. */
     function open() {
       var next = refundLink();
-      if (!next || next.id !== section.getAttribute('data-refund')) return;
-      if (link && link.secret === next.secret) return;
-      postJson(section.getAttribute('data-access'), { secret: next.secret }).then(
+      if (link && next && link.id === next.id && link.secret === next.secret) return;
+      if (asked && next && asked.id === next.id && asked.secret === next.secret) return;
+      if (link) close();
+      asked = next;
+      if (!next) return;
+      postJson(urlOf(next.id, 'access'), { secret: next.secret }).then(
         function (answer) {
-          if (!answer.ok) return;
-          link = next;
+          // Another fragment since: its own answer decides.
+          if (asked !== next || !answer.ok || answer.body.id !== next.id) return;
+          asked = null;
           deadline = Date.parse(answer.body.expires_at);
           if (now() >= deadline) return;
+          link = next;
+          setText(
+            byId('refund-text'),
+            t('refundText', {
+              merchant: view.merchant_name,
+              amount: tokenAmount(view, answer.body.net_amount, symbols),
+              fee: tokenAmount(view, answer.body.fee, symbols),
+              network: view.network_name,
+            }),
+          );
           if (answer.body.delay_minutes > 0) {
-            var delay = byId('refund-delay');
             var minutes = Number(answer.body.delay_minutes).toLocaleString(config.locale);
             setText(delay, t('refundDelay', { minutes: minutes }));
             setHidden(delay, false);
@@ -656,7 +705,9 @@
           setHidden(section, false);
           if (deadlineTimer === null) deadlineTimer = window.setInterval(closeAtDeadline, 1000);
         },
-        function () {},
+        function () {
+          if (asked === next) asked = null;
+        },
       );
     }
 
@@ -666,20 +717,20 @@
 
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      var input = byId('refund-address');
-      var button = form.querySelector('button');
       var address = input.value.trim();
-      if (!address) {
+      if (!address || !link) {
         input.focus();
         return;
       }
+      var sending = link;
       button.disabled = true;
-      postJson(form.getAttribute('data-action'), { to_address: address, secret: link.secret })
+      postJson(urlOf(sending.id, 'destination'), { to_address: address, secret: sending.secret })
         .then(function (answer) {
+          if (link !== sending) return;
           if (answer.ok) {
             accepted = true;
             setHidden(form, true);
-            setHidden(byId('refund-delay'), true);
+            setHidden(delay, true);
             setText(
               result,
               answer.body.send_after
@@ -697,6 +748,7 @@
           }
         })
         .catch(function () {
+          if (link !== sending) return;
           setText(result, t('refundFailed', { reason: t('reconnecting') }));
           button.disabled = false;
         });

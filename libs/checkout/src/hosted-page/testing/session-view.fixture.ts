@@ -29,7 +29,7 @@ export function sessionView(changes: Partial<PublicSessionView> = {}): PublicSes
     confirmations_required: 12,
     detection: 'operational',
     transactions: [],
-    refund: null,
+    refund_waiting: false,
     ...changes,
   };
 }

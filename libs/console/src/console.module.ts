@@ -12,6 +12,10 @@ import { InvitationIssuer } from './invitations/invitation-issuer';
 import { InvitationsController } from './invitations/invitations.controller';
 import { InvitationsRepository } from './invitations/invitations.repository';
 import { OpsModule } from './ops/ops.module';
+import { PasskeySignInService } from './passkeys/passkey-sign-in.service';
+import { PasskeysController } from './passkeys/passkeys.controller';
+import { PasskeysRepository } from './passkeys/passkeys.repository';
+import { PasskeysService } from './passkeys/passkeys.service';
 import { PasswordResetModule } from './password-reset/password-reset.module';
 import { ConsolePayoutsModule } from './payouts/console-payouts.module';
 import { ConsoleRefundsModule } from './refunds/console-refunds.module';
@@ -60,6 +64,7 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
     SecuritySessionsController,
     TeamController,
     AuditLogController,
+    PasskeysController,
   ],
   providers: [
     TwoFactorVerifier,
@@ -81,6 +86,9 @@ import { ConsoleUsersRepository } from './users/console-users.repository';
     TeamRepository,
     TeamService,
     AuditLogReader,
+    PasskeysRepository,
+    PasskeysService,
+    PasskeySignInService,
     ConsoleSessionMerchantAuthenticator,
     { provide: CONSOLE_SESSION_AUTHENTICATOR, useExisting: ConsoleSessionMerchantAuthenticator },
     // Global: a console user's change through /v1 is audited (docs/console.md).

@@ -12,8 +12,8 @@ export const FRESH_CODE_FAILED = 'two_factor.fresh_code_failed';
 
 export interface FreshCodeAttempt {
   userId: string;
-  /** The merchant the change is for: where the failure is audited. */
-  merchantId: string;
+  /** The merchant the change is for: where the failure is audited (null: an operator's own). */
+  merchantId: string | null;
   code: string | undefined;
   /** What the code unlocks, for the messages: "create a live API key". */
   purpose: string;

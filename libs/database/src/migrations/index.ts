@@ -33,6 +33,7 @@ import { ConsoleSignInThrottles1766450000000 } from './1766450000000-console-sig
 import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-failures-index';
 import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-two-factor';
 import { ConsolePasswordResets1766530000000 } from './1766530000000-console-password-resets';
+import { ConsolePasskeys1766540000000 } from './1766540000000-console-passkeys';
 import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   DropRequireTwoFactor1766470000000,
   RefundSendAfter1766500000000,
   ConsolePasswordResets1766530000000,
+  ConsolePasskeys1766540000000,
 ];

@@ -368,6 +368,32 @@ export const en = {
   'security.signOutConfirm':
     'Sign out of {device}, signed in on {date}? It must sign in again with a password and two-factor code.',
 
+  'passkeys.title': 'Passkeys',
+  'passkeys.intro':
+    'A passkey can be used instead of the authentication code when you sign in. Your authenticator app stays: its codes and your recovery codes still work.',
+  'passkeys.empty': 'No passkeys yet.',
+  'passkeys.name': 'Name',
+  'passkeys.created': 'Added',
+  'passkeys.lastUsed': 'Last used',
+  'passkeys.neverUsed': 'Never',
+  'passkeys.actions': 'Actions',
+  'passkeys.add': 'Add a passkey',
+  'passkeys.addIntro':
+    'Name the passkey, enter the current code of your authenticator app, then follow your browser.',
+  'passkeys.defaultName': 'Passkey',
+  'passkeys.continue': 'Continue',
+  'passkeys.added': 'Passkey {name} added.',
+  'passkeys.remove': 'Remove',
+  'passkeys.removeNamed': 'Remove passkey {name}',
+  'passkeys.removeTitle': 'Remove this passkey',
+  'passkeys.removeConfirm':
+    'Remove passkey {name}? It will no longer sign you in. Enter the current code of your authenticator app.',
+  'passkeys.unsupported': 'This browser cannot use passkeys.',
+  'passkeys.browserCancelled':
+    'The browser did not use a passkey (cancelled, timed out or not allowed). Try again.',
+  'twoFactor.usePasskey': 'Use a passkey',
+  'twoFactor.orPasskey': 'Or sign in with a passkey instead of the code.',
+
   'activity.title': 'Activity',
   'activity.intro': 'What members, operators and the command line changed, newest first.',
   'activity.empty': 'No activity yet.',

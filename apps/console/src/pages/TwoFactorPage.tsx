@@ -1,9 +1,11 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { FormEvent, useState } from 'react';
 import { consoleApi } from '../api/console-api';
+import { passkeysApi } from '../api/passkeys-api';
 import { CodeField } from '../components/CodeField';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { PasskeyError } from '../components/PasskeyError';
 import { t } from '../i18n/t';
 import { reloadSession } from '../session';
 
@@ -11,13 +13,22 @@ export function TwoFactorPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [code, setCode] = useState('');
+  const signedIn = async () => {
+    await reloadSession(queryClient);
+    await navigate({ to: '/' });
+  };
   const verify = useMutation({
     mutationFn: () => consoleApi.verifyTwoFactor(code),
-    onSuccess: async () => {
-      await reloadSession(queryClient);
-      await navigate({ to: '/' });
-    },
+    onSuccess: signedIn,
   });
+  // Offered only when the account has a passkey and the browser can use one.
+  const passkeyAvailable = useQuery({
+    queryKey: ['sign-in-passkey'],
+    queryFn: passkeysApi.signInAvailable,
+    retry: false,
+    staleTime: 0,
+  });
+  const withPasskey = useMutation({ mutationFn: passkeysApi.signIn, onSuccess: signedIn });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     verify.mutate();
@@ -32,6 +43,20 @@ export function TwoFactorPage() {
         <button type="submit" disabled={verify.isPending}>
           {t('twoFactor.submit')}
         </button>
+        {passkeyAvailable.data && (
+          <>
+            <p>{t('twoFactor.orPasskey')}</p>
+            <PasskeyError error={withPasskey.error} />
+            <button
+              type="button"
+              className="secondary"
+              disabled={withPasskey.isPending}
+              onClick={() => withPasskey.mutate()}
+            >
+              {t('twoFactor.usePasskey')}
+            </button>
+          </>
+        )}
       </form>
     </main>
   );

@@ -4,13 +4,17 @@ import { SecuritySession } from '../../api/console-lists';
 import { consoleRequest } from '../../api/http';
 import { Dialog } from '../../components/Dialog';
 import { ErrorMessage } from '../../components/ErrorMessage';
+import { PasskeysSection } from '../../components/PasskeysSection';
 import { formatDateTime } from '../../format';
 import { t } from '../../i18n/t';
 import { useSession } from '../../session';
 
 const SESSIONS_KEY = ['security-sessions'] as const;
 
-/** Settings → Security: the user's own signed-in sessions, any other of which it may end. */
+/**
+ * Settings → Security: the user's passkeys, and the user's own signed-in sessions, any other of
+ * which it may end.
+ */
 export function SecurityPage() {
   const { data: session } = useSession();
   const [ending, setEnding] = useState<SecuritySession | null>(null);
@@ -66,6 +70,7 @@ export function SecurityPage() {
         </table>
       )}
       {ending && <EndSessionDialog target={ending} onClose={() => setEnding(null)} />}
+      <PasskeysSection userId={session?.user.id} />
     </section>
   );
 }

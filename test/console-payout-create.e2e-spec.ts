@@ -201,8 +201,7 @@ describe('Console: create a payout with a fresh two-factor code', () => {
   });
 
   // Refunds send money too (to any to_address): a console session is refused before the refund
-  // is even looked up. A session's refund has its console route with a fresh code; an unmatched
-  // transfer's has none yet.
+  // is even looked up. Each has its console route with a fresh code.
   it.each([
     [
       'a checkout session',
@@ -212,7 +211,7 @@ describe('Console: create a payout with a fresh two-factor code', () => {
     [
       'an unmatched transfer',
       '/v1/unmatched-transfers/utx_unknown000000000000000/refunds',
-      'Money is not sent with a console session; use an API key.',
+      'Money is sent from the console with a fresh two-factor code (POST /console/api/unmatched-transfers/:id/refunds).',
     ],
   ])('refuses a refund of %s from a console session', async (_what, path, message) => {
     const refused = await owner.agent

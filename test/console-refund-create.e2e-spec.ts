@@ -164,6 +164,39 @@ describe('Console: refund a payment with a fresh two-factor code', () => {
     expect(createdAudits).toHaveLength(1);
   });
 
+  it('writes refund.created in the refund transaction: no audit entry, no refund, no hold', async () => {
+    const member = await signedInMember(api, merchant, 'owner', 'refund-audit-refused');
+    const session = await underpaid();
+    // The audit insert of this one member fails (a trigger standing in for any failure between
+    // the refund and its entry): the refund, its hold and its event must roll back with it.
+    const refuse = `refuse_audit_${randomUUID().replace(/-/g, '')}`;
+    await api.dataSource.query(
+      `CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS
+         $$ BEGIN RAISE EXCEPTION 'audit entry refused by the test'; END $$`,
+    );
+    await api.dataSource.query(
+      `CREATE TRIGGER ${refuse} BEFORE INSERT ON console_audit_log FOR EACH ROW
+         WHEN (NEW.action = 'refund.created' AND NEW.actor_id = '${member.userId}')
+         EXECUTE FUNCTION ${refuse}()`,
+    );
+    try {
+      const balanceBefore = await balanceOf(api, merchant, 'TRON', 'USDT');
+      const events = await api.count('events', 'merchant_id = $1', [merchant.id]);
+      await createAs(member, session.id, {
+        amount: '10',
+        to_address: randomTronAddress(),
+        idempotency_key: randomUUID(),
+        two_factor_code: totpCode(member.secret, 1),
+      }).expect(500);
+      expect(await api.count('refunds', 'session_id = $1', [session.id])).toBe(0);
+      expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual(balanceBefore);
+      expect(await api.count('events', 'merchant_id = $1', [merchant.id])).toBe(events);
+    } finally {
+      await api.dataSource.query(`DROP TRIGGER ${refuse} ON console_audit_log`);
+      await api.dataSource.query(`DROP FUNCTION ${refuse}()`);
+    }
+  });
+
   it('refuses a developer (wrong role) and a viewer: 403 permission_denied, nothing created', async () => {
     const session = await underpaid();
     const before = await refundsOfMerchant();

@@ -90,7 +90,7 @@ export class RefundsController {
 
   @Post('unmatched-transfers/:id/refunds')
   @RequiresPermission('refunds:write')
-  @SendsMoney('')
+  @SendsMoney('POST /console/api/unmatched-transfers/:id/refunds')
   @ApiOperation({
     operationId: 'createUnmatchedTransferRefund',
     summary: 'Refund an unmatched transfer',

@@ -42,6 +42,14 @@ import { RefundsRepository } from './refunds.repository';
 export const CREATE_SESSION_REFUND_ENDPOINT = 'POST /v1/checkout/sessions/{id}/refunds';
 export const CREATE_UNMATCHED_REFUND_ENDPOINT = 'POST /v1/unmatched-transfers/{id}/refunds';
 
+/**
+ * Runs in the new refund's transaction, after it is written with its hold and event: the console
+ * records its audit entry there, so the entry exists exactly when the refund does. An idempotent
+ * replay runs no hook. The refund as stored: its `destination_url` is null (the secret is never
+ * at rest; the answer gets it after the commit).
+ */
+export type RefundCreatedHook = (manager: EntityManager, refund: RefundDto) => Promise<void>;
+
 /** What a new refund takes, once its source has been read and checked under its row lock. */
 interface RefundDraft {
   merchantId: string;
@@ -86,6 +94,7 @@ export class RefundsService {
     input: CreateRefundDto,
     idempotencyKey: string | undefined,
     subMerchantCode: string | undefined,
+    onCreated?: RefundCreatedHook,
   ): Promise<IdempotentResult<RefundDto>> {
     requireIdempotencyKey(idempotencyKey, CREATE_SESSION_REFUND_ENDPOINT);
     return this.createIdempotently(
@@ -147,6 +156,7 @@ export class RefundsService {
         };
       },
       input,
+      onCreated,
     );
   }
 
@@ -156,6 +166,7 @@ export class RefundsService {
     input: CreateRefundDto,
     idempotencyKey: string | undefined,
     subMerchantCode: string | undefined,
+    onCreated?: RefundCreatedHook,
   ): Promise<IdempotentResult<RefundDto>> {
     requireIdempotencyKey(idempotencyKey, CREATE_UNMATCHED_REFUND_ENDPOINT);
     if (input.to_address === undefined) {
@@ -236,6 +247,7 @@ export class RefundsService {
         };
       },
       input,
+      onCreated,
     );
   }
 
@@ -318,6 +330,7 @@ export class RefundsService {
     fingerprint: object,
     draft: (manager: EntityManager) => Promise<RefundDraft>,
     input: CreateRefundDto,
+    onCreated: RefundCreatedHook | undefined,
   ): Promise<IdempotentResult<RefundDto>> {
     let payoutToSend: string | null = null;
     const result = await this.idempotency.execute(
@@ -355,7 +368,9 @@ export class RefundsService {
           if (payout.sendNow) payoutToSend = payout.payoutId;
         }
         const created = await this.events.statusChanged(manager, record.id, null);
-        return { status: 201, body: toRefundDto(created) };
+        const stored = toRefundDto(created);
+        await onCreated?.(manager, stored);
+        return { status: 201, body: stored };
       },
     );
     if (!result.replayed && payoutToSend) await this.queue.enqueueSend(payoutToSend);

@@ -4,8 +4,8 @@ import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiException, ErrorCode } from '@app/common';
-import { respondIdempotent } from '@app/idempotency';
-import { CreateRefundDto, RefundDto, RefundsService } from '@app/refunds';
+import { IdempotentResult, respondIdempotent } from '@app/idempotency';
+import { CreateRefundDto, RefundCreatedHook, RefundDto, RefundsService } from '@app/refunds';
 import { SubMerchantCode } from '@app/sub-merchants';
 import { recordAudit } from '../audit/audit-log';
 import { clientInfo } from '../http/client-info';
@@ -14,13 +14,14 @@ import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { CreateConsoleRefundDto } from './dto/create-console-refund.dto';
 
 /**
- * The console's "Refund" form on a payment. A refund sends money (to any address given), so it
- * always asks for a fresh two-factor code (sandbox too), checked first; then the refund is
- * created by the very service and idempotency path POST /v1/checkout/sessions/{id}/refunds uses,
- * and the answer is that endpoint's. That route refuses console sessions (@SendsMoney).
+ * The console's "Refund" forms: on a payment, and on an unmatched transfer. A refund sends money
+ * (to any address given), so it always asks for a fresh two-factor code (sandbox too), checked
+ * first; then the refund is created by the very service and idempotency path of its /v1 twin
+ * (POST /v1/checkout/sessions/{id}/refunds, POST /v1/unmatched-transfers/{id}/refunds), and the
+ * answer is that endpoint's. Those routes refuse console sessions (@SendsMoney).
  */
 @ApiExcludeController()
-@Controller('console/api/checkout-sessions')
+@Controller('console/api')
 export class ConsoleRefundsController {
   constructor(
     private readonly refunds: RefundsService,
@@ -28,15 +29,63 @@ export class ConsoleRefundsController {
     private readonly dataSource: DataSource,
   ) {}
 
-  @Post(':id/refunds')
+  @Post('checkout-sessions/:id/refunds')
   @RequiresPermission('refunds:write')
-  async create(
+  async createForSession(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Param('id') sessionId: string,
     @Body() body: CreateConsoleRefundDto,
     @SubMerchantCode() subMerchantCode: string | undefined,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
+  ): Promise<RefundDto> {
+    return this.create(merchant, body, request, response, 'refund a payment', (audit) =>
+      this.refunds.createForSession(
+        merchant,
+        sessionId,
+        refundFieldsOf(body),
+        body.idempotency_key,
+        // The console's sub-merchant context, as X-Sub-Merchant-Code scopes the /v1 route.
+        subMerchantCode,
+        audit,
+      ),
+    );
+  }
+
+  @Post('unmatched-transfers/:id/refunds')
+  @RequiresPermission('refunds:write')
+  async createForUnmatchedTransfer(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('id') transferId: string,
+    @Body() body: CreateConsoleRefundDto,
+    @SubMerchantCode() subMerchantCode: string | undefined,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RefundDto> {
+    return this.create(merchant, body, request, response, 'refund a transfer', (audit) =>
+      this.refunds.createForUnmatchedTransfer(
+        merchant,
+        transferId,
+        refundFieldsOf(body),
+        body.idempotency_key,
+        subMerchantCode,
+        audit,
+      ),
+    );
+  }
+
+  /**
+   * The fresh code first, then the creation with its audit entry written in the refund's own
+   * transaction (RefundsService's onCreated hook): an entry exists exactly when the refund does,
+   * and a replayed key (which creates nothing) writes none.
+   */
+  private async create(
+    merchant: AuthenticatedMerchant,
+    body: CreateConsoleRefundDto,
+    request: Request,
+    response: Response,
+    purpose: string,
+    createRefund: (audit: RefundCreatedHook) => Promise<IdempotentResult<RefundDto>>,
   ): Promise<RefundDto> {
     const actor = merchant.actor;
     if (actor.type !== 'console_user') {
@@ -47,40 +96,33 @@ export class ConsoleRefundsController {
       userId: actor.userId,
       merchantId: merchant.merchantId,
       code: body.two_factor_code,
-      purpose: 'refund a payment',
+      purpose,
       client,
     });
-    const result = await this.refunds.createForSession(
-      merchant,
-      sessionId,
-      refundFieldsOf(body),
-      body.idempotency_key,
-      // The console's sub-merchant context, as X-Sub-Merchant-Code scopes the /v1 route.
-      subMerchantCode,
-    );
-    // RefundsService takes no EntityManager: audited right after its commit, once per refund
-    // (a replayed key created nothing), as console payouts are.
-    if (!result.replayed) {
-      const refund = result.response.body;
-      await recordAudit(this.dataSource.manager, {
+    const result = await createRefund(async (manager, refund) => {
+      await recordAudit(manager, {
         merchantId: merchant.merchantId,
         actorType: actor.operatorId ? 'operator' : 'console_user',
         actorId: actor.operatorId ?? actor.userId,
         action: 'refund.created',
         targetType: 'refund',
         targetId: refund.id,
-        details: {
-          session_id: refund.session_id,
-          amount: refund.amount,
-          currency: refund.currency,
-          network: refund.network,
-        },
+        details: auditDetailsOf(refund),
         ip: client.ip,
         userAgent: client.userAgent,
       });
-    }
+    });
     return respondIdempotent(response, result);
   }
+}
+
+/** What the entry says of the refund: what it refunds and how much; never the address. */
+function auditDetailsOf(refund: RefundDto): Record<string, unknown> {
+  const source =
+    refund.unmatched_transfer_id !== null
+      ? { unmatched_transfer_id: refund.unmatched_transfer_id }
+      : { session_id: refund.session_id };
+  return { ...source, amount: refund.amount, currency: refund.currency, network: refund.network };
 }
 
 /**

@@ -350,6 +350,17 @@ describe('renderCheckoutPage', () => {
     });
   });
 
+  it('carries the refund form, hidden and naming no refund, only while a refund waits', () => {
+    expect(render()).not.toContain('id="refund"');
+    const html = render({ refund_waiting: true });
+    expect(isHidden(html, 'refund')).toBe(true);
+    expect(html).toContain(`data-refunds="/checkout/${sessionView().id}/refunds" hidden>`);
+    // Which refund, and how much, only the link's secret tells the script.
+    expect(textOf(html, 'refund-text')).toBe('');
+    expect(html).not.toMatch(/re_[0-9A-Za-z]{22}/);
+    expect(html).toContain('<form id="refund-form" class="refund-form" novalidate>');
+  });
+
   it('stays small: HTML well under budget', () => {
     const html = render({
       transactions: Array.from({ length: 5 }, (_, index) => ({

@@ -3,7 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { EvmSweeper } from '@app/treasury/sweeps/evm-sweeper.service';
 import { SweepTracker } from '@app/treasury/sweeps/sweep-tracker.service';
 import { SweepKeys } from '@app/treasury';
+import { DepositWatcherService } from '@app/checkout';
 import { CliModule } from '../apps/cli/src/cli.module';
+import { COMMANDS } from '../apps/cli/src/commands';
 import { useChainEnvironment } from './support/chain-test-env';
 import { Devnet, startDevnet } from './support/devnet';
 import { startWorker } from './support/in-process-worker';
@@ -140,6 +142,45 @@ describe('EVM sweeps behind a lagging RPC decide only from positive proofs', () 
       expect(cleared.sweeps).toEqual([]);
       expect(cleared.emptied).toBe(3);
       expect(await pendingAddresses(addresses)).toBe(0);
+    },
+    2 * TIMEOUT_MS,
+  );
+
+  it(
+    'treasury:cancel-nonce reads the nonce at the freshest block the service saw: a backend behind the block that used it journals no cancel',
+    async () => {
+      balancer.mode = 'fresh';
+      const [address] = await paidAddresses(['14']);
+      Object.assign(process.env, sweepEnv);
+      context ??= await NestFactory.createApplicationContext(CliModule, { logger: false });
+      await context.get(SweepKeys).register();
+      await devnet.mine(2 * LAG);
+      // The batch is signed and mined at once; the tracker has not seen it yet.
+      const signed = await context.get(EvmSweeper).plan('ETHEREUM');
+      expect(signed.sweeps).toHaveLength(1);
+      const [sweep] = await api.dataSource.query(`SELECT id, nonce FROM sweeps WHERE id = $1`, [
+        signed.sweeps[0],
+      ]);
+      await devnet.mine(1);
+      // The deposit watcher scans past the block that used the nonce.
+      await api.app.get(DepositWatcherService).scan('ETHEREUM');
+
+      // Every answer from a backend whose head is before that block.
+      balancer.mode = 'lagging';
+      await expect(
+        COMMANDS['treasury:cancel-nonce'](
+          context,
+          { network: 'ETHEREUM', nonce: String(sweep.nonce) },
+          [],
+        ),
+      ).rejects.toThrow();
+      expect(
+        await api.count('sweep_attempts', `sweep_id = $1 AND step = 'cancel'`, [sweep.id]),
+      ).toBe(0);
+
+      balancer.mode = 'fresh';
+      expect((await context.get(SweepTracker).track('ETHEREUM')).completed).toBe(1);
+      expect(await devnet.balanceOf('USDT', address)).toBe(0n);
     },
     2 * TIMEOUT_MS,
   );

@@ -73,15 +73,19 @@ export class SweepNonceCancellation {
     }
     const sweepId = await this.holder(name, sweeper.address, nonce);
     const transport = this.transports.transportFor(name) as EthersPayoutTransport;
-    // Reads first, outside any transaction: a slow node never holds the sweep's lock.
-    if ((await transport.transactionCount(sweeper.address, 'latest')) > nonce) {
+    const chain = this.evm.chainFor(name);
+    // Reads first, outside any transaction: a slow node never holds the sweep's lock. The count
+    // at a numbered block no lower than the freshest this service has seen (the deposit
+    // watcher's cursor): a backend behind it answers an error, never a count from before a
+    // block the service knows, which may have used the nonce.
+    const checkedAt = Math.max(await chain.headBlock(), await this.freshestKnownBlock(name));
+    if ((await transport.transactionCount(sweeper.address, checkedAt)) > nonce) {
       throw new TreasuryCommandError(
         `Nonce ${nonce} of the sweeper ${sweeper.address} is already used on ${name}: the sweep ` +
           `passes decide sweep ${sweepId} from the block that used it (npm run cli -- ` +
           `treasury:sweep --network ${name}).`,
       );
     }
-    const chain = this.evm.chainFor(name);
     // The node's own estimate: 21,000 is refused where L1 data is paid in L2 gas (Arbitrum).
     const [suggested, native, gasLimit] = await Promise.all([
       transport.suggestFees(),
@@ -173,6 +177,18 @@ export class SweepNonceCancellation {
       max_priority_fee_per_gas_gwei: gwei(fees.maxPriorityFeePerGas),
       broadcast,
     };
+  }
+
+  /**
+   * The highest block of this network's chain the service has seen: the deposit watcher's
+   * cursor (chains:forget deletes it with the chain; 0 when the network is not watched).
+   */
+  private async freshestKnownBlock(network: NetworkName): Promise<number> {
+    const rows: Array<{ block: string }> = await this.dataSource.query(
+      `SELECT last_scanned_block::text AS block FROM chain_cursors WHERE network = $1`,
+      [network],
+    );
+    return rows.length ? Number(rows[0].block) : 0;
   }
 
   /** The live sweep of this sweeper holding the nonce (EIP-7702 batch or gas top-up). */

@@ -72,7 +72,7 @@ describe('Console passkeys in Chromium (issue 25)', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
-  it('adds a passkey on the Security page and signs in with it instead of the code', async () => {
+  it('adds a passkey on the Security page, signs in with it instead of the code, removes it', async () => {
     const merchant = await api.createMerchant({ name: 'Passkeys Browser Shop' });
     const email = uniqueEmail('passkey-owner').toLowerCase();
     const invitation = await inviteMember(api, merchant, email, 'owner');
@@ -180,6 +180,20 @@ describe('Console passkeys in Chromium (issue 25)', () => {
     await page.getByRole('rowheader', { name: 'Test laptop' }).waitFor();
     expect(await page.getByRole('cell', { name: 'Never' }).count()).toBe(0);
     await expectNoSeriousAxeFinding(page);
+
+    // Removed with a fresh code: the list is empty again.
+    await page.getByRole('button', { name: 'Remove passkey Test laptop' }).click();
+    const removal = page.getByRole('dialog', { name: 'Remove this passkey' });
+    await removal.getByLabel('Authentication code').fill(await freshCode(email, secret));
+    await expectNoSeriousAxeFinding(page);
+    await removal.getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('No passkeys yet.').waitFor();
+    const [{ count }] = await api.dataSource.query(
+      `SELECT count(*)::int AS count FROM console_passkeys p
+         JOIN console_users u ON u.id = p.user_id WHERE u.email = $1`,
+      [email],
+    );
+    expect(count).toBe(0);
 
     expect(cspViolations).toEqual([]);
     expect(errors).toEqual([]);

@@ -19,11 +19,7 @@ import { signDepositTransfer, signTopUp, TOP_UP_GAS_LIMIT } from './evm-top-up-s
 import { topUpValue } from './evm-top-up-value';
 import { decideOnCost } from './sweep-cost-policy';
 import { SweepKeys } from './sweep-keys';
-import {
-  SweepAttemptRow,
-  SweepDestination,
-  SweepJournalRepository,
-} from './sweep-journal.repository';
+import { SweepDestination, SweepJournalRepository } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import { destinationFor, gasPriceAllowed, SweepDecision } from './sweep-policy';
 import { provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';

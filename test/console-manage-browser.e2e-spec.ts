@@ -200,6 +200,32 @@ describe('Console: rotate a secret, redeliver, manage sub-merchants in Chromium'
     await context.close();
   });
 
+  it('offers Redeliver to support as the API does, Rotate secret only to writers, neither to a viewer', async () => {
+    const { api, target } = rig;
+    const merchant = await rig.createMerchant('Manage Webhook Roles');
+    const url = `${target.url}/role-hooks`;
+    await api.post(ENDPOINTS, merchant, { url }).expect(201);
+    for (const [role, redeliver] of [
+      ['support', 1],
+      ['viewer', 0],
+    ] as const) {
+      const member = await signedInMember(api, merchant, role);
+      const context = await newConsoleContext(rig.browser);
+      const { page, cspViolations, errors } = await openConsolePage(context);
+      await signInThroughForm(page, rig.baseUrl, member.email, member.recoveryCodes[0]);
+      await navigationLink(page, 'Webhooks').click();
+      await page.getByRole('row', { name: new RegExp(url) }).waitFor();
+      expect(
+        await page.getByRole('button', { name: `Redeliver failed events to ${url}` }).count(),
+      ).toBe(redeliver);
+      expect(await page.getByRole('button', { name: `Rotate secret of ${url}` }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Add endpoint' }).count()).toBe(0);
+      expect(cspViolations).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }
+  });
+
   it('edits, disables and enables a sub-merchant', async () => {
     const { api } = rig;
     const psp = await api.createMerchant({ name: 'Manage Sub-merchants PSP', kind: 'psp' });

@@ -260,7 +260,7 @@ export const en = {
 
   'webhooks.title': 'Webhooks',
   'webhooks.intro':
-    'Endpoints receive an HTTP request for each event they subscribe to. They are managed through the API.',
+    "Endpoints receive an HTTP request for each event they subscribe to, signed with the endpoint's secret.",
   'webhooks.empty': 'No webhook endpoints yet.',
   'webhooks.url': 'URL',
   'webhooks.state': 'State',

@@ -89,6 +89,22 @@ const paymentDetailRoute = createRoute({
     'PaymentDetailPage',
   ),
 });
+const unmatchedTransfersRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payments/unmatched',
+  component: lazyRouteComponent(
+    () => import('./pages/payments/UnmatchedTransfersPage'),
+    'UnmatchedTransfersPage',
+  ),
+});
+const refundTransferRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payments/unmatched/$transferId/refund',
+  component: lazyRouteComponent(
+    () => import('./pages/refunds/RefundTransferPage'),
+    'RefundTransferPage',
+  ),
+});
 const payoutsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: 'payouts',
@@ -198,6 +214,8 @@ const routeTree = rootRoute.addChildren([
     balancesRoute,
     paymentsRoute,
     paymentDetailRoute,
+    unmatchedTransfersRoute,
+    refundTransferRoute,
     payoutsRoute,
     createPayoutRoute,
     payoutDetailRoute,

@@ -9,6 +9,7 @@ import { ListColumn, ListTable, StatusBadge } from '../../components/ListPage';
 import { formatDateTime, groupDigits } from '../../format';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
+import { UnmatchedTransfer, unmatchedTransferColumns } from './unmatched-transfer-columns';
 
 type Transaction = CheckoutSession['transactions'][number];
 
@@ -104,6 +105,7 @@ export function PaymentDetailPage() {
             />
           )}
           <SessionRefunds sessionId={sessionId} />
+          <SessionUnmatchedTransfers sessionId={sessionId} />
         </>
       )}
     </DetailLayout>
@@ -135,6 +137,43 @@ function SessionRefunds({ sessionId }: { sessionId: string }) {
       {refunds.data?.items.length === 0 && <p>{t('refunds.noneOfPayment')}</p>}
       {refunds.data && refunds.data.items.length > 0 && (
         <ListTable items={refunds.data.items} columns={REFUND_COLUMNS} rowKey={(item) => item.id} />
+      )}
+    </>
+  );
+}
+
+/**
+ * Transfers to the session's pay address that it did not take (another network or token, a
+ * second payment, one after a refund), each with "Refund" for members who may refund.
+ */
+function SessionUnmatchedTransfers({ sessionId }: { sessionId: string }) {
+  const { data: session } = useSession();
+  const transfers = useQuery({
+    queryKey: ['session-unmatched-transfers', sessionId],
+    queryFn: () =>
+      fetchListPage<UnmatchedTransfer>(
+        listPath('/v1/unmatched-transfers', {
+          session_id: sessionId,
+          page_size: PAGE_SIZE,
+          include_sub_merchants: true,
+        }),
+      ),
+  });
+  return (
+    <>
+      <h2>{t('unmatched.ofPayment')}</h2>
+      {transfers.isPending && <p>{t('app.loading')}</p>}
+      <ErrorMessage error={transfers.error} />
+      {transfers.data?.items.length === 0 && <p>{t('unmatched.noneOfPayment')}</p>}
+      {transfers.data && transfers.data.items.length > 0 && (
+        <ListTable
+          items={transfers.data.items}
+          columns={unmatchedTransferColumns({
+            withPayment: false,
+            canRefund: can(session, 'refunds:write'),
+          })}
+          rowKey={(item) => item.id}
+        />
       )}
     </>
   );

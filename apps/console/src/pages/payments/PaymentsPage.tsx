@@ -57,6 +57,7 @@ export function PaymentsPage() {
       titleId="payments-title"
       title={t('payments.title')}
       allowed={allowed}
+      actions={<Link to="/payments/unmatched">{t('unmatched.link')}</Link>}
       filters={
         <>
           <SelectFilter

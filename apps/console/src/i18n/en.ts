@@ -207,7 +207,7 @@ export const en = {
 
   'unmatched.title': 'Unmatched transfers',
   'unmatched.intro':
-    'Payments to your payments’ addresses that no payment took: sent on another network or in the other token, a second payment, or a payment after a refund. None of them is in your balance; refund the sender.',
+    'Transfers to your payment addresses that no payment took: sent on another network or in the other token, a second payment, or one after a refund. None of them is in your balance; refund the sender.',
   'unmatched.link': 'Unmatched transfers',
   'unmatched.back': '← All payments',
   'unmatched.empty': 'No unmatched transfers match.',

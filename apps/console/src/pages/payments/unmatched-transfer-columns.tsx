@@ -37,7 +37,6 @@ export function RefundTransferAction({
     <Link
       to="/payments/unmatched/$transferId/refund"
       params={{ transferId: transfer.id }}
-      className="button"
       aria-label={t('unmatched.refundNamed', { id: transfer.id })}
     >
       {t('unmatched.refund')}

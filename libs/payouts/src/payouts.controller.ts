@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission, SendsMoney } from '@app/auth';
@@ -9,12 +9,17 @@ import { CreatePayoutDto } from './dto/create-payout.dto';
 import { ListPayoutsQueryDto } from './dto/list-payouts-query.dto';
 import { PayoutDto } from './dto/payout.dto';
 import { PayoutsService } from './payouts.service';
+import { PayoutQuoteDto } from './quote/payout-quote.dto';
+import { PayoutQuoteService } from './quote/payout-quote.service';
 
 @ApiTags('Payouts')
 @ApiBearerAuth()
 @Controller('v1/payouts')
 export class PayoutsController {
-  constructor(private readonly payouts: PayoutsService) {}
+  constructor(
+    private readonly payouts: PayoutsService,
+    private readonly quotes: PayoutQuoteService,
+  ) {}
 
   @Post()
   @RequiresPermission('payouts:write')
@@ -51,6 +56,32 @@ export class PayoutsController {
       response,
       await this.payouts.create(merchant, body, idempotencyKey, subMerchantCode),
     );
+  }
+
+  @Post('quote')
+  @HttpCode(200)
+  @RequiresPermission('payouts:read', 'payouts:write')
+  @ApiOperation({
+    operationId: 'quotePayout',
+    summary: 'Quote a payout',
+    description:
+      'What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed ' +
+      'by the same checks, fee and review rules, and written nowhere (no payout, hold, event or ' +
+      'idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or ' +
+      'network are answered as the creation answers them; the destination and the balance are ' +
+      'reported instead: `destination.valid` false where the creation answers 400 ' +
+      '`invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. ' +
+      'A quote reserves nothing: the creation checks again.',
+  })
+  @ApiOkResponse({ type: PayoutQuoteDto })
+  @ApiSubMerchantCodeHeader("PSP accounts only: quote from this sub-merchant's balance.")
+  @ApiErrorResponses(400, 401, 403, 413, 422, 429)
+  async quote(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreatePayoutDto,
+    @SubMerchantCode() subMerchantCode: string | undefined,
+  ): Promise<PayoutQuoteDto> {
+    return this.quotes.quote(merchant, body, subMerchantCode);
   }
 
   @Get()

@@ -14,6 +14,8 @@ import { PayoutsService } from './payouts.service';
 import { PayoutDestination } from './rules/payout-destination';
 import { PayoutRules } from './rules/payout-rules';
 import { PayoutReviews } from './payout-reviews.service';
+import { PayoutTermsService } from './payout-terms';
+import { PayoutQuoteService } from './quote/payout-quote.service';
 
 /** Payout creation, reads and reviews. Needs a Bull root module (see queueRootModule) in the app. */
 @Module({
@@ -35,6 +37,8 @@ import { PayoutReviews } from './payout-reviews.service';
     PayoutsRepository,
     PayoutRules,
     PayoutDestination,
+    PayoutTermsService,
+    PayoutQuoteService,
     PayoutQueue,
     PayoutsService,
     PayoutReviews,

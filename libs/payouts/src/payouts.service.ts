@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import {
   APP_CONFIG,
@@ -14,7 +13,6 @@ import {
   PageRequest,
 } from '@app/common';
 import { AuthenticatedMerchant } from '@app/auth';
-import { NetworkRegistry } from '@app/chains';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@app/idempotency';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { SubMerchantsService } from '@app/sub-merchants';
@@ -27,7 +25,7 @@ import { PayoutQueue } from './payout-queue';
 import { holdEntry } from './payout-ledger';
 import { PayoutsRepository } from './payouts.repository';
 import { PayoutDestination } from './rules/payout-destination';
-import { PayoutRules } from './rules/payout-rules';
+import { PayoutTermsService } from './payout-terms';
 
 export const CREATE_PAYOUT_ENDPOINT = 'POST /v1/payouts';
 
@@ -41,9 +39,8 @@ export type PayoutCreatedHook = (manager: EntityManager, payout: PayoutDto) => P
 export class PayoutsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly networks: NetworkRegistry,
     private readonly payouts: PayoutsRepository,
-    private readonly rules: PayoutRules,
+    private readonly terms: PayoutTermsService,
     private readonly destination: PayoutDestination,
     private readonly ledger: LedgerService,
     private readonly idempotency: IdempotencyService,
@@ -70,18 +67,11 @@ export class PayoutsService {
         IDEMPOTENCY_KEY_HEADER,
       );
     }
-    const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
-    const network = this.networks.get(input.network);
-    const token = this.networks.token(input.network, input.currency);
-    if (!token) {
-      throw new ApiException(
-        ErrorCode.UnsupportedNetworkCurrency,
-        `${input.currency} is not available on ${input.network} (${network.displayName}).`,
-        'currency',
-      );
-    }
-    const amount = new Decimal(input.amount);
-    this.rules.assertAmountInBounds(amount);
+    const { subMerchant, network, token, amount } = await this.terms.checkRequest(
+      merchant,
+      input,
+      subMerchantCode,
+    );
     const toAddress = await this.destination.check(network, input.to_address);
     const subMerchantId = subMerchant?.id ?? null;
 
@@ -93,14 +83,13 @@ export class PayoutsService {
         fingerprint: { body: input, sub_merchant_code: subMerchantCode ?? null },
       },
       async (manager) => {
-        const policy = await this.payouts.merchantPolicy(manager, merchant.merchantId);
-        const { rule, fee, net } = this.rules.fee(
+        const { rule, fee, net, reviewReason } = await this.terms.terms(
+          manager,
+          merchant.merchantId,
+          input,
           amount,
-          this.rules.feeRule(input.network, policy.payoutFeePercent),
+          toAddress,
         );
-        const unpaidDestination =
-          policy.reviewNewDestinations &&
-          !(await this.payouts.hasPaid(manager, merchant.merchantId, input.network, toAddress));
         const account = LedgerAccounts.merchant(
           merchant.merchantId,
           subMerchantId,
@@ -133,12 +122,7 @@ export class PayoutsService {
           toAddress,
           description: input.description ?? null,
           metadata: input.metadata ?? null,
-          reviewReason: this.rules.reviewReason(
-            amount,
-            input.network,
-            input.currency,
-            unpaidDestination,
-          ),
+          reviewReason,
         });
         await this.ledger.post(manager, holdEntry(record));
         const created = { ...record, sub_merchant_code: subMerchant?.code ?? null };

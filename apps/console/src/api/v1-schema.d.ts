@@ -171,6 +171,66 @@ export interface paths {
         patch: operations["updateSubMerchant"];
         trace?: never;
     };
+    "/v1/test-helpers/checkout/sessions/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a payment to a session (sandbox)
+         * @description A transfer of `amount` to the session's pay address, detected as if on chain (and confirmed when `confirmations` reach the network's), with a synthetic `tx_hash` starting with `sim_`. It goes through the same settlement as a real one: status, amounts, ledger, events, webhooks and the hosted page. A payment after `expires_at` is a late payment. A session already paid or refunded takes none (409 `invalid_state`). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely (the same key and body return the stored response with `Idempotent-Replayed: true`).
+         */
+        post: operations["simulateCheckoutSessionPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/checkout/sessions/{id}/reorg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert a session's last simulated transfer (sandbox)
+         * @description A reorg takes the last simulated transfer that is not reverted off the chain: `checkout.session.transaction_reverted`, and the session settles again as after a real reorg (back to Pending before `expires_at`). 409 `invalid_state` without such a transfer. Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely (the same key and body return the stored response with `Idempotent-Replayed: true`).
+         */
+        post: operations["simulateCheckoutSessionReorg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/checkout/sessions/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire a session now (sandbox)
+         * @description `expires_at` becomes now and the session settles as the expiry job would: Expired, or Underpaid when it received something. Only a Pending session (409 `invalid_state`). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely (the same key and body return the stored response with `Idempotent-Replayed: true`).
+         */
+        post: operations["expireCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balances": {
         parameters: {
             query?: never;
@@ -183,6 +243,43 @@ export interface paths {
          * @description One entry per network, currency and (for PSP accounts) sub-merchant that has ever been credited, as a bare array. A confirmed payment credits its net amount (after fee) in the same database transaction that confirms it; a reorged payment is reversed. Sub-merchant scoping works as on session lists: own by default, `include_sub_merchants=true` for all, `sub_merchant_code=X` for one.
          */
         get: operations["listBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List balance transactions (a statement)
+         * @description Every movement of your available balance, newest first, each with the balance right after it, as a bare JSON array with `X-Total-Count` and `Link` headers. Sub-merchant scoping as on session lists: own by default, `include_sub_merchants=true` for all, `sub_merchant_code=X` for one. With `Accept: text/csv` the same filters answer every match as CSV (a header row, then the same fields in the same order), streamed whatever the date range; `page`, `page_size` and `include_total` do not apply to CSV, `starting_after` does.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance-transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a balance transaction */
+        get: operations["getBalanceTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -209,6 +306,26 @@ export interface paths {
          * @description Sends `net_amount = amount - fee` of the token to `to_address`, paid from your balance on that network and currency. The payout is created `Pending` with `amount` held from `available`; a worker signs and broadcasts it (`Processing`, `tx_hash`) and follows it to `Completed` or `Failed` (funds released). Large payouts, and first payouts to new destinations where you asked for it, wait for an operator review (`pending_reason`). `Idempotency-Key` is required: the same key and body return the same payout, so a retry never pays twice.
          */
         post: operations["createPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a payout
+         * @description What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed by the same checks, fee and review rules, and written nowhere (no payout, hold, event or idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or network are answered as the creation answers them; the destination and the balance are reported instead: `destination.valid` false where the creation answers 400 `invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. A quote reserves nothing: the creation checks again.
+         */
+        post: operations["quotePayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1084,6 +1201,18 @@ export interface components {
                 [key: string]: string;
             };
         };
+        SimulatePaymentRequest: {
+            /**
+             * @description Amount of the session's token sent to its pay address, as a decimal string (at most the token's decimals). Below what is due: the session stays Pending (Underpaid once expired); what is due (within the underpayment tolerance) or more: Paid.
+             * @example 10.5
+             */
+            amount: string;
+            /**
+             * @description Confirmations the transfer has. At least the network's (the default): detected and confirmed at once. Fewer: detected only, Pending (it stays so until reverted).
+             * @example 1
+             */
+            confirmations?: number;
+        };
         Balance: {
             /**
              * @example USDT
@@ -1110,6 +1239,61 @@ export interface components {
              * @example 100
              */
             held: string;
+        };
+        BalanceTransaction: {
+            /** @example txn_3f9c2a7be41d4c0f9a8e5b6d7c1f2e3a */
+            id: string;
+            /**
+             * @description `payment`: a session confirmed (or topped up, or paid late); `payment_reversal`: a reorg took a confirmed payment back; `payout`: funds reserved for a payout when it was created; `payout_release`: a failed or rejected payout gave them back; `refund`: funds reserved for a refund; `refund_release`: a canceled refund gave them back (negative for an unmatched transfer's refund whose payout failed: its release credited money that was never yours); `fee` and `adjustment`: any other posting (none today but operator corrections).
+             * @example payment
+             * @enum {string}
+             */
+            type: "payment" | "payment_reversal" | "payout" | "payout_release" | "refund" | "refund_release" | "fee" | "adjustment";
+            /**
+             * @description Gross amount, signed: positive when the balance grew. For a payment, what the customer paid; `amount - fee = net`. Decimal string.
+             * @example 100
+             */
+            amount: string;
+            /**
+             * @description The service fee charged in it. Decimal string.
+             * @example 1.5
+             */
+            fee: string;
+            /**
+             * @description How much the available balance changed by. Decimal string.
+             * @example 98.5
+             */
+            net: string;
+            /**
+             * @example USDT
+             * @enum {string}
+             */
+            currency: "USDT" | "USDC";
+            /**
+             * @example TRON
+             * @enum {string}
+             */
+            network: "TRON" | "BSC" | "ETHEREUM" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM";
+            /**
+             * @description The available balance of this currency, network and (sub-)merchant right after it. Decimal string.
+             * @example 1250.75
+             */
+            balance_after: string;
+            /**
+             * @description What caused it: a checkout session (`cs_…`), payout (`po_…`) or refund (`re_…`).
+             * @example cs_9Hq2LmX9cTz4Rb8VnK1pWd
+             */
+            source_id: string;
+            /**
+             * @description Sub-merchant whose balance moved, or null for the account's own balance.
+             * @example null
+             */
+            sub_merchant_code: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-28T01:02:03.456+00:00
+             */
+            created_at: string;
         };
         CreatePayoutRequest: {
             /**
@@ -1237,6 +1421,83 @@ export interface components {
              * @example null
              */
             sub_merchant_code: string | null;
+        };
+        PayoutQuoteDestination: {
+            /**
+             * @description The address in canonical form (checksummed on EVM); null when it is not one.
+             * @example TJRabPrwbZy45sbavfcjinPJC18kjpRTv8
+             */
+            address: string | null;
+            /**
+             * @description Whether a payout to it would be accepted. When false, creating the payout answers 400 `invalid_address` with the message in `refusal`.
+             * @example true
+             */
+            valid: boolean;
+            /**
+             * @description Why the address would be refused, null when `valid`.
+             * @example null
+             */
+            refusal: string | null;
+            /**
+             * @description The address has the network's format and its checksum is right (base58check on TRON, EIP-55 for a mixed-case EVM address; an all-lower-case EVM address has none to check).
+             * @example true
+             */
+            checksum_ok: boolean;
+            /**
+             * @description The address is one of the network's token contracts (no chain call is made: another contract is not detected).
+             * @example false
+             */
+            is_contract: boolean;
+            /**
+             * @description None of your payouts to it on this network has completed yet.
+             * @example true
+             */
+            first_payout_to_it: boolean;
+        };
+        PayoutQuote: {
+            /**
+             * @description Amount debited from your balance.
+             * @example 250
+             */
+            amount: string;
+            /**
+             * @description Service fee the payout would be created with: network fee plus your percent.
+             * @example 2.25
+             */
+            fee: string;
+            /**
+             * @description `amount - fee`: what the recipient would receive.
+             * @example 247.75
+             */
+            net_amount: string;
+            /**
+             * @example USDT
+             * @enum {string}
+             */
+            currency: "USDT" | "USDC";
+            /**
+             * @example TRON
+             * @enum {string}
+             */
+            network: "TRON" | "BSC" | "ETHEREUM" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM";
+            /**
+             * @description The payout would wait for an operator review (`pending_reason` review_*).
+             * @example true
+             */
+            review_required: boolean;
+            /**
+             * @description Every reason it would be reviewed for; the payout is created with the first one (`pending_reason` `review_<reason>`).
+             * @example [
+             *       "new_destination"
+             *     ]
+             */
+            review_reasons: ("amount_above_threshold" | "new_destination")[];
+            destination: components["schemas"]["PayoutQuoteDestination"];
+            /**
+             * @description Available balance (on this network and currency, of the sub-merchant when named) minus `amount`, as of now. Negative: creating the payout would answer 422 `insufficient_balance`.
+             * @example 750
+             */
+            balance_after: string;
         };
         CreateRefundRequest: {
             /**
@@ -2485,6 +2746,250 @@ export interface operations {
             };
         };
     };
+    simulateCheckoutSessionPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulatePaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The session after the change. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    simulateCheckoutSessionReorg: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session after the change. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    expireCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session after the change. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutSession"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `checkout_sessions:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -2533,6 +3038,155 @@ export interface operations {
              *     Needs the scope `balances:read`: a restricted key without it gets `insufficient_scope`.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page number. 0 and 1 both mean the first page. */
+                page?: number;
+                /** @description Items per page. 0 means the default (20); at most 100. */
+                page_size?: number;
+                /** @description Cursor: the id of the last item you have (sub-merchants: its code). Returns the items after it, newest first, at the cost of a first page at any depth; the `Link` header carries the next cursor. Not combinable with `page` above 1. */
+                starting_after?: string;
+                /** @description Count every match for `X-Total-Count`. Without it lists count at most 1,000 matches and send `X-Total-Count-At-Least` beyond; an exact count of a large list costs time proportional to its size. */
+                include_total?: boolean;
+                /** @description PSP accounts: also include sub-merchants' records. Without it only your own. */
+                include_sub_merchants?: boolean;
+                /** @description PSP accounts: only this sub-merchant's records (wins over include_sub_merchants). Unknown codes are a 400. */
+                sub_merchant_code?: string;
+                /** @description Only records created strictly after this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
+                created_after?: string;
+                /** @description Only records created strictly before this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
+                created_before?: string;
+                /** @description Only these types; repeat the parameter for several (`type=payout&type=refund`). */
+                type?: ("payment" | "payment_reversal" | "payout" | "payout_release" | "refund" | "refund_release" | "fee" | "adjustment")[];
+                currency?: "USDT" | "USDC";
+                network?: "TRON" | "BSC" | "ETHEREUM" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Balance transactions matching the filters, exactly. Sent when at most 1,000 match, or always with `include_total=true`. */
+                    "X-Total-Count"?: number;
+                    /** @description Sent instead of `X-Total-Count` when more than 1,000 match and `include_total` was not set: the value is 1001. */
+                    "X-Total-Count-At-Least"?: number;
+                    /** @description RFC 8288 links: `first`; `prev` and `last` on lists paged by number (`last` only when the total is exact); `next` when there is a next page, by `page` while it is within the first 10,000 rows, by `starting_after` after that and on cursor pages. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransaction"][];
+                    "text/csv": components["schemas"]["BalanceTransaction"][];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `balances:read`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                    "text/csv": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getBalanceTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Balance transaction id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransaction"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `balances:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2700,6 +3354,90 @@ export interface operations {
             };
             /** @description Idempotency conflict, or the resource already exists. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than 64 kB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request is well-formed but breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    quotePayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description PSP accounts only: quote from this sub-merchant's balance. */
+                "X-Sub-Merchant-Code"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePayoutRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutQuote"];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:read` or `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,33 +12,64 @@ const TRON_ZERO_ADDRESS = TronWeb.address.fromHex('41' + '00'.repeat(20));
  * operator never pays: the zero address (tokens burnt), a token contract (tokens stuck), and the
  * service's own hot wallet or pay addresses (money sent in a circle, or credited as a deposit).
  */
+export interface DestinationInspection {
+  /** Canonical form, null when the address is not one of the network's. */
+  address: string | null;
+  checksumOk: boolean;
+  isContract: boolean;
+  /** The 400 `invalid_address` a creation answers, or null when the address may be paid. */
+  refusal: ApiException | null;
+}
+
 @Injectable()
 export class PayoutDestination {
   constructor(private readonly payouts: PayoutsRepository) {}
 
   /** The address in canonical form (checksummed on EVM), or a 400 `invalid_address`. */
   async check(network: NetworkConfig, toAddress: string): Promise<string> {
-    if (!isValidAddress(network.chainFamily, toAddress)) {
-      throw refused(
+    const inspection = await this.inspect(network, toAddress);
+    if (inspection.refusal) throw inspection.refusal;
+    return inspection.address as string;
+  }
+
+  /**
+   * What check() decides, without throwing: a quote shows it, a creation refuses on it. Whether
+   * the address is a contract is known only for the network's token contracts (no chain call).
+   */
+  async inspect(network: NetworkConfig, toAddress: string): Promise<DestinationInspection> {
+    // The format and, where the address has one, its checksum (base58check, EIP-55 mixed case).
+    const checksumOk = isValidAddress(network.chainFamily, toAddress);
+    if (!checksumOk) {
+      const refusal = refused(
         network.chainFamily === 'TRON'
           ? `to_address is not a TRON address (base58check, starting with T).`
           : `to_address is not an EVM address (0x + 40 hex; a mixed-case address needs a valid EIP-55 checksum).`,
       );
+      return { address: null, checksumOk, isContract: false, refusal };
     }
     const address = normalizeAddress(network.chainFamily, toAddress);
+    const inspection = (refusal: ApiException | null, isContract = false) => ({
+      address,
+      checksumOk,
+      isContract,
+      refusal,
+    });
     if (address === EVM_ZERO_ADDRESS || address === TRON_ZERO_ADDRESS) {
-      throw refused('to_address is the zero address: tokens sent there are lost.');
+      return inspection(refused('to_address is the zero address: tokens sent there are lost.'));
     }
     const tokens = Object.entries(network.tokens);
     if (tokens.some(([, token]) => token?.contract === address)) {
-      throw refused('to_address is a token contract: tokens sent there are stuck for good.');
-    }
-    if (await this.payouts.isServiceAddress(address)) {
-      throw refused(
-        "to_address belongs to this service (a hot wallet or a customer's pay address).",
+      return inspection(
+        refused('to_address is a token contract: tokens sent there are stuck for good.'),
+        true,
       );
     }
-    return address;
+    if (await this.payouts.isServiceAddress(address)) {
+      return inspection(
+        refused("to_address belongs to this service (a hot wallet or a customer's pay address)."),
+      );
+    }
+    return inspection(null);
   }
 }
 

@@ -49,5 +49,10 @@ describe('PayoutRules', () => {
     expect(subject.reviewReason(new Decimal('1000.5'), 'BSC', 'USDT', true)).toBe(
       'amount_above_threshold',
     );
+    expect(subject.reviewReasons(new Decimal('1000.5'), 'BSC', 'USDT', true)).toEqual([
+      'amount_above_threshold',
+      'new_destination',
+    ]);
+    expect(subject.reviewReasons(new Decimal('10'), 'BSC', 'USDT', false)).toEqual([]);
   });
 });

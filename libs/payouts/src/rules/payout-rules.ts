@@ -84,14 +84,27 @@ export class PayoutRules {
     return new Decimal(pair ?? this.config.payouts.reviewThreshold);
   }
 
+  /** The one reason a payout is stored with: the first of reviewReasons (the amount wins). */
   reviewReason(
     amount: Decimal,
     network: string,
     currency: string,
     isUnpaidDestination: boolean,
   ): ReviewReason | null {
+    return this.reviewReasons(amount, network, currency, isUnpaidDestination)[0] ?? null;
+  }
+
+  /** Every reason an operator would review this payout for, most important first. */
+  reviewReasons(
+    amount: Decimal,
+    network: string,
+    currency: string,
+    isUnpaidDestination: boolean,
+  ): ReviewReason[] {
+    const reasons: ReviewReason[] = [];
     if (amount.greaterThan(this.reviewThreshold(network, currency)))
-      return 'amount_above_threshold';
-    return isUnpaidDestination ? 'new_destination' : null;
+      reasons.push('amount_above_threshold');
+    if (isUnpaidDestination) reasons.push('new_destination');
+    return reasons;
   }
 }

@@ -3,7 +3,12 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard, PermissionGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
 import { CONSOLE_SIGN_IN_PATHS, ConsoleModule } from '@app/console';
-import { CheckoutModule, HOSTED_PAGE_PATH, HostedPageModule } from '@app/checkout';
+import {
+  CheckoutModule,
+  CheckoutTestHelpersModule,
+  HOSTED_PAGE_PATH,
+  HostedPageModule,
+} from '@app/checkout';
 import {
   ApiExceptionFilter,
   ApiRateLimitGuard,
@@ -31,6 +36,8 @@ import { HealthModule } from './health/health.module';
     AuthModule,
     CheckoutModule,
     HostedPageModule,
+    // Sandbox simulators: 404 in production and for live keys (docs/sandbox.md).
+    CheckoutTestHelpersModule,
     SubMerchantsModule,
     BalancesModule,
     queueRootModule(),

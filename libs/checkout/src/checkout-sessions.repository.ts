@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { IdempotentInsert, InsertShape } from '@app/idempotency';
 import { ChainFamily } from '@app/chains';
 import { SubMerchantScope } from '@app/sub-merchants';
@@ -199,8 +199,12 @@ export class CheckoutSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The merchant's session, or null: another merchant's id is indistinguishable from an unknown one. */
-  async findForMerchant(merchantId: string, id: string): Promise<PublicSessionRecord | null> {
-    const rows: PublicSessionRecord[] = await this.dataSource.query(
+  async findForMerchant(
+    merchantId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PublicSessionRecord | null> {
+    const rows: PublicSessionRecord[] = await manager.query(
       `SELECT ${SESSION_PROJECTION} FROM ${SESSION_SOURCE} WHERE s.id = $1 AND s.merchant_id = $2`,
       [id, merchantId],
     );

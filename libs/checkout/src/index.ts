@@ -21,3 +21,5 @@ export * from './networks-status/networks-status.service';
 export * from './networks-status/dto/network-status.dto';
 export * from './networks-status/watcher-status.repository';
 export * from './networks-status/watcher-health';
+export * from './test-helpers/checkout-test-helpers.module';
+export * from './test-helpers/simulated-transfers';

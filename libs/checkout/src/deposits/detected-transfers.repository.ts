@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ID_PREFIX, newId } from '@app/common';
+import { realTransfersOnly } from '../test-helpers/simulated-transfers';
 
 /** A token transfer as the watcher records it: where, what, how much, and in which block. */
 export interface RecordedTransferFacts {
@@ -129,11 +130,13 @@ export class DetectedTransfersRepository {
   ): Promise<OpenTransfer[]> {
     // Two branches rather than an OR: each is one index scan (pending_idx, network_block_idx).
     return manager.query(
+      // Simulated transfers (sandbox test helpers) are on no chain: no block of theirs to check.
       `SELECT id, session_id, status, block_number, block_hash FROM session_transactions
-        WHERE network = $1 AND status = 'Pending'
+        WHERE network = $1 AND status = 'Pending' AND ${realTransfersOnly()}
        UNION ALL
        SELECT id, session_id, status, block_number, block_hash FROM session_transactions
-        WHERE network = $1 AND status = 'Confirmed' AND block_number >= $2`,
+        WHERE network = $1 AND status = 'Confirmed' AND block_number >= $2
+          AND ${realTransfersOnly()}`,
       [network, fromBlock],
     );
   }
@@ -145,7 +148,8 @@ export class DetectedTransfersRepository {
   ): Promise<OpenTransfer[]> {
     return manager.query(
       `SELECT id, session_id, status, block_number, block_hash FROM session_transactions
-        WHERE network = $1 AND status = 'Pending' AND block_number <= $2`,
+        WHERE network = $1 AND status = 'Pending' AND block_number <= $2
+          AND ${realTransfersOnly()}`,
       [network, maxBlock],
     );
   }

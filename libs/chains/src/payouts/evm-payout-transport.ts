@@ -62,7 +62,8 @@ const CANCEL_GAS_LIMIT = 21_000n;
 export class EthersPayoutTransport implements EvmPayoutTransport {
   private readonly wallets = new WeakMap<HotWalletKey, Wallet>();
   /** Where an earlier search found the transaction that used a wallet's nonce ("owner:nonce"). */
-  private readonly consumerHints = new Map<string, number>();
+  /** The block each proven consumer was found in, by `owner:nonce`, with its hash. */
+  private readonly consumerHints = new Map<string, { blockNumber: number; blockHash: string }>();
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
 
@@ -207,33 +208,37 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   /**
    * Counts at numbered blocks are the same on every node that has the block (a node that lacks
    * it answers an error), so the search cannot be misled by a lagging backend, only stopped. The
-   * proof itself is the block: it must hold the wallet's transaction with this nonce.
+   * proof itself is the block: it must hold the wallet's transaction with this nonce, or an
+   * EIP-7702 authorization of it that the counts prove was applied there.
    */
   async nonceConsumer(address: string, nonce: number): Promise<NonceConsumer | null> {
     const owner = this.checkedAddress(address, 'address').toLowerCase();
     const hintKey = `${owner}:${nonce}`;
     const found = await this.consumerBlock(owner, nonce, this.consumerHints.get(hintKey));
     if (!found) return null;
-    this.consumerHints.set(hintKey, found.blockNumber);
+    this.consumerHints.set(hintKey, found);
     const after = await this.headBlockNumber();
     if (after < found.blockNumber) return null;
-    return { ...found, confirmations: after - found.blockNumber + 1 };
+    const { txHash, blockNumber } = found;
+    return { txHash, blockNumber, confirmations: after - blockNumber + 1 };
   }
 
   /**
    * The block found for this nonce by an earlier search is read again first: a proof waits for
    * its confirmations (128 on Polygon), and by then a pruned node has no state left that deep
    * to search with. Then a search by counts; where a node has no state at some block, the block
-   * bodies below the last block known to have used the nonce.
+   * bodies below the last block known to have used the nonce, where only the wallet's own
+   * transactions prove anything.
    */
   private async consumerBlock(
     owner: string,
     nonce: number,
-    hint: number | undefined,
-  ): Promise<{ txHash: string; blockNumber: number } | null> {
+    hint: { blockNumber: number; blockHash: string } | undefined,
+  ): Promise<FoundConsumer | null> {
     if (hint !== undefined) {
-      const txHash = await this.transactionWithNonce(hint, owner, nonce);
-      if (txHash) return { txHash, blockNumber: hint };
+      const found = await this.consumerIn(hint.blockNumber, owner, nonce);
+      // An authorization only in the very block its counts were proven in.
+      if (found && (!found.byAuthorization || found.blockHash === hint.blockHash)) return found;
     }
     const head = await this.headBlockNumber();
     const countAt = (block: number) => this.transactionCount(owner, block);
@@ -247,8 +252,33 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       if (!(error instanceof ChainError)) throw error;
       return this.scanBodiesForNonce(owner, nonce, search.used);
     }
-    const txHash = await this.transactionWithNonce(search.used, owner, nonce);
-    return txHash ? { txHash, blockNumber: search.used } : null;
+    const found = await this.consumerIn(search.used, owner, nonce);
+    if (!found?.byAuthorization) return found;
+    return (await this.appliedIn(found, owner, nonce)) ? found : null;
+  }
+
+  /**
+   * Whether the counts at the block itself and at its parent, read by hash (EIP-1898), show that
+   * this block used the nonce. A type-4 transaction is mined with its invalid authorizations
+   * skipped (another chain's id, a stale nonce): being in the block proves nothing alone, and
+   * the counts by number may come from another fork than the block read.
+   */
+  private async appliedIn(found: FoundConsumer, owner: string, nonce: number): Promise<boolean> {
+    const countBy = (blockHash: string) =>
+      this.rpc.call('eth_getTransactionCount', async (provider) =>
+        Number(
+          (await provider.send('eth_getTransactionCount', [
+            owner,
+            { blockHash, requireCanonical: true },
+          ])) as string,
+        ),
+      );
+    try {
+      return (await countBy(found.parentHash)) <= nonce && nonce < (await countBy(found.blockHash));
+    } catch (error) {
+      if (error instanceof ChainError) return false;
+      throw error;
+    }
   }
 
   /**
@@ -276,36 +306,58 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     }
   }
 
-  /** The wallet's transaction with `nonce` in the bodies of the blocks from `from` down. */
+  /**
+   * The wallet's own transaction with `nonce` in the bodies of the blocks from `from` down. No
+   * count proves which of these blocks used the nonce, so an authorization found here proves
+   * nothing: a copy of one signed for another chain, or replayed, is mined as well.
+   */
   private async scanBodiesForNonce(
     owner: string,
     nonce: number,
     from: number,
-  ): Promise<{ txHash: string; blockNumber: number } | null> {
+  ): Promise<FoundConsumer | null> {
     for (let number = from; number >= 0 && number > from - MAX_BODY_SCAN; number--) {
-      const txHash = await this.transactionWithNonce(number, owner, nonce);
-      if (txHash) return { txHash, blockNumber: number };
+      const found = await this.consumerIn(number, owner, nonce);
+      if (found && !found.byAuthorization) return found;
     }
     return null;
   }
 
-  /** The hash of `owner`'s transaction with `nonce` in block `number`, or null (block unknown). */
-  private async transactionWithNonce(
+  /**
+   * `owner`'s transaction with `nonce` in block `number`, or else the first transaction there
+   * carrying an authorization `owner` signed for this chain with that nonce; null if neither
+   * (or the block is unknown).
+   */
+  private async consumerIn(
     number: number,
     owner: string,
     nonce: number,
-  ): Promise<string | null> {
+  ): Promise<FoundConsumer | null> {
     const block = await this.rpc.call('eth_getBlockByNumber', async (provider) => {
       const answer: unknown = await provider.send('eth_getBlockByNumber', [
         toQuantity(number),
         true,
       ]);
-      return answer as { number?: string; transactions?: unknown[] } | null;
+      return answer as {
+        number?: string;
+        hash?: string;
+        parentHash?: string;
+        transactions?: unknown[];
+      } | null;
     });
     if (!block || !Array.isArray(block.transactions)) return null;
     if (Number(block.number) !== number) {
       throw this.error('transient', `eth_getBlockByNumber: asked for ${number}, got another block`);
     }
+    const blockHash = String(block.hash).toLowerCase();
+    const parentHash = String(block.parentHash).toLowerCase();
+    const found = (txHash: string, byAuthorization: boolean): FoundConsumer => ({
+      txHash: checkedTransactionHash(txHash, this.network.name),
+      blockNumber: number,
+      blockHash,
+      parentHash,
+      byAuthorization,
+    });
     for (const entry of block.transactions) {
       const transaction = entry as { from?: string; nonce?: string; hash?: string };
       if (
@@ -314,21 +366,23 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
         Number(transaction.nonce) === nonce &&
         typeof transaction.hash === 'string'
       ) {
-        return checkedTransactionHash(transaction.hash, this.network.name);
+        return found(transaction.hash, false);
       }
     }
     // Or an EIP-7702 authorization the owner signed with this nonce, in anyone's type-4
-    // transaction: applied, it takes the owner's nonce as a transaction of its own would.
+    // transaction: applied, it takes the owner's nonce as a transaction of its own would. The
+    // first one in the block is the one applied (any later one has a stale nonce by then).
+    const chainId = BigInt(this.network.chainId);
     for (const entry of block.transactions) {
       const transaction = entry as { hash?: string; authorizationList?: unknown };
       if (
         typeof transaction.hash === 'string' &&
         Array.isArray(transaction.authorizationList) &&
         transaction.authorizationList.some((authorization) =>
-          authorizedBy(authorization, owner, nonce),
+          authorizedBy(authorization, owner, nonce, chainId),
         )
       ) {
-        return checkedTransactionHash(transaction.hash, this.network.name);
+        return found(transaction.hash, true);
       }
     }
     // The counts said this block used the nonce and the block says otherwise: two views of the
@@ -485,6 +539,15 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   }
 }
 
+interface FoundConsumer {
+  txHash: string;
+  blockNumber: number;
+  blockHash: string;
+  parentHash: string;
+  /** Found by an authorization, not the wallet's own transaction. */
+  byAuthorization: boolean;
+}
+
 function checkSigningParams(nonce: number, fees: EvmFees, gasLimit: bigint): void {
   if (!Number.isSafeInteger(nonce) || nonce < 0) throw new Error(`Invalid nonce ${nonce}.`);
   if (gasLimit <= 0n) throw new Error(`Invalid gas limit ${gasLimit}.`);
@@ -495,16 +558,27 @@ function checkSigningParams(nonce: number, fees: EvmFees, gasLimit: bigint): voi
   }
 }
 
-/** Whether an authorization of a block's type-4 transaction is `owner`'s, with `nonce`. */
-function authorizedBy(authorization: unknown, owner: string, nonce: number): boolean {
+/**
+ * Whether an authorization of a block's type-4 transaction is `owner`'s (its signature recovers
+ * to it: the node's `authority` field, if any, is not trusted), with `nonce`, and valid on this
+ * chain: signed for its id or for any chain (0). One signed for another chain is skipped here.
+ */
+function authorizedBy(
+  authorization: unknown,
+  owner: string,
+  nonce: number,
+  chainId: bigint,
+): boolean {
   const entry = authorization as Record<string, unknown> | null;
   if (typeof entry !== 'object' || entry === null || Number(entry.nonce) !== nonce) return false;
   try {
+    const signedFor = BigInt(String(entry.chainId));
+    if (signedFor !== 0n && signedFor !== chainId) return false;
     const signer = verifyAuthorization(
       {
         address: String(entry.address),
         nonce: BigInt(String(entry.nonce)),
-        chainId: BigInt(String(entry.chainId)),
+        chainId: signedFor,
       },
       Signature.from({
         r: String(entry.r),

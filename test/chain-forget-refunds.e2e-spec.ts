@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { ChainResetService } from '@app/checkout';
+import { ChainResetService, DepositWatcherService } from '@app/checkout';
 import { LedgerAccounts } from '@app/ledger';
-import { cleanUpPayouts, ledgerLines, randomTronAddress } from './support/payouts-api';
+import { useChainEnvironment } from './support/chain-test-env';
+import { Devnet, startDevnet } from './support/devnet';
+import { cleanUpPayouts, ledgerLines, randomEvmAddress } from './support/payouts-api';
 import {
   creditBalanceOf,
   movePayoutOfRefund,
@@ -11,25 +13,33 @@ import {
 } from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
 
-const NETWORK = 'TRON';
+const NETWORK = 'ETHEREUM';
 
 /*
  * chains:forget (devnet, testnet reset) and unmatched transfers already refunded (docs/refunds.md,
  * "Late payments and reorgs"; review 2, F7): a transfer whose refund is Completed stays booked
  * with its refund, both of the gone chain, instead of being reverted with a reorg loss booked.
+ * The deposit watcher then follows the new chain past the transfer's height: a block hash there
+ * that is not the transfer's is no reorg of it (sweeps review M2).
  */
 describe('chains:forget and refunded unmatched transfers', () => {
+  let devnet: Devnet;
+  let environment: ReturnType<typeof useChainEnvironment>;
   let api: TestApi;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
+    devnet = await startDevnet();
+    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }));
     api = await TestApi.start();
     merchant = await api.createMerchant({ name: 'Forgotten Chain Refunds Shop' });
   });
 
   afterAll(async () => {
-    await cleanUpPayouts(api, [merchant]);
-    await api.close();
+    if (api) await cleanUpPayouts(api, [merchant]);
+    await api?.close();
+    await devnet?.stop();
+    environment?.restore();
   });
 
   async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
@@ -47,7 +57,7 @@ describe('chains:forget and refunded unmatched transfers', () => {
       .post(
         `/v1/unmatched-transfers/${transferId}/refunds`,
         merchant,
-        { to_address: randomTronAddress() },
+        { to_address: randomEvmAddress() },
         { 'Idempotency-Key': randomUUID() },
       )
       .expect(201);
@@ -62,9 +72,9 @@ describe('chains:forget and refunded unmatched transfers', () => {
     )[0];
 
   it('leaves a transfer refunded in full booked with its refund: no reorg loss', async () => {
-    const completed = await refundOfNewTransfer('7');
+    const completed = await refundOfNewTransfer('17');
     await movePayoutOfRefund(api, completed.id, 'Completed');
-    const unrefunded = await refundOfNewTransfer('3');
+    const unrefunded = await refundOfNewTransfer('13');
     await api.post(`/v1/refunds/${unrefunded.id}/cancel`, merchant, {}).expect(200);
     const losses = await creditBalanceOf(api, LedgerAccounts.refundLosses(NETWORK, 'USDT'));
 
@@ -82,5 +92,19 @@ describe('chains:forget and refunded unmatched transfers', () => {
       booked: false,
     });
     expect(report.keptRefundedUnmatched).toBeGreaterThanOrEqual(1);
+
+    // The new chain grows past the kept transfer's height (block 1, another hash there): the
+    // watcher reverts nothing of the gone chain and books no loss.
+    const watcher = api.app.get(DepositWatcherService);
+    await devnet.mine(5);
+    await watcher.scan(NETWORK);
+    await devnet.mine(5);
+    await watcher.scan(NETWORK);
+    expect(await transferOf(completed.unmatched_transfer_id!)).toEqual({
+      status: 'detected',
+      booked: true,
+    });
+    expect(await ledgerLines(api, `refund:${completed.id}:reorg_loss:1`)).toEqual([]);
+    expect(await creditBalanceOf(api, LedgerAccounts.refundLosses(NETWORK, 'USDT'))).toBe(losses);
   });
 });

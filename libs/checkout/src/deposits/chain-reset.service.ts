@@ -70,10 +70,19 @@ export class ChainResetService {
                                WHERE r.unmatched_transfer_id = u.id AND r.status = 'Completed')
                        AS refunded
            FROM unmatched_transfers u WHERE u.network = $1 AND u.status <> 'reverted'
+            AND u.chain_forgotten_at IS NULL
           ORDER BY u.id FOR UPDATE OF u`,
         [network],
       );
       const forgotten = unmatched.filter((row) => !row.refunded);
+      // Marked, so that the watcher never takes the new chain's block at its height for a reorg
+      // of it (which would revert it and book its refund as a loss after all).
+      await manager.query(
+        `UPDATE unmatched_transfers SET chain_forgotten_at = COALESCE(chain_forgotten_at, now()),
+                updated_at = now()
+          WHERE id = ANY($1::text[])`,
+        [unmatched.filter((row) => row.refunded).map((row) => row.id)],
+      );
       await manager.query(
         `UPDATE unmatched_transfers SET status = 'reverted', reverted_at = now(), updated_at = now()
           WHERE id = ANY($1::text[])`,

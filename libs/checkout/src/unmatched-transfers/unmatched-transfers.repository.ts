@@ -122,7 +122,10 @@ export class UnmatchedTransfersRepository {
     return written.length;
   }
 
-  /** Unmatched transfers at or above a height that are not reverted: those a reorg could undo. */
+  /**
+   * Unmatched transfers at or above a height that are not reverted: those a reorg could undo.
+   * Not those kept of a forgotten chain: the new chain's blocks say nothing about them.
+   */
   async findOpenFrom(
     manager: EntityManager,
     network: string,
@@ -130,7 +133,8 @@ export class UnmatchedTransfersRepository {
   ): Promise<OpenUnmatchedTransfer[]> {
     return manager.query(
       `SELECT id, block_number, block_hash FROM unmatched_transfers
-        WHERE network = $1 AND status <> 'reverted' AND block_number >= $2`,
+        WHERE network = $1 AND status <> 'reverted' AND block_number >= $2
+          AND chain_forgotten_at IS NULL`,
       [network, fromBlock],
     );
   }
@@ -139,7 +143,7 @@ export class UnmatchedTransfersRepository {
     if (!ids.length) return;
     await manager.query(
       `UPDATE unmatched_transfers SET status = 'reverted', reverted_at = now(), updated_at = now()
-        WHERE id = ANY($1::text[]) AND status <> 'reverted'`,
+        WHERE id = ANY($1::text[]) AND status <> 'reverted' AND chain_forgotten_at IS NULL`,
       [ids],
     );
   }

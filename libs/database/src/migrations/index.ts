@@ -35,6 +35,7 @@ import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-
 import { ConsolePasswordResets1766530000000 } from './1766530000000-console-password-resets';
 import { ConsolePasskeys1766540000000 } from './1766540000000-console-passkeys';
 import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
+import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   RefundSendAfter1766500000000,
   ConsolePasswordResets1766530000000,
   ConsolePasskeys1766540000000,
+  UnmatchedChainForgotten1766580000000,
 ];

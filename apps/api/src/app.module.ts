@@ -21,7 +21,7 @@ import {
 } from '@app/common';
 import { ApiDatabaseModule } from '@app/database';
 import { EventsModule } from '@app/events';
-import { PayoutsModule } from '@app/payouts';
+import { PayoutsModule, PayoutTestHelpersModule } from '@app/payouts';
 import { RefundsModule } from '@app/refunds';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { ConsoleUiModule } from './console-ui/console-ui.module';
@@ -42,6 +42,7 @@ import { HealthModule } from './health/health.module';
     BalancesModule,
     queueRootModule(),
     PayoutsModule,
+    PayoutTestHelpersModule,
     RefundsModule,
     EventsModule,
     HealthModule,

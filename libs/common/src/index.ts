@@ -23,6 +23,7 @@ export * from './http/is-string-map.validator';
 export * from './http/is-iso-date-time.validator';
 export * from './http/storable-input';
 export * from './http/request-input.guard';
+export * from './http/sandbox-only.middleware';
 export * from './pagination/api-paginated-response.decorator';
 export * from './queue-root.module';
 export * from './pagination/list-conditions';

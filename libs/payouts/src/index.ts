@@ -16,4 +16,5 @@ export * from './processing/payout-tracker.service';
 export * from './processing/payout-reconciler.service';
 export * from './processing/wallet-status.service';
 export * from './processing/payout-cancellation.service';
+export * from './test-helpers/payout-test-helpers.module';
 export { minimumReplacementFees } from './processing/payout-signer';

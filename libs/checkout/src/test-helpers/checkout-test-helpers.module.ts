@@ -1,5 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
+import { SandboxOnlyMiddleware } from '@app/common';
 import { IdempotencyModule } from '@app/idempotency';
 import { LedgerModule } from '@app/ledger';
 import { CheckoutModule } from '../checkout.module';
@@ -7,7 +8,6 @@ import { CheckoutSessionMapper } from '../checkout-session.mapper';
 import { CheckoutSessionsRepository } from '../checkout-sessions.repository';
 import { DetectedTransfersRepository } from '../deposits/detected-transfers.repository';
 import { CheckoutTestHelpersController } from './checkout-test-helpers.controller';
-import { SandboxOnlyMiddleware } from './sandbox-only.middleware';
 import { SessionSimulatorService } from './session-simulator.service';
 
 /** Sandbox simulators of the chain for sessions (docs/sandbox.md). The API's only. */
@@ -21,7 +21,6 @@ import { SessionSimulatorService } from './session-simulator.service';
     CheckoutSessionMapper,
     SandboxOnlyMiddleware,
   ],
-  exports: [SandboxOnlyMiddleware],
 })
 export class CheckoutTestHelpersModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

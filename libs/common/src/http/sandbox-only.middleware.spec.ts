@@ -1,6 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppConfig } from '@app/common';
+import { AppConfig } from '../config/app-config';
 import { SandboxOnlyMiddleware } from './sandbox-only.middleware';
 
 function requestWith(authorization?: string): Request {

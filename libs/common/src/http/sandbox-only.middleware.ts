@@ -1,6 +1,6 @@
 import { Inject, Injectable, NestMiddleware, NotFoundException } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { APP_CONFIG, AppConfig } from '@app/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 const LIVE_BEARER = /^Bearer\s+sk_live_/;
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule, BearerAuthGuard, PermissionGuard } from '@app/auth';
 import { BalancesModule } from '@app/balances';
+import { BalanceTransactionsModule } from '@app/balances/transactions/balance-transactions.module';
 import { CONSOLE_SIGN_IN_PATHS, ConsoleModule } from '@app/console';
 import {
   CheckoutModule,
@@ -40,6 +41,7 @@ import { HealthModule } from './health/health.module';
     CheckoutTestHelpersModule,
     SubMerchantsModule,
     BalancesModule,
+    BalanceTransactionsModule,
     queueRootModule(),
     PayoutsModule,
     PayoutTestHelpersModule,

@@ -230,6 +230,20 @@ describe('Console: refund an unmatched transfer with a fresh two-factor code', (
     expect(await refundsOf(transferId)).toBe(0);
   });
 
+  it('reads X-Sub-Merchant-Code as the /v1 route does: a direct merchant sending it is refused', async () => {
+    const member = await signedInMember(api, merchant, 'owner', 'unmatched-sub-merchant');
+    const transferId = await transfer();
+    const refused = await createAs(member, transferId, {
+      to_address: randomTronAddress(),
+      idempotency_key: randomUUID(),
+      two_factor_code: totpCode(member.secret, 1),
+    })
+      .set('X-Sub-Merchant-Code', 'shop-one')
+      .expect(403);
+    expect(refused.body.error).toMatchObject({ code: 'permission_denied' });
+    expect(await refundsOf(transferId)).toBe(0);
+  });
+
   it('still refuses POST /v1/unmatched-transfers/{id}/refunds from a console session, naming this route', async () => {
     const transferId = await transfer();
     const refused = await owner.agent

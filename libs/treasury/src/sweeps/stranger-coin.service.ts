@@ -66,8 +66,8 @@ export class StrangerCoin implements OnModuleDestroy {
   /**
    * Books what `heldBaseUnits` (read at `block`) holds beyond what the books say is on the
    * address; the amount booked (0 when nothing is), or null when the read proves nothing (a
-   * sweep of the address in flight, or one booked in a later block than the read's). Alone per
-   * network: passes never overlap.
+   * sweep of the address in flight, or one booked in a later block than the read's) or the
+   * excess could not be booked (its reference taken). Alone per network: passes never overlap.
    */
   async book(
     network: NetworkName,
@@ -112,8 +112,9 @@ export class StrangerCoin implements OnModuleDestroy {
              OR (left(reference, length($1) + 6) = $1 || ':chain' AND right(reference, length($2)) = $2)`,
         [base, FORGOTTEN_SUFFIX],
       );
-      await this.ledger.post(manager, {
-        reference: forgotten ? `${base}:chain${forgotten + 1}` : base,
+      const reference = forgotten ? `${base}:chain${forgotten + 1}` : base;
+      const posted = await this.ledger.post(manager, {
+        reference,
         kind: UNMATCHED_NATIVE_KIND,
         lines: [
           { account, amount, ...line },
@@ -124,6 +125,15 @@ export class StrangerCoin implements OnModuleDestroy {
           },
         ],
       });
+      if (!posted) {
+        // The reference is taken by an entry this count does not know of (a chain forgotten by
+        // a release before the reversals): nothing booked, so the sweep waits.
+        this.logger.error(
+          { network, address, block, reference, amount: amount.toFixed() },
+          'Native coin of a third party not booked: its reference is taken; the sweep waits',
+        );
+        return null;
+      }
       this.logger.warn(
         { network, address, block, amount: amount.toFixed() },
         'Native coin of a third party on a deposit address booked as unmatched',

@@ -83,6 +83,23 @@ describe('loadAppConfig', () => {
       loadAppConfig({ ...production, REFUND_DESTINATION_DELAY_MINUTES: '30' })
         .refundDestinationDelayMinutes,
     ).toBe(30);
+    expect(
+      loadAppConfig({ ...production, REFUND_DESTINATION_DELAY_MINUTES: '1' })
+        .refundDestinationDelayMinutes,
+    ).toBe(1);
+  });
+
+  it('refuses a delay below 1 minute in production: the cancel window never silently goes', () => {
+    const production = { ...PRODUCTION, FX_RATES_FILE: '/etc/rates.json' };
+    for (const delay of ['0', '0.5', '0.99']) {
+      expect(() =>
+        loadAppConfig({ ...production, REFUND_DESTINATION_DELAY_MINUTES: delay }),
+      ).toThrow('REFUND_DESTINATION_DELAY_MINUTES below 1 is refused when APP_ENV=production');
+    }
+    // The sandbox and the test suites may still send at once.
+    expect(
+      loadAppConfig({ REFUND_DESTINATION_DELAY_MINUTES: '0' }).refundDestinationDelayMinutes,
+    ).toBe(0);
   });
 
   it('requires a named rate source in production', () => {

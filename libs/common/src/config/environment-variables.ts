@@ -119,7 +119,8 @@ export class EnvironmentVariables {
 
   // How long an address the customer gave on the hosted page waits before its refund may be
   // signed, so that the merchant can cancel it (docs/refunds.md). Unset: 15 in production, 1 in
-  // the sandbox; fractions allowed (tests use seconds).
+  // the sandbox; fractions allowed (tests use seconds). At least 1 in production
+  // (productionSafetyProblems).
   @IsOptional()
   @Transform(toDecimalNumber)
   @IsNumber({ maxDecimalPlaces: 2 }, { message: REFUND_DELAY_MESSAGE })
@@ -514,6 +515,14 @@ function productionSafetyProblems(env: EnvironmentVariables): string[] {
     problems.push(
       'METRICS_TOKEN is required when APP_ENV=production: without it /metrics (API and worker) ' +
         'is open to anyone who can reach it.',
+    );
+  }
+  const refundDelay = env.REFUND_DESTINATION_DELAY_MINUTES;
+  if (typeof refundDelay === 'number' && refundDelay < 1) {
+    problems.push(
+      'REFUND_DESTINATION_DELAY_MINUTES below 1 is refused when APP_ENV=production: it is the ' +
+        "merchant's window to cancel a refund before the address given with the customer's link " +
+        'is sent (docs/refunds.md). Set 1 to 1440, or unset it for 15.',
     );
   }
   return problems;

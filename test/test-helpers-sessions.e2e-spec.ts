@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import Decimal from 'decimal.js';
-import { SIMULATED_TX_HASH_PREFIX } from '@app/checkout';
+import { ChainResetService, SIMULATED_TX_HASH_PREFIX } from '@app/checkout';
 import { DetectedTransfersRepository } from '../libs/checkout/src/deposits/detected-transfers.repository';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -171,6 +171,27 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
     const reorged = await api.post(helper(session.id, 'reorg'), merchant, {}).expect(200);
     expect(reorged.body.status).toBe('Pending');
     expect(await eventsOf(session.id)).toEqual(['payment_detected', 'transaction_reverted']);
+  });
+
+  it('a chain reset forgets real transfers only: a simulated one was on no chain', async () => {
+    const created = await api
+      .post('/v1/checkout/sessions', merchant, {
+        pricing_amount: '10',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'ETHEREUM',
+      })
+      .expect(201);
+    const session = { id: created.body.id as string, amount: created.body.amount as string };
+    await api
+      .post(helper(session.id, 'payments'), merchant, { amount: session.amount })
+      .expect(200);
+    await api.app.get(ChainResetService).forget('ETHEREUM');
+    const { body: after } = await api.get(`/v1/checkout/sessions/${session.id}`, merchant);
+    expect(after.status).toBe('Paid');
+    expect(after.transactions[0].status).toBe('Confirmed');
+    expect(await eventsOf(session.id)).toEqual(['payment_detected', 'payment_confirmed', 'paid']);
+    expect(await linesOn(session.id, 'deposits')).toBe('0');
   });
 
   it('the hosted page streams a simulated payment as it streams a real one', async () => {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { NetworkName } from '@app/chains';
 import { TransactionChange } from '../settlement/session-events';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
+import { realTransfersOnly } from '../test-helpers/simulated-transfers';
 import { UnmatchedTransferBooks } from '../unmatched-transfers/unmatched-transfer-books';
 
 export interface ChainResetReport {
@@ -43,8 +44,10 @@ export class ChainResetService {
       await manager.query(`SELECT 1 FROM chain_cursors WHERE network = $1 FOR UPDATE`, [network]);
       const reverted: Array<{ id: string; session_id: string; status: string }> =
         await manager.query(
+          // Simulated transfers (sandbox test helpers) were on no chain: none is forgotten.
           `SELECT id, session_id, status FROM session_transactions
-          WHERE network = $1 AND status IN ('Pending', 'Confirmed') ORDER BY id FOR UPDATE`,
+          WHERE network = $1 AND status IN ('Pending', 'Confirmed') AND ${realTransfersOnly()}
+          ORDER BY id FOR UPDATE`,
           [network],
         );
       await manager.query(

@@ -349,6 +349,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payout-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payout batches
+         * @description Your batches, newest first, as a bare JSON array, with `X-Total-Count` and `Link` headers; sub-merchant scoping as on payout lists.
+         */
+        get: operations["listPayoutBatches"];
+        put?: never;
+        /**
+         * Create a batch of payouts
+         * @description Up to 1,000 payouts in one request (body up to 256 kB), each exactly a `POST /v1/payouts` body and created as one: the same checks, fee and review rules, `payout.created` events, listing (`GET /v1/payouts?batch_id=`), review and sending. All or nothing: every item is checked first, and a 422 `batch_items_invalid` lists every refused item (`error.errors`: `index`, `param`, `code`, `message`) with nothing written. The sum per currency and network is held from your balance in one transaction (422 `insufficient_balance`, nothing written, when it does not cover it). `Idempotency-Key` is required: the same key and body return the same batch, another body with the key is refused.
+         */
+        post: operations["createPayoutBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payout-batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payout batch
+         * @description Its status, counts and totals per status, read from its payouts now.
+         */
+        get: operations["getPayoutBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/payouts/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a payout without a chain (sandbox)
+         * @description The payout is Completed with a synthetic `tx_hash` (`sim_`...), its held amount leaves the balance for good and `payout.completed` is sent, as when the worker sees it mined. A payout waiting for review may only fail. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
+         */
+        post: operations["simulatePayoutCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test-helpers/payouts/{id}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail a payout without a chain (sandbox)
+         * @description The payout is Failed with `reason` as its `error_reason`, its held amount goes back to the available balance (once) and `payout.failed` is sent. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
+         */
+        post: operations["simulatePayoutFailure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/checkout/sessions/{id}/refunds": {
         parameters: {
             query?: never;
@@ -846,6 +930,25 @@ export interface components {
             /** @description Transfers detected for this session, in chain order. */
             transactions: components["schemas"]["SessionTransaction"][];
         };
+        ErrorItem: {
+            /**
+             * @description Position of the item in the request, from 0.
+             * @example 3
+             */
+            index: number;
+            /**
+             * @description The item's field the error is about.
+             * @example to_address
+             */
+            param: string;
+            /**
+             * @example invalid_address
+             * @enum {string}
+             */
+            code: "parameter_invalid" | "parameter_missing" | "authentication_failed" | "environment_mismatch" | "permission_denied" | "insufficient_scope" | "csrf_failed" | "two_factor_required" | "resource_missing" | "route_not_found" | "idempotency_key_reused" | "idempotency_in_progress" | "insufficient_balance" | "invalid_address" | "batch_items_invalid" | "unsupported_network_currency" | "invalid_sub_merchant_code" | "sub_merchant_disabled" | "resource_already_exists" | "webhook_endpoint_disabled" | "limit_exceeded" | "amount_too_small" | "amount_above_refundable" | "invalid_state" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "api_error" | "service_unavailable";
+            /** @example to_address is not a TRON address (base58check, starting with T). */
+            message: string;
+        };
         ErrorBody: {
             /**
              * @example invalid_request_error
@@ -856,7 +959,7 @@ export interface components {
              * @example parameter_invalid
              * @enum {string}
              */
-            code: "parameter_invalid" | "parameter_missing" | "authentication_failed" | "environment_mismatch" | "permission_denied" | "insufficient_scope" | "csrf_failed" | "two_factor_required" | "resource_missing" | "route_not_found" | "idempotency_key_reused" | "idempotency_in_progress" | "insufficient_balance" | "invalid_address" | "unsupported_network_currency" | "invalid_sub_merchant_code" | "sub_merchant_disabled" | "resource_already_exists" | "webhook_endpoint_disabled" | "limit_exceeded" | "amount_too_small" | "amount_above_refundable" | "invalid_state" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "api_error" | "service_unavailable";
+            code: "parameter_invalid" | "parameter_missing" | "authentication_failed" | "environment_mismatch" | "permission_denied" | "insufficient_scope" | "csrf_failed" | "two_factor_required" | "resource_missing" | "route_not_found" | "idempotency_key_reused" | "idempotency_in_progress" | "insufficient_balance" | "invalid_address" | "batch_items_invalid" | "unsupported_network_currency" | "invalid_sub_merchant_code" | "sub_merchant_disabled" | "resource_already_exists" | "webhook_endpoint_disabled" | "limit_exceeded" | "amount_too_small" | "amount_above_refundable" | "invalid_state" | "request_too_large" | "unsupported_media_type" | "rate_limited" | "api_error" | "service_unavailable";
             /**
              * @description Human-readable explanation. Do not parse it; branch on `code`.
              * @example pricing_amount must be a positive decimal string with at most 6 fractional digits.
@@ -867,6 +970,8 @@ export interface components {
              * @example pricing_amount
              */
             param?: string;
+            /** @description Every item refused, when a request carries several (`batch_items_invalid`): all are listed, not only the first. */
+            errors?: components["schemas"]["ErrorItem"][];
             /**
              * @description Identifier of the request, also sent in the `Request-Id` header. Quote it to support.
              * @example req_5kJ2bQ9x0aZ1cD3eF4gH6i
@@ -1499,6 +1604,115 @@ export interface components {
              */
             balance_after: string;
         };
+        CreatePayoutBatchRequest: {
+            /**
+             * @description 1 to 1000 payouts, each exactly a `POST /v1/payouts` body. Every item is checked before anything is written: a 422 `batch_items_invalid` lists every refused item in `error.errors` (`index`, `param`, `code`, `message`).
+             * @example [
+             *       {
+             *         "amount": "250.00",
+             *         "currency": "USDT",
+             *         "network": "TRON",
+             *         "to_address": "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8",
+             *         "description": "Seller payout #8812",
+             *         "metadata": "{\"seller_id\":\"s_1842\"}"
+             *       }
+             *     ]
+             */
+            items: components["schemas"]["CreatePayoutRequest"][];
+        };
+        PayoutBatchCounts: {
+            /** @example 998 */
+            Pending: number;
+            /** @example 0 */
+            Processing: number;
+            /** @example 0 */
+            Completed: number;
+            /** @example 0 */
+            Failed: number;
+            /** @example 2 */
+            Rejected: number;
+        };
+        PayoutBatchTotal: {
+            /**
+             * @example Pending
+             * @enum {string}
+             */
+            status: "Pending" | "Processing" | "Completed" | "Failed" | "Rejected";
+            /**
+             * @example USDT
+             * @enum {string}
+             */
+            currency: "USDT" | "USDC";
+            /**
+             * @example TRON
+             * @enum {string}
+             */
+            network: "TRON" | "BSC" | "ETHEREUM" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM";
+            /**
+             * @description Payouts of the batch in this status and token.
+             * @example 998
+             */
+            count: number;
+            /**
+             * @description Sum of their `amount`.
+             * @example 24950
+             */
+            amount: string;
+            /**
+             * @description Sum of their `fee`.
+             * @example 1122.75
+             */
+            fee: string;
+            /**
+             * @description Sum of their `net_amount`.
+             * @example 23827.25
+             */
+            net_amount: string;
+        };
+        PayoutBatch: {
+            /**
+             * @description Batch id, `pob_` + 22 characters.
+             * @example pob_4Fh8KwZ2mQx7Lc1RvT9nJe
+             */
+            id: string;
+            /**
+             * @description Read from its payouts: `Pending` while every payout is `Pending`, `Finished` once every one is `Completed`, `Failed` or `Rejected`, `Processing` in between.
+             * @example Pending
+             * @enum {string}
+             */
+            status: "Pending" | "Processing" | "Finished";
+            /**
+             * @description false in the sandbox, true in production.
+             * @example false
+             */
+            livemode: boolean;
+            /**
+             * @description Number of payouts in the batch.
+             * @example 1000
+             */
+            item_count: number;
+            /** @description Payouts of the batch per status. */
+            counts: components["schemas"]["PayoutBatchCounts"];
+            /** @description Count and sums per status, currency and network (no row for a zero count). */
+            totals: components["schemas"]["PayoutBatchTotal"][];
+            /**
+             * @description The sub-merchant whose balance paid the batch (PSP accounts).
+             * @example null
+             */
+            sub_merchant_code: string | null;
+            /**
+             * @description ISO 8601 with a numeric UTC offset.
+             * @example 2026-11-28T01:02:03.456+00:00
+             */
+            created_at: string;
+        };
+        SimulatePayoutFailureRequest: {
+            /**
+             * @description Why it failed, as the payout's `error_reason` (1 to 500 characters).
+             * @example simulated: recipient contract reverted
+             */
+            reason: string;
+        };
         CreateRefundRequest: {
             /**
              * @description Amount to refund, a decimal string. At most what was received and not refunded yet, and above twice the network fee (422 `amount_above_refundable`, `amount_too_small`). Without it: the whole of an `Expired` or `Underpaid` session, the excess of an overpaid `Paid` one; a `Paid` session without excess needs it. For an unmatched transfer: its whole amount, and nothing else.
@@ -1576,7 +1790,7 @@ export interface components {
              */
             to_address: string | null;
             /**
-             * @description The link to give the customer while the refund is `requires_destination` (null otherwise, and in events): the checkout page with this refund and its secret in the URL fragment. Only this link shows the refund form; the checkout link alone does not. Treat it as a secret: whoever holds it chooses where the refund goes. Read it again at any time with `GET /v1/refunds/{id}`.
+             * @description The link to give the customer while the refund is `requires_destination` (null otherwise, and in events): the checkout page with this refund and its secret in the URL fragment. Only this link shows the refund form; the checkout link alone does not. Treat it as a secret: whoever holds it chooses where the refund goes. So it is given only to callers holding `refunds:write` (a full secret key, a restricted key with that scope, a console owner or admin); it is null for any other caller (a `refunds:read` key, a console viewer or support member) and for an operator viewing as the merchant. Read it again at any time with `GET /v1/refunds/{id}`; a replayed creation answers it from the refund as it stands now. Answers that can carry it are sent with `Cache-Control: no-store`.
              * @example https://pay.example.com/checkout/cs_3kTMd9Q2xLp8RvB1nY7cZa#refund=re_4Fq9LmX2cTz7Rb8VnK1pWe&secret=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5
              */
             destination_url: string | null;
@@ -3228,6 +3442,8 @@ export interface operations {
                 search_text?: string;
                 /** @description Only these statuses; repeat the parameter for several (`status=Pending&status=Processing`). */
                 status?: ("Pending" | "Processing" | "Completed" | "Failed" | "Rejected")[];
+                /** @description Only the payouts of this batch (`POST /v1/payout-batches`). */
+                batch_id?: string;
                 network?: "TRON" | "BSC" | "ETHEREUM" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM";
             };
             header?: never;
@@ -3514,6 +3730,411 @@ export interface operations {
             };
             /** @description No such resource for this merchant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPayoutBatches: {
+        parameters: {
+            query?: {
+                /** @description Page number. 0 and 1 both mean the first page. */
+                page?: number;
+                /** @description Items per page. 0 means the default (20); at most 100. */
+                page_size?: number;
+                /** @description Cursor: the id of the last item you have (sub-merchants: its code). Returns the items after it, newest first, at the cost of a first page at any depth; the `Link` header carries the next cursor. Not combinable with `page` above 1. */
+                starting_after?: string;
+                /** @description Count every match for `X-Total-Count`. Without it lists count at most 1,000 matches and send `X-Total-Count-At-Least` beyond; an exact count of a large list costs time proportional to its size. */
+                include_total?: boolean;
+                /** @description PSP accounts: also include sub-merchants' records. Without it only your own. */
+                include_sub_merchants?: boolean;
+                /** @description PSP accounts: only this sub-merchant's records (wins over include_sub_merchants). Unknown codes are a 400. */
+                sub_merchant_code?: string;
+                /** @description Only records created strictly after this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
+                created_after?: string;
+                /** @description Only records created strictly before this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
+                created_before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Payout batches matching the filters, exactly. Sent when at most 1,000 match, or always with `include_total=true`. */
+                    "X-Total-Count"?: number;
+                    /** @description Sent instead of `X-Total-Count` when more than 1,000 match and `include_total` was not set: the value is 1001. */
+                    "X-Total-Count-At-Least"?: number;
+                    /** @description RFC 8288 links: `first`; `prev` and `last` on lists paged by number (`last` only when the total is exact); `next` when there is a next page, by `page` while it is within the first 10,000 rows, by `starting_after` after that and on cursor pages. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutBatch"][];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:read`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPayoutBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description PSP accounts only: pay the whole batch out of this sub-merchant's balance (it must be `active`). */
+                "X-Sub-Merchant-Code"?: string;
+                /** @description Required. Up to 255 printable ASCII characters; a UUID v4 per payout batch. Kept 24 hours. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePayoutBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout batch was created (or, with `Idempotent-Replayed: true`, an earlier one returned). */
+            201: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutBatch"];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than 64 kB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request is well-formed but breaks a business rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPayoutBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Batch id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayoutBatch"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Needs the scope `payouts:read`: a restricted key without it gets `insufficient_scope`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    simulatePayoutCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Payout id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout after the change. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests; see `Retry-After`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    simulatePayoutFailure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is recommended. Kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Payout id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulatePayoutFailureRequest"];
+            };
+        };
+        responses: {
+            /** @description The payout after the change. */
+            200: {
+                headers: {
+                    /** @description "true" when this is the stored response of an earlier request with the same key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description Invalid input; `param` names the field, query parameter or header. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The key may not do this.
+             *
+             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource for this merchant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Idempotency conflict, or the resource already exists. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

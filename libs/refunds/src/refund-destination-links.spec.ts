@@ -1,5 +1,6 @@
+import { AuthenticatedMerchant, ConsoleRole, Permission, ROLE_PERMISSIONS } from '@app/auth';
 import { AppConfig, loadAppConfig } from '@app/common';
-import { RefundDestinationLinks } from './refund-destination-links';
+import { mayReadDestinationLink, RefundDestinationLinks } from './refund-destination-links';
 
 const linksUnder = (key: string): RefundDestinationLinks =>
   new RefundDestinationLinks({
@@ -46,5 +47,44 @@ describe('RefundDestinationLinks', () => {
     );
     expect(links.urlOf({ ...refund, status: 'Pending' })).toBeNull();
     expect(links.urlOf({ ...refund, session_id: null })).toBeNull();
+  });
+
+  describe('who may read the link (refunds review H1)', () => {
+    const caller = (
+      permissions: Permission[],
+      actor: AuthenticatedMerchant['actor'] = { type: 'api_key', apiKeyId: 'key_1' },
+    ): AuthenticatedMerchant => ({
+      merchantId: 'mer_1',
+      kind: 'direct',
+      name: 'Shop',
+      logoUrl: null,
+      livemode: false,
+      apiKeyId: actor.type === 'api_key' ? actor.apiKeyId : null,
+      actor,
+      permissions: new Set(permissions),
+    });
+    const member = (role: ConsoleRole, operatorId?: string) =>
+      caller([...ROLE_PERMISSIONS[role]], {
+        type: 'console_user',
+        userId: 'cu_1',
+        sessionId: 'ab',
+        role,
+        ...(operatorId ? { operatorId } : {}),
+      });
+
+    it('a caller who may move refunds', () => {
+      expect(mayReadDestinationLink(caller(['refunds:read', 'refunds:write']))).toBe(true);
+      expect(mayReadDestinationLink(member('owner'))).toBe(true);
+      expect(mayReadDestinationLink(member('admin'))).toBe(true);
+    });
+
+    it('never a reader, nor an operator viewing as the merchant whatever the role', () => {
+      expect(mayReadDestinationLink(caller(['refunds:read']))).toBe(false);
+      for (const role of ['developer', 'support', 'viewer'] as const) {
+        expect(mayReadDestinationLink(member(role))).toBe(false);
+      }
+      // A view as the merchant is a viewer today; were it ever given more, still no link.
+      expect(mayReadDestinationLink(member('owner', 'op_1'))).toBe(false);
+    });
   });
 });

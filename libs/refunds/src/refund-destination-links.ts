@@ -1,5 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { AuthenticatedMerchant } from '@app/auth';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { HOSTED_PAGE_PATH } from '@app/checkout';
 
@@ -61,4 +62,16 @@ export class RefundDestinationLinks {
     });
     return `${this.pageBase}/${refund.session_id}#${fragment.toString()}`;
   }
+}
+
+/**
+ * Whether a caller may read a refund's customer link (review H1). The link chooses where the
+ * refund goes, so it is served only to callers who may move refunds (`refunds:write`, which
+ * creating the refund took), never to a read-only one (a `refunds:read` key, a console viewer or
+ * support member) nor to an operator viewing as the merchant, whatever the view's role. For
+ * everyone else `destination_url` is null.
+ */
+export function mayReadDestinationLink(caller: AuthenticatedMerchant): boolean {
+  if (caller.actor.type === 'console_user' && caller.actor.operatorId !== undefined) return false;
+  return caller.permissions.has('refunds:write');
 }

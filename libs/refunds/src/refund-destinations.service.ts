@@ -37,6 +37,9 @@ export interface RefundFormAccess {
 
 const REFUND_ID = /^re_[0-9A-Za-z]{22}$/;
 
+/** A refund with an address that is being sent or was: a retry of the form gets its answer. */
+const SENDING_STATUSES: readonly string[] = ['Pending', 'Processing', 'Completed'];
+
 /**
  * The customer's side of a refund that `requires_destination`: on the session's hosted page,
  * opened with the refund's link (its secret, RefundDestinationLinks; the session's link alone is
@@ -111,8 +114,10 @@ export class RefundDestinations {
         );
       }
       const refund = await this.refunds.lock(manager, refundId);
-      if (refund && refund.status !== 'requires_destination' && refund.to_address === address) {
-        // The same answer again (a retry after a lost response): what the first one got.
+      if (refund && SENDING_STATUSES.includes(refund.status) && refund.to_address === address) {
+        // The same answer again (a retry after a lost response): what the first one got. Only
+        // while the refund is on its way: one canceled or failed since is refused below with its
+        // status, not answered "will be sent" (review L2).
         return { payout: null, accepted: acceptedOf(refund, address) };
       }
       if (!refund || refund.status !== 'requires_destination') {

@@ -3,6 +3,7 @@ import {
   Body,
   Controller,
   Get,
+  Header,
   HttpCode,
   Param,
   Post,
@@ -46,6 +47,12 @@ const REFUSALS =
   '404 `resource_missing`, 409 `idempotency_key_reused`, 422 `amount_above_refundable`, ' +
   '`amount_too_small` (not above twice the network fee), `insufficient_balance`.';
 
+/**
+ * Answers that can carry a refund's `destination_url` (its customer's secret): kept by no cache,
+ * the console browser's included (review L3).
+ */
+const NO_STORE = 'no-store';
+
 @ApiTags('Refunds')
 @ApiBearerAuth()
 @Controller('v1')
@@ -54,6 +61,7 @@ export class RefundsController {
 
   @Post('checkout/sessions/:id/refunds')
   @RequiresPermission('refunds:write')
+  @Header('Cache-Control', NO_STORE)
   @SendsMoney('POST /console/api/checkout-sessions/:id/refunds')
   @ApiOperation({
     operationId: 'createCheckoutSessionRefund',
@@ -90,6 +98,7 @@ export class RefundsController {
 
   @Post('unmatched-transfers/:id/refunds')
   @RequiresPermission('refunds:write')
+  @Header('Cache-Control', NO_STORE)
   @SendsMoney('POST /console/api/unmatched-transfers/:id/refunds')
   @ApiOperation({
     operationId: 'createUnmatchedTransferRefund',
@@ -132,6 +141,7 @@ export class RefundsController {
 
   @Get('refunds')
   @RequiresPermission('refunds:read')
+  @Header('Cache-Control', NO_STORE)
   @ApiOperation({
     operationId: 'listRefunds',
     summary: 'List refunds',
@@ -152,6 +162,7 @@ export class RefundsController {
 
   @Get('refunds/:id')
   @RequiresPermission('refunds:read')
+  @Header('Cache-Control', NO_STORE)
   @ApiOperation({ operationId: 'getRefund', summary: 'Get a refund' })
   @ApiParam({ name: 'id', description: 'Refund id.', example: 're_4Fq9LmX2cTz7Rb8VnK1pWe' })
   @ApiOkResponse({ type: RefundDto })

@@ -32,7 +32,7 @@ import {
 } from './refund-amounts';
 import { RefundEvents } from './refund-events';
 import { RefundCancellation } from './refund-cancellation';
-import { RefundDestinationLinks } from './refund-destination-links';
+import { mayReadDestinationLink, RefundDestinationLinks } from './refund-destination-links';
 import { refundHoldEntry } from './refund-ledger';
 import { toRefundDto } from './refund.mapper';
 import { RefundPayouts } from './refund-payouts';
@@ -254,7 +254,7 @@ export class RefundsService {
   async get(merchant: AuthenticatedMerchant, id: string): Promise<RefundDto> {
     const row = await this.refunds.findForMerchant(merchant.merchantId, id);
     if (!row) throw ApiException.notFound('refund', id);
-    return toRefundDto(row, this.links);
+    return toRefundDto(row, this.linksFor(merchant));
   }
 
   async list(
@@ -277,7 +277,8 @@ export class RefundsService {
       },
       page,
     );
-    return { items: rows.map((row) => toRefundDto(row, this.links)), pageInfo };
+    const links = this.linksFor(merchant);
+    return { items: rows.map((row) => toRefundDto(row, links)), pageInfo };
   }
 
   /**
@@ -305,7 +306,7 @@ export class RefundsService {
         if (refund.status === 'Pending' && !payout) return null;
         return toRefundDto(
           await this.cancellation.cancelLocked(manager, refund, payout?.id ?? null),
-          this.links,
+          this.linksFor(merchant),
         );
       });
       if (canceled) return canceled;
@@ -375,12 +376,23 @@ export class RefundsService {
     );
     if (!result.replayed && payoutToSend) await this.queue.enqueueSend(payoutToSend);
     // Stored without the customer's link (its secret is never at rest); added to every answer,
-    // the replayed ones too.
+    // the replayed ones too, from the refund as it stands now: a replay after the refund moved on
+    // (an address given, canceled) gets null, as a read does (review L1).
     const body = result.response.body;
+    const current = result.replayed
+      ? await this.refunds.findForMerchant(merchant.merchantId, body.id)
+      : body;
+    const links = this.linksFor(merchant);
+    const destinationUrl = current && links ? links.urlOf(current) : null;
     return {
       ...result,
-      response: { ...result.response, body: { ...body, destination_url: this.links.urlOf(body) } },
+      response: { ...result.response, body: { ...body, destination_url: destinationUrl } },
     };
+  }
+
+  /** The links, for a caller who may read them (mayReadDestinationLink); else none (null). */
+  private linksFor(merchant: AuthenticatedMerchant): RefundDestinationLinks | undefined {
+    return mayReadDestinationLink(merchant) ? this.links : undefined;
   }
 
   /** Under the balance row's lock, as a payout: two refunds racing for the last funds never both pass. */

@@ -82,8 +82,12 @@ export class RefundDto {
       'The link to give the customer while the refund is `requires_destination` (null otherwise, ' +
       'and in events): the checkout page with this refund and its secret in the URL fragment. ' +
       'Only this link shows the refund form; the checkout link alone does not. Treat it as a ' +
-      'secret: whoever holds it chooses where the refund goes. Read it again at any time with ' +
-      '`GET /v1/refunds/{id}`.',
+      'secret: whoever holds it chooses where the refund goes. So it is given only to callers ' +
+      'holding `refunds:write` (a full secret key, a restricted key with that scope, a console ' +
+      'owner or admin); it is null for any other caller (a `refunds:read` key, a console viewer ' +
+      'or support member) and for an operator viewing as the merchant. Read it again at any time ' +
+      'with `GET /v1/refunds/{id}`; a replayed creation answers it from the refund as it stands ' +
+      'now. Answers that can carry it are sent with `Cache-Control: no-store`.',
     example:
       'https://pay.example.com/checkout/cs_3kTMd9Q2xLp8RvB1nY7cZa#refund=re_4Fq9LmX2cTz7Rb8VnK1pWe&secret=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5',
   })

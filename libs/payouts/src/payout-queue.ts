@@ -36,6 +36,36 @@ export class PayoutQueue {
       clearTimeout(timer);
     }
   }
+
+  /** enqueueSend for many payouts in one round trip to Redis (a batch's), as best effort. */
+  async enqueueSends(payoutIds: string[]): Promise<boolean> {
+    if (!payoutIds.length) return true;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queue.addBulk(
+          payoutIds.map((payoutId) => ({
+            name: PAYOUT_JOBS.send,
+            data: { payoutId },
+            opts: sendJobOptions(payoutId),
+          })),
+        ),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('queue did not answer')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+      return true;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { payouts: payoutIds.length, reason },
+        'Payouts not enqueued; the reconciler will',
+      );
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 /** Finished jobs are removed so that the same id can be enqueued again later if needed. */

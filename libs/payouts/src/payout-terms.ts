@@ -6,7 +6,7 @@ import { AuthenticatedMerchant } from '@app/auth';
 import { Currency, NetworkConfig, NetworkName, NetworkRegistry, TokenConfig } from '@app/chains';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { ReviewReason } from './payout.types';
-import { PayoutsRepository } from './payouts.repository';
+import { MerchantPayoutPolicy, PayoutsRepository } from './payouts.repository';
 import { PayoutFeeRule, PayoutRules } from './rules/payout-rules';
 
 /** What a payout request names, before anything is read under a lock. */
@@ -86,15 +86,31 @@ export class PayoutTermsService {
     alwaysReadHistory = false,
   ): Promise<PayoutTerms> {
     const policy = await this.payouts.merchantPolicy(manager, merchantId);
-    const { rule, fee, net } = this.rules.fee(
-      amount,
-      this.rules.feeRule(input.network, policy.payoutFeePercent),
-    );
+    // The fee first: an amount the fee would eat is refused before anything else is read.
+    const rule = this.rules.feeRule(input.network, policy.payoutFeePercent);
+    this.rules.fee(amount, rule);
     const readHistory = policy.reviewNewDestinations || alwaysReadHistory;
     const firstPayoutToIt =
       readHistory &&
       (toAddress === null ||
         !(await this.payouts.hasPaid(manager, merchantId, input.network, toAddress)));
+    return this.termsUnder(policy, input, amount, firstPayoutToIt);
+  }
+
+  /**
+   * The terms under a policy already read, for a destination whose history is known (a batch
+   * reads both once for all its items). Throws the fee's refusal as a creation does.
+   */
+  termsUnder(
+    policy: MerchantPayoutPolicy,
+    input: PayoutRequestInput,
+    amount: Decimal,
+    firstPayoutToIt: boolean,
+  ): PayoutTerms {
+    const { rule, fee, net } = this.rules.fee(
+      amount,
+      this.rules.feeRule(input.network, policy.payoutFeePercent),
+    );
     const reviewReasons = this.rules.reviewReasons(
       amount,
       input.network,

@@ -16,6 +16,9 @@ import { PayoutRules } from './rules/payout-rules';
 import { PayoutReviews } from './payout-reviews.service';
 import { PayoutTermsService } from './payout-terms';
 import { PayoutQuoteService } from './quote/payout-quote.service';
+import { PayoutBatchesController } from './batches/payout-batches.controller';
+import { PayoutBatchesRepository } from './batches/payout-batches.repository';
+import { PayoutBatchesService } from './batches/payout-batches.service';
 
 /** Payout creation, reads and reviews. Needs a Bull root module (see queueRootModule) in the app. */
 @Module({
@@ -32,13 +35,15 @@ import { PayoutQuoteService } from './quote/payout-quote.service';
     SubMerchantsModule,
     EventOutboxModule,
   ],
-  controllers: [PayoutsController],
+  controllers: [PayoutsController, PayoutBatchesController],
   providers: [
     PayoutsRepository,
     PayoutRules,
     PayoutDestination,
     PayoutTermsService,
     PayoutQuoteService,
+    PayoutBatchesRepository,
+    PayoutBatchesService,
     PayoutQueue,
     PayoutsService,
     PayoutReviews,

@@ -40,6 +40,8 @@ export interface PayoutListFilter {
   createdAfter?: Date;
   createdBefore?: Date;
   searchText?: string;
+  /** Only the payouts of this batch. */
+  batchId?: string;
 }
 
 export interface MerchantPayoutPolicy {
@@ -60,6 +62,7 @@ export function payoutListSpec(filter: PayoutListFilter): ListSpec {
   const { where, anyOf } = commonListConditions('p', filter, bind);
   // A refund's payout is internal: the merchant follows the refund, not the payout.
   where.push('p.refund_id IS NULL');
+  if (filter.batchId) where.push(`p.batch_id = ${bind(filter.batchId)}`);
   if (filter.searchText) {
     if (anyOf.length) where.push(`(${anyOf.splice(0).join(' OR ')})`);
     const text = bind(filter.searchText);

@@ -162,6 +162,7 @@ export class PayoutsService {
         network: query.network,
         ...createdRange(query),
         searchText: query.search_text,
+        batchId: query.batch_id,
       },
       page,
     );

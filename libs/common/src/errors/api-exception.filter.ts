@@ -35,6 +35,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         code: apiException.code,
         message: apiException.message,
         ...(apiException.param ? { param: apiException.param } : {}),
+        ...(apiException.errors ? { errors: apiException.errors } : {}),
         request_id: requestIdOf(request),
       },
     });

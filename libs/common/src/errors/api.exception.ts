@@ -1,5 +1,13 @@
 import { ERROR_CODE_SPECS, ErrorCode } from './error-code';
 
+/** One of several errors answered together (a batch's items), in `error.errors`. */
+export interface ApiErrorItem {
+  index: number;
+  param: string;
+  code: ErrorCode;
+  message: string;
+}
+
 /**
  * The one exception domain code throws for anything a client should see.
  * The status comes from the code, so a code can never be sent with the wrong status.
@@ -10,6 +18,7 @@ export class ApiException extends Error {
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
+    readonly errors?: ApiErrorItem[],
   ) {
     super(message);
     this.name = 'ApiException';

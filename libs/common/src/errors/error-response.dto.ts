@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ErrorCode, ErrorType } from './error-code';
 
+@ApiSchema({ name: 'ErrorItem' })
+export class ErrorItemDto {
+  @ApiProperty({ description: 'Position of the item in the request, from 0.', example: 3 })
+  index: number;
+
+  @ApiProperty({ description: "The item's field the error is about.", example: 'to_address' })
+  param: string;
+
+  @ApiProperty({ enum: ErrorCode, example: ErrorCode.InvalidAddress })
+  code: ErrorCode;
+
+  @ApiProperty({ example: 'to_address is not a TRON address (base58check, starting with T).' })
+  message: string;
+}
+
 @ApiSchema({ name: 'ErrorBody' })
 export class ErrorBodyDto {
   @ApiProperty({ enum: ErrorType, example: ErrorType.InvalidRequest })
@@ -21,6 +36,14 @@ export class ErrorBodyDto {
     example: 'pricing_amount',
   })
   param?: string;
+
+  @ApiPropertyOptional({
+    type: () => [ErrorItemDto],
+    description:
+      'Every item refused, when a request carries several (`batch_items_invalid`): all are ' +
+      'listed, not only the first.',
+  })
+  errors?: ErrorItemDto[];
 
   @ApiProperty({
     description:

@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   payAddress: 'addr',
   subMerchant: 'sm',
   payout: 'po',
+  payoutBatch: 'pob',
   event: 'evt',
   webhookEndpoint: 'we',
   unmatchedTransfer: 'utx',

@@ -34,6 +34,7 @@ import { FreshCodeFailuresIndex1766460000000 } from './1766460000000-fresh-code-
 import { DropRequireTwoFactor1766470000000 } from './1766470000000-drop-require-two-factor';
 import { ConsolePasswordResets1766530000000 } from './1766530000000-console-password-resets';
 import { ConsolePasskeys1766540000000 } from './1766540000000-console-passkeys';
+import { PayoutBatches1766560000000 } from './1766560000000-payout-batches';
 import { LedgerBalanceChanges1766570000000 } from './1766570000000-ledger-balance-changes';
 import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
 import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
@@ -77,6 +78,7 @@ export const MIGRATIONS = [
   RefundSendAfter1766500000000,
   ConsolePasswordResets1766530000000,
   ConsolePasskeys1766540000000,
+  PayoutBatches1766560000000,
   LedgerBalanceChanges1766570000000,
   UnmatchedChainForgotten1766580000000,
 ];

@@ -38,6 +38,15 @@ export class ListPayoutsQueryDto extends IntersectionType(
   })
   status?: PayoutStatus[];
 
+  @ApiPropertyOptional({
+    description: 'Only the payouts of this batch (`POST /v1/payout-batches`).',
+    example: 'pob_4Fh8KwZ2mQx7Lc1RvT9nJe',
+  })
+  @IsOptional()
+  @IsString({ message: 'batch_id must be a single string.' })
+  @Length(1, 100, { message: 'batch_id must be 1 to 100 characters.' })
+  batch_id?: string;
+
   @ApiPropertyOptional({ enum: NETWORK_NAMES, example: 'TRON' })
   @IsOptional()
   @IsIn(NETWORK_NAMES, { message: `network must be one of ${NETWORK_NAMES.join(', ')}.` })

@@ -1,4 +1,4 @@
-import { Authorization, Wallet } from 'ethers';
+import { Authorization, HDNodeWallet, Wallet } from 'ethers';
 import { EthersPayoutTransport } from '@app/chains';
 import { DEVNET_ACCOUNTS, Devnet, startDevnet } from './support/devnet';
 import { RpcProxy, rpcErrorReply } from './support/rpc-proxy';
@@ -58,7 +58,7 @@ describe('nonceConsumer finds a nonce taken by an EIP-7702 authorization', () =>
   }
 
   /** A fresh address with a little ETH, and its own plain transaction with nonce 0, mined. */
-  async function usedByOwnTransaction(): Promise<{ address: Wallet; hash: string }> {
+  async function usedByOwnTransaction(): Promise<{ address: HDNodeWallet; hash: string }> {
     const address = Wallet.createRandom(devnet.provider);
     await (await devnet.payer.sendTransaction({ to: address.address, value: 10n ** 16n })).wait();
     const own = await address.sendTransaction({ to: address.address, value: 0n, nonce: 0 });

@@ -4,11 +4,13 @@ import { formatUnits } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { NetworkRegistry, TESTNET_NETWORKS } from '@app/chains';
 import { DepositWatcherService } from '@app/checkout';
-import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
+import { Registry } from 'prom-client';
+import { SweepKeys, SweepPlannerRepository, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';
 import { TronSweepPlanner } from '@app/treasury/sweeps/tron-sweep-planner.service';
 import { TronSweepSteps } from '@app/treasury/sweeps/tron-sweep-steps.service';
 import { CliModule } from '../apps/cli/src/cli.module';
+import { SweepTrxReadGauge } from '../apps/worker/src/treasury/sweep-trx-read.gauge';
 import { useChainEnvironment } from './support/chain-test-env';
 import { forgetChain } from './support/chain-reset';
 import { FakeTronNode } from './support/fake-tron-node';
@@ -642,15 +644,32 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     // Someone sent the deposit address 5 TRX (it is an account now).
     node.setTrxBalance(address, 5n * TRX);
     node.unavailablePaths.add('/walletsolidity/getaccount');
+    const gauges = new Registry();
+    new SweepTrxReadGauge(gauges, engine.get(SweepPlannerRepository));
+    const waitingGauge = async () =>
+      (await gauges.getMetricsAsJSON())[0].values.find(
+        (value) => value.labels.network === 'TRON' && value.labels.currency === 'USDT',
+      )?.value;
     try {
-      expect(await sweeps().run('TRON')).not.toBeNull();
+      // Counted in the pass's report, listed in treasury:status (not as eligible), and gauged
+      // (sweeps review M3): not only a warning in the log.
+      expect(await sweeps().run('TRON')).toMatchObject({ deferredTrxRead: 1, sweeps: [] });
       expect(await sweepsOf(address)).toEqual([]);
+      const [status] = await engine.get(SweepStatus).report('TRON');
+      expect(status.waiting_for_trx_read).toEqual([
+        { currency: 'USDT', address, since: expect.any(Date) },
+      ]);
+      expect(status.tokens[0].eligible.addresses).toBe(0);
+      expect(await waitingGauge()).toBe(1);
     } finally {
       node.unavailablePaths.delete('/walletsolidity/getaccount');
     }
     expect(await linesOf(`unmatched_native:TRON:${address}:%`)).toEqual([]);
 
     await drive(ended(address));
+    // Read at last: no longer waiting.
+    expect((await engine.get(SweepStatus).report('TRON'))[0].waiting_for_trx_read).toEqual([]);
+    expect(await waitingGauge()).toBeUndefined();
     const [sweep] = await sweepsOf(address);
     expect(sweep.status).toBe('Completed');
     expect(await linesOf(`unmatched_native:TRON:${address}:%`)).toEqual([
@@ -698,6 +717,16 @@ describe('TRON sweeps: activate, lend energy, sweep, take the energy back', () =
     // A day later (its free bandwidth back), a backend still before the burn answers the
     // solidity API's account: 2 TRX.
     node.mineEmpty(DAY_OF_BLOCKS);
+    // A node without balance history (wallet/getaccountbalance off) waits, and says so.
+    node.unavailablePaths.add('/wallet/getaccountbalance');
+    try {
+      expect(await sweeps().run('TRON')).toMatchObject({ deferredTrxRead: 1, sweeps: [] });
+      const [status] = await engine.get(SweepStatus).report('TRON');
+      expect(status.waiting_for_trx_read.map((row) => row.address)).toEqual([address]);
+    } finally {
+      node.unavailablePaths.delete('/wallet/getaccountbalance');
+    }
+    expect(await sweepsOf(address)).toHaveLength(1);
     node.staleSolidTrx.set(address, 2n * TRX);
     try {
       await drive(async () => (await sweepsOf(address)).length === 2 && (await ended(address)()));

@@ -72,6 +72,7 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps.service';
     TronSweepPlanner,
     TronSweepSteps,
     TronSweepChains,
+    SweepPlannerRepository,
   ],
 })
 export class TreasuryModule {}

@@ -38,6 +38,7 @@ import { PayoutBatches1766560000000 } from './1766560000000-payout-batches';
 import { LedgerBalanceChanges1766570000000 } from './1766570000000-ledger-balance-changes';
 import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
 import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
+import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read-waiting';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   PayoutBatches1766560000000,
   LedgerBalanceChanges1766570000000,
   UnmatchedChainForgotten1766580000000,
+  SweepTrxReadWaiting1766580000001,
 ];

@@ -65,6 +65,8 @@ export interface SweepTickReport {
   candidates: number;
   emptied: number;
   sweeps: string[];
+  /** TRON: funded addresses whose sweep waits for a read of their TRX this pass. */
+  deferredTrxRead?: number;
 }
 
 /**

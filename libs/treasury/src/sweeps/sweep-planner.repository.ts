@@ -244,6 +244,40 @@ export class SweepPlannerRepository {
     );
   }
 
+  /**
+   * TRON: whether the address's sweep waits for a read of its TRX (set once, with the time it
+   * started waiting; cleared by a read that proved it).
+   */
+  async markTrxReadWaiting(
+    network: string,
+    currency: string,
+    address: string,
+    waiting: boolean,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE sweep_addresses
+          SET trx_read_waiting_since = CASE WHEN $4 THEN COALESCE(trx_read_waiting_since, now())
+                                            ELSE NULL END,
+              updated_at = now()
+        WHERE network = $1 AND currency = $2 AND address = $3
+          AND (trx_read_waiting_since IS NULL) = $4`,
+      [network, currency, address, waiting],
+    );
+  }
+
+  /** Pending addresses whose sweep waits for a read of their TRX (treasury:status, the gauge). */
+  async waitingForTrxRead(
+    network?: string,
+  ): Promise<Array<{ network: string; currency: string; address: string; since: Date }>> {
+    return this.dataSource.query(
+      `SELECT network, currency, address, trx_read_waiting_since AS since FROM sweep_addresses
+        WHERE trx_read_waiting_since IS NOT NULL AND pending_since IS NOT NULL
+          AND frozen_at IS NULL AND ($1::text IS NULL OR network = $1)
+        ORDER BY trx_read_waiting_since`,
+      [network ?? null],
+    );
+  }
+
   /** Addresses a token refused to move from: reported, not retried until treasury:unfreeze. */
   async frozen(
     network?: string,

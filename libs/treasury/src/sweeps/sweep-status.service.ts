@@ -35,6 +35,12 @@ export interface NetworkSweepStatus {
    * them (each doubles the wait; a sweep that moves their tokens clears it).
    */
   backing_off: Array<{ currency: string; address: string; unswept_in_row: number; until: Date }>;
+  /**
+   * TRON: addresses holding tokens whose sweep waits, since `since`, for a read of their TRX (a
+   * node without balance history once a sweep burnt their TRX, or the solidity API failing).
+   * Not counted as eligible.
+   */
+  waiting_for_trx_read: Array<{ currency: string; address: string; since: Date }>;
   tokens: TokenSweepStatus[];
 }
 
@@ -91,6 +97,9 @@ export class SweepStatus {
         }),
       ),
       backing_off: await this.planner.backingOff(name, settings.retryBackoffSeconds, new Date()),
+      waiting_for_trx_read: (await this.planner.waitingForTrxRead(name)).map(
+        ({ currency, address, since }) => ({ currency, address, since }),
+      ),
       tokens: [],
     };
     if (network.chainFamily === 'TRON') return this.tronStatus(status);
@@ -177,7 +186,14 @@ export class SweepStatus {
         );
         const decimals = network.tokens[currency]!.decimals;
         const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
-        const eligible = assessment.funded.filter((candidate) => candidate.decision.sweep);
+        const waiting = new Set(
+          status.waiting_for_trx_read
+            .filter((row) => row.currency === currency)
+            .map((row) => row.address),
+        );
+        const eligible = assessment.funded.filter(
+          (candidate) => candidate.decision.sweep && !waiting.has(candidate.address),
+        );
         token.pending_addresses = assessment.candidates;
         token.holding = {
           addresses: assessment.funded.length,

@@ -19,6 +19,9 @@ import { decideTronSweep, TronPrices, tronSweepCostSun } from './tron-sweep-poli
 import { TronSweepSteps, TronStepTarget } from './tron-sweep-steps.service';
 import { NetworkTreasurySettings } from './treasury-settings';
 
+/** What start answers when the sweep waits for a read of the address's TRX. */
+export const TRX_READ_WAITS = 'trx_read_waits';
+
 /** Addresses read per token per pass: the oldest pending first. */
 const CANDIDATES_PER_TICK = 2_000;
 /** TRON sweeps in flight per network (one address each). */
@@ -57,6 +60,8 @@ export class TronSweepPlanner {
   private readonly logger = new Logger(TronSweepPlanner.name);
   /** The refusal last logged per network: logged at error once, not every pass. */
   private readonly refused = new Map<NetworkName, string | null>();
+  /** Networks whose TRX read at a block failed, logged at error once until one succeeds. */
+  private readonly noBalanceAtBlock = new Set<NetworkName>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -71,7 +76,13 @@ export class TronSweepPlanner {
   ) {}
 
   async plan(name: NetworkName, now = new Date()): Promise<SweepTickReport> {
-    const report: SweepTickReport = { network: name, candidates: 0, emptied: 0, sweeps: [] };
+    const report: SweepTickReport = {
+      network: name,
+      candidates: 0,
+      emptied: 0,
+      sweeps: [],
+      deferredTrxRead: 0,
+    };
     const network = this.networks.get(name);
     const settings = this.keys.settings.get(name);
     const chain = await this.chains.chainFor(name);
@@ -100,6 +111,10 @@ export class TronSweepPlanner {
             return null;
           },
         );
+        if (started === TRX_READ_WAITS) {
+          report.deferredTrxRead! += 1;
+          continue;
+        }
         if (!started) continue;
         busy.add(candidate.address);
         report.sweeps.push(started.sweep_id);
@@ -217,17 +232,22 @@ export class TronSweepPlanner {
     return assessment;
   }
 
-  /** Journals the sweep with its first step, then sends it; null when nothing was started. */
+  /**
+   * Journals the sweep with its first step, then sends it; null when nothing was started,
+   * TRX_READ_WAITS when it waits for a read of the address's TRX (counted, listed, and logged).
+   */
   async start(
     chain: TronSweepChain,
     network: NetworkConfig,
     settings: NetworkTreasurySettings,
     currency: Currency,
     candidate: TronAssessedAddress,
-  ): Promise<TronStepRow | null> {
+  ): Promise<TronStepRow | typeof TRX_READ_WAITS | null> {
     // No proof of what TRX the address holds, no sweep: its transfer could burn a third party's
     // TRX before it is booked as theirs.
-    if (!(await this.detectStrangerTrx(chain, network.name, candidate.address))) return null;
+    const read = await this.detectStrangerTrx(chain, network.name, candidate.address);
+    await this.planner.markTrxReadWaiting(network.name, currency, candidate.address, !read);
+    if (!read) return TRX_READ_WAITS;
     const row = await this.journalStart(chain, network, settings, currency, candidate);
     if (row) await this.steps.send(chain, row);
     return row;
@@ -248,7 +268,11 @@ export class TronSweepPlanner {
       // Once a transfer of the address burnt TRX, a read from a backend behind that burn would
       // show the burnt TRX as a stranger's: the balance must be the one at the block read.
       const tied = await this.strangers.burnt(name, address);
-      const solid = await chain.solidTrxBalance(address, tied);
+      const solid = await chain.solidTrxBalance(address, tied).catch((error: unknown) => {
+        if (tied) this.noBalanceAtBlockLogged(name, error);
+        throw error;
+      });
+      if (tied) this.noBalanceAtBlock.delete(name);
       if (!solid) throw new Error('the solidity API answered from another backend');
       const booked = await this.strangers.book(name, address, solid.balanceSun, solid.block);
       if (booked === null) throw new Error(`read at block ${solid.block}, before its last sweep`);
@@ -260,6 +284,22 @@ export class TronSweepPlanner {
       );
       return false;
     }
+  }
+
+  /**
+   * The first failed read of TRX at a block on a network, at error: java-tron answers it only
+   * with balance history (storage.balance.history.lookup, off by default), and without it the
+   * sweeps of every address whose TRX a sweep burnt wait for good.
+   */
+  private noBalanceAtBlockLogged(name: NetworkName, error: unknown): void {
+    if (this.noBalanceAtBlock.has(name)) return;
+    this.noBalanceAtBlock.add(name);
+    this.logger.error(
+      { network: name, error: error instanceof Error ? error.message : String(error) },
+      'TRON node answers no TRX balance at a block (wallet/getaccountbalance needs ' +
+        'storage.balance.history.lookup): sweeps of addresses whose TRX a sweep burnt wait ' +
+        'until it does (treasury:status lists them)',
+    );
   }
 
   /** The write-ahead half of start: the sweep and its signed first step, stored, not sent. */

@@ -79,11 +79,11 @@ export class ChainResetService {
       );
       const forgotten = unmatched.filter((row) => !row.refunded);
       // Marked, so that the watcher never takes the new chain's block at its height for a reorg
-      // of it (which would revert it and book its refund as a loss after all).
+      // of it (which would revert it and book its refund as a loss after all). updated_at stays:
+      // the sweep planner takes a transfer updated since its last pass for a new deposit.
       await manager.query(
-        `UPDATE unmatched_transfers SET chain_forgotten_at = COALESCE(chain_forgotten_at, now()),
-                updated_at = now()
-          WHERE id = ANY($1::text[])`,
+        `UPDATE unmatched_transfers SET chain_forgotten_at = now()
+          WHERE id = ANY($1::text[]) AND chain_forgotten_at IS NULL`,
         [unmatched.filter((row) => row.refunded).map((row) => row.id)],
       );
       await manager.query(

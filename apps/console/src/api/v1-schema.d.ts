@@ -3899,7 +3899,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The request body is larger than 64 kB. */
+            /** @description The request body is larger than 256 kB (this route only; others take 64 kB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,7 +3908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The request is well-formed but breaks a business rule. */
+            /** @description Items refused (`batch_items_invalid`, every one in `error.errors`), or a sum the balance does not cover (`insufficient_balance`). Nothing was written. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,8 +1,20 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission, SendsMoney } from '@app/auth';
-import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
+import {
+  ApiErrorResponses,
+  ApiPaginatedResponse,
+  ErrorResponseDto,
+  PageResponder,
+} from '@app/common';
 import { ApiIdempotentCreate, IdempotencyKey, respondIdempotent } from '@app/idempotency';
 import { ApiSubMerchantCodeHeader, SubMerchantCode } from '@app/sub-merchants';
 import { CreatePayoutBatchDto } from './dto/create-payout-batch.dto';
@@ -10,8 +22,63 @@ import { ListPayoutBatchesQueryDto } from './dto/list-payout-batches-query.dto';
 import { PayoutBatchDto } from './dto/payout-batch.dto';
 import { PayoutBatchesService } from './payout-batches.service';
 
-/** The only route whose JSON body may exceed the global 64 kB (configureHttpApp). */
-export const PAYOUT_BATCHES_PATH = '/v1/payout-batches';
+const REQUEST_ID_EXAMPLE = 'req_5kJ2bQ9x0aZ1cD3eF4gH6i';
+
+/** The creation's own 413 and 422: its body limit, and every refused item listed. */
+function ApiBatchErrorResponses() {
+  const example = (summary: string, error: object) => ({
+    summary,
+    value: { error: { type: 'invalid_request_error', ...error, request_id: REQUEST_ID_EXAMPLE } },
+  });
+  return applyDecorators(
+    ApiResponse({
+      status: 413,
+      description: 'The request body is larger than 256 kB (this route only; others take 64 kB).',
+      type: ErrorResponseDto,
+      examples: {
+        request_too_large: example('request_too_large', {
+          code: 'request_too_large',
+          message: 'The request body is larger than 256 kB.',
+        }),
+      },
+    }),
+    ApiResponse({
+      status: 422,
+      description:
+        'Items refused (`batch_items_invalid`, every one in `error.errors`), or a sum the balance ' +
+        'does not cover (`insufficient_balance`). Nothing was written.',
+      type: ErrorResponseDto,
+      examples: {
+        batch_items_invalid: example('batch_items_invalid', {
+          code: 'batch_items_invalid',
+          message:
+            "2 of the batch's payouts cannot be created; nothing was written. error.errors lists each (index, param, code, message).",
+          param: 'items',
+          errors: [
+            {
+              index: 3,
+              param: 'to_address',
+              code: 'invalid_address',
+              message: 'to_address is not a TRON address (base58check, starting with T).',
+            },
+            {
+              index: 41,
+              param: 'amount',
+              code: 'parameter_invalid',
+              message: 'amount must be between 1 and 1000000 per payout.',
+            },
+          ],
+        }),
+        insufficient_balance: example('insufficient_balance', {
+          code: 'insufficient_balance',
+          message:
+            "Insufficient balance: 1200 USDT available on TRON, 1250.5 requested by the batch's payouts in USDT on TRON.",
+          param: 'items',
+        }),
+      },
+    }),
+  );
+}
 
 @ApiTags('Payouts')
 @ApiBearerAuth()
@@ -44,7 +111,8 @@ export class PayoutBatchesController {
   @ApiSubMerchantCodeHeader(
     "PSP accounts only: pay the whole batch out of this sub-merchant's balance (it must be `active`).",
   )
-  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
+  @ApiErrorResponses(400, 401, 403, 409, 429)
+  @ApiBatchErrorResponses()
   async create(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Body() body: CreatePayoutBatchDto,

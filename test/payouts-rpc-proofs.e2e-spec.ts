@@ -203,6 +203,64 @@ describe('Payout tracker decides from positive proofs only', () => {
     expect(await sentTo(recipient)).toHaveLength(1);
   });
 
+  it("never signs again on a pruned node whose bodies show the hot wallet's authorization for another chain above its mined payout", async () => {
+    // Receipts from a backend behind the payout's block; counts only for recent state. An
+    // EIP-7702 authorization the hot wallet signed for another chain with the payout's nonce,
+    // copied into a later type-4 transaction, took nothing here (sweeps review M1): the
+    // payout's own transaction is the consumer, and it is never signed again.
+    let prunedBelow = 0;
+    proxy.intercept((request) => {
+      if (
+        request.method === 'eth_getTransactionReceipt' ||
+        request.method === 'eth_getTransactionByHash'
+      ) {
+        return rpcResultReply(request, null);
+      }
+      if (request.method !== 'eth_getTransactionCount') return undefined;
+      const tag = request.params?.[1];
+      if (typeof tag === 'string' && tag.startsWith('0x') && Number(tag) < prunedBelow) {
+        return rpcErrorReply(request, -32000, 'missing trie node');
+      }
+      return undefined;
+    });
+    const recipient = Wallet.createRandom().address;
+    const other = new Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    let id: string;
+    try {
+      // The tracker first looks once the copy is mined and the node pruned.
+      await other.query(`SELECT pg_advisory_lock(hashtext('payouts.track:ETHEREUM'))`);
+      id = await createPayout(recipient);
+      await waitFor(async () => (await sentTo(recipient)).length === 1, 30_000, 'the transfer');
+      const [first] = await attemptsOf(id);
+      const hotWallet = new Wallet(DEVNET_ACCOUNTS.hotWallet.privateKey);
+      const elsewhere = await hotWallet.authorize({
+        address: DEVNET_ACCOUNTS.payer.address,
+        nonce: Number(first.nonce),
+        chainId: devnet.chainId + 1,
+      });
+      await (
+        await devnet.payer.sendTransaction({
+          type: 4,
+          to: DEVNET_ACCOUNTS.payer.address,
+          authorizationList: [elsewhere],
+        })
+      ).wait();
+      await devnet.provider.send('anvil_mine', ['0x3']);
+      prunedBelow = await devnet.head();
+    } finally {
+      await other.end();
+    }
+    await waitForTicks(20);
+    expect(await attemptsOf(id)).toEqual([{ status: 'Broadcast', nonce: expect.any(String) }]);
+    expect(await sentTo(recipient)).toHaveLength(1);
+
+    proxy.intercept(undefined);
+    await waitForCompleted(id);
+    expect(await attemptsOf(id)).toEqual([{ status: 'Broadcast', nonce: expect.any(String) }]);
+    expect(await sentTo(recipient)).toHaveLength(1);
+  });
+
   it('runs one tick of a network at a time, across processes', async () => {
     const tracker = worker.get(PayoutTracker);
     // Another worker's tick holds the network: this one does nothing, and nothing completes.

@@ -19,7 +19,13 @@ export class SweepsProcessor {
   @Process({ name: TREASURY_JOBS.sweep, concurrency: 2 })
   async sweep(job: Job<SweepNetworkJob>): Promise<void> {
     const report = await this.sweeps.run(job.data.network);
-    if (report && (report.sweeps.length || report.tracked.completed || report.deferred)) {
+    if (
+      report &&
+      (report.sweeps.length ||
+        report.tracked.completed ||
+        report.deferred ||
+        report.deferredTrxRead)
+    ) {
       this.logger.log(report, 'Sweep pass');
     }
   }

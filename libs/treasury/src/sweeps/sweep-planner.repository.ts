@@ -196,6 +196,9 @@ export class SweepPlannerRepository {
     await this.dataSource.query(
       `UPDATE sweep_addresses
           SET pending_since = CASE WHEN pending_block <= $4 THEN NULL ELSE pending_since END,
+              -- Nothing left to sweep: nothing waits for a TRX read either.
+              trx_read_waiting_since = CASE WHEN pending_block <= $4 THEN NULL
+                                            ELSE trx_read_waiting_since END,
               checked_through_block = GREATEST(checked_through_block, $4), updated_at = now()
         WHERE network = $1 AND currency = $2 AND address = ANY($3)`,
       [network, currency, addresses, block],

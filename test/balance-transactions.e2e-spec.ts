@@ -299,7 +299,9 @@ describe('Balance transactions', () => {
 
   it('streams a long CSV from a server-side cursor: bytes arrive while it is open, and a client gone closes it', async () => {
     const big = await api.createMerchant({ name: 'Big Statement' });
-    const count = 60_000;
+    // Far more than the socket's buffers and the one batch read ahead hold (about 20 MB of CSV):
+    // while the client does not read, the server cannot reach the cursor's end.
+    const count = 150_000;
     await postManyPayments(api.dataSource, {
       merchantId: big.id,
       network: 'TRON',
@@ -313,7 +315,7 @@ describe('Balance transactions', () => {
     const openCursors = async (): Promise<number> => {
       const [row] = await api.dataSource.query(
         `SELECT count(*)::int AS open FROM pg_stat_activity
-          WHERE query LIKE 'FETCH % FROM balance_statement' AND state = 'idle in transaction'`,
+          WHERE datname = current_database() AND query LIKE 'FETCH % FROM balance_statement'`,
       );
       return row.open;
     };
@@ -358,6 +360,27 @@ describe('Balance transactions', () => {
     await waitFor(async () => (await openCursors()) === 1, 30_000);
     abandoned.destroy();
     await waitFor(async () => (await openCursors()) === 0, 30_000);
+
+    // The database gone mid-stream: the connection is cut, never a short body that looks whole.
+    const cut = await get();
+    await new Promise((resolve) => cut.once('data', resolve));
+    cut.pause();
+    await waitFor(async () => (await openCursors()) === 1, 30_000);
+    // Whatever its state (idle between two reads or in one): its transaction ends with an error.
+    const killed = await api.dataSource.query(
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'FETCH % FROM balance_statement'`,
+    );
+    expect(killed).toEqual([{ killed: true }]);
+    const outcome = await new Promise<string>((resolve) => {
+      cut.on('end', () => resolve('end'));
+      cut.on('aborted', () => resolve('aborted'));
+      cut.on('error', () => resolve('aborted'));
+      cut.resume();
+    });
+    expect(outcome).toBe('aborted');
+    // The API still answers.
+    await list(big, '?page_size=1');
   });
 
   it('backfills the running balances of the history before its migration, in entry order', async () => {

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, StreamableFile } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiOkResponse,
@@ -7,7 +7,7 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { Readable } from 'node:stream';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
@@ -43,14 +43,17 @@ export class BalanceTransactionsController {
     @Query() query: ListBalanceTransactionsQueryDto,
     @PageResponder() respond: PageResponder,
     @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
   ): Promise<BalanceTransactionDto[] | StreamableFile> {
     if (request.accepts(['application/json', 'text/csv']) === 'text/csv') {
-      const stream = Readable.from(await this.transactions.csv(merchant, query));
-      // A client gone stops the reads and frees the database connection (pipe alone would
-      // leave the stream paused, its cursor open).
-      response.once('close', () => stream.destroy());
-      return new StreamableFile(stream, {
+      // Bytes, not objects (Nest pipes an object stream through a transform of its own), one
+      // batch read ahead at most. Nest destroys the stream when the client goes (the cursor
+      // closes, its connection is freed) and cuts the response when the stream fails midway
+      // (never a short body that looks whole): both tested.
+      const csv = Readable.from(await this.transactions.csv(merchant, query), {
+        objectMode: false,
+        highWaterMark: 1,
+      });
+      return new StreamableFile(csv, {
         type: 'text/csv; charset=utf-8',
         disposition: 'attachment; filename="balance-transactions.csv"',
       });

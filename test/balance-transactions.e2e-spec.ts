@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { SessionSettlementService } from '@app/checkout';
-import { newId } from '@app/common';
+import { listPageQuery, newId } from '@app/common';
+import { balanceTransactionListSpec } from '@app/balances/transactions/balance-transactions.repository';
 import { LedgerBalanceChanges1766570000000 } from '@app/database/migrations/1766570000000-ledger-balance-changes';
 import { PayoutReviews } from '@app/payouts';
 import { postManyPayments } from './support/balance-transactions';
@@ -417,5 +418,47 @@ describe('Balance transactions', () => {
             WHERE c.account = b.account ORDER BY id DESC LIMIT 1), 0)`,
     );
     expect(mismatches).toEqual([]);
+  });
+
+  it('reads the first page and its capped count from the index, never the whole statement', async () => {
+    const busy = await api.createMerchant({ name: 'Busy Statement' });
+    await postManyPayments(api.dataSource, {
+      merchantId: busy.id,
+      network: 'TRON',
+      currency: 'USDT',
+      amount: '1',
+      count: 20_000,
+    });
+    await api.dataSource.query('ANALYZE ledger_balance_changes');
+    type PlanNode = {
+      'Node Type': string;
+      'Relation Name'?: string;
+      'Actual Rows': number;
+      'Actual Loops': number;
+      Plans?: PlanNode[];
+    };
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    for (const scope of [{ kind: 'own' }, { kind: 'all' }] as const) {
+      const { sql, params } = listPageQuery(
+        balanceTransactionListSpec({ merchantId: busy.id, scope, network: 'TRON' }),
+        21,
+        0,
+        undefined,
+        1000,
+      );
+      const [
+        {
+          'QUERY PLAN': [{ Plan: root }],
+        },
+      ] = await api.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+      const scans = nodes(root).filter(
+        (node) => node['Relation Name'] === 'ledger_balance_changes',
+      );
+      expect(scans.length).toBeGreaterThan(0);
+      expect(scans.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
+      // The page (21 rows) and the count capped at 1,001: never the 20,000.
+      for (const scan of scans)
+        expect(scan['Actual Rows'] * scan['Actual Loops']).toBeLessThanOrEqual(1001);
+    }
   });
 });

@@ -4,9 +4,10 @@ import { LedgerAccounts, LedgerEntry } from '@app/ledger';
 
 /**
  * Transaction hashes of simulated transfers start with this: no chain's hash does (EVM hashes are
- * `0x` + 64 hex, TRON's 64 hex), so one can never collide with a real transfer, and everything that
- * reads the chain (the deposit watcher's reorg and confirmation checks, the sweep planner,
- * reconciliation) leaves them out by it.
+ * `0x` + 64 hex, TRON's 64 hex), so one can never collide with a real transfer. The deposit
+ * watcher's reorg and confirmation checks and chain resets leave them out by it. The sweep planner
+ * and reconciliation do not: they only pick addresses to read and decide from the balances the
+ * chain answers, so a simulated payment at most costs a read of an empty address.
  */
 export const SIMULATED_TX_HASH_PREFIX = 'sim_';
 

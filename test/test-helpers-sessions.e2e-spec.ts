@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import Decimal from 'decimal.js';
 import { ChainResetService, SIMULATED_TX_HASH_PREFIX } from '@app/checkout';
+import { SweepPlannerRepository } from '@app/treasury';
 import { DetectedTransfersRepository } from '../libs/checkout/src/deposits/detected-transfers.repository';
 import { TestApi, TestMerchant } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -214,6 +215,23 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
       stream.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('a simulated payment never marks its address for sweeping', async () => {
+    // The planner clears a marked address on the zero it then reads: a simulated payment must
+    // not look like activity on the chain (a sweep suite run after this one failed on it).
+    const session = await createSession();
+    const [{ pay_address: address }]: Array<{ pay_address: string }> = await api.dataSource.query(
+      `SELECT pay_address FROM checkout_sessions WHERE id = $1`,
+      [session.id],
+    );
+    await api
+      .post(helper(session.id, 'payments'), merchant, { amount: session.amount })
+      .expect(200);
+    await new SweepPlannerRepository(api.dataSource).ingest('TRON', 'USDT');
+    expect(await api.count('sweep_addresses', `network = 'TRON' AND address = $1`, [address])).toBe(
+      0,
+    );
   });
 
   it('replays an Idempotency-Key: one transfer', async () => {

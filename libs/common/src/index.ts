@@ -13,6 +13,7 @@ export * from './config/environment-variables';
 export * from './config/config.module';
 export * from './http/request-id';
 export * from './http/api-version';
+export * from './sandbox/simulated-tx-hash';
 export * from './http/validation-pipe';
 export * from './errors/api-error-responses.decorator';
 export * from './logging/logger.module';

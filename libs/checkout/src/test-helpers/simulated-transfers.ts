@@ -1,24 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { LedgerAccounts, LedgerEntry } from '@app/ledger';
 
-/**
- * Transaction hashes of simulated transfers start with this: no chain's hash does (EVM hashes are
- * `0x` + 64 hex, TRON's 64 hex), so one can never collide with a real transfer. The deposit
- * watcher's reorg and confirmation checks and chain resets leave them out by it. The sweep planner
- * and reconciliation do not: they only pick addresses to read and decide from the balances the
- * chain answers, so a simulated payment at most costs a read of an empty address.
- */
-export const SIMULATED_TX_HASH_PREFIX = 'sim_';
-
-/** SQL that keeps only real transfers of the table aliased `alias` (or unaliased). */
-export function realTransfersOnly(alias?: string): string {
-  return `${alias ? `${alias}.` : ''}tx_hash NOT LIKE '${SIMULATED_TX_HASH_PREFIX}%'`;
-}
-
-export function newSimulatedTxHash(): string {
-  return SIMULATED_TX_HASH_PREFIX + randomBytes(30).toString('hex');
-}
+// The hash prefix is shared with the payouts' simulator and the sweep planner (@app/common).
+export { newSimulatedTxHash, realTransfersOnly, SIMULATED_TX_HASH_PREFIX } from '@app/common';
 
 /**
  * Where simulated money sits in the books: an asset of its own, never `deposits:` (which

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthenticatedMerchant } from '@app/auth';
-import { ApiException, ErrorCode } from '@app/common';
+import { ApiException, ErrorCode, newSimulatedTxHash } from '@app/common';
 import { IdempotencyService, IdempotentResult } from '@app/idempotency';
 import { LedgerEntry, LedgerService } from '@app/ledger';
 import { PayoutDto } from '../dto/payout.dto';
@@ -13,9 +12,6 @@ import { PayoutRecord } from '../payout.types';
 import { PayoutJournalRepository } from '../processing/payout-journal.repository';
 
 const ENDPOINT = 'POST /v1/test-helpers/payouts/{id}';
-
-/** Hashes of simulated transactions: no chain's hash starts so (see docs/sandbox.md). */
-const SIMULATED_TX_HASH_PREFIX = 'sim_';
 
 /**
  * Sandbox endings of a payout without a chain. Each is the worker's own ending (PayoutOutcomes):
@@ -46,7 +42,7 @@ export class PayoutSimulatorService {
           'id',
         );
       }
-      await this.journal.markCompleted(manager, payout.id, simulatedTxHash());
+      await this.journal.markCompleted(manager, payout.id, newSimulatedTxHash());
       await this.ledger.post(manager, simulatedCompletionEntry(payout));
       await this.events.statusChanged(manager, payout.id, 'Pending');
       return this.answer(manager, payout.id);
@@ -129,10 +125,6 @@ export class PayoutSimulatorService {
     );
     return toPayoutDto(row);
   }
-}
-
-function simulatedTxHash(): string {
-  return SIMULATED_TX_HASH_PREFIX + randomBytes(30).toString('hex');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { realTransfersOnly } from '@app/common';
 import { MAX_RETRY_BACKOFF_SECONDS } from './treasury-settings';
 
 // Settlement transactions are short (the worker's, with no user input in them); a transfer they
@@ -8,13 +9,14 @@ const INGEST_OVERLAP = '10 minutes';
 
 /**
  * Confirmed transfers to deposit addresses of ($1 network, $2 currency) since $3 less the overlap
- * $4: (address, at, block_number).
+ * $4: (address, at, block_number). The sandbox's simulated payments are left out: they never
+ * reached the address, and marking it would make the planner clear it on a zero it reads.
  */
 const ACTIVITY_SINCE = `
   SELECT s.pay_address AS address, t.confirmed_at AS at, t.block_number
     FROM session_transactions t JOIN checkout_sessions s ON s.id = t.session_id
    WHERE t.network = $1 AND t.status = 'Confirmed' AND s.currency = $2
-     AND t.confirmed_at > $3::timestamptz - $4::interval
+     AND t.confirmed_at > $3::timestamptz - $4::interval AND ${realTransfersOnly('t')}
   UNION ALL
   -- updated_at, not created_at: a transfer a reorg reverted and a later block revived keeps its
   -- created_at, and must be marked again.

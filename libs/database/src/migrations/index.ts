@@ -39,6 +39,7 @@ import { LedgerBalanceChanges1766570000000 } from './1766570000000-ledger-balanc
 import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after';
 import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
 import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read-waiting';
+import { LedgerBalanceChangesMerchantOnly1766590000000 } from './1766590000000-ledger-balance-changes-merchant-only';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   LedgerBalanceChanges1766570000000,
   UnmatchedChainForgotten1766580000000,
   SweepTrxReadWaiting1766580000001,
+  LedgerBalanceChangesMerchantOnly1766590000000,
 ];

@@ -258,7 +258,7 @@ describe('Payouts: quote (POST /v1/payouts/quote)', () => {
     }
   });
 
-  it('needs payouts:read or payouts:write, and no Idempotency-Key', async () => {
+  it('needs payouts:write (a read-only key learns no balance), and no Idempotency-Key', async () => {
     const keys = api.app.get(ApiKeysService);
     const body = {
       amount: '20',
@@ -267,8 +267,9 @@ describe('Payouts: quote (POST /v1/payouts/quote)', () => {
       to_address: randomTronAddress(),
     };
     for (const [scopes, status] of [
-      [['payouts:read'], 200],
       [['payouts:write'], 200],
+      [['payouts:read'], 403],
+      [['payouts:read', 'balances:read'], 403],
       [['balances:read'], 403],
     ] as const) {
       const key = await keys.create({ merchantId: merchant.id, scopes });

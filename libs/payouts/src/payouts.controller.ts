@@ -60,7 +60,9 @@ export class PayoutsController {
 
   @Post('quote')
   @HttpCode(200)
-  @RequiresPermission('payouts:read', 'payouts:write')
+  // A preview of a write: it tells the exact available balance and whether an address is the
+  // service's own, which a read-only key must not learn (docs/payouts.md, Quotes).
+  @RequiresPermission('payouts:write')
   @ApiOperation({
     operationId: 'quotePayout',
     summary: 'Quote a payout',
@@ -71,7 +73,9 @@ export class PayoutsController {
       'network are answered as the creation answers them; the destination and the balance are ' +
       'reported instead: `destination.valid` false where the creation answers 400 ' +
       '`invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. ' +
-      'A quote reserves nothing: the creation checks again.',
+      'A quote reserves nothing: the creation checks again. Needs `payouts:write`, as the ' +
+      'creation does: a quote tells the available balance and whether an address is refused ' +
+      "as one of the service's own, which a read-only key is not to learn.",
   })
   @ApiOkResponse({ type: PayoutQuoteDto })
   @ApiSubMerchantCodeHeader("PSP accounts only: quote from this sub-merchant's balance.")

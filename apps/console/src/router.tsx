@@ -108,7 +108,34 @@ const refundTransferRoute = createRoute({
 const payoutsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: 'payouts',
+  // ?batch_id= filters the list by batch: a batch's page links to its payouts.
+  validateSearch: (search: Record<string, unknown>): { batch_id?: string } =>
+    typeof search.batch_id === 'string' && search.batch_id ? { batch_id: search.batch_id } : {},
   component: lazyRouteComponent(() => import('./pages/payouts/PayoutsPage'), 'PayoutsPage'),
+});
+const payoutBatchesRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts/batches',
+  component: lazyRouteComponent(
+    () => import('./pages/payouts/batches/PayoutBatchesPage'),
+    'PayoutBatchesPage',
+  ),
+});
+const uploadPayoutBatchRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts/batches/new',
+  component: lazyRouteComponent(
+    () => import('./pages/payouts/batches/PayoutBatchUploadPage'),
+    'PayoutBatchUploadPage',
+  ),
+});
+const payoutBatchDetailRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: 'payouts/batches/$batchId',
+  component: lazyRouteComponent(
+    () => import('./pages/payouts/batches/PayoutBatchDetailPage'),
+    'PayoutBatchDetailPage',
+  ),
 });
 const createPayoutRoute = createRoute({
   getParentRoute: () => signedInRoute,
@@ -217,6 +244,9 @@ const routeTree = rootRoute.addChildren([
     unmatchedTransfersRoute,
     refundTransferRoute,
     payoutsRoute,
+    payoutBatchesRoute,
+    uploadPayoutBatchRoute,
+    payoutBatchDetailRoute,
     createPayoutRoute,
     payoutDetailRoute,
     createRefundRoute,

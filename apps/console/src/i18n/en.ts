@@ -155,6 +155,58 @@ export const en = {
   'payouts.authenticationCodeHint':
     'A payout moves money: enter the current code from your authenticator app.',
 
+  // Batch payouts from a CSV file (issue 26).
+  'payoutBatches.title': 'Payout batches',
+  'payoutBatches.upload': 'Upload batch (CSV)',
+  'payoutBatches.uploadTitle': 'Upload a payout batch',
+  'payoutBatches.formatIntro':
+    'A CSV file (comma-separated, UTF-8) with a header row naming its columns, one payout per row, up to 1,000 rows. Every row is checked before anything is created: one bad row and nothing is sent.',
+  'payoutBatches.formatRequired':
+    'Required columns: amount (a decimal such as 250.00), currency (USDT or USDC), network (TRON, BSC, ETHEREUM, POLYGON, ARBITRUM, BASE or OPTIMISM), to_address.',
+  'payoutBatches.formatOptional':
+    'Optional columns: description (up to 500 characters) and metadata (JSON text kept with the payout, up to 4,096 characters).',
+  'payoutBatches.formatRules':
+    'Fields holding a comma, a quote or a line break are quoted ("a, b"), a quote inside doubled (""). Rows are numbered as in a spreadsheet: the header is row 1.',
+  'payoutBatches.downloadTemplate': 'Download the template (CSV)',
+  'payoutBatches.file': 'CSV file',
+  'payoutBatches.csvError': 'This file cannot be read as CSV. {message}',
+  'payoutBatches.previewTitle': 'Preview',
+  'payoutBatches.rowCount': '{file}: {count} payouts.',
+  'payoutBatches.totalsLabel': 'Totals per network and currency',
+  'payoutBatches.rowsLabel': 'Payouts of the file',
+  'payoutBatches.rows': 'Payouts',
+  'payoutBatches.total': 'Total',
+  'payoutBatches.row': 'Row',
+  'payoutBatches.rowProblems': 'Problems',
+  'payoutBatches.problems':
+    '{count} problem(s) found. Nothing was created: correct the file and choose it again.',
+  'payoutBatches.problemsLabel': 'Problems by row',
+  'payoutBatches.problem': 'Row {row}, {field}: {message}',
+  'payoutBatches.error.empty': 'The file is empty.',
+  'payoutBatches.error.no_rows': 'The file has a header but no payouts.',
+  'payoutBatches.error.too_many_rows': 'A batch holds at most 1,000 payouts.',
+  'payoutBatches.error.missing_column': 'The header has no {field} column.',
+  'payoutBatches.error.unknown_column': 'Unknown column {field}.',
+  'payoutBatches.error.field_count': 'This row does not have as many fields as the header.',
+  'payoutBatches.error.required': 'Required.',
+  'payoutBatches.error.amount_format': 'Must be a positive decimal such as 250.00.',
+  'payoutBatches.error.metadata_json': 'Must be JSON text, such as {"seller_id":"s_1"}.',
+  'payoutBatches.authenticationCodeHint':
+    'A batch moves money: enter the current code from your authenticator app.',
+  'payoutBatches.submit': 'Create batch of {count} payouts',
+  'payoutBatches.detailTitle': 'Payout batch',
+  'payoutBatches.back': '← All batches',
+  'payoutBatches.id': 'Batch',
+  'payoutBatches.itemCount': 'Payouts',
+  'payoutBatches.countOf': '{status}',
+  'payoutBatches.subMerchant': 'Sub-merchant',
+  'payoutBatches.viewPayouts': 'View its {count} payouts',
+  'payoutBatches.totalsTitle': 'Totals per status',
+  'payoutBatches.amounts': 'Amount',
+  'payoutBatches.empty': 'No batches match.',
+  'payoutBatches.batchFilter': 'Batch',
+  'payoutBatches.batchFilterHint': 'pob_…',
+
   'nav.refunds': 'Refunds',
   'refunds.title': 'Refunds',
   'refunds.empty': 'No refunds match.',

@@ -1,4 +1,4 @@
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { listPath, PAGE_SIZE } from '../../api/list';
 import { Payout, PAYOUT_STATUSES } from '../../api/v1-types';
@@ -8,6 +8,7 @@ import { usePagedList } from '../../components/usePagedList';
 import { formatDateTime, groupDigits } from '../../format';
 import { t } from '../../i18n/t';
 import { can, useSession } from '../../session';
+import { BATCH_ID } from './batches/payout-batches-api';
 
 const COLUMNS: ReadonlyArray<ListColumn<Payout>> = [
   {
@@ -33,17 +34,22 @@ const COLUMNS: ReadonlyArray<ListColumn<Payout>> = [
   { header: t('payouts.created'), cell: (item) => formatDateTime(item.created_at) },
 ];
 
-/** Payouts, newest first, 100 a page, filtered by status and creation day. */
+/** Payouts, newest first, 100 a page, filtered by status, batch and creation day. */
 export function PayoutsPage() {
   const { data: session } = useSession();
   const navigate = useNavigate();
   const allowed = can(session, 'payouts:read');
+  // The batch filter lives in the address (?batch_id=), so a batch's page links to its payouts.
+  const search = useSearch({ from: '/signed-in/payouts' });
+  const [batchId, setBatchId] = useState(search.batch_id ?? '');
   const [status, setStatus] = useState('');
   const [range, setRange] = useState<DateRange>({ from: '', until: '' });
   const path = listPath('/v1/payouts', {
     page_size: PAGE_SIZE,
     include_sub_merchants: true,
     status: status || undefined,
+    // GET /v1/payouts takes any batch_id: the filter waits for a whole id.
+    batch_id: BATCH_ID.test(batchId) ? batchId : undefined,
     ...createdRangeQuery(range),
   });
   const list = usePagedList<Payout>(['payouts', session?.merchant?.id], path, allowed);
@@ -53,11 +59,19 @@ export function PayoutsPage() {
       title={t('payouts.title')}
       allowed={allowed}
       actions={
-        can(session, 'payouts:write') && (
-          <button type="button" onClick={() => navigate({ to: '/payouts/new' })}>
-            {t('payouts.create')}
-          </button>
-        )
+        <>
+          {can(session, 'payouts:write') && (
+            <>
+              <button type="button" onClick={() => navigate({ to: '/payouts/new' })}>
+                {t('payouts.create')}
+              </button>{' '}
+              <button type="button" onClick={() => navigate({ to: '/payouts/batches/new' })}>
+                {t('payoutBatches.upload')}
+              </button>{' '}
+            </>
+          )}
+          <Link to="/payouts/batches">{t('payoutBatches.title')}</Link>
+        </>
       }
       filters={
         <>
@@ -67,6 +81,25 @@ export function PayoutsPage() {
             value={status}
             onChange={setStatus}
           />
+          <label>
+            {t('payoutBatches.batchFilter')}
+            <input
+              name="batch_id"
+              placeholder={t('payoutBatches.batchFilterHint')}
+              autoComplete="off"
+              spellCheck={false}
+              value={batchId}
+              onChange={(event) => {
+                const value = event.target.value.trim();
+                setBatchId(value);
+                void navigate({
+                  to: '/payouts',
+                  search: BATCH_ID.test(value) ? { batch_id: value } : {},
+                  replace: true,
+                });
+              }}
+            />
+          </label>
           <DateRangeFilter value={range} onChange={setRange} />
         </>
       }

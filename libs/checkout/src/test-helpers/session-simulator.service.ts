@@ -140,8 +140,17 @@ export class SessionSimulatorService {
           'id',
         );
       }
+      await this.transfers.markReverted(manager, [last.id]);
+      // Lock order: settlement's entry (`deposits:`, `fees:`, `merchant:`) before the move out of
+      // `simulated:`, as `payments` does. Every posting locks balance rows in account order;
+      // a `simulated:` row taken first would be held while this waits for `fees:`, which the
+      // payouts' `complete` helper (`fees:`, `merchant_held:`, `simulated:`) holds while it
+      // waits for `simulated:`: a deadlock. `deposits:` may stand below zero in between, within
+      // this transaction only (nothing checks its sign).
+      await this.settlement.settle(manager, session.id, [
+        { transactionId: last.id, kind: 'reverted', previousStatus: last.status },
+      ]);
       if (last.status === 'Confirmed') {
-        // Back to `deposits:` first, so the reversal settlement posts finds it there.
         await this.ledger.post(
           manager,
           simulatedDepositEntry({
@@ -153,10 +162,6 @@ export class SessionSimulatorService {
           }),
         );
       }
-      await this.transfers.markReverted(manager, [last.id]);
-      await this.settlement.settle(manager, session.id, [
-        { transactionId: last.id, kind: 'reverted', previousStatus: last.status },
-      ]);
       return this.answer(manager, merchant, sessionId);
     });
   }

@@ -15,8 +15,11 @@ export function simulatedAccount(network: string, currency: string): string {
 
 /**
  * Settlement credits a confirmed transfer to `deposits:`; for a simulated one, this entry moves it
- * to `simulated:` in the same transaction (and `reverted` moves it back before the reversal), so
- * `deposits:` only ever holds what is on the chain. The merchant's balance is untouched by it.
+ * to `simulated:` in the same transaction (and `reverted` moves it back after the reversal), so
+ * `deposits:` only ever holds what is on the chain once the transaction commits. The merchant's
+ * balance is untouched by it. Posted after settlement's entry in both directions: `simulated:`
+ * sorts after `deposits:`, `fees:` and `merchant:`, so the balance rows are locked in the
+ * ledger's one order across the two statements (see SessionSimulatorService.reorg).
  */
 export function simulatedDepositEntry(input: {
   transactionId: string;

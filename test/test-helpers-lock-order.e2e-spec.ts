@@ -1,0 +1,111 @@
+import { Client } from 'pg';
+import { MerchantsService } from '@app/auth';
+import { creditBalance } from './support/ledger-credit';
+import { postPayout, randomTronAddress } from './support/payouts-api';
+import { TestApi, TestMerchant } from './support/test-app';
+import { TEST_DATABASE_URL } from './setup/test-database';
+import { waitFor } from './support/wait-for';
+
+const sessionHelper = (id: string, action: string) =>
+  `/v1/test-helpers/checkout/sessions/${id}/${action}`;
+const payoutHelper = (id: string, action: string) => `/v1/test-helpers/payouts/${id}/${action}`;
+
+/*
+ * A simulated reorg and a simulated payout completion on the same token at the same moment
+ * (review Low, docs/sandbox.md): both lock `fees:` and `simulated:` balance rows. Every posting
+ * locks in account order; the reorg used to post its `simulated:` entry before settlement's
+ * `deposits:`/`fees:`/`merchant:` one, so it held `simulated:` while waiting for `fees:`, which
+ * the completion (`fees:`, `merchant_held:`, `simulated:`) held while waiting for `simulated:`.
+ * Another connection holds `fees:` while both queue behind it, the completion first: the
+ * interleaving that deadlocked, made certain.
+ */
+describe('Sandbox test helpers take balance locks in the ledger order (real PostgreSQL)', () => {
+  let api: TestApi;
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    api = await TestApi.start();
+    merchant = await api.createMerchant({ name: 'Sandbox lock order' });
+    // A session fee, so that the reorg's reversal has a `fees:` line as the completion does.
+    await api.app.get(MerchantsService).setFeeRule(merchant.id, '1', '0');
+    await creditBalance(api.dataSource, {
+      merchantId: merchant.id,
+      network: 'TRON',
+      currency: 'USDT',
+      amount: '1000',
+    });
+  });
+
+  afterAll(() => api?.close());
+
+  it('a reorg and a payout completion waiting on the same fees: row both succeed', async () => {
+    const session = await api
+      .post('/v1/checkout/sessions', merchant, {
+        pricing_amount: '10',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'TRON',
+      })
+      .expect(201);
+    const paid = await api
+      .post(sessionHelper(session.body.id, 'payments'), merchant, { amount: session.body.amount })
+      .expect(200);
+    expect(paid.body.status).toBe('Paid');
+    const payout = await postPayout(api, merchant, {
+      amount: '20',
+      currency: 'USDT',
+      network: 'TRON',
+      to_address: randomTronAddress(),
+    }).expect(201);
+    expect(payout.body.fee).not.toBe('0');
+
+    const holder = new Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      const [{ pid }] = (await holder.query(`SELECT pg_backend_pid() AS pid`)).rows;
+      await holder.query('BEGIN');
+      const held = await holder.query(
+        `SELECT 1 FROM ledger_balances WHERE account = 'fees:TRON:USDT' FOR UPDATE`,
+      );
+      expect(held.rowCount).toBe(1);
+      // Waiting on the holder, or queued behind one that does (a row's second waiter waits for
+      // the first, which holds the row's tuple lock).
+      const waitingBehindHolder = async () =>
+        Number(
+          (
+            await api.dataSource.query(
+              `WITH first AS (
+                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))
+               SELECT count(*) AS n FROM pg_stat_activity a
+                WHERE $1 = ANY(pg_blocking_pids(a.pid))
+                   OR EXISTS (SELECT 1 FROM first WHERE first.pid = ANY(pg_blocking_pids(a.pid)))`,
+              [pid],
+            )
+          )[0].n,
+        );
+
+      const completing = api
+        .post(payoutHelper(payout.body.id, 'complete'), merchant, {})
+        .then((r) => r);
+      await waitFor(async () => (await waitingBehindHolder()) === 1, 30_000, 'complete waiting');
+      const reorging = api
+        .post(sessionHelper(session.body.id, 'reorg'), merchant, {})
+        .then((r) => r);
+      await waitFor(async () => (await waitingBehindHolder()) === 2, 30_000, 'reorg waiting');
+      await holder.query('COMMIT');
+
+      const [completed, reorged] = await Promise.all([completing, reorging]);
+      expect({ status: completed.status, body: completed.body.status }).toEqual({
+        status: 200,
+        body: 'Completed',
+      });
+      expect({ status: reorged.status, body: reorged.body.status }).toEqual({
+        status: 200,
+        body: 'Pending',
+      });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  }, 120_000);
+});

@@ -5,6 +5,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm workspaces (package.json): npm ci links each one and needs its package.json.
+COPY packages/sdk/package.json ./packages/sdk/
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps

@@ -5,7 +5,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.devnet/**', '.secrets/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'packages/*/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.devnet/**',
+      '.secrets/**',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -2,6 +2,8 @@
 const moduleNameMapper = {
   '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
   '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  // The SDK is tested from its sources (no build step): the same mapping as tsconfig.json's paths.
+  '^@stablecoin-payments/sdk$': '<rootDir>/packages/sdk/src',
 };
 const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
@@ -12,7 +14,11 @@ module.exports = {
     {
       displayName: 'unit',
       rootDir: __dirname,
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/packages/*/src/**/*.spec.ts',
+      ],
       testEnvironment: 'node',
       moduleNameMapper,
       transform,

@@ -43,6 +43,10 @@ describe('Statement timeout of the API', () => {
     const [row]: Array<{ statement_timeout: string }> =
       await api.dataSource.query(`SHOW statement_timeout`);
     expect(row.statement_timeout).toBe('3s');
+    // A request stuck between two statements of a transaction cannot hold its locks for long.
+    const [idle]: Array<{ idle_in_transaction_session_timeout: string }> =
+      await api.dataSource.query(`SHOW idle_in_transaction_session_timeout`);
+    expect(idle.idle_in_transaction_session_timeout).toBe('1min');
   });
 
   it('answers a statement that runs past it with 503 service_unavailable, and recovers', async () => {
@@ -80,6 +84,10 @@ describe('Statement timeout of the API', () => {
         .get(DataSource)
         .query(`SHOW statement_timeout`);
       expect(row.statement_timeout).toBe('0');
+      const [idle]: Array<{ idle_in_transaction_session_timeout: string }> = await worker
+        .get(DataSource)
+        .query(`SHOW idle_in_transaction_session_timeout`);
+      expect(idle.idle_in_transaction_session_timeout).toBe('0');
     } finally {
       await worker.close();
     }

@@ -28,6 +28,7 @@ export * from './http/sandbox-only.middleware';
 export * from './pagination/api-paginated-response.decorator';
 export * from './queue-root.module';
 export * from './pagination/list-conditions';
+export * from './pagination/list-total-timeout';
 export * from './pagination/created-range-query.dto';
 export * from './rate-limit';
 export * from './lifecycle/shutdown-signals';

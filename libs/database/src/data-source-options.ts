@@ -7,6 +7,10 @@ export interface DatabaseSettings {
   poolSize?: number;
   /** Cancels a statement running longer (SQLSTATE 57014); none when unset or 0. */
   statementTimeoutMs?: number;
+  /** Closes a connection left idle inside a transaction this long (its locks go); none when 0. */
+  idleInTransactionTimeoutMs?: number;
+  /** Longest wait for a connection (a free one of the pool, or a new one); forever when 0. */
+  connectTimeoutMs?: number;
 }
 
 /** Options shared by the Nest apps, the CLI and the TypeORM migration CLI. Never `synchronize`. */
@@ -28,6 +32,12 @@ export function buildDataSourceOptions(settings: DatabaseSettings): DataSourceOp
       Client: CallbackQueryClient,
       // Sent in each connection's startup message: no extra round trip per connection.
       ...(settings.statementTimeoutMs ? { statement_timeout: settings.statementTimeoutMs } : {}),
+      ...(settings.idleInTransactionTimeoutMs
+        ? { idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs }
+        : {}),
+      // pg's pool: past it, the query fails with "timeout exceeded when trying to connect", which
+      // the API answers with 503 (isDatabaseUnavailable) rather than a request that hangs.
+      ...(settings.connectTimeoutMs ? { connectionTimeoutMillis: settings.connectTimeoutMs } : {}),
     },
   };
 }

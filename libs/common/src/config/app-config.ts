@@ -13,6 +13,13 @@ export interface AppConfig {
   databasePoolSize: number;
   /** Statement timeout of the API's database connections; 0 = none. The worker and CLI have none. */
   databaseStatementTimeoutMs: number;
+  /** The API's exact list totals (`include_total`); a timeout there degrades the total. 0 = none. */
+  databaseListTotalTimeoutMs: number;
+  /** The API's connections: idle in a transaction this long, closed by PostgreSQL. 0 = none. */
+  databaseIdleInTransactionTimeoutMs: number;
+  /** The API's pool: longest wait for a connection before a 503. 0 = none. */
+  databaseConnectTimeoutMs: number;
+  retention: RetentionConfig;
   redisUrl: string;
   publicUrl: string;
   hdEvmXpub?: string;
@@ -59,6 +66,16 @@ export interface AppConfig {
 export interface ConsoleConfig {
   /** A session unused this long ends; any request refreshes it (at most once a minute). */
   sessionIdleMinutes: number;
+}
+
+/** What the worker deletes, and when (docs/operations.md, "Data retention"). 0 days = keep. */
+export interface RetentionConfig {
+  /** Webhook attempts (the delivery log) older than this many days... */
+  webhookAttemptsDays: number;
+  /** ...events (with their finished deliveries), never an object's latest nor one still due... */
+  eventsDays: number;
+  /** ...rows per DELETE statement. */
+  batchSize: number;
 }
 
 /** Sweeps and reconciliation (docs/treasury.md). Keys are read by the worker only. */
@@ -178,6 +195,14 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseListTotalTimeoutMs: env.DATABASE_LIST_TOTAL_TIMEOUT_MS,
+    databaseIdleInTransactionTimeoutMs: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    retention: {
+      webhookAttemptsDays: env.RETENTION_WEBHOOK_ATTEMPTS_DAYS,
+      eventsDays: env.RETENTION_EVENTS_DAYS,
+      batchSize: env.RETENTION_BATCH_SIZE,
+    },
     redisUrl: env.REDIS_URL ?? DEFAULT_REDIS_URL,
     publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
     hdEvmXpub: env.HD_EVM_XPUB,

@@ -402,6 +402,77 @@ export class EnvironmentVariables {
   })
   DATABASE_STATEMENT_TIMEOUT_MS = 15000;
 
+  // The API's exact list totals (`include_total=true`) only: a count over a huge merchant is
+  // cancelled after this long and the list answers 200 with `X-Total-Count-At-Least` instead of
+  // failing (docs/pagination.md). 0 = only DATABASE_STATEMENT_TIMEOUT_MS applies.
+  @Transform(toInteger)
+  @IsInt({
+    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Min(0, {
+    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Max(3600000, {
+    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  DATABASE_LIST_TOTAL_TIMEOUT_MS = 2000;
+
+  // The API's connections only: one left idle inside a transaction this long (a request stuck
+  // between two statements) is closed by PostgreSQL, releasing its locks. 0 = no limit.
+  @Transform(toInteger)
+  @IsInt({
+    message:
+      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Min(0, {
+    message:
+      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  @Max(3600000, {
+    message:
+      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
+  })
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60000;
+
+  // The API's pool only: how long a request waits for a connection (a free one of the pool, or a
+  // new one to PostgreSQL) before it answers 503 instead of hanging. 0 = forever.
+  @Transform(toInteger)
+  @IsInt({ message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.' })
+  @Min(0, {
+    message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.',
+  })
+  @Max(600000, {
+    message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.',
+  })
+  DATABASE_CONNECT_TIMEOUT_MS = 10000;
+
+  // Retention (docs/operations.md, "Data retention"): the worker deletes older rows hourly, in
+  // batches. 0 = keep forever.
+  @Transform(toInteger)
+  @IsInt({
+    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
+  })
+  @Min(0, {
+    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
+  })
+  @Max(3650, {
+    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
+  })
+  RETENTION_WEBHOOK_ATTEMPTS_DAYS = 30;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
+  @Min(0, { message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
+  @Max(3650, { message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
+  RETENTION_EVENTS_DAYS = 90;
+
+  // Rows per DELETE statement: each is its own short transaction, so locks stay brief.
+  @Transform(toInteger)
+  @IsInt({ message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
+  @Min(100, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
+  @Max(100000, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
+  RETENTION_BATCH_SIZE = 5000;
+
   // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
   @IsOptional()
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters, no spaces.' })

@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { ApiException } from '../errors/api.exception';
 import type { SqlRunner } from './list-conditions';
 import type { PageRequest } from './pagination-query.dto';
+import { countWithinListTotalLimit } from './list-total-timeout';
 
 /**
  * Beyond this many matches a list does not count exactly unless asked (`include_total=true`):
@@ -183,6 +185,38 @@ function cappedTotal(counted: number): TotalCount {
 }
 
 /**
+ * The exact total `include_total` asks for, counted under DATABASE_LIST_TOTAL_TIMEOUT_MS. When
+ * that runs out the list still answers: with the capped count (under the same limit), or at
+ * worst with what this page proves (`seen`: its rows, and one more when there is a next page),
+ * as `X-Total-Count-At-Least`. A total is a convenience; the page is what was asked for.
+ */
+async function exactOrLowerBound(
+  runner: SqlRunner,
+  spec: ListSpec,
+  page: PageRequest,
+  seen: number,
+): Promise<TotalCount> {
+  const exact = await countWithinListTotalLimit(runner, (within) =>
+    countRows(within, listCountQuery(spec)),
+  );
+  if (exact !== undefined) return { exact };
+  // Not an error (the list answers), but a sign that this list wants a narrower default.
+  new Logger('Lists').warn(
+    { table: spec.table },
+    'Exact list total cancelled (list total timeout)',
+  );
+  const capped = await countWithinListTotalLimit(runner, (within) =>
+    countRows(within, listCountQuery(spec, TOTAL_COUNT_CAP)),
+  );
+  // The exact count ran out of time, so there are more rows than a capped count can tell apart.
+  if (capped !== undefined && capped > TOTAL_COUNT_CAP) return cappedTotal(capped);
+  // By page number a page with rows proves the rows before it too; rows before a cursor, and
+  // before an empty page past the end, prove nothing.
+  const before = page.startingAfter === undefined && seen > 0 ? page.offset : 0;
+  return { atLeast: Math.max(before + seen, capped ?? 0) };
+}
+
+/**
  * One page of a list, newest first, with what the Link and X-Total-Count headers need. One round
  * trip in the common case: the page carries its capped count. A page that is not full after an
  * offset tells the total by itself; an exact count (`include_total`) is a query of its own.
@@ -206,7 +240,7 @@ export async function queryList<T extends object>(
 
   let total: TotalCount;
   if (page.includeTotal) {
-    total = { exact: await countRows(runner, listCountQuery(spec)) };
+    total = await exactOrLowerBound(runner, spec, page, rows.length + (hasMore ? 1 : 0));
   } else if (!cursor && !hasMore && (rows.length > 0 || page.offset === 0)) {
     total = { exact: page.offset + rows.length };
   } else if (counted !== undefined) {

@@ -20,6 +20,7 @@ export const PENDING_REASONS = [
   'hot_wallet_insufficient_gas',
   'hot_wallet_not_configured',
   'network_unavailable',
+  'awaiting_simulation',
 ] as const;
 export type PendingReason = (typeof PENDING_REASONS)[number];
 

@@ -84,7 +84,9 @@ export class PayoutDto {
     description:
       'Why a `Pending` payout is waiting: for an operator review (`review_amount_above_threshold`, ' +
       '`review_new_destination`), or for the hot wallet to be funded (`hot_wallet_insufficient_token`, ' +
-      '`hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Null otherwise.',
+      '`hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Sandbox only: ' +
+      '`awaiting_simulation`, simulated payments fund it, so it is never sent on a chain and ends ' +
+      'only by `POST /v1/test-helpers/payouts/{id}/complete` or `…/fail`. Null otherwise.',
     example: null,
   })
   pending_reason: string | null;

@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a payout
-         * @description What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed by the same checks, fee and review rules, and written nowhere (no payout, hold, event or idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or network are answered as the creation answers them; the destination and the balance are reported instead: `destination.valid` false where the creation answers 400 `invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. A quote reserves nothing: the creation checks again. Needs `payouts:write`, as the creation does: a quote tells the available balance and whether an address is refused as one of the service's own, which a read-only key is not to learn.
+         * @description What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed by the same checks, fee and review rules, and written nowhere (no payout, hold, event or idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or network are answered as the creation answers them; the destination and the balance are reported instead: `destination.valid` false where the creation answers 400 `invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. A quote reserves nothing: the creation checks again.
          */
         post: operations["quotePayout"];
         delete?: never;
@@ -1496,11 +1496,11 @@ export interface components {
              */
             error_reason: string | null;
             /**
-             * @description Why a `Pending` payout is waiting: for an operator review (`review_amount_above_threshold`, `review_new_destination`), or for the hot wallet to be funded (`hot_wallet_insufficient_token`, `hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Sandbox only: `awaiting_simulation`, simulated payments fund it, so it is never sent on a chain and ends only by `POST /v1/test-helpers/payouts/{id}/complete` or `…/fail`. Null otherwise.
+             * @description Why a `Pending` payout is waiting: for an operator review (`review_amount_above_threshold`, `review_new_destination`), or for the hot wallet to be funded (`hot_wallet_insufficient_token`, `hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Null otherwise.
              * @example null
              * @enum {string|null}
              */
-            pending_reason: "review_amount_above_threshold" | "review_new_destination" | "hot_wallet_insufficient_token" | "hot_wallet_insufficient_gas" | "hot_wallet_not_configured" | "network_unavailable" | "awaiting_simulation" | null;
+            pending_reason: "review_amount_above_threshold" | "review_new_destination" | "hot_wallet_insufficient_token" | "hot_wallet_insufficient_gas" | "hot_wallet_not_configured" | "network_unavailable" | null;
             /**
              * @description Operator who reviewed it.
              * @example null
@@ -1851,8 +1851,8 @@ export interface components {
             log_index: number;
         };
         EventData: {
-            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`), a refund (`refund.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
-            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["Refund"] | components["schemas"]["WebhookEndpoint"];
+            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
+            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["WebhookEndpoint"];
             /** @description On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`). */
             transaction?: components["schemas"]["EventTransaction"];
             /**
@@ -1885,7 +1885,7 @@ export interface components {
              */
             sequence: number;
             /**
-             * @description The status before this change: of the session, payout or refund for status events, of the transfer (`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.
+             * @description The status before this change: of the session or payout for status events, of the transfer (`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.
              * @example Pending
              */
             previous_status: string | null;
@@ -2099,7 +2099,7 @@ export interface components {
              */
             events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /** @example Order service */
-            description?: string | null;
+            description?: Record<string, never> | null;
             /**
              * @description false stops deliveries (they wait); true starts them again, including those that waited, and clears `disabled_reason` and `failing_since`.
              * @example true
@@ -3651,7 +3651,7 @@ export interface operations {
             /**
              * @description The key may not do this.
              *
-             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             *     Needs the scope `payouts:read` or `payouts:write`: a restricted key without it gets `insufficient_scope`.
              */
             403: {
                 headers: {

@@ -40,6 +40,7 @@ import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after'
 import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
 import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read-waiting';
 import { LedgerBalanceChangesMerchantOnly1766590000000 } from './1766590000000-ledger-balance-changes-merchant-only';
+import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-awaiting-simulation';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -85,4 +86,5 @@ export const MIGRATIONS = [
   UnmatchedChainForgotten1766580000000,
   SweepTrxReadWaiting1766580000001,
   LedgerBalanceChangesMerchantOnly1766590000000,
+  PayoutAwaitingSimulation1795836083082,
 ];

@@ -454,6 +454,20 @@ export class PayoutJournalRepository {
     );
   }
 
+  /**
+   * Parks a sandbox payout that simulated money funds (SandboxFunding): never due again
+   * ('infinity'), `pending_reason` awaiting_simulation, until a test helper completes or fails it.
+   * In the caller's transaction, under the payout's row lock.
+   */
+  async awaitSimulation(manager: EntityManager, payoutId: string): Promise<void> {
+    await manager.query(
+      `UPDATE payouts SET pending_reason = 'awaiting_simulation', next_attempt_at = 'infinity',
+              awaiting_simulation_since = now(), updated_at = now()
+        WHERE id = $1 AND status = 'Pending'`,
+      [payoutId],
+    );
+  }
+
   /** Leaves a Pending payout waiting, with the reason shown to the merchant. */
   async postpone(payoutId: string, reason: string, delayMs: number): Promise<void> {
     await this.dataSource.query(

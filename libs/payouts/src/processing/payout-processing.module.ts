@@ -11,6 +11,7 @@ import { PayoutReconciler } from './payout-reconciler.service';
 import { PayoutSender } from './payout-sender.service';
 import { PayoutSigner } from './payout-signer';
 import { PayoutTracker } from './payout-tracker.service';
+import { SandboxFunding } from './sandbox-funding';
 import { WalletStatus } from './wallet-status.service';
 
 /** The sending side of payouts: worker (and operator CLI) only, never the API. */
@@ -27,6 +28,7 @@ import { WalletStatus } from './wallet-status.service';
     PayoutReconciler,
     WalletStatus,
     PayoutCancellation,
+    SandboxFunding,
   ],
   exports: [
     PayoutsModule,

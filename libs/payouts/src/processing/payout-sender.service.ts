@@ -12,14 +12,17 @@ import {
 } from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, toBaseUnits, transferOrder } from './payout-signer';
+import { SandboxFunding } from './sandbox-funding';
 
-export type SendOutcome = 'sent' | 'skipped' | 'postponed' | 'failed';
+/** 'simulated': a sandbox payout that simulated money funds, parked (or a refund's, completed). */
+export type SendOutcome = 'sent' | 'skipped' | 'postponed' | 'failed' | 'simulated';
 
 /**
  * The first send of a payout: check the hot wallet can cover it, claim the payout and journal a
  * signed transaction in one database transaction, then broadcast. A crash at any line leaves
  * either a Pending payout (the reconciler sends it again) or a stored attempt (the tracker
  * re-broadcasts the same bytes); it never leaves a transaction on the wire that is not stored.
+ * In the sandbox a payout that simulated money funds is never signed (SandboxFunding).
  */
 @Injectable()
 export class PayoutSender {
@@ -34,14 +37,26 @@ export class PayoutSender {
     private readonly transports: PayoutTransports,
     private readonly broadcaster: PayoutBroadcaster,
     private readonly outcomes: PayoutOutcomes,
+    private readonly sandboxFunding: SandboxFunding,
   ) {}
 
   async send(payoutId: string): Promise<SendOutcome> {
     const payout = await this.journal.findSendable(payoutId);
     if (!payout) return 'skipped';
+    const sandbox = this.sandboxFunding.applies(payout);
+    if (sandbox) {
+      // First, before any chain read or hot wallet check: a payout that simulated money funds
+      // waits for a test helper even where no hot wallet is configured. The claim checks again.
+      const early = await this.dataSource.transaction(async (manager) => {
+        const locked = await this.journal.lockSendable(manager, payout.id);
+        return locked ? this.sandboxFunding.decide(manager, locked) : null;
+      });
+      if (!early) return 'skipped';
+      if (early !== 'on_chain') return 'simulated';
+    }
     const key = this.wallets.get(payout.network as NetworkName);
     if (!key) return this.waitOrFail(payout, 'hot_wallet_not_configured');
-    let claim: PayoutAttempt | 'short' | 'short_of_gas' | null;
+    let claim: PayoutAttempt | 'short' | 'short_of_gas' | 'simulated' | null;
     try {
       // Chain reads first, outside any transaction: a slow node never holds a lock.
       const wallet = await this.walletState(payout, key.address);
@@ -57,6 +72,12 @@ export class PayoutSender {
       claim = await this.dataSource.transaction(async (manager) => {
         const locked = await this.journal.lockSendable(manager, payout.id);
         if (!locked) return null;
+        // The decision that counts: under the balance's lock (to this transaction's end), so it
+        // sees every earlier claim of the balance as Processing. Before the wallet's lock, so a
+        // claim waiting for a balance never holds up the network's other claims.
+        if (sandbox && (await this.sandboxFunding.decide(manager, locked)) !== 'on_chain') {
+          return 'simulated';
+        }
         // The wallet's row lock serializes claims, so what is committed below counts every
         // earlier one: a burst can never promise the same tokens twice.
         await this.journal.lockWalletNonce(manager, payout.network, key.address);
@@ -98,6 +119,7 @@ export class PayoutSender {
     if (claim === 'short') return this.postpone(payout, 'hot_wallet_insufficient_token');
     if (claim === 'short_of_gas') return this.postpone(payout, 'hot_wallet_insufficient_gas');
     if (!claim) return 'skipped';
+    if (claim === 'simulated') return 'simulated';
     await this.broadcaster.broadcast(claim);
     return 'sent';
   }

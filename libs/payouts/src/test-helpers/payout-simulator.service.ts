@@ -3,13 +3,14 @@ import { EntityManager } from 'typeorm';
 import { AuthenticatedMerchant } from '@app/auth';
 import { ApiException, ErrorCode, newSimulatedTxHash } from '@app/common';
 import { IdempotencyService, IdempotentResult } from '@app/idempotency';
-import { LedgerEntry, LedgerService } from '@app/ledger';
+import { LedgerService } from '@app/ledger';
 import { PayoutDto } from '../dto/payout.dto';
 import { PayoutEvents } from '../payout-events';
-import { completionEntry, releaseEntry } from '../payout-ledger';
+import { releaseEntry } from '../payout-ledger';
 import { toPayoutDto } from '../payout.mapper';
 import { PayoutRecord } from '../payout.types';
 import { PayoutJournalRepository } from '../processing/payout-journal.repository';
+import { simulatedCompletionEntry } from '../processing/simulated-completion';
 
 const ENDPOINT = 'POST /v1/test-helpers/payouts/{id}';
 
@@ -125,22 +126,4 @@ export class PayoutSimulatorService {
     );
     return toPayoutDto(row);
   }
-}
-
-/**
- * The worker's completion entry (same reference: a payout completes once), with the net leaving
- * `simulated:` (the sandbox helpers' asset account, see docs/sandbox.md) instead of the hot wallet:
- * no token left it, and reconciliation compares the hot wallet's books with the chain. Its kind stays
- * `payout`, so the merchant's statement shows a payout.
- */
-export function simulatedCompletionEntry(payout: PayoutRecord): LedgerEntry {
-  const entry = completionEntry(payout);
-  return {
-    ...entry,
-    lines: entry.lines.map((line) =>
-      line.account.startsWith('hot_wallet:')
-        ? { ...line, account: `simulated:${payout.network}:${payout.currency}` }
-        : line,
-    ),
-  };
 }

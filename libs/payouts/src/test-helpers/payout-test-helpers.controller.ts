@@ -22,7 +22,8 @@ import { PayoutSimulatorService } from './payout-simulator.service';
 
 const SANDBOX_ONLY =
   'Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ' +
-  'ends on chain). Sandbox only: in production, and with an `sk_live_` key, the route does not ' +
+  'ends on chain). A payout that simulated payments fund is never sent: it waits here ' +
+  '(`pending_reason` `awaiting_simulation`). Sandbox only: in production, and with an `sk_live_` key, the route does not ' +
   'exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.';
 
 const ID_PARAM = { name: 'id', description: 'Payout id.', example: 'po_4fHq8LmN2pRtVx6Zb1Kc9D' };

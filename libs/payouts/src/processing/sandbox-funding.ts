@@ -1,0 +1,149 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Decimal from 'decimal.js';
+import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig, newSimulatedTxHash, SIMULATED_TX_HASH_PREFIX } from '@app/common';
+import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { PayoutEvents } from '../payout-events';
+import { PayoutRecord } from '../payout.types';
+import { PayoutJournalRepository } from './payout-journal.repository';
+import { simulatedCompletionEntry } from './simulated-completion';
+
+/**
+ * 'on_chain': real money covers it, the worker may sign it. 'awaiting_simulation': simulated
+ * money funds it; parked until a test helper ends it. 'completed_simulated': a refund's payout
+ * funded by simulated money, completed without a chain (no helper can reach a refund's payout).
+ */
+export type SandboxFundingDecision = 'on_chain' | 'awaiting_simulation' | 'completed_simulated';
+
+/** What a balance (merchant, sub-merchant, network, currency) holds in real money. */
+export interface RealFunds {
+  /** Deposit credits net of their reversals, less what simulated transfers brought in. */
+  realIn: Decimal;
+  /** Payouts (refunds' included) signed on a chain: in flight, or completed there. */
+  onChain: Decimal;
+}
+
+/** The SQL pattern of a simulated transaction hash (a payout completed by a test helper). */
+const SIMULATED_HASH = `${SIMULATED_TX_HASH_PREFIX}%`;
+
+/**
+ * Simulated money never leaves on a chain (docs/sandbox.md, "Simulated money stays simulated").
+ * In the sandbox a payout is signed only when the balance's real money covers it:
+ * `onChain + amount <= realIn` for its merchant, sub-merchant, network and currency, decided in
+ * the worker's claim transaction under a lock of that balance. Outside the sandbox it reads
+ * nothing (`applies` is false) and the claim is what it always was.
+ */
+@Injectable()
+export class SandboxFunding {
+  private readonly logger = new Logger(SandboxFunding.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly journal: PayoutJournalRepository,
+    private readonly ledger: LedgerService,
+    private readonly events: PayoutEvents,
+  ) {}
+
+  /** Production (APP_ENV=production, live payouts) never runs the check. */
+  applies(payout: Pick<PayoutRecord, 'livemode'>): boolean {
+    return !this.config.livemode && !payout.livemode;
+  }
+
+  /**
+   * Decides whether the payout, locked by the caller (Pending), may be signed; when simulated
+   * money funds it, parks it (or completes a refund's without a chain) in the caller's
+   * transaction. The balance's advisory lock, held to the end of that transaction, makes the
+   * decision and the claim one step: a second worker checks only after the first one's payout
+   * is Processing (and counted) or parked.
+   */
+  async decide(manager: EntityManager, payout: PayoutRecord): Promise<SandboxFundingDecision> {
+    const refundId = (payout as PayoutRecord & { refund_id?: string | null }).refund_id ?? null;
+    if (refundId && (await this.refundsUnmatchedTransfer(manager, refundId))) {
+      // An unmatched transfer's refund sends back what a sender sent on chain (a simulation never
+      // makes one), out of `unmatched`: never the merchant's balance, real by construction.
+      return 'on_chain';
+    }
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+      `payouts.sandbox_funding:${balanceKey(payout)}`,
+    ]);
+    const funds = await this.realFunds(manager, payout);
+    if (funds.onChain.plus(payout.amount).lte(funds.realIn)) return 'on_chain';
+    const figures = {
+      payoutId: payout.id,
+      amount: payout.amount,
+      realIn: funds.realIn.toFixed(),
+      onChain: funds.onChain.toFixed(),
+    };
+    if (refundId) {
+      await this.journal.markCompleted(manager, payout.id, newSimulatedTxHash());
+      await this.ledger.post(manager, simulatedCompletionEntry(payout));
+      await this.events.statusChanged(manager, payout.id, 'Pending');
+      this.logger.log(
+        figures,
+        "Refund's payout funded by simulated money completed without a chain",
+      );
+      return 'completed_simulated';
+    }
+    await this.journal.awaitSimulation(manager, payout.id);
+    this.logger.log(figures, 'Payout funded by simulated money waits for a test helper');
+    return 'awaiting_simulation';
+  }
+
+  /**
+   * The balance's real money. `realIn`: the credits of deposit entries (kind `deposit` and
+   * `deposit_reversal`, a session's settlement) to the merchant's account, less, per checkout
+   * session, the part of its net amount that its confirmed simulated transfers brought in:
+   * min(net, simulated received), so a session's fee is charged to its real part first (the
+   * conservative side). `onChain`: the amounts of its payouts signed on a chain (Processing, or
+   * Completed with a real hash), refunds of sessions included, an unmatched transfer's refund not.
+   */
+  async realFunds(manager: EntityManager, payout: PayoutRecord): Promise<RealFunds> {
+    const params = [payout.merchant_id, payout.sub_merchant_id, payout.network, payout.currency];
+    const account = LedgerAccounts.merchant(
+      payout.merchant_id,
+      payout.sub_merchant_id,
+      payout.network,
+      payout.currency,
+    );
+    const [row]: Array<{ credited: string; simulated: string; on_chain: string }> =
+      await manager.query(
+        `SELECT
+           (SELECT COALESCE(-sum(l.amount), 0) FROM ledger_lines l
+              JOIN ledger_entries e ON e.id = l.entry_id
+             WHERE l.account = $5 AND e.kind IN ('deposit', 'deposit_reversal'))::text AS credited,
+           (SELECT COALESCE(sum(LEAST(s.net_amount, sim.amount)), 0) FROM checkout_sessions s
+              CROSS JOIN LATERAL (
+                SELECT sum(t.amount) AS amount FROM session_transactions t
+                 WHERE t.session_id = s.id AND t.status = 'Confirmed' AND t.tx_hash LIKE $6) sim
+             WHERE s.merchant_id = $1 AND s.sub_merchant_id IS NOT DISTINCT FROM $2
+               AND s.network = $3 AND s.currency = $4 AND sim.amount IS NOT NULL)::text AS simulated,
+           (SELECT COALESCE(sum(p.amount), 0) FROM payouts p
+             WHERE p.merchant_id = $1 AND p.sub_merchant_id IS NOT DISTINCT FROM $2
+               AND p.network = $3 AND p.currency = $4
+               AND (p.status = 'Processing' OR (p.status = 'Completed' AND p.tx_hash NOT LIKE $6))
+               AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = p.refund_id
+                                  AND r.unmatched_transfer_id IS NOT NULL))::text AS on_chain`,
+        [...params, account, SIMULATED_HASH],
+      );
+    return {
+      realIn: new Decimal(row.credited).minus(row.simulated),
+      onChain: new Decimal(row.on_chain),
+    };
+  }
+
+  private async refundsUnmatchedTransfer(
+    manager: EntityManager,
+    refundId: string,
+  ): Promise<boolean> {
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM refunds WHERE id = $1 AND unmatched_transfer_id IS NOT NULL`,
+      [refundId],
+    );
+    return rows.length > 0;
+  }
+}
+
+function balanceKey(payout: PayoutRecord): string {
+  const sub = payout.sub_merchant_id ?? '-';
+  return `${payout.merchant_id}:${sub}:${payout.network}:${payout.currency}`;
+}

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { ChangeEvent, FormEvent, useState } from 'react';
+import { ChangeEvent, FormEvent, useRef, useState } from 'react';
 import { AccessDenied } from '../../../components/AccessDenied';
 import { FieldError, FormError } from '../../../components/FieldError';
 import { t } from '../../../i18n/t';
@@ -33,8 +33,13 @@ export function PayoutBatchUploadPage() {
   const [upload, setUpload] = useState<Upload | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [code, setCode] = useState('');
+  // Set at once, unlike isPending: both clicks of a double click run before the next render.
+  const sending = useRef(false);
   const create = useMutation({
     mutationFn: (current: Upload) => createPayoutBatch(current.items, code, current.idempotencyKey),
+    onSettled: () => {
+      sending.current = false;
+    },
     onSuccess: async (batch) => {
       await queryClient.invalidateQueries({ queryKey: ['payout-batches'] });
       await navigate({ to: '/payouts/batches/$batchId', params: { batchId: batch.id } });
@@ -63,7 +68,9 @@ export function PayoutBatchUploadPage() {
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (upload && upload.errors.length === 0 && !create.isPending) create.mutate(upload);
+    if (!upload || upload.errors.length > 0 || sending.current) return;
+    sending.current = true;
+    create.mutate(upload);
   };
   const apiRowErrors = rowErrorsOf(create.error);
   const rowErrors = [...(upload?.errors ?? []), ...apiRowErrors];

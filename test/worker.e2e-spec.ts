@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { PURGE_REQUEST_LOG_JOB } from '@app/console/request-log';
 import { MaintenanceScheduler } from '../apps/worker/src/maintenance/maintenance.scheduler';
+import { APPLY_RETENTION_JOB } from '../apps/worker/src/maintenance/retention/data-retention';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -49,6 +50,7 @@ describe('Worker (real Redis and Bull)', () => {
   it('schedules its repeatable jobs once', async () => {
     const repeatable = await queue.getRepeatableJobs();
     expect(repeatable.map((job) => job.name).sort()).toEqual([
+      APPLY_RETENTION_JOB,
       MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,
@@ -63,6 +65,7 @@ describe('Worker (real Redis and Bull)', () => {
     await queue.add('retired-job', {}, { repeat: { every: 60_000 } });
 
     const wanted = [
+      [APPLY_RETENTION_JOB, 600_000],
       [MAINTENANCE_JOBS.expireRefundDestinations, 60_000],
       [MAINTENANCE_JOBS.expireSessions, 5_000],
       [MAINTENANCE_JOBS.purgeIdempotencyKeys, 3_600_000],
@@ -85,8 +88,9 @@ describe('Worker (real Redis and Bull)', () => {
     // Not checked empty here: a repeat job the worker is running at the flush adds its schedule
     // back as it finishes (Bull's next repeat), a race a loaded CI run lost once. Every schedule
     // must come back, whichever was re-added first.
-    await waitFor(async () => (await queue.getRepeatableJobs()).length === 5, 60_000);
+    await waitFor(async () => (await queue.getRepeatableJobs()).length === 6, 60_000);
     expect((await queue.getRepeatableJobs()).map((job) => job.name).sort()).toEqual([
+      APPLY_RETENTION_JOB,
       MAINTENANCE_JOBS.expireRefundDestinations,
       MAINTENANCE_JOBS.expireSessions,
       MAINTENANCE_JOBS.purgeIdempotencyKeys,

@@ -16,6 +16,10 @@ import { TokenDecimalsCheck } from './deposits/token-decimals.check';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor';
 import { MaintenanceScheduler } from './maintenance/maintenance.scheduler';
 import { RequestLogRetentionProcessor } from './maintenance/request-log-retention.processor';
+import { DataRetention } from './maintenance/retention/data-retention';
+import { DataRetentionProcessor } from './maintenance/retention/data-retention.processor';
+import { RetentionMetrics } from './maintenance/retention/retention-metrics';
+import { NonceProofWaitGauge } from './payouts/nonce-proof-wait.gauge';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
 import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
@@ -51,10 +55,14 @@ import { WorkerDrain } from './worker-drain';
     MaintenanceProcessor,
     MaintenanceScheduler,
     RequestLogRetentionProcessor,
+    DataRetention,
+    DataRetentionProcessor,
+    RetentionMetrics,
     DepositWatchLoops,
     TokenDecimalsCheck,
     PayoutsProcessor,
     PayoutsScheduler,
+    NonceProofWaitGauge,
     SweepsProcessor,
     SweepsScheduler,
     JobMetrics,

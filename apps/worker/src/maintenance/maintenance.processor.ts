@@ -4,6 +4,7 @@ import { PayAddressPool, SessionExpiryService } from '@app/checkout';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { IdempotencyService } from '@app/idempotency';
 import { RefundExpiry } from '@app/refunds';
+import { RetentionMetrics } from './retention/retention-metrics';
 
 /** Housekeeping that keeps the API's hot path cheap. Each job is safe to run on many workers. */
 @Processor(QUEUES.maintenance)
@@ -15,6 +16,7 @@ export class MaintenanceProcessor {
     private readonly idempotency: IdempotencyService,
     private readonly expiry: SessionExpiryService,
     private readonly refundExpiry: RefundExpiry,
+    private readonly retentionMetrics: RetentionMetrics,
   ) {}
 
   @Process(MAINTENANCE_JOBS.expireSessions)
@@ -37,6 +39,7 @@ export class MaintenanceProcessor {
   @Process(MAINTENANCE_JOBS.purgeIdempotencyKeys)
   async purgeIdempotencyKeys(): Promise<void> {
     const deleted = await this.idempotency.purgeExpired();
+    this.retentionMetrics.deleted('idempotency_keys', deleted);
     if (deleted) this.logger.log({ deleted }, 'Expired idempotency keys purged');
   }
 }

@@ -4,10 +4,12 @@ import type { Queue } from 'bull';
 import { MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { PURGE_REQUEST_LOG_JOB } from '@app/console/request-log';
 import { removeOtherSchedules, keepRescheduling } from '../repeatable-jobs';
+import { APPLY_RETENTION_JOB } from './retention/data-retention';
 
 const EVERY_5_SECONDS = 5_000;
 const EVERY_10_SECONDS = 10_000;
 const EVERY_MINUTE = 60_000;
+const EVERY_10_MINUTES = 600_000;
 const EVERY_HOUR = 3_600_000;
 
 /** Registers the repeatable jobs; Bull keys them by name and interval, so many workers add one. */
@@ -66,6 +68,12 @@ export class MaintenanceScheduler implements OnApplicationBootstrap, OnApplicati
         PURGE_REQUEST_LOG_JOB,
         {},
         { ...options, repeat: { every: EVERY_HOUR } },
+      ),
+      // Each run is bounded in time (RETENTION_RUN_BUDGET_MS), so a backlog goes over many runs.
+      await this.queue.add(
+        APPLY_RETENTION_JOB,
+        {},
+        { ...options, repeat: { every: EVERY_10_MINUTES } },
       ),
     ];
     await removeOtherSchedules(this.queue, added, this.logger);

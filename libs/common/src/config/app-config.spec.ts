@@ -185,6 +185,31 @@ describe('loadAppConfig', () => {
     );
   });
 
+  it('bounds the API database by default, and keeps 30 days of attempts and 90 of events', () => {
+    const config = loadAppConfig({});
+    expect(config.databaseStatementTimeoutMs).toBe(15000);
+    expect(config.databaseListTotalTimeoutMs).toBe(2000);
+    expect(config.databaseIdleInTransactionTimeoutMs).toBe(60000);
+    expect(config.databaseConnectTimeoutMs).toBe(10000);
+    expect(config.retention).toEqual({ webhookAttemptsDays: 30, eventsDays: 90, batchSize: 5000 });
+    expect(loadAppConfig({ RETENTION_EVENTS_DAYS: '0' }).retention.eventsDays).toBe(0);
+  });
+
+  it('refuses a retention or time limit that is not a whole number in range, naming it', () => {
+    // "9O" (a letter O) must never be read as 0, 9 or "delete everything".
+    expect(() => loadAppConfig({ RETENTION_EVENTS_DAYS: '9O' })).toThrow('RETENTION_EVENTS_DAYS');
+    expect(() => loadAppConfig({ RETENTION_WEBHOOK_ATTEMPTS_DAYS: '-1' })).toThrow(
+      'RETENTION_WEBHOOK_ATTEMPTS_DAYS',
+    );
+    expect(() => loadAppConfig({ RETENTION_BATCH_SIZE: '10' })).toThrow('RETENTION_BATCH_SIZE');
+    expect(() => loadAppConfig({ DATABASE_LIST_TOTAL_TIMEOUT_MS: '2s' })).toThrow(
+      'DATABASE_LIST_TOTAL_TIMEOUT_MS',
+    );
+    expect(() => loadAppConfig({ DATABASE_CONNECT_TIMEOUT_MS: '9999999' })).toThrow(
+      'DATABASE_CONNECT_TIMEOUT_MS',
+    );
+  });
+
   it('strips a trailing slash from PUBLIC_URL', () => {
     expect(loadAppConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe(
       'https://pay.example.com',

@@ -8,19 +8,41 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-const SPEC = join(ROOT, 'docs', 'openapi.json');
+// `--spec <file>` reads another document (e.g. the committed one, while docs/openapi.json has
+// uncommitted changes).
+const specArgument = process.argv.indexOf('--spec');
+const SPEC = specArgument > 0 ? process.argv[specArgument + 1] : join(ROOT, 'docs', 'openapi.json');
 const TARGET = join(ROOT, 'packages', 'sdk', 'src', 'generated', 'openapi.ts');
 const RELATIVE_TARGET = 'packages/sdk/src/generated/openapi.ts';
+
+/**
+ * The document as the SDK's callers see it: the client sends an Idempotency-Key on every POST
+ * (a fresh UUID unless the caller passes one), so the header is optional to them even on the
+ * routes where the API requires it.
+ */
+function sdkDocument() {
+  const document = JSON.parse(readFileSync(SPEC, 'utf8'));
+  for (const item of Object.values(document.paths)) {
+    for (const parameter of item.post?.parameters ?? []) {
+      if (parameter.in === 'header' && parameter.name === 'Idempotency-Key') {
+        parameter.required = false;
+      }
+    }
+  }
+  return document;
+}
 
 function generate() {
   const dir = mkdtempSync(join(tmpdir(), 'sdk-types-'));
   try {
+    const spec = join(dir, 'openapi.json');
+    writeFileSync(spec, JSON.stringify(sdkDocument()));
     // A .ts file, not a .d.ts: tsc copies .d.ts sources into no output, and the SDK's dist must
     // carry the types its declarations import.
     const out = join(dir, 'openapi.ts');
     execFileSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), SPEC, '--output', out],
+      [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), spec, '--output', out],
       // In the temporary directory: a redocly.yaml at the root (for linting the document) would
       // otherwise be read by openapi-typescript as its own configuration.
       { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] },

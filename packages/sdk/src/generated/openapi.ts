@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a payout
-         * @description What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed by the same checks, fee and review rules, and written nowhere (no payout, hold, event or idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or network are answered as the creation answers them; the destination and the balance are reported instead: `destination.valid` false where the creation answers 400 `invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. A quote reserves nothing: the creation checks again.
+         * @description What `POST /v1/payouts` would do with the same body and `X-Sub-Merchant-Code`, computed by the same checks, fee and review rules, and written nowhere (no payout, hold, event or idempotency record; no `Idempotency-Key` needed). Errors in the amount, currency or network are answered as the creation answers them; the destination and the balance are reported instead: `destination.valid` false where the creation answers 400 `invalid_address`, a negative `balance_after` where it answers 422 `insufficient_balance`. A quote reserves nothing: the creation checks again. Needs `payouts:write`, as the creation does: a quote tells the available balance and whether an address is refused as one of the service's own, which a read-only key is not to learn.
          */
         post: operations["quotePayout"];
         delete?: never;
@@ -404,7 +404,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a payout without a chain (sandbox)
-         * @description The payout is Completed with a synthetic `tx_hash` (`sim_`...), its held amount leaves the balance for good and `payout.completed` is sent, as when the worker sees it mined. A payout waiting for review may only fail. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
+         * @description The payout is Completed with a synthetic `tx_hash` (`sim_`...), its held amount leaves the balance for good and `payout.completed` is sent, as when the worker sees it mined. A payout waiting for review may only fail. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). A payout that simulated payments fund is never sent: it waits here (`pending_reason` `awaiting_simulation`). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
          */
         post: operations["simulatePayoutCompletion"];
         delete?: never;
@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Fail a payout without a chain (sandbox)
-         * @description The payout is Failed with `reason` as its `error_reason`, its held amount goes back to the available balance (once) and `payout.failed` is sent. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
+         * @description The payout is Failed with `reason` as its `error_reason`, its held amount goes back to the available balance (once) and `payout.failed` is sent. Only a Pending payout the worker has not sent (409 `invalid_state` otherwise: one it signed ends on chain). A payout that simulated payments fund is never sent: it waits here (`pending_reason` `awaiting_simulation`). Sandbox only: in production, and with an `sk_live_` key, the route does not exist (404 `route_not_found`). Send an `Idempotency-Key` to retry safely.
          */
         post: operations["simulatePayoutFailure"];
         delete?: never;
@@ -1496,11 +1496,11 @@ export interface components {
              */
             error_reason: string | null;
             /**
-             * @description Why a `Pending` payout is waiting: for an operator review (`review_amount_above_threshold`, `review_new_destination`), or for the hot wallet to be funded (`hot_wallet_insufficient_token`, `hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Null otherwise.
+             * @description Why a `Pending` payout is waiting: for an operator review (`review_amount_above_threshold`, `review_new_destination`), or for the hot wallet to be funded (`hot_wallet_insufficient_token`, `hot_wallet_insufficient_gas`), or for the network (`network_unavailable`). Sandbox only: `awaiting_simulation`, simulated payments fund it, so it is never sent on a chain and ends only by `POST /v1/test-helpers/payouts/{id}/complete` or `…/fail`. Null otherwise.
              * @example null
              * @enum {string|null}
              */
-            pending_reason: "review_amount_above_threshold" | "review_new_destination" | "hot_wallet_insufficient_token" | "hot_wallet_insufficient_gas" | "hot_wallet_not_configured" | "network_unavailable" | null;
+            pending_reason: "review_amount_above_threshold" | "review_new_destination" | "hot_wallet_insufficient_token" | "hot_wallet_insufficient_gas" | "hot_wallet_not_configured" | "network_unavailable" | "awaiting_simulation" | null;
             /**
              * @description Operator who reviewed it.
              * @example null
@@ -3511,11 +3511,11 @@ export interface operations {
     createPayout: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description PSP accounts only: pay out of this sub-merchant's balance (it must be `active`). */
                 "X-Sub-Merchant-Code"?: string;
                 /** @description Required. Up to 255 printable ASCII characters; a UUID v4 per payout. Kept 24 hours. */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3651,7 +3651,7 @@ export interface operations {
             /**
              * @description The key may not do this.
              *
-             *     Needs the scope `payouts:read` or `payouts:write`: a restricted key without it gets `insufficient_scope`.
+             *     Needs the scope `payouts:write`: a restricted key without it gets `insufficient_scope`.
              */
             403: {
                 headers: {
@@ -3833,11 +3833,11 @@ export interface operations {
     createPayoutBatch: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description PSP accounts only: pay the whole batch out of this sub-merchant's balance (it must be `active`). */
                 "X-Sub-Merchant-Code"?: string;
                 /** @description Required. Up to 255 printable ASCII characters; a UUID v4 per payout batch. Kept 24 hours. */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4156,11 +4156,11 @@ export interface operations {
     createCheckoutSessionRefund: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description PSP accounts only: act for this sub-merchant (it must be `active`); another sub-merchant's or your own record is then a 404. Without it, any of your records, own or sub-merchants. */
                 "X-Sub-Merchant-Code"?: string;
                 /** @description Required. Up to 255 printable ASCII characters; a UUID v4 per refund. Kept 24 hours. */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Session id. */
@@ -4266,11 +4266,11 @@ export interface operations {
     createUnmatchedTransferRefund: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description PSP accounts only: act for this sub-merchant (it must be `active`); another sub-merchant's or your own record is then a 404. Without it, any of your records, own or sub-merchants. */
                 "X-Sub-Merchant-Code"?: string;
                 /** @description Required. Up to 255 printable ASCII characters; a UUID v4 per refund. Kept 24 hours. */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Unmatched transfer id. */

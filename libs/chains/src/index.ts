@@ -25,6 +25,7 @@ export * from './payouts/payout-transport';
 export * from './payouts/hot-wallet-key';
 export * from './payouts/payout-transports';
 export { EthersPayoutTransport } from './payouts/evm-payout-transport';
+export * from './payouts/nonce-proofs';
 export type { EthersPayoutTransportOptions } from './payouts/evm-payout-transport';
 export { TronNodePayoutTransport } from './payouts/tron-payout-transport';
 export { receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';

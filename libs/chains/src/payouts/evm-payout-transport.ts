@@ -21,6 +21,7 @@ import { ChainError } from '../rpc/chain-error';
 import { RetryOptions } from '../rpc/retry';
 import { classifyBroadcastError, nodeErrorOf } from './evm-broadcast-errors';
 import { HotWalletKey } from './hot-wallet-key';
+import { NonceProof, NonceProofStore } from './nonce-proofs';
 import {
   BroadcastResult,
   EvmFees,
@@ -35,6 +36,8 @@ import {
 
 export interface EthersPayoutTransportOptions {
   retry?: RetryOptions;
+  /** Where proofs of nonce consumers outlive the process (PostgresNonceProofs); memory only without. */
+  proofs?: NonceProofStore;
 }
 
 const ERC20 = new Interface([
@@ -43,6 +46,8 @@ const ERC20 = new Interface([
 ]);
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+// EIP-7702 (as EIP-2): an authorization whose s is above half the curve order is invalid.
+const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 // A tip of zero would stay zero after any percentage bump of a replacement.
 const MIN_PRIORITY_FEE = 1n;
 // "method not found", "the method eth_maxPriorityFeePerGas does not exist/is not available".
@@ -61,17 +66,18 @@ const CANCEL_GAS_LIMIT = 21_000n;
 /** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
 export class EthersPayoutTransport implements EvmPayoutTransport {
   private readonly wallets = new WeakMap<HotWalletKey, Wallet>();
-  /** Where an earlier search found the transaction that used a wallet's nonce ("owner:nonce"). */
-  /** The block each proven consumer was found in, by `owner:nonce`, with its hash. */
-  private readonly consumerHints = new Map<string, { blockNumber: number; blockHash: string }>();
+  /** Proofs found by this process, by `owner:nonce`: the store is read once per nonce. */
+  private readonly consumerHints = new Map<string, NonceProof>();
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
+  private readonly proofs: NonceProofStore | undefined;
 
   constructor(
     readonly network: NetworkConfig,
     options: EthersPayoutTransportOptions = {},
   ) {
     this.rpc = new EvmRpc(network, options.retry);
+    this.proofs = options.proofs;
   }
 
   async balances(address: string, tokenContract: string): Promise<WalletBalances> {
@@ -209,36 +215,50 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
    * Counts at numbered blocks are the same on every node that has the block (a node that lacks
    * it answers an error), so the search cannot be misled by a lagging backend, only stopped. The
    * proof itself is the block: it must hold the wallet's transaction with this nonce, or an
-   * EIP-7702 authorization of it that the counts prove was applied there.
+   * EIP-7702 authorization of it that the counts prove was applied there. A proof, once made, is
+   * stored (when a store is given) and used again while its block stands.
    */
   async nonceConsumer(address: string, nonce: number): Promise<NonceConsumer | null> {
     const owner = this.checkedAddress(address, 'address').toLowerCase();
     const hintKey = `${owner}:${nonce}`;
-    const found = await this.consumerBlock(owner, nonce, this.consumerHints.get(hintKey));
-    if (!found) return null;
-    this.consumerHints.set(hintKey, found);
+    const known =
+      this.consumerHints.get(hintKey) ??
+      (await this.proofs?.find(this.network.name, owner, nonce)) ??
+      undefined;
+    const proof = await this.consumerProof(owner, nonce, known);
+    if (!proof) return null;
+    if (!known || known.blockHash !== proof.blockHash || known.txHash !== proof.txHash) {
+      await this.proofs?.save(this.network.name, proof);
+    }
+    this.consumerHints.set(hintKey, proof);
     const after = await this.headBlockNumber();
-    if (after < found.blockNumber) return null;
-    const { txHash, blockNumber } = found;
+    if (after < proof.blockNumber) return null;
+    const { txHash, blockNumber } = proof;
     return { txHash, blockNumber, confirmations: after - blockNumber + 1 };
   }
 
   /**
-   * The block found for this nonce by an earlier search is read again first: a proof waits for
-   * its confirmations (128 on Polygon), and by then a pruned node has no state left that deep
-   * to search with. Then a search by counts; where a node has no state at some block, the block
-   * bodies below the last block known to have used the nonce, where only the wallet's own
-   * transactions prove anything.
+   * A proof made earlier (by this process, or stored by any) holds while its block is still the
+   * chain's at that height: the same hash is the same transactions on the same parent. It is
+   * needed: a proof waits for its confirmations (128 on Polygon), and by then a pruned node has
+   * no state left that deep to search with. Otherwise a search by counts; where a node has no
+   * state at some block, the block bodies below the last block known to have used the nonce,
+   * where only the wallet's own transactions prove anything.
    */
-  private async consumerBlock(
+  private async consumerProof(
     owner: string,
     nonce: number,
-    hint: { blockNumber: number; blockHash: string } | undefined,
-  ): Promise<FoundConsumer | null> {
-    if (hint !== undefined) {
-      const found = await this.consumerIn(hint.blockNumber, owner, nonce);
-      // An authorization only in the very block its counts were proven in.
-      if (found && (!found.byAuthorization || found.blockHash === hint.blockHash)) return found;
+    known: NonceProof | undefined,
+  ): Promise<NonceProof | null> {
+    if (known !== undefined) {
+      const hash = await this.blockHashAt(known.blockNumber);
+      if (hash === known.blockHash) return known;
+      // Another block at that height: a reorg took the proven one away. (No block at all: a
+      // node behind, the proof is kept for a node that has it.)
+      if (hash !== null) {
+        this.consumerHints.delete(`${owner}:${nonce}`);
+        await this.proofs?.forget(this.network.name, owner, nonce, known.blockHash);
+      }
     }
     const head = await this.headBlockNumber();
     const countAt = (block: number) => this.transactionCount(owner, block);
@@ -252,18 +272,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       if (!(error instanceof ChainError)) throw error;
       return this.scanBodiesForNonce(owner, nonce, search.used);
     }
-    const found = await this.consumerIn(search.used, owner, nonce);
-    if (!found?.byAuthorization) return found;
-    return (await this.appliedIn(found, owner, nonce)) ? found : null;
+    return this.consumerIn(search.used, owner, nonce, true);
   }
 
   /**
-   * Whether the counts at the block itself and at its parent, read by hash (EIP-1898), show that
-   * this block used the nonce. A type-4 transaction is mined with its invalid authorizations
-   * skipped (another chain's id, a stale nonce): being in the block proves nothing alone, and
-   * the counts by number may come from another fork than the block read.
+   * The wallet's count before and after the block, read by hash (EIP-1898): which authorization
+   * of the block took the nonce, if one did. A type-4 transaction is mined with its invalid
+   * authorizations skipped (another chain's id, a nonce the wallet has not reached or has passed):
+   * being in the block proves nothing alone, and the counts by number may come from another
+   * fork than the block read. Null where a count cannot be read.
    */
-  private async appliedIn(found: FoundConsumer, owner: string, nonce: number): Promise<boolean> {
+  private async countsAround(
+    owner: string,
+    block: { hash: string; parentHash: string },
+  ): Promise<{ before: number; after: number } | null> {
     const countBy = (blockHash: string) =>
       this.rpc.call('eth_getTransactionCount', async (provider) =>
         Number(
@@ -274,11 +296,27 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
         ),
       );
     try {
-      return (await countBy(found.parentHash)) <= nonce && nonce < (await countBy(found.blockHash));
+      return { before: await countBy(block.parentHash), after: await countBy(block.hash) };
     } catch (error) {
-      if (error instanceof ChainError) return false;
+      if (error instanceof ChainError) return null;
       throw error;
     }
+  }
+
+  /** The hash of the chain's block at `number` (lowercase), null where the node has none. */
+  private async blockHashAt(number: number): Promise<string | null> {
+    const block = await this.rpc.call('eth_getBlockByNumber', async (provider) => {
+      const answer: unknown = await provider.send('eth_getBlockByNumber', [
+        toQuantity(number),
+        false,
+      ]);
+      return answer as { number?: string; hash?: string } | null;
+    });
+    if (!block || typeof block.hash !== 'string') return null;
+    if (Number(block.number) !== number) {
+      throw this.error('transient', `eth_getBlockByNumber: asked for ${number}, got another block`);
+    }
+    return block.hash.toLowerCase();
   }
 
   /**
@@ -315,24 +353,25 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     owner: string,
     nonce: number,
     from: number,
-  ): Promise<FoundConsumer | null> {
+  ): Promise<NonceProof | null> {
     for (let number = from; number >= 0 && number > from - MAX_BODY_SCAN; number--) {
-      const found = await this.consumerIn(number, owner, nonce);
-      if (found && !found.byAuthorization) return found;
+      const found = await this.consumerIn(number, owner, nonce, false);
+      if (found) return found;
     }
     return null;
   }
 
   /**
-   * `owner`'s transaction with `nonce` in block `number`, or else the first transaction there
-   * carrying an authorization `owner` signed for this chain with that nonce; null if neither
-   * (or the block is unknown).
+   * `owner`'s transaction with `nonce` in block `number`; or else, when `authorizations` (the
+   * counts said this block used the nonce), the transaction whose authorization took it, as the
+   * counts around the block read by its hash confirm. Null if neither (or the block is unknown).
    */
   private async consumerIn(
     number: number,
     owner: string,
     nonce: number,
-  ): Promise<FoundConsumer | null> {
+    authorizations: boolean,
+  ): Promise<NonceProof | null> {
     const block = await this.rpc.call('eth_getBlockByNumber', async (provider) => {
       const answer: unknown = await provider.send('eth_getBlockByNumber', [
         toQuantity(number),
@@ -351,43 +390,40 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     }
     const blockHash = String(block.hash).toLowerCase();
     const parentHash = String(block.parentHash).toLowerCase();
-    const found = (txHash: string, byAuthorization: boolean): FoundConsumer => ({
+    const proof = (txHash: string, byAuthorization: boolean): NonceProof => ({
+      address: owner,
+      nonce,
       txHash: checkedTransactionHash(txHash, this.network.name),
       blockNumber: number,
       blockHash,
-      parentHash,
       byAuthorization,
     });
-    for (const entry of block.transactions) {
-      const transaction = entry as { from?: string; nonce?: string; hash?: string };
+    const transactions = block.transactions as BlockTransaction[];
+    for (const transaction of transactions) {
       if (
         typeof transaction.from === 'string' &&
         transaction.from.toLowerCase() === owner &&
         Number(transaction.nonce) === nonce &&
         typeof transaction.hash === 'string'
       ) {
-        return found(transaction.hash, false);
+        return proof(transaction.hash, false);
       }
     }
+    if (!authorizations) return null;
     // Or an EIP-7702 authorization the owner signed with this nonce, in anyone's type-4
-    // transaction: applied, it takes the owner's nonce as a transaction of its own would. The
-    // first one in the block is the one applied (any later one has a stale nonce by then).
-    const chainId = BigInt(this.network.chainId);
-    for (const entry of block.transactions) {
-      const transaction = entry as { hash?: string; authorizationList?: unknown };
-      if (
-        typeof transaction.hash === 'string' &&
-        Array.isArray(transaction.authorizationList) &&
-        transaction.authorizationList.some((authorization) =>
-          authorizedBy(authorization, owner, nonce, chainId),
-        )
-      ) {
-        return found(transaction.hash, true);
-      }
-    }
+    // transaction: applied, it takes the owner's nonce as a transaction of its own would.
+    const counts = await this.countsAround(owner, { hash: blockHash, parentHash });
+    if (!counts || counts.before > nonce || nonce >= counts.after) return null;
+    const txHash = authorizationConsumer(
+      transactions,
+      owner,
+      nonce,
+      counts.before,
+      BigInt(this.network.chainId),
+    );
     // The counts said this block used the nonce and the block says otherwise: two views of the
     // chain in one search (a reorg, or a backend on another fork). No proof; look again later.
-    return null;
+    return txHash === null ? null : proof(txHash, true);
   }
 
   private headBlockNumber(): Promise<number> {
@@ -539,13 +575,43 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   }
 }
 
-interface FoundConsumer {
-  txHash: string;
-  blockNumber: number;
-  blockHash: string;
-  parentHash: string;
-  /** Found by an authorization, not the wallet's own transaction. */
-  byAuthorization: boolean;
+/** A transaction of a block read with its bodies (eth_getBlockByNumber, true). */
+interface BlockTransaction {
+  hash?: string;
+  from?: string;
+  nonce?: string;
+  authorizationList?: unknown;
+}
+
+/**
+ * The transaction whose authorization took `owner`'s `nonce`, found by replaying the wallet's
+ * count through the block from `countBefore` (its count at the parent): a transaction the wallet
+ * sends takes its own nonce first (EIP-7702: before its authorization list is processed), then
+ * each valid authorization of the wallet's with the count's current value takes one. The first
+ * authorization carrying `nonce` need not be the one applied: one mined while the wallet's count
+ * was still below it is skipped, and a copy further on may apply once the count gets there.
+ */
+export function authorizationConsumer(
+  transactions: BlockTransaction[],
+  owner: string,
+  nonce: number,
+  countBefore: number,
+  chainId: bigint,
+): string | null {
+  let next = countBefore;
+  for (const transaction of transactions) {
+    if (typeof transaction.from === 'string' && transaction.from.toLowerCase() === owner) {
+      next = Number(transaction.nonce) + 1;
+    }
+    if (next > nonce) return null;
+    if (!Array.isArray(transaction.authorizationList)) continue;
+    for (const authorization of transaction.authorizationList) {
+      if (!authorizedBy(authorization, owner, next, chainId)) continue;
+      if (next === nonce && typeof transaction.hash === 'string') return transaction.hash;
+      next += 1;
+    }
+  }
+  return null;
 }
 
 function checkSigningParams(nonce: number, fees: EvmFees, gasLimit: bigint): void {
@@ -574,6 +640,7 @@ function authorizedBy(
   try {
     const signedFor = BigInt(String(entry.chainId));
     if (signedFor !== 0n && signedFor !== chainId) return false;
+    if (BigInt(String(entry.s)) > SECP256K1_HALF_N) return false;
     const signer = verifyAuthorization(
       {
         address: String(entry.address),

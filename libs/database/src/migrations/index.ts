@@ -41,7 +41,7 @@ import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-
 import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read-waiting';
 import { LedgerBalanceChangesMerchantOnly1766590000000 } from './1766590000000-ledger-balance-changes-merchant-only';
 import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-awaiting-simulation';
-import { DataRetention1795836614861 } from './1795836614861-data-retention';
+import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -88,5 +88,5 @@ export const MIGRATIONS = [
   SweepTrxReadWaiting1766580000001,
   LedgerBalanceChangesMerchantOnly1766590000000,
   PayoutAwaitingSimulation1795836083082,
-  DataRetention1795836614861,
+  NonceProofs1795836459785,
 ];

@@ -3,6 +3,7 @@ import { ChainsModule } from '@app/chains';
 import { LedgerModule } from '@app/ledger';
 import { PayoutsModule } from '../payouts.module';
 import { HotWallets } from './hot-wallets';
+import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
 import { PayoutCancellation } from './payout-cancellation.service';
 import { PayoutJournalRepository } from './payout-journal.repository';
@@ -29,6 +30,7 @@ import { WalletStatus } from './wallet-status.service';
     WalletStatus,
     PayoutCancellation,
     SandboxFunding,
+    NonceProofWaits,
   ],
   exports: [
     PayoutsModule,

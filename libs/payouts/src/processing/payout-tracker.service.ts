@@ -12,6 +12,7 @@ import {
   TronPayoutTransport,
 } from '@app/chains';
 import { HotWallets } from './hot-wallets';
+import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
 import {
   InFlightPayout,
@@ -64,6 +65,7 @@ export class PayoutTracker {
     private readonly signer: PayoutSigner,
     private readonly broadcaster: PayoutBroadcaster,
     private readonly outcomes: PayoutOutcomes,
+    private readonly nonceProofWaits: NonceProofWaits,
   ) {}
 
   /**
@@ -194,7 +196,9 @@ export class PayoutTracker {
     // Read before the proof: a re-sign must only act on the attempts the proof was drawn from.
     const attempts = await this.journal.attemptsOf(payout.id);
     const consumer = await transport.nonceConsumer(latest.wallet_address, Number(latest.nonce));
-    if (!consumer) return;
+    // Funds held until a proof: counted, and alerted on when it does not come (docs/operations.md).
+    if (!consumer) return this.nonceProofWaits.unproven(payout.id, payout.network, latest);
+    await this.nonceProofWaits.proven(payout.id);
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
       const lookup = await transport.lookup(own.tx_hash);

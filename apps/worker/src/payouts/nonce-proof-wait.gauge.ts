@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { METRIC_PREFIX, METRICS_REGISTRY } from '@app/metrics';
+import { WAITING_FOR_NONCE_PROOF_SQL } from '@app/payouts/processing/nonce-proof-waits';
+
+/**
+ * `payments_payouts_waiting_for_nonce_proof{network}`: Processing payouts whose nonce is used on
+ * chain while no block read proves which transaction used it, for 10 minutes or more (a node
+ * without that block's state, no stored proof). Their funds stay held; they are never signed
+ * again on an absence of proof. Read from the database at each scrape, so every worker shows the
+ * same number. Alert on > 0 (docs/operations.md).
+ */
+@Injectable()
+export class NonceProofWaitGauge {
+  constructor(@Inject(METRICS_REGISTRY) registry: Registry, dataSource: DataSource) {
+    new Gauge({
+      name: `${METRIC_PREFIX}payouts_waiting_for_nonce_proof`,
+      help:
+        'Processing payouts waiting 10 minutes or more on a used nonce whose consumer cannot be ' +
+        'proven, per network',
+      labelNames: ['network'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        let rows: Array<{ network: string; count: number }>;
+        try {
+          rows = await dataSource.query(WAITING_FOR_NONCE_PROOF_SQL);
+        } catch {
+          // A scrape must answer while the database does not: this gauge goes missing meanwhile.
+          return;
+        }
+        for (const { network, count } of rows) this.set({ network }, count);
+      },
+    });
+  }
+}

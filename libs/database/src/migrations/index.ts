@@ -42,6 +42,7 @@ import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read
 import { LedgerBalanceChangesMerchantOnly1766590000000 } from './1766590000000-ledger-balance-changes-merchant-only';
 import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-awaiting-simulation';
 import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
+import { DataRetention1795836614861 } from './1795836614861-data-retention';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -89,4 +90,5 @@ export const MIGRATIONS = [
   LedgerBalanceChangesMerchantOnly1766590000000,
   PayoutAwaitingSimulation1795836083082,
   NonceProofs1795836459785,
+  DataRetention1795836614861,
 ];

@@ -133,6 +133,13 @@ export class EnvironmentVariables {
   })
   LOG_LEVEL = 'info';
 
+  // Traces (docs/operations.md, "Traces"): off unless "true". Read before Nest loads by the
+  // preload (libs/common/src/tracing/register.ts), validated here so a typo fails the start.
+  // Where spans go is OpenTelemetry's own variables: OTEL_EXPORTER_OTLP_ENDPOINT,
+  // OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...
+  @IsIn(['true', 'false'], { message: 'TRACING_ENABLED must be "true" or "false".' })
+  TRACING_ENABLED = 'false';
+
   @Matches(/^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/, {
     message: 'FEE_PERCENT must be a decimal from 0 to 99.9999, e.g. "1" or "0.75".',
   })

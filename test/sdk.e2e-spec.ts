@@ -188,6 +188,32 @@ describe('SDK against the live API', () => {
     expect(sent.every((search) => search.includes('page_size=2'))).toBe(true);
   });
 
+  it('acts for a sub-merchant with X-Sub-Merchant-Code (subMerchantCode or forSubMerchant)', async () => {
+    const psp = await api.createMerchant({ name: 'SDK PSP', kind: 'psp' });
+    const client = new PaymentsClient({ apiKey: psp.apiKey, baseUrl: url });
+    await client.post('/v1/sub-merchants', { body: { code: 'sdk-seller', name: 'Seller' } });
+
+    const own = await client.post('/v1/checkout/sessions', { body: SESSION });
+    const theirs = await client
+      .forSubMerchant('sdk-seller')
+      .post('/v1/checkout/sessions', { body: SESSION });
+    const configured = new PaymentsClient({
+      apiKey: psp.apiKey,
+      baseUrl: url,
+      subMerchantCode: 'sdk-seller',
+    });
+
+    expect(own.sub_merchant_code).toBeNull();
+    expect(theirs.sub_merchant_code).toBe('sdk-seller');
+    const again = await configured.post('/v1/checkout/sessions', { body: SESSION });
+    expect(again.sub_merchant_code).toBe('sdk-seller');
+    // Lists take the sub-merchant as a query parameter (the header scopes what is created).
+    const listed = await client.get('/v1/checkout/sessions', {
+      params: { query: { sub_merchant_code: 'sdk-seller' } },
+    });
+    expect(listed.map((session) => session.id)).toEqual([again.id, theirs.id]);
+  });
+
   describe('webhooks, as the service signs and delivers them', () => {
     let worker: INestApplicationContext;
     let receiver: WebhookReceiver;

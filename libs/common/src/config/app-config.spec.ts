@@ -191,7 +191,7 @@ describe('loadAppConfig', () => {
     expect(config.databaseListTotalTimeoutMs).toBe(2000);
     expect(config.databaseIdleInTransactionTimeoutMs).toBe(60000);
     expect(config.databaseConnectTimeoutMs).toBe(10000);
-    expect(config.retention).toEqual({ webhookAttemptsDays: 30, eventsDays: 90, batchSize: 5000 });
+    expect(config.retention).toEqual({ webhookAttemptsDays: 30, eventsDays: 90, batchSize: 1000 });
     expect(loadAppConfig({ RETENTION_EVENTS_DAYS: '0' }).retention.eventsDays).toBe(0);
   });
 

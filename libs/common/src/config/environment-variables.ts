@@ -478,7 +478,7 @@ export class EnvironmentVariables {
   @IsInt({ message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
   @Min(100, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
   @Max(100000, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
-  RETENTION_BATCH_SIZE = 5000;
+  RETENTION_BATCH_SIZE = 1000;
 
   // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
   @IsOptional()

@@ -82,6 +82,7 @@ describe('Payouts: create, read, hold, idempotency', () => {
         completed_at: null,
         created_at: expect.stringMatching(OFFSET_TIMESTAMP),
         sub_merchant_code: null,
+        batch_id: null,
       });
       expect(response.headers['request-id']).toMatch(/^req_/);
       expect(response.headers['idempotent-replayed']).toBeUndefined();

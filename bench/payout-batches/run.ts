@@ -58,7 +58,7 @@ function writeDevnetFiles(devnet: Devnet, files: DevnetFiles): void {
   writeFileSync(files.hotWalletsFile, JSON.stringify(hotWallets));
 }
 
-/** Each batch as the database holds it: its payouts and its one hold, to the unit. */
+/** Each batch as the database holds it: its payouts and their holds (one each), to the unit. */
 async function verify(db: Client, runs: BatchRun[]): Promise<string[]> {
   const failures: string[] = [];
   for (const run of runs) {
@@ -68,22 +68,28 @@ async function verify(db: Client, runs: BatchRun[]): Promise<string[]> {
     }
     const { rows } = await db.query<{
       payouts: number;
+      holds: number;
       amount: string | null;
       held: string | null;
     }>(
       `SELECT (SELECT count(*)::int FROM payouts WHERE batch_id = $1) AS payouts,
               (SELECT trim_scale(sum(amount))::text FROM payouts WHERE batch_id = $1) AS amount,
-              (SELECT trim_scale(sum(l.amount))::text FROM ledger_lines l
-                 JOIN ledger_entries e ON e.id = l.entry_id
-                WHERE e.reference = 'payout_batch:' || $1 || ':hold' AND l.amount > 0) AS held`,
+              h.holds, h.held
+         FROM (SELECT count(*)::int AS holds, trim_scale(sum(l.amount))::text AS held
+                 FROM payouts p
+                 JOIN ledger_entries e ON e.reference = 'payout:' || p.id || ':hold'
+                 JOIN ledger_lines l ON l.entry_id = e.id AND l.amount > 0
+                WHERE p.batch_id = $1) h`,
       [run.batchId],
     );
     const [row] = rows;
     const expected = new Decimal(run.amount).toFixed();
     if (row.amount !== expected || row.held !== expected) {
-      failures.push(`${run.batchId}: payouts ${row.amount}, hold ${row.held}, sent ${expected}`);
+      failures.push(`${run.batchId}: payouts ${row.amount}, holds ${row.held}, sent ${expected}`);
     }
-    if (row.payouts !== run.items) failures.push(`${run.batchId}: ${row.payouts} payouts`);
+    if (row.payouts !== run.items || row.holds !== run.items) {
+      failures.push(`${run.batchId}: ${row.payouts} payouts, ${row.holds} holds`);
+    }
   }
   return failures;
 }

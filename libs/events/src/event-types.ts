@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'payout.completed',
   'payout.failed',
   'payout.rejected',
+  'payout_batch.created',
+  'payout_batch.completed',
   'refund.created',
   'refund.pending',
   'refund.processing',
@@ -31,6 +33,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const EVENT_OBJECT_TYPES = [
   'checkout.session',
   'payout',
+  'payout_batch',
   'refund',
   'webhook_endpoint',
 ] as const;

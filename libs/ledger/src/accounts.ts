@@ -59,3 +59,13 @@ export const LedgerAccounts = {
 
 /** The kinds of account a merchant's balance is made of (see ledger_balances.kind). */
 export const MERCHANT_ACCOUNT_KINDS = { available: 'merchant', held: 'merchant_held' } as const;
+
+/**
+ * The order postings lock balance rows in: by the account name's bytes, as PostgreSQL's "C"
+ * collation sorts (the ledger's SQL orders with COLLATE "C"). Never the database's default
+ * collation: under en_US `merchant_held:` sorts before `merchant:`, and code that locks several
+ * accounts itself (a batch's holds) would take them in another order than a posting does.
+ */
+export function compareAccounts(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}

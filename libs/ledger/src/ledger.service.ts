@@ -17,7 +17,8 @@ export class LedgerService {
    * Each line locks its account's balance row (the ledger_balances trigger) until the caller's
    * transaction ends. Lines are written in account order, so every posting takes those locks in one
    * global order and two postings can never deadlock (a payout hold locks `merchant:` then
-   * `merchant_held:`, its release would otherwise lock them the other way round).
+   * `merchant_held:`, its release would otherwise lock them the other way round). Account order
+   * is byte order (COLLATE "C", compareAccounts), whatever the database's collation.
    */
   async post(manager: EntityManager, entry: LedgerEntry): Promise<boolean> {
     const [posted] = await this.postMany(manager, [entry]);
@@ -52,7 +53,7 @@ export class LedgerService {
     if (!postable.length) return entries.map(() => false);
     // One JSON document rather than one array per column (see insertDetected): amounts travel as
     // decimal strings and become numeric in SQL, exactly. Lines go in account order (the order
-    // every posting locks balances in; the balances trigger keeps it too).
+    // every posting locks balances in; the balances trigger keeps it too), compared as bytes.
     const inserted: Array<{ reference: string }> = await manager.query(
       `WITH entry AS (
          INSERT INTO ledger_entries (reference, kind)
@@ -67,7 +68,7 @@ export class LedgerService {
              AS l(reference text, account text, currency text, network text, amount numeric,
                   merchant_id text, sub_merchant_id text)
            JOIN entry ON entry.reference = l.reference
-          ORDER BY l.account)
+          ORDER BY l.account COLLATE "C")
        SELECT reference FROM entry`,
       [
         JSON.stringify(postable.map(({ reference, kind }) => ({ reference, kind }))),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, EventWriter } from '@app/events';
+import { completeBatchIfFinished } from './batches/payout-batch-completion';
 import { toPayoutDto } from './payout.mapper';
 import { PayoutRecord, PayoutStatus } from './payout.types';
 
@@ -42,7 +43,11 @@ export class PayoutEvents {
     this.refundListener = listener;
   }
 
-  /** After a status change made in this transaction: reads the payout as it now stands. */
+  /**
+   * After a status change made in this transaction: reads the payout as it now stands. Every
+   * status change of a payout comes through here, so this is also where the last item of a
+   * batch to become final completes its batch (payout_batch.completed, exactly once).
+   */
   async statusChanged(
     manager: EntityManager,
     payoutId: string,
@@ -70,6 +75,7 @@ export class PayoutEvents {
       return;
     }
     await this.record(manager, row, previousStatus);
+    await completeBatchIfFinished(manager, this.events, row, previousStatus);
   }
 
   /** `previousStatus` null: the payout was just created. */

@@ -40,5 +40,6 @@ export function toPayoutDto(row: PayoutRecord): PayoutDto {
     completed_at: optionalTimestamp(row.completed_at),
     created_at: formatOffsetTimestamp(row.created_at),
     sub_merchant_code: row.sub_merchant_code,
+    batch_id: row.batch_id ?? null,
   };
 }

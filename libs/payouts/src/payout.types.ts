@@ -59,4 +59,9 @@ export interface PayoutRecord {
   error_reason: string | null;
   completed_at: Date | null;
   created_at: Date;
+  /** The batch it was created in (POST /v1/payout-batches), null for a single payout. */
+  batch_id: string | null;
 }
+
+/** The statuses a payout never leaves: its funds are paid out or back in the balance. */
+export const FINAL_PAYOUT_STATUSES: readonly PayoutStatus[] = ['Completed', 'Failed', 'Rejected'];

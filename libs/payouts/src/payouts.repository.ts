@@ -142,6 +142,25 @@ export class PayoutsRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Of these addresses, the ones isServiceAddress answers true for, in one query (a batch's
+   * destinations). Returned as given.
+   */
+  async serviceAddressesAmong(addresses: string[]): Promise<Set<string>> {
+    if (!addresses.length) return new Set();
+    const rows: Array<{ address: string }> = await this.dataSource.query(
+      `WITH a AS (SELECT DISTINCT address, lower(address) AS low FROM unnest($1::text[]) AS address)
+       SELECT a.address FROM a JOIN pay_addresses p ON p.address = a.address
+       UNION SELECT a.address FROM a JOIN hot_wallets w ON lower(w.address) = a.low
+       UNION SELECT a.address FROM a JOIN wallet_addresses w ON lower(w.address) = a.low
+       UNION SELECT a.address FROM a JOIN treasury_wallets w ON lower(w.address) = a.low
+       UNION SELECT a.address FROM a JOIN sweeps s
+                ON lower(s.delegate) = a.low AND s.delegate IS NOT NULL`,
+      [addresses],
+    );
+    return new Set(rows.map((row) => row.address));
+  }
+
   async insert(manager: EntityManager, row: NewPayoutRow): Promise<PayoutRecord> {
     const [inserted]: PayoutRecord[] = await manager.query(
       `INSERT INTO payouts

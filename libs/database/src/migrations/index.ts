@@ -40,9 +40,11 @@ import { RefundSendAfter1766500000000 } from './1766500000000-refund-send-after'
 import { UnmatchedChainForgotten1766580000000 } from './1766580000000-unmatched-chain-forgotten';
 import { SweepTrxReadWaiting1766580000001 } from './1766580000001-sweep-trx-read-waiting';
 import { LedgerBalanceChangesMerchantOnly1766590000000 } from './1766590000000-ledger-balance-changes-merchant-only';
+import { PayoutBatchFinished1795836026696 } from './1795836026696-payout-batch-finished';
 import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-awaiting-simulation';
 import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
 import { DataRetention1795836614861 } from './1795836614861-data-retention';
+import { TraceContext1795837885066 } from './1795837885066-trace-context';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -88,7 +90,9 @@ export const MIGRATIONS = [
   UnmatchedChainForgotten1766580000000,
   SweepTrxReadWaiting1766580000001,
   LedgerBalanceChangesMerchantOnly1766590000000,
+  PayoutBatchFinished1795836026696,
   PayoutAwaitingSimulation1795836083082,
   NonceProofs1795836459785,
   DataRetention1795836614861,
+  TraceContext1795837885066,
 ];

@@ -13,6 +13,7 @@ export interface PayoutBatchRecord {
   livemode: boolean;
   item_count: number;
   created_at: Date;
+  finished_at: Date | null;
 }
 
 /** One row of a batch's totals: its payouts in one status and token. */
@@ -143,16 +144,7 @@ export class PayoutBatchesRepository {
 
   /** Count and sums per batch, status and token, for these batches, in one round trip. */
   async totals(batchIds: string[]): Promise<PayoutBatchTotalRow[]> {
-    if (!batchIds.length) return [];
-    return this.dataSource.query(
-      `SELECT batch_id, status, currency, network, count(*)::int AS count,
-              trim_scale(sum(amount))::text AS amount, trim_scale(sum(fee))::text AS fee,
-              trim_scale(sum(net_amount))::text AS net_amount
-         FROM payouts WHERE batch_id = ANY($1)
-        GROUP BY batch_id, status, currency, network
-        ORDER BY batch_id, network, currency, status`,
-      [batchIds],
-    );
+    return batchTotals(this.dataSource.manager, batchIds);
   }
 
   async list(
@@ -175,4 +167,21 @@ export class PayoutBatchesRepository {
     };
     return queryList<PayoutBatchRecord>(this.dataSource, spec, page);
   }
+}
+
+/** Count and sums per batch, status and token (in the caller's transaction when it has one). */
+export async function batchTotals(
+  manager: EntityManager,
+  batchIds: string[],
+): Promise<PayoutBatchTotalRow[]> {
+  if (!batchIds.length) return [];
+  return manager.query(
+    `SELECT batch_id, status, currency, network, count(*)::int AS count,
+            trim_scale(sum(amount))::text AS amount, trim_scale(sum(fee))::text AS fee,
+            trim_scale(sum(net_amount))::text AS net_amount
+       FROM payouts WHERE batch_id = ANY($1)
+      GROUP BY batch_id, status, currency, network
+      ORDER BY batch_id, network, currency, status`,
+    [batchIds],
+  );
 }

@@ -17,10 +17,11 @@ import { AuthenticatedMerchant } from '@app/auth';
 import { NetworkConfig, TokenConfig } from '@app/chains';
 import { EventWriter } from '@app/events';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@app/idempotency';
-import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
+import { compareAccounts, LedgerAccounts, LedgerService } from '@app/ledger';
 import { SubMerchantsService } from '@app/sub-merchants';
 import { CreatePayoutDto } from '../dto/create-payout.dto';
-import { formatOffsetTimestamp, toPayoutDto } from '../payout.mapper';
+import { toPayoutDto } from '../payout.mapper';
+import { holdEntry } from '../payout-ledger';
 import { PayoutRecord } from '../payout.types';
 import { PayoutQueue } from '../payout-queue';
 import { PayoutTermsService } from '../payout-terms';
@@ -28,18 +29,12 @@ import { NewPayoutRow, PayoutsRepository } from '../payouts.repository';
 import { PayoutDestination } from '../rules/payout-destination';
 import { CreatePayoutBatchDto } from './dto/create-payout-batch.dto';
 import { ListPayoutBatchesQueryDto } from './dto/list-payout-batches-query.dto';
-import { PayoutBatchDto, PayoutBatchStatus, PayoutBatchTotalDto } from './dto/payout-batch.dto';
+import { PayoutBatchDto } from './dto/payout-batch.dto';
+import { toBatchDto, totalsOf } from './payout-batch.mapper';
 import { itemErrorOf, validateBatchItem } from './payout-batch-items';
-import {
-  PayoutBatchesRepository,
-  PayoutBatchRecord,
-  PayoutBatchTotalRow,
-} from './payout-batches.repository';
+import { PayoutBatchesRepository } from './payout-batches.repository';
 
 export const CREATE_PAYOUT_BATCH_ENDPOINT = 'POST /v1/payout-batches';
-
-/** Destination checks run this many at a time (each may read the service's addresses). */
-const DESTINATION_CHECK_CONCURRENCY = 16;
 
 interface CheckedItem {
   input: CreatePayoutDto;
@@ -51,7 +46,8 @@ interface CheckedItem {
 
 /**
  * Batch payouts: every item is a payout exactly as POST /v1/payouts creates it (the same checks and
- * terms, PayoutTermsService), all created in one transaction under one hold per token.
+ * terms, PayoutTermsService, and the same hold entry, `payout:<id>:hold`), all created in one
+ * transaction that locks each token's balance once, at its end (docs/payouts.md, "Batches").
  */
 @Injectable()
 export class PayoutBatchesService {
@@ -147,19 +143,9 @@ export class PayoutBatchesService {
       });
       if (errors.length) throw itemsInvalid(errors);
 
-      // One hold per token, checked under its balance row's lock, taken in account order (the
-      // order every posting locks in, so two batches or a batch and a payout never deadlock).
-      const holds = holdsOf(rows, merchant.merchantId, subMerchantId);
-      for (const hold of holds) {
-        const available = await this.ledger.lockCreditBalance(manager, hold.account);
-        if (available.lessThan(hold.amount)) {
-          throw new ApiException(
-            ErrorCode.InsufficientBalance,
-            `Insufficient balance: ${formatAmount(available)} ${hold.currency} available on ${hold.network}, ${formatAmount(hold.amount)} requested by the batch's payouts in ${hold.currency} on ${hold.network}.`,
-            'items',
-          );
-        }
-      }
+      // Everything that needs no lock first: the batch, its payouts and their events. The
+      // merchant's balance rows are locked only for the check and the holds below, so settlement
+      // and other payouts of these tokens wait a few milliseconds, not the whole batch.
       const createdAt = await this.batches.insertBatch(manager, {
         id: batchId,
         merchantId: merchant.merchantId,
@@ -168,28 +154,10 @@ export class PayoutBatchesService {
         itemCount: rows.length,
       });
       const inserted = await this.batches.insertPayouts(manager, batchId, rows);
-      await this.ledger.post(
-        manager,
-        batchHoldEntry(batchId, merchant.merchantId, subMerchantId, holds),
-      );
       const created: PayoutRecord[] = inserted.map((row) => ({
         ...row,
         sub_merchant_code: subMerchant?.code ?? null,
       }));
-      const events = this.events.batch();
-      events.add(
-        created.map((row) => ({
-          type: 'payout.created' as const,
-          merchantId: row.merchant_id,
-          subMerchantId: row.sub_merchant_id,
-          subMerchantCode: row.sub_merchant_code,
-          objectType: 'payout' as const,
-          objectId: row.id,
-          previousStatus: null,
-          data: { object: toPayoutDto(row) },
-        })),
-      );
-      await this.events.write(manager, events.finish());
       const body = toBatchDto(
         {
           id: batchId,
@@ -199,9 +167,51 @@ export class PayoutBatchesService {
           livemode: this.config.livemode,
           item_count: rows.length,
           created_at: createdAt,
+          finished_at: null,
         },
         totalsOf(batchId, created),
       );
+      const owner = {
+        merchantId: merchant.merchantId,
+        subMerchantId,
+        subMerchantCode: subMerchant?.code ?? null,
+        previousStatus: null,
+      };
+      const events = this.events.batch();
+      events.add([
+        {
+          ...owner,
+          type: 'payout_batch.created',
+          objectType: 'payout_batch',
+          objectId: batchId,
+          data: { object: body },
+        },
+      ]);
+      events.add(
+        created.map((row) => ({
+          ...owner,
+          type: 'payout.created' as const,
+          objectType: 'payout' as const,
+          objectId: row.id,
+          data: { object: toPayoutDto(row) },
+        })),
+      );
+      await this.events.write(manager, events.finish());
+
+      // Per token, the balance row locked and checked once, in account order (byte order, the
+      // order every posting locks in, so two batches or a batch and a payout never deadlock);
+      // then each payout's own hold, all in one statement, so the statement lists each payout.
+      for (const hold of holdsOf(rows, merchant.merchantId, subMerchantId)) {
+        const available = await this.ledger.lockCreditBalance(manager, hold.account);
+        if (available.lessThan(hold.amount)) {
+          throw new ApiException(
+            ErrorCode.InsufficientBalance,
+            `Insufficient balance: ${formatAmount(available)} ${hold.currency} available on ${hold.network}, ${formatAmount(hold.amount)} requested by the batch's payouts in ${hold.currency} on ${hold.network}.`,
+            'items',
+          );
+        }
+      }
+      await this.ledger.postMany(manager, created.map(holdEntry));
       sendable = created.filter((row) => !row.review_reason).map((row) => row.id);
       return { status: 201, body };
     });
@@ -268,17 +278,17 @@ export class PayoutBatchesService {
         errors.push(itemErrorOf(error, index));
       }
     });
-    for (let start = 0; start < pending.length; start += DESTINATION_CHECK_CONCURRENCY) {
-      await Promise.all(
-        pending
-          .slice(start, start + DESTINATION_CHECK_CONCURRENCY)
-          .map(async ({ index, input, checks }) => {
-            const inspection = await this.destination.inspect(checks.network, input.to_address);
-            if (inspection.refusal) errors.push(itemErrorOf(inspection.refusal, index));
-            else checked[index] = { input, ...checks, toAddress: inspection.address as string };
-          }),
-      );
-    }
+    const inspections = await this.destination.inspectMany(
+      pending.map(({ input, checks }) => ({
+        network: checks.network,
+        toAddress: input.to_address,
+      })),
+    );
+    pending.forEach(({ index, input, checks }, position) => {
+      const inspection = inspections[position];
+      if (inspection.refusal) errors.push(itemErrorOf(inspection.refusal, index));
+      else checked[index] = { input, ...checks, toAddress: inspection.address as string };
+    });
     return { checked, errors };
   }
 }
@@ -308,109 +318,7 @@ function holdsOf(
         amount: new Decimal(row.amount),
       });
   }
-  return [...holds.values()].sort((a, b) => (a.account < b.account ? -1 : 1));
-}
-
-/** The batch's one hold: per token, the sum of its payouts' amounts from available to held. */
-function batchHoldEntry(
-  batchId: string,
-  merchantId: string,
-  subMerchantId: string | null,
-  holds: TokenHold[],
-): LedgerEntry {
-  return {
-    reference: `payout_batch:${batchId}:hold`,
-    kind: 'payout_hold',
-    lines: holds.flatMap((hold) => {
-      const token = { currency: hold.currency, network: hold.network, merchantId, subMerchantId };
-      return [
-        { account: hold.account, amount: hold.amount, ...token },
-        {
-          account: LedgerAccounts.merchantHeld(
-            merchantId,
-            subMerchantId,
-            hold.network,
-            hold.currency,
-          ),
-          amount: hold.amount.negated(),
-          ...token,
-        },
-      ];
-    }),
-  };
-}
-
-function totalsOf(batchId: string, rows: PayoutRecord[]): PayoutBatchTotalRow[] {
-  const totals = new Map<string, PayoutBatchTotalRow & { sums: Decimal[] }>();
-  for (const row of rows) {
-    const key = `${row.status}:${row.network}:${row.currency}`;
-    let total = totals.get(key);
-    if (!total) {
-      total = {
-        batch_id: batchId,
-        status: row.status,
-        currency: row.currency,
-        network: row.network,
-        count: 0,
-        amount: '0',
-        fee: '0',
-        net_amount: '0',
-        sums: [new Decimal(0), new Decimal(0), new Decimal(0)],
-      };
-      totals.set(key, total);
-    }
-    total.count += 1;
-    total.sums = [
-      total.sums[0].plus(row.amount),
-      total.sums[1].plus(row.fee),
-      total.sums[2].plus(row.net_amount),
-    ];
-  }
-  return [...totals.values()]
-    .sort(
-      (a, b) =>
-        a.network.localeCompare(b.network) ||
-        a.currency.localeCompare(b.currency) ||
-        a.status.localeCompare(b.status),
-    )
-    .map(({ sums, ...total }) => ({
-      ...total,
-      amount: sums[0].toFixed(),
-      fee: sums[1].toFixed(),
-      net_amount: sums[2].toFixed(),
-    }));
-}
-
-export function toBatchDto(row: PayoutBatchRecord, totals: PayoutBatchTotalRow[]): PayoutBatchDto {
-  const counts: PayoutBatchDto['counts'] = {
-    Pending: 0,
-    Processing: 0,
-    Completed: 0,
-    Failed: 0,
-    Rejected: 0,
-  };
-  for (const total of totals) counts[total.status] += total.count;
-  const open = counts.Pending + counts.Processing;
-  const status: PayoutBatchStatus =
-    counts.Pending === row.item_count ? 'Pending' : open === 0 ? 'Finished' : 'Processing';
-  return {
-    id: row.id,
-    status,
-    livemode: row.livemode,
-    item_count: row.item_count,
-    counts,
-    totals: totals.map((total): PayoutBatchTotalDto => ({
-      status: total.status,
-      currency: total.currency,
-      network: total.network,
-      count: total.count,
-      amount: formatAmount(total.amount),
-      fee: formatAmount(total.fee),
-      net_amount: formatAmount(total.net_amount),
-    })),
-    sub_merchant_code: row.sub_merchant_code,
-    created_at: formatOffsetTimestamp(row.created_at),
-  };
+  return [...holds.values()].sort((a, b) => compareAccounts(a.account, b.account));
 }
 
 function itemsInvalid(errors: ApiErrorItem[]): ApiException {

@@ -128,4 +128,14 @@ export class PayoutDto {
     example: null,
   })
   sub_merchant_code: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The batch that created it (`POST /v1/payout-batches`, `pob_…`), null for a payout created ' +
+      "on its own. `GET /v1/payouts?batch_id=` lists a batch's payouts.",
+    example: 'pob_4Fh8KwZ2mQx7Lc1RvT9nJe',
+  })
+  batch_id: string | null;
 }

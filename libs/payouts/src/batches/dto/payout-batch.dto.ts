@@ -83,4 +83,15 @@ export class PayoutBatchDto {
     example: '2026-11-28T01:02:03.456+00:00',
   })
   created_at: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'When its last payout reached a final status (`Completed`, `Failed` or `Rejected`): the ' +
+      'time of the `payout_batch.completed` event. Null until then. ISO 8601 with a numeric UTC ' +
+      'offset.',
+    example: null,
+  })
+  finished_at: string | null;
 }

@@ -12,6 +12,10 @@ describe('isDatabaseUnavailable', () => {
     ['a database starting up', withCode('the database system is starting up', '57P03')],
     ['a connection exception', withCode('connection failure', '08006')],
     [
+      'a session closed idle in a transaction (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS)',
+      withCode('terminating connection due to idle-in-transaction timeout', '25P03'),
+    ],
+    [
       'a query failed on a terminated connection',
       new QueryFailedError('SELECT 1', [], withCode('terminating connection', '57P01')),
     ],

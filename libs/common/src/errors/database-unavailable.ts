@@ -1,5 +1,7 @@
 // Node's socket errors and PostgreSQL's: 08xxx connection exceptions, 57P01-57P03 (shut down by
-// an administrator or a crash, or not accepting connections yet), 53300 (too many connections).
+// an administrator or a crash, or not accepting connections yet), 53300 (too many connections),
+// 25P03 and 57P05 (the session closed by idle_in_transaction_session_timeout or
+// idle_session_timeout: the request's transaction is gone, retrying it is safe).
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -13,6 +15,8 @@ const UNAVAILABLE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  '25P03',
+  '57P05',
 ]);
 // node-postgres reports a lost connection or pool timeout with a message and no code.
 const UNAVAILABLE_MESSAGES =

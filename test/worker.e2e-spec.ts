@@ -3,9 +3,11 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Queue } from 'bull';
 import { Client } from 'pg';
+import type { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, MAINTENANCE_JOBS, QUEUES } from '@app/common';
 import { PURGE_REQUEST_LOG_JOB } from '@app/console/request-log';
+import { METRICS_REGISTRY } from '@app/metrics';
 import { MaintenanceScheduler } from '../apps/worker/src/maintenance/maintenance.scheduler';
 import { APPLY_RETENTION_JOB } from '../apps/worker/src/maintenance/retention/data-retention';
 import { WorkerModule } from '../apps/worker/src/worker.module';
@@ -124,5 +126,29 @@ describe('Worker (real Redis and Bull)', () => {
       `SELECT idempotency_key FROM idempotency_keys WHERE merchant_id = 'mer_worker_test'`,
     );
     expect(keys.map((row) => row.idempotency_key)).toEqual(['live']);
+  });
+
+  it('applies data retention as a maintenance job, and counts what it deleted', async () => {
+    await dataSource.query(
+      `INSERT INTO merchants (id, kind, name) VALUES ('mer_worker_test', 'direct', 'W') ON CONFLICT DO NOTHING`,
+    );
+    // Two events of one object, the first past the 90 days: it goes, the latest stays.
+    await dataSource.query(
+      `INSERT INTO events (id, merchant_id, livemode, type, object_type, object_id, sequence, data,
+                           created_at)
+       VALUES ('evt_worker_old', 'mer_worker_test', false, 'checkout_session.created',
+               'checkout_session', 'cs_worker_retention', 1, '{}', now() - interval '100 days'),
+              ('evt_worker_new', 'mer_worker_test', false, 'checkout_session.expired',
+               'checkout_session', 'cs_worker_retention', 2, '{}', now() - interval '95 days')
+       ON CONFLICT DO NOTHING`,
+    );
+    const job = await queue.add(APPLY_RETENTION_JOB, {});
+    await job.finished();
+    const events: Array<{ id: string }> = await dataSource.query(
+      `SELECT id FROM events WHERE object_id = 'cs_worker_retention'`,
+    );
+    expect(events.map((row) => row.id)).toEqual(['evt_worker_new']);
+    const metrics = await worker.get<Registry>(METRICS_REGISTRY).metrics();
+    expect(metrics).toMatch(/payments_retention_deleted_rows_total\{table="events"\} [1-9]/);
   });
 });

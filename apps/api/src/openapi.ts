@@ -35,6 +35,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'sk_test_... or sk_live_...' })
     .addServer('/', 'This environment')
     .build();
+  // package.json's `UNLICENSED`, said so a reader understands it: the document describes this
+  // service for its merchants and grants no licence; no URL, as there is no published terms page
+  // (docs/decisions.md, "The OpenAPI document's licence").
+  config.info.license = { name: 'Proprietary' };
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
   });
@@ -62,6 +66,8 @@ function describeWebhookCallback(document: OpenAPIObject): void {
       '{$request.body#/url}': {
         post: {
           summary: 'An event, sent to your endpoint',
+          // Sent by this service, not called with an API key: authenticity is the signature headers.
+          security: [],
           description:
             'Verify a signature over the raw body, answer 2xx within 15 s, then process. Retried ' +
             'with backoff for 3 days on anything else; the same `webhook-id` on every retry.',

@@ -39,7 +39,8 @@ export class UpdateWebhookEndpointDto {
   @IsIn(EVENT_TYPES, { each: true, message: `events must be among ${EVENT_TYPES.join(', ')}.` })
   events?: EventType[] | null;
 
-  @ApiPropertyOptional({ nullable: true, example: 'Order service', maxLength: 500 })
+  // type spelled out: `string | null` reflects as Object, which the document showed as `object`.
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Order service', maxLength: 500 })
   @ValidateIf((_, value) => value !== null && value !== undefined)
   @IsString({ message: 'description must be a string or null.' })
   @Length(0, 500, { message: 'description must be at most 500 characters.' })

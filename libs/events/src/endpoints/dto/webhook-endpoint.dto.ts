@@ -28,8 +28,9 @@ export class WebhookEndpointDto {
   })
   enabled: boolean;
 
+  // null listed among the values: `nullable` alone does not admit null into an enum (OpenAPI 3.0.3).
   @ApiProperty({
-    enum: DISABLED_REASONS,
+    enum: [...DISABLED_REASONS, null],
     nullable: true,
     description:
       '`disabled_by_merchant` (PATCH `enabled: false`), `endpoint_gone` (it answered 410 Gone), ' +

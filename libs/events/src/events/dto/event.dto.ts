@@ -29,12 +29,13 @@ export class EventDataDto {
     oneOf: [
       { $ref: '#/components/schemas/CheckoutSession' },
       { $ref: '#/components/schemas/Payout' },
+      { $ref: '#/components/schemas/Refund' },
       { $ref: '#/components/schemas/WebhookEndpoint' },
     ],
     description:
       'The object the event is about, exactly as the API returns it at the moment of the change: a ' +
-      'checkout session (`checkout.session.*`), a payout (`payout.*`) or a webhook endpoint ' +
-      '(`webhook_endpoint.*`, without its secret).',
+      'checkout session (`checkout.session.*`), a payout (`payout.*`), a refund (`refund.*`) or a ' +
+      'webhook endpoint (`webhook_endpoint.*`, without its secret).',
   })
   object: object;
 
@@ -84,8 +85,9 @@ export class EventDto {
     nullable: true,
     type: String,
     description:
-      'The status before this change: of the session or payout for status events, of the transfer ' +
-      '(`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.',
+      'The status before this change: of the session, payout or refund for status events, of the ' +
+      'transfer (`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a ' +
+      'new object.',
     example: 'Pending',
   })
   previous_status: string | null;

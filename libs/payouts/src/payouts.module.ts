@@ -51,6 +51,7 @@ import { PayoutBatchesService } from './batches/payout-batches.service';
   ],
   exports: [
     PayoutsService,
+    PayoutBatchesService,
     PayoutsRepository,
     PayoutRules,
     PayoutQueue,

@@ -16,6 +16,8 @@ export const JSON_BODY_LIMIT = '64kb';
  */
 export const LARGE_JSON_BODY_ROUTES: Readonly<Record<string, string>> = {
   'POST /v1/payout-batches': '256kb',
+  // The console's twin (the same items, plus a code and a key).
+  'POST /console/api/payout-batches': '256kb',
 };
 
 /**

@@ -88,7 +88,7 @@ export class PayoutBatchesController {
 
   @Post()
   @RequiresPermission('payouts:write')
-  @SendsMoney('POST /console/api/payouts')
+  @SendsMoney('POST /console/api/payout-batches')
   @ApiOperation({
     operationId: 'createPayoutBatch',
     summary: 'Create a batch of payouts',

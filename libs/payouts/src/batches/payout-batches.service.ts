@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
+import { EntityManager } from 'typeorm';
 import {
   APP_CONFIG,
   AppConfig,
@@ -69,6 +70,8 @@ export class PayoutBatchesService {
     input: CreatePayoutBatchDto,
     idempotencyKey: string | undefined,
     subMerchantCode: string | undefined,
+    /** Runs in the batch's transaction after it is written (the console's audit entry). */
+    onCreated?: (manager: EntityManager, batch: PayoutBatchDto) => Promise<void>,
   ): Promise<IdempotentResult<PayoutBatchDto>> {
     if (idempotencyKey === undefined) {
       throw new ApiException(
@@ -212,6 +215,7 @@ export class PayoutBatchesService {
         }
       }
       await this.ledger.postMany(manager, created.map(holdEntry));
+      await onCreated?.(manager, body);
       sendable = created.filter((row) => !row.review_reason).map((row) => row.id);
       return { status: 201, body };
     });

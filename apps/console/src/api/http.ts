@@ -67,6 +67,7 @@ const SCOPED_LISTS: ReadonlySet<string> = new Set([
   '/v1/unmatched-transfers',
   '/v1/balances',
   '/v1/payouts',
+  '/v1/payout-batches',
   '/v1/refunds',
   '/v1/events',
   '/v1/webhook-endpoints',

@@ -1526,6 +1526,11 @@ export interface components {
              * @example null
              */
             sub_merchant_code: string | null;
+            /**
+             * @description The batch that created it (`POST /v1/payout-batches`, `pob_…`), null for a payout created on its own. `GET /v1/payouts?batch_id=` lists a batch's payouts.
+             * @example pob_4Fh8KwZ2mQx7Lc1RvT9nJe
+             */
+            batch_id: string | null;
         };
         PayoutQuoteDestination: {
             /**
@@ -1705,6 +1710,11 @@ export interface components {
              * @example 2026-11-28T01:02:03.456+00:00
              */
             created_at: string;
+            /**
+             * @description When its last payout reached a final status (`Completed`, `Failed` or `Rejected`): the time of the `payout_batch.completed` event. Null until then. ISO 8601 with a numeric UTC offset.
+             * @example null
+             */
+            finished_at: string | null;
         };
         SimulatePayoutFailureRequest: {
             /**
@@ -1851,8 +1861,8 @@ export interface components {
             log_index: number;
         };
         EventData: {
-            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
-            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["WebhookEndpoint"];
+            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`), a refund (`refund.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
+            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["Refund"] | components["schemas"]["WebhookEndpoint"];
             /** @description On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`). */
             transaction?: components["schemas"]["EventTransaction"];
             /**
@@ -1868,7 +1878,7 @@ export interface components {
              * @example checkout.session.paid
              * @enum {string}
              */
-            type: "checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
+            type: "checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test";
             /**
              * @description When the change committed (ISO 8601, UTC).
              * @example 2026-11-23T10:15:30.123Z
@@ -1885,7 +1895,7 @@ export interface components {
              */
             sequence: number;
             /**
-             * @description The status before this change: of the session or payout for status events, of the transfer (`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.
+             * @description The status before this change: of the session, payout or refund for status events, of the transfer (`data.transaction`) for `payment_*`/`transaction_reverted` events; null for a new object.
              * @example Pending
              */
             previous_status: string | null;
@@ -1972,7 +1982,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
             /** @example Order service */
             description?: string;
         };
@@ -1991,7 +2001,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
+            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /**
              * @description false: it receives nothing (see `disabled_reason`).
              * @example true
@@ -2049,7 +2059,7 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
+            events: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /**
              * @description false: it receives nothing (see `disabled_reason`).
              * @example true
@@ -2097,9 +2107,9 @@ export interface components {
              *       "payout.failed"
              *     ]
              */
-            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
+            events?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[] | null;
             /** @example Order service */
-            description?: Record<string, never> | null;
+            description?: string | null;
             /**
              * @description false stops deliveries (they wait); true starts them again, including those that waited, and clears `disabled_reason` and `failing_since`.
              * @example true
@@ -4605,7 +4615,7 @@ export interface operations {
                 /** @description Only records created strictly before this instant: RFC 3339 date-time with seconds and an offset (`Z` or `±hh:mm`), e.g. `2026-11-01T00:00:00Z`. */
                 created_before?: string;
                 /** @description Only these types; repeat the parameter for several. */
-                type?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
+                type?: ("checkout.session.payment_detected" | "checkout.session.payment_confirmed" | "checkout.session.transaction_reverted" | "checkout.session.paid" | "checkout.session.underpaid" | "checkout.session.expired" | "checkout.session.pending" | "payout.created" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.rejected" | "payout_batch.created" | "payout_batch.completed" | "refund.created" | "refund.pending" | "refund.processing" | "refund.completed" | "refund.failed" | "refund.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test")[];
                 /** @description Only events about this object (a session, payout or webhook endpoint id). */
                 object_id?: string;
             };

@@ -191,7 +191,9 @@ describe('SDK against the live API', () => {
   it('acts for a sub-merchant with X-Sub-Merchant-Code (subMerchantCode or forSubMerchant)', async () => {
     const psp = await api.createMerchant({ name: 'SDK PSP', kind: 'psp' });
     const client = new PaymentsClient({ apiKey: psp.apiKey, baseUrl: url });
-    await client.post('/v1/sub-merchants', { body: { code: 'sdk-seller', name: 'Seller' } });
+    await client.post('/v1/sub-merchants', {
+      body: { code: 'sdk-seller', name: 'Seller', status: 'active' },
+    });
 
     const own = await client.post('/v1/checkout/sessions', { body: SESSION });
     const theirs = await client

@@ -1,5 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { concat, encodeBase58, randomBytes, sha256 } from 'ethers';
 import { PaymentsClient, Schema, WebhookEvent } from '@stablecoin-payments/sdk';
@@ -214,11 +213,8 @@ describe('An integrator walks the sandbox with the SDK', () => {
       description: `Seller payout ${index}`,
       metadata: JSON.stringify({ item: index }),
     }));
-    const batch = await payments.post('/v1/payout-batches', {
-      // The SDK would make a key itself; the document marks this one required, so its types ask for it.
-      params: { header: { 'Idempotency-Key': randomUUID() } },
-      body: { items },
-    });
+    // The SDK sends the Idempotency-Key this route requires (a fresh one, reused by its retries).
+    const batch = await payments.post('/v1/payout-batches', { body: { items } });
     expect(batch.item_count).toBe(BATCH_SIZE);
 
     const payouts: Payout[] = [];
@@ -231,7 +227,14 @@ describe('An integrator walks the sandbox with the SDK', () => {
     const itemOf = (payout: Payout) => (JSON.parse(payout.metadata!) as { item: number }).item;
     expect(new Set(payouts.map(itemOf)).size).toBe(BATCH_SIZE);
     for (const payout of payouts) {
-      expect(payout).toMatchObject({ status: 'Pending', amount: items[itemOf(payout)].amount });
+      const item = items[itemOf(payout)];
+      expect(payout).toMatchObject({
+        status: 'Pending',
+        batch_id: batch.id,
+        amount: item.amount,
+        to_address: item.to_address,
+        description: item.description,
+      });
     }
 
     await inParallel(payouts, HELPER_CONCURRENCY, async (payout) => {
@@ -355,7 +358,7 @@ describe('An integrator walks the sandbox with the SDK', () => {
     });
     expect(csv.response.status).toBe(200);
     expect(csv.response.headers.get('content-type')).toMatch(/^text\/csv/);
-    const [header, ...records] = parseCsv(csv.data as unknown as string);
+    const [header, ...records] = parseCsv(csv.data!);
     const jsonFields = Object.keys(statement[0]);
     expect(header).toEqual(jsonFields);
     const newestFirst = [...statement].reverse();

@@ -112,9 +112,10 @@ export class PaymentsClient {
     const first = await untyped(this.raw.GET)(path, init[0]);
     if (first.error !== undefined) throw PaymentsApiError.fromParsed(first.response, first.error);
     yield* first.data as ListItem<P>[];
+    const headers = callHeaders(init[0]);
     let next = parseNextLink(first.response.headers.get('Link'));
     while (next !== null) {
-      const response = await this.send(new Request(this.resolve(next), { method: 'GET' }));
+      const response = await this.send(new Request(this.resolve(next), { headers }));
       if (!response.ok) throw await PaymentsApiError.fromResponse(response);
       yield* (await response.json()) as ListItem<P>[];
       next = parseNextLink(response.headers.get('Link'));
@@ -139,6 +140,17 @@ export class PaymentsClient {
     }
     return request;
   }
+}
+
+/** The headers a call's options add (`headers`, `params.header`): the next pages send them too. */
+function callHeaders(init: unknown): Headers {
+  const options = init as
+    { headers?: Record<string, string>; params?: { header?: Record<string, unknown> } } | undefined;
+  const headers = new Headers(options?.headers);
+  for (const [name, value] of Object.entries(options?.params?.header ?? {})) {
+    if (value !== undefined && value !== null) headers.set(name, String(value));
+  }
+  return headers;
 }
 
 interface RawResult {

@@ -10,6 +10,7 @@ interface Seen {
   authorization: string | undefined;
   body: string;
   at: number;
+  headers: IncomingMessage['headers'];
 }
 
 type Answer = (response: ServerResponse, request: IncomingMessage) => void;
@@ -30,6 +31,7 @@ async function scriptedServer(
         authorization: request.headers.authorization,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),
+        headers: request.headers,
       });
       const answer = answers.shift() ?? json(200, {});
       answer(response, request);
@@ -177,6 +179,29 @@ describe('PaymentsClient retries', () => {
     const failure = await client.get('/v1/balances').catch((error: unknown) => error);
 
     expect(failure).toMatchObject({ status: 502, code: null, requestId: 'req_proxy' });
+  });
+});
+
+describe('PaymentsClient.list', () => {
+  it('follows Link rel="next" under the base URL, with the call\'s headers on every page', async () => {
+    const { url, seen, server } = await scriptedServer([
+      json(200, [{ id: 'a' }, { id: 'b' }], { Link: '</v1/payouts?page=2>; rel="next"' }),
+      json(200, [{ id: 'c' }], { Link: '</v1/payouts?page=1>; rel="first"' }),
+    ]);
+    try {
+      const client = new PaymentsClient({ apiKey: 'sk_test_x', baseUrl: `${url}/` });
+      const ids: string[] = [];
+      for await (const payout of client.list('/v1/payouts', { headers: { 'X-Trace': 't1' } })) {
+        ids.push(payout.id);
+      }
+      expect(ids).toEqual(['a', 'b', 'c']);
+      expect(seen.map((request) => request.url)).toEqual(['/v1/payouts', '/v1/payouts?page=2']);
+      expect(seen.map((request) => request.headers['x-trace'])).toEqual(['t1', 't1']);
+      expect(seen[1].authorization).toBe('Bearer sk_test_x');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

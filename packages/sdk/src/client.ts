@@ -110,7 +110,7 @@ export class PaymentsClient {
     ...init: InitParam<InitOf<P, 'get'>>
   ): AsyncGenerator<ListItem<P>, void, undefined> {
     const first = await untyped(this.raw.GET)(path, init[0]);
-    if (first.error !== undefined) throw PaymentsApiError.fromParsed(first.response, first.error);
+    if (!first.response.ok) throw PaymentsApiError.fromParsed(first.response, first.error);
     yield* first.data as ListItem<P>[];
     const headers = callHeaders(init[0]);
     let next = parseNextLink(first.response.headers.get('Link'));

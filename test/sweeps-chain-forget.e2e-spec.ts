@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin.service';
+import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin';
 import { SweepChainReset } from '@app/treasury/sweeps/sweep-chain-reset';
 import { CliModule } from '../apps/cli/src/cli.module';
 

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { EvmSweeper } from '../libs/treasury/src/sweeps/evm-sweeper.service';
+import { EvmSweeper } from '../libs/treasury/src/sweeps/evm-sweeper';
 import { SweepStatus } from '@app/treasury';
 import { startWorker } from './support/in-process-worker';
 import { useChainEnvironment } from './support/chain-test-env';

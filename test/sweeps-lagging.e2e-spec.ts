@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { EvmSweeper } from '@app/treasury/sweeps/evm-sweeper.service';
-import { SweepTracker } from '@app/treasury/sweeps/sweep-tracker.service';
+import { EvmSweeper } from '@app/treasury/sweeps/evm-sweeper';
+import { SweepTracker } from '@app/treasury/sweeps/sweep-tracker';
 import { SweepKeys } from '@app/treasury';
 import { DepositWatcherService } from '@app/checkout';
 import { CliModule } from '../apps/cli/src/cli.module';

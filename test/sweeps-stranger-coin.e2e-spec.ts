@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { NetworkRegistry } from '@app/chains';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
-import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin.service';
+import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin';
 import { randomTronAddress } from './support/payouts-api';
 import { TestApi } from './support/test-app';
 

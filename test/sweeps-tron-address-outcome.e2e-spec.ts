@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { settleSweptAddress } from '../libs/treasury/src/sweeps/single-sweep-address';
-import { FAILURES_BEFORE_FROZEN } from '../libs/treasury/src/sweeps/sweep-outcomes.service';
+import { FAILURES_BEFORE_FROZEN } from '../libs/treasury/src/sweeps/sweep-outcomes';
 import { testDatabaseUrl } from './setup/test-database';
 
 /**

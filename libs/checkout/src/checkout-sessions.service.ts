@@ -25,7 +25,7 @@ import {
 import { CreateCheckoutSessionDto } from './dto/create-checkout-session.dto';
 import { CheckoutSessionDto } from './dto/checkout-session.dto';
 import { ListCheckoutSessionsQueryDto } from './dto/list-checkout-sessions-query.dto';
-import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
+import { PayAddressPool } from './pay-addresses/pay-address-pool';
 import { PricingService } from './pricing/pricing.service';
 import { FeeRule } from './settlement/fee-rule';
 

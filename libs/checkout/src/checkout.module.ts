@@ -11,7 +11,7 @@ import { CheckoutSessionMapper } from './checkout-session.mapper';
 import { CheckoutSessionsController } from './checkout-sessions.controller';
 import { CheckoutSessionsRepository } from './checkout-sessions.repository';
 import { CheckoutSessionsService } from './checkout-sessions.service';
-import { PayAddressPool } from './pay-addresses/pay-address-pool.service';
+import { PayAddressPool } from './pay-addresses/pay-address-pool';
 import { PayAddressesRepository } from './pay-addresses/pay-addresses.repository';
 import { EXCHANGE_RATE_PROVIDER } from './pricing/exchange-rate.provider';
 import { PricingService } from './pricing/pricing.service';

@@ -3,7 +3,7 @@ export * from './checkout-session.entity';
 export * from './session-transaction.entity';
 export * from './checkout-sessions.service';
 export * from './checkout-session.mapper';
-export * from './pay-addresses/pay-address-pool.service';
+export * from './pay-addresses/pay-address-pool';
 export * from './dto/checkout-session.dto';
 export * from './dto/create-checkout-session.dto';
 export * from './deposits/deposit-watcher.service';

@@ -4,7 +4,7 @@ export * from './payout.types';
 export * from './payout.mapper';
 export * from './payout-ledger';
 export * from './payout-queue';
-export * from './payout-reviews.service';
+export * from './payout-reviews';
 export * from './payouts.repository';
 export * from './rules/payout-rules';
 export * from './dto/payout.dto';

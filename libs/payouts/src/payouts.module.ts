@@ -13,7 +13,7 @@ import { PayoutsRepository } from './payouts.repository';
 import { PayoutsService } from './payouts.service';
 import { PayoutDestination } from './rules/payout-destination';
 import { PayoutRules } from './rules/payout-rules';
-import { PayoutReviews } from './payout-reviews.service';
+import { PayoutReviews } from './payout-reviews';
 import { PayoutTermsService } from './payout-terms';
 import { PayoutQuoteService } from './quote/payout-quote.service';
 import { PayoutBatchesController } from './batches/payout-batches.controller';

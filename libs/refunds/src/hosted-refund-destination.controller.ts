@@ -8,7 +8,7 @@ import {
   RefundDestinationAccepted,
   RefundDestinations,
   RefundFormAccess,
-} from './refund-destinations.service';
+} from './refund-destinations';
 
 /**
  * The hosted page's refund form (its script, same origin): whether the page's link opens the

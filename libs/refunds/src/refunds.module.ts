@@ -6,7 +6,7 @@ import { PayoutsModule } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { HostedRefundDestinationController } from './hosted-refund-destination.controller';
-import { RefundDestinations } from './refund-destinations.service';
+import { RefundDestinations } from './refund-destinations';
 import { RefundPayouts } from './refund-payouts';
 import { RefundPayoutsModule } from './refund-payouts.module';
 import { RefundsController } from './refunds.controller';

@@ -7,7 +7,7 @@ import { HOSTED_PAGE_PATH } from '../checkout-session.mapper';
 import { PageAssets } from './page-assets';
 import { setNoStore, setPageSecurityHeaders } from './page-headers';
 import { negotiateLocale } from './locale';
-import { PublicSessions } from './public-sessions.service';
+import { PublicSessions } from './public-sessions';
 import { qrSvg } from './qr';
 import { renderCheckoutPage, renderNotFoundPage } from './render-page';
 import { SessionChanges } from './session-changes';

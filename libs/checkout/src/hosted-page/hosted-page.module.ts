@@ -3,7 +3,7 @@ import { ChainsModule } from '@app/chains';
 import { HostedCheckoutController } from './hosted-checkout.controller';
 import { PageAssets } from './page-assets';
 import { PublicSessionsRepository } from './public-sessions.repository';
-import { PublicSessions } from './public-sessions.service';
+import { PublicSessions } from './public-sessions';
 import { SessionChanges } from './session-changes';
 import { StreamSlots } from './stream-slots';
 

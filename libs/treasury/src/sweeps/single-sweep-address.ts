@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { FAILURES_BEFORE_FROZEN } from './sweep-outcomes.service';
+import { FAILURES_BEFORE_FROZEN } from './sweep-outcomes';
 
 /** A one-address sweep (TRON, EVM gas top-up) as its address's outcome needs it. */
 export interface SingleSweep {

@@ -3,7 +3,7 @@ import Decimal from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
 import { NetworkName } from '@app/chains';
 import { LedgerService } from '@app/ledger';
-import { FORGOTTEN_SUFFIX, UNMATCHED_NATIVE_KIND } from './stranger-coin.service';
+import { FORGOTTEN_SUFFIX, UNMATCHED_NATIVE_KIND } from './stranger-coin';
 
 export interface SweepChainResetReport {
   /** Live sweeps of the forgotten chain, ended Failed: none of their transactions can be mined. */
@@ -90,7 +90,7 @@ export class SweepChainReset {
   /**
    * The native coin of third parties booked on the forgotten chain (`unmatched_native`) is gone
    * with it, and owed to no one: each entry not reversed yet gets its reversal
-   * (`<reference>:forgotten`, every line negated). The per-address books (stranger-coin.service)
+   * (`<reference>:forgotten`, every line negated). The per-address books (stranger-coin.ts)
    * then count nothing of the old chain, and the new chain's coin is booked from zero.
    */
   private async reverseStrangerCoin(manager: EntityManager, network: NetworkName): Promise<number> {

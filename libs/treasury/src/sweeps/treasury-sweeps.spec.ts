@@ -1,4 +1,4 @@
-import { evmTrackers, SweepKind } from './treasury-sweeps.service';
+import { evmTrackers, SweepKind } from './treasury-sweeps';
 
 describe('EVM sweep pass: which trackers run', () => {
   const kinds = (...list: SweepKind[]) => new Set(list);

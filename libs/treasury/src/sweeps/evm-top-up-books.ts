@@ -19,7 +19,7 @@ import {
 } from './evm-top-up-journal.repository';
 import { settleSweptAddress } from './single-sweep-address';
 import { recordSweepOutcome } from './sweep-backoff';
-import { sweptEntry } from './sweep-outcomes.service';
+import { sweptEntry } from './sweep-outcomes';
 
 const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 

@@ -4,19 +4,19 @@ import { DataSource } from 'typeorm';
 import { Currency, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
 import { fromBaseUnits } from '@app/ledger';
 import { newId } from '@app/common';
-import { SweepTickReport } from './evm-sweeper.service';
+import { SweepTickReport } from './evm-sweeper';
 import { SweepKeys } from './sweep-keys';
 import { SweepDestination, SweepJournalRepository } from './sweep-journal.repository';
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import { destinationFor, SweepDecision } from './sweep-policy';
 import { sweeperIsHotWallet } from './sweep-safety';
-import { StrangerCoin } from './stranger-coin.service';
+import { StrangerCoin } from './stranger-coin';
 import { TronSweepChain } from './tron-sweep-chain';
 import { TronSweepChains } from './tron-sweep-chains';
 import { provenEmpty } from './tron-sweep-emptiness';
 import { TronStep, TronStepRow, TronSweepJournalRepository } from './tron-sweep-journal.repository';
 import { decideTronSweep, TronPrices, tronSweepCostSun } from './tron-sweep-policy';
-import { TronSweepSteps, TronStepTarget } from './tron-sweep-steps.service';
+import { TronSweepSteps, TronStepTarget } from './tron-sweep-steps';
 import { NetworkTreasurySettings } from './treasury-settings';
 
 /** What start answers when the sweep waits for a read of the address's TRX. */
@@ -255,7 +255,7 @@ export class TronSweepPlanner {
 
   /**
    * TRX a third party sent the address, read from an irreversible block, booked as theirs
-   * (stranger-coin.service.ts) before the sweep. True only once the read proved what the address
+   * (stranger-coin.ts) before the sweep. True only once the read proved what the address
    * holds (and any excess is booked); a failed read, or one that proves nothing, books nothing
    * and is false: the sweep waits for the next pass.
    */

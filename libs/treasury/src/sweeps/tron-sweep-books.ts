@@ -5,7 +5,7 @@ import { fromBaseUnits, LedgerEntry, LedgerService, networkFeeEntry } from '@app
 import { depositFeeEntry } from './deposit-fee-entry';
 import { settleSweptAddress } from './single-sweep-address';
 import { recordSweepOutcome } from './sweep-backoff';
-import { sweptEntry } from './sweep-outcomes.service';
+import { sweptEntry } from './sweep-outcomes';
 import { SolidifiedStep } from './tron-sweep-chain';
 import {
   TronStepRow,

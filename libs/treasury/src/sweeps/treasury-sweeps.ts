@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NetworkName, NetworkRegistry } from '@app/chains';
-import { EvmSweeper, SweepTickReport } from './evm-sweeper.service';
+import { EvmSweeper, SweepTickReport } from './evm-sweeper';
 import { SweepKeys } from './sweep-keys';
-import { SweepTrackReport, SweepTracker } from './sweep-tracker.service';
-import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
-import { EvmTopUpTracker } from './evm-top-up-tracker.service';
-import { TronSweepPlanner } from './tron-sweep-planner.service';
-import { TronSweepSteps } from './tron-sweep-steps.service';
+import { SweepTrackReport, SweepTracker } from './sweep-tracker';
+import { EvmTopUpSweeper } from './evm-top-up-sweeper';
+import { EvmTopUpTracker } from './evm-top-up-tracker';
+import { TronSweepPlanner } from './tron-sweep-planner';
+import { TronSweepSteps } from './tron-sweep-steps';
 
 export type SweepRunReport = SweepTickReport & { tracked: SweepTrackReport };
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
 import { minimumReplacementFees } from '@app/payouts';
 import { TreasuryCommandError } from '../books/treasury-command.error';
-import { EvmSweeper } from './evm-sweeper.service';
+import { EvmSweeper } from './evm-sweeper';
 import { signSweeperCancel } from './evm-top-up-signing';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { SweepAttemptRow, SweepJournalRepository } from './sweep-journal.repository';

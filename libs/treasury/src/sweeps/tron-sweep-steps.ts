@@ -5,10 +5,10 @@ import { SignedTronTransaction } from '@app/chains/sweeps/tron-sweep-transport';
 import { sendWhileLive } from './live-sweep-send';
 import { SweepKeys } from './sweep-keys';
 import { SweepJournalRepository } from './sweep-journal.repository';
-import { SweepTrackReport } from './sweep-tracker.service';
+import { SweepTrackReport } from './sweep-tracker';
 import { stakeForEnergy, TronSweepChain } from './tron-sweep-chain';
 import { TronSweepChains } from './tron-sweep-chains';
-import { TronSweepBooks } from './tron-sweep-books.service';
+import { TronSweepBooks } from './tron-sweep-books';
 import {
   TronStep,
   TronStepRow,

@@ -13,7 +13,7 @@ import {
   PayoutTransports,
 } from '@app/chains';
 import { fromBaseUnits } from '@app/ledger';
-import { EvmSweeper, MAX_LIVE_SWEEPS, SweepTickReport } from './evm-sweeper.service';
+import { EvmSweeper, MAX_LIVE_SWEEPS, SweepTickReport } from './evm-sweeper';
 import { EvmTopUpJournalRepository } from './evm-top-up-journal.repository';
 import { signDepositTransfer, signTopUp, TOP_UP_GAS_LIMIT } from './evm-top-up-signing';
 import { topUpValue } from './evm-top-up-value';
@@ -23,7 +23,7 @@ import { SweepDestination, SweepJournalRepository } from './sweep-journal.reposi
 import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
 import { destinationFor, gasPriceAllowed, SweepDecision } from './sweep-policy';
 import { provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
-import { StrangerCoin } from './stranger-coin.service';
+import { StrangerCoin } from './stranger-coin';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { NetworkTreasurySettings } from './treasury-settings';
 

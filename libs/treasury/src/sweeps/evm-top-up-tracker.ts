@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { EthersPayoutTransport, NetworkName, NetworkRegistry, PayoutTransports } from '@app/chains';
 import { minimumReplacementFees } from '@app/payouts';
-import { EvmSweeper } from './evm-sweeper.service';
-import { EvmTopUpBooks } from './evm-top-up-books.service';
+import { EvmSweeper } from './evm-sweeper';
+import { EvmTopUpBooks } from './evm-top-up-books';
 import {
   EvmTopUpJournalRepository,
   TopUpAttemptRow,
@@ -16,10 +16,10 @@ import { signDepositTransfer, signTopUp } from './evm-top-up-signing';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { SweepJournalRepository } from './sweep-journal.repository';
 import { SweepKeys } from './sweep-keys';
-import { SweepOutcomes } from './sweep-outcomes.service';
+import { SweepOutcomes } from './sweep-outcomes';
 import { gasPriceCapWei } from './sweep-policy';
 import { laneToSend } from './sweep-lane-attempts';
-import { rebroadcastDue, SweepTrackReport } from './sweep-tracker.service';
+import { rebroadcastDue, SweepTrackReport } from './sweep-tracker';
 
 const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 

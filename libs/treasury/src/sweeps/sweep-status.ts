@@ -3,13 +3,13 @@ import Decimal from 'decimal.js';
 import { formatUnits } from 'ethers';
 import { DataSource } from 'typeorm';
 import { Currency, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
-import { EvmSweeper } from './evm-sweeper.service';
-import { EvmTopUpSweeper } from './evm-top-up-sweeper.service';
+import { EvmSweeper } from './evm-sweeper';
+import { EvmTopUpSweeper } from './evm-top-up-sweeper';
 import { SweepKeys } from './sweep-keys';
 import { SweepPlannerRepository } from './sweep-planner.repository';
 import { gasPriceAllowed } from './sweep-policy';
 import { TronSweepChains } from './tron-sweep-chains';
-import { TronSweepPlanner } from './tron-sweep-planner.service';
+import { TronSweepPlanner } from './tron-sweep-planner';
 
 export interface TokenSweepStatus {
   currency: string;

@@ -12,12 +12,12 @@ import {
 import { decodeSweepReceipt } from '@app/chains/sweeps/evm-sweep-receipt';
 import { signSweepBatch } from '@app/chains/sweeps/evm-sweep-transaction';
 import { minimumReplacementFees } from '@app/payouts';
-import { EvmSweeper } from './evm-sweeper.service';
+import { EvmSweeper } from './evm-sweeper';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { LiveSweep, SweepAttemptRow, SweepJournalRepository } from './sweep-journal.repository';
 import { laneToSend } from './sweep-lane-attempts';
 import { SweepKeys } from './sweep-keys';
-import { SweepOutcomes } from './sweep-outcomes.service';
+import { SweepOutcomes } from './sweep-outcomes';
 import { gasPriceCapWei } from './sweep-policy';
 
 // A node that lost an accepted transaction (restart, eviction) gets its stored bytes again.

@@ -28,7 +28,7 @@ import {
   SweepDecision,
 } from './sweep-policy';
 import { SweepBroadcaster } from './sweep-broadcaster';
-import { StrangerCoin } from './stranger-coin.service';
+import { StrangerCoin } from './stranger-coin';
 import { delegateMismatches, provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
 import { NetworkTreasurySettings } from './treasury-settings';
 

@@ -264,6 +264,9 @@ describe('An integrator walks the sandbox with the SDK', () => {
       payoutEvents.set(payout.id, await eventsOf(payout.id, ['payout.created', ending]));
     }
 
+    // The batch announces itself once created and once every item has ended.
+    await eventsOf(batch.id, ['payout_batch.created', 'payout_batch.completed']);
+
     // 5. Every event the API has for this merchant arrived, verified, exactly once kept.
     const allEvents: string[] = [];
     for await (const event of payments.list('/v1/events', {

@@ -1,7 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
-  IsInt,
   IsNumber,
   IsOptional,
   IsString,
@@ -10,6 +9,7 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
+import { IntegerSetting } from './integer-setting';
 import { IsRateLimitValue } from '../rate-limit/rate-limit-value.validator';
 import { IsTrustProxyValue, TRUST_PROXY_MESSAGE } from '../rate-limit/trust-proxy';
 
@@ -24,8 +24,6 @@ const PAIR_KEY = '[A-Z]+:[A-Z]+';
 const decimalMap = (key: string) =>
   new RegExp(`^(${key}=[0-9]{1,12}(\\.[0-9]{1,6})?(,${key}=[0-9]{1,12}(\\.[0-9]{1,6})?)*)?$`);
 
-const toInteger = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 const toDecimalNumber = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : value;
 const REFUND_DELAY_MESSAGE =
@@ -36,10 +34,7 @@ export class EnvironmentVariables {
   @IsIn(APP_ENVS, { message: 'APP_ENV must be "sandbox" or "production".' })
   APP_ENV: AppEnv = 'sandbox';
 
-  @Transform(toInteger)
-  @IsInt({ message: 'PORT must be a whole number from 1 to 65535.' })
-  @Min(1, { message: 'PORT must be a whole number from 1 to 65535.' })
-  @Max(65535, { message: 'PORT must be a whole number from 1 to 65535.' })
+  @IntegerSetting({ min: 1, max: 65535 })
   PORT = 3000;
 
   @IsOptional()
@@ -84,37 +79,21 @@ export class EnvironmentVariables {
   })
   FX_RATES_URL?: string;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
-  @Min(1, { message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
-  @Max(86400, { message: 'FX_RATES_REFRESH_SECONDS must be a whole number from 1 to 86400.' })
+  @IntegerSetting({ min: 1, max: 86400 })
   FX_RATES_REFRESH_SECONDS = 60;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.' })
-  @Min(60, { message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.' })
-  @Max(2592000, {
-    message: 'FX_RATES_MAX_AGE_SECONDS must be a whole number from 60 to 2592000.',
-  })
+  @IntegerSetting({ min: 60, max: 2592000 })
   FX_RATES_MAX_AGE_SECONDS = 3600;
 
   @IsString({ message: 'DEV_SECRETS_DIR must be a folder path.' })
   DEV_SECRETS_DIR = '.secrets';
 
-  @Transform(toInteger)
-  @IsInt({ message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
-  @Min(5, { message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
-  @Max(10080, { message: 'SESSION_LIFETIME_MINUTES must be a whole number from 5 to 10080.' })
+  @IntegerSetting({ min: 5, max: 10080 })
   SESSION_LIFETIME_MINUTES = 60;
 
   // How long a refund waits for the customer's address (requires_destination) before the worker
   // cancels it and releases its hold (docs/refunds.md, States). 7 days by default, 90 at most.
-  @Transform(toInteger)
-  @IsInt({ message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.' })
-  @Min(5, { message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.' })
-  @Max(129600, {
-    message: 'REFUND_DESTINATION_EXPIRY_MINUTES must be a whole number from 5 to 129600.',
-  })
+  @IntegerSetting({ min: 5, max: 129600 })
   REFUND_DESTINATION_EXPIRY_MINUTES = 10080;
 
   // How long an address the customer gave on the hosted page waits before its refund may be
@@ -205,10 +184,7 @@ export class EnvironmentVariables {
   @IsTrustProxyValue({ message: TRUST_PROXY_MESSAGE })
   TRUST_PROXY?: string;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
-  @Min(100, { message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
-  @Max(600000, { message: 'DEPOSIT_SCAN_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @IntegerSetting({ min: 100, max: 600000 })
   DEPOSIT_SCAN_INTERVAL_MS = 3000;
 
   @IsOptional()
@@ -251,12 +227,7 @@ export class EnvironmentVariables {
   @IsIn(['wait', 'fail'], { message: 'PAYOUT_HOT_WALLET_SHORTFALL must be "wait" or "fail".' })
   PAYOUT_HOT_WALLET_SHORTFALL: 'wait' | 'fail' = 'wait';
 
-  @Transform(toInteger)
-  @IsInt({ message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.' })
-  @Min(1000, { message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.' })
-  @Max(86400000, {
-    message: 'PAYOUT_REPLACE_AFTER_MS must be a whole number from 1000 to 86400000.',
-  })
+  @IntegerSetting({ min: 1000, max: 86400000 })
   PAYOUT_REPLACE_AFTER_MS = 120000;
 
   @Matches(decimalMap(NETWORK_KEY), {
@@ -280,54 +251,22 @@ export class EnvironmentVariables {
   })
   DEPOSIT_KEYS_FILE?: string;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.' })
-  @Min(100, { message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.' })
-  @Max(86400000, {
-    message: 'TREASURY_SWEEP_INTERVAL_MS must be a whole number from 100 to 86400000.',
-  })
+  @IntegerSetting({ min: 100, max: 86400000 })
   TREASURY_SWEEP_INTERVAL_MS = 60000;
 
-  @Transform(toInteger)
-  @IsInt({
-    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
-  })
-  @Min(1000, {
-    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
-  })
-  @Max(86400000, {
-    message: 'TREASURY_RECONCILE_INTERVAL_MS must be a whole number from 1000 to 86400000.',
-  })
+  @IntegerSetting({ min: 1000, max: 86400000 })
   TREASURY_RECONCILE_INTERVAL_MS = 300000;
 
-  @Transform(toInteger)
-  @IsInt({
-    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
-  })
-  @Min(1000, {
-    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
-  })
-  @Max(604800000, {
-    message: 'TREASURY_RECONCILE_FULL_INTERVAL_MS must be a whole number from 1000 to 604800000.',
-  })
+  @IntegerSetting({ min: 1000, max: 604800000 })
   TREASURY_RECONCILE_FULL_INTERVAL_MS = 3600000;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
-  @Min(100, { message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
-  @Max(600000, { message: 'PAYOUT_TRACK_INTERVAL_MS must be a whole number from 100 to 600000.' })
+  @IntegerSetting({ min: 100, max: 600000 })
   PAYOUT_TRACK_INTERVAL_MS = 1000;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
-  @Min(100, { message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
-  @Max(3600000, { message: 'PAYOUT_RETRY_DELAY_MS must be a whole number from 100 to 3600000.' })
+  @IntegerSetting({ min: 100, max: 3600000 })
   PAYOUT_RETRY_DELAY_MS = 30000;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
-  @Min(1, { message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
-  @Max(64, { message: 'PAYOUT_SEND_CONCURRENCY must be a whole number from 1 to 64.' })
+  @IntegerSetting({ min: 1, max: 64 })
   PAYOUT_SEND_CONCURRENCY = 8;
 
   @Matches(/^[1-9][0-9]{0,11}$/, {
@@ -340,28 +279,16 @@ export class EnvironmentVariables {
   @IsIn(['true', 'false'], { message: 'WEBHOOKS_ALLOW_PRIVATE_URLS must be "true" or "false".' })
   WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' | 'false' = 'false';
 
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
-  @Min(100, { message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
-  @Max(60000, { message: 'WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 60000.' })
+  @IntegerSetting({ min: 100, max: 60000 })
   WEBHOOK_TIMEOUT_MS = 15000;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
-  @Min(10, { message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
-  @Max(10000, { message: 'WEBHOOK_POLL_INTERVAL_MS must be a whole number from 10 to 10000.' })
+  @IntegerSetting({ min: 10, max: 10000 })
   WEBHOOK_POLL_INTERVAL_MS = 100;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
-  @Min(1, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
-  @Max(2000, { message: 'WEBHOOK_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @IntegerSetting({ min: 1, max: 2000 })
   WEBHOOK_CONCURRENCY = 512;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
-  @Min(1, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
-  @Max(500, { message: 'WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number from 1 to 500.' })
+  @IntegerSetting({ min: 1, max: 500 })
   WEBHOOK_ENDPOINT_CONCURRENCY = 32;
 
   // AES-256-GCM key of the webhook signing secrets at rest (docs/events-and-webhooks.md), 32 bytes
@@ -375,109 +302,48 @@ export class EnvironmentVariables {
   WEBHOOK_SECRETS_KEY?: string;
 
   // Per merchant: one merchant's slow endpoints (16 of them) could otherwise take every slot.
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
-  @Min(1, { message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
-  @Max(2000, { message: 'WEBHOOK_MERCHANT_CONCURRENCY must be a whole number from 1 to 2000.' })
+  @IntegerSetting({ min: 1, max: 2000 })
   WEBHOOK_MERCHANT_CONCURRENCY = 64;
 
   // An answer slower than this counts as a failure for the endpoint's circuit breaker.
-  @Transform(toInteger)
-  @IsInt({ message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
-  @Min(100, { message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
-  @Max(60000, { message: 'WEBHOOK_SLOW_RESPONSE_MS must be a whole number from 100 to 60000.' })
+  @IntegerSetting({ min: 100, max: 60000 })
   WEBHOOK_SLOW_RESPONSE_MS = 5000;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
-  @Min(1, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
-  @Max(200, { message: 'DATABASE_POOL_SIZE must be a whole number from 1 to 200.' })
+  @IntegerSetting({ min: 1, max: 200 })
   DATABASE_POOL_SIZE = 20;
 
   // The API's statements only (docs/operations.md): one that runs longer is cancelled and its
   // request answers 503, instead of holding a connection and the database for as long as it
   // takes (a list with include_total over a huge merchant). 0 = no limit.
-  @Transform(toInteger)
-  @IsInt({
-    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Min(0, {
-    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Max(3600000, {
-    message: 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
+  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
   DATABASE_STATEMENT_TIMEOUT_MS = 15000;
 
   // The API's exact list totals (`include_total=true`) only: a count over a huge merchant is
   // cancelled after this long and the list answers 200 with `X-Total-Count-At-Least` instead of
   // failing (docs/pagination.md). 0 = only DATABASE_STATEMENT_TIMEOUT_MS applies.
-  @Transform(toInteger)
-  @IsInt({
-    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Min(0, {
-    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Max(3600000, {
-    message: 'DATABASE_LIST_TOTAL_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
+  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
   DATABASE_LIST_TOTAL_TIMEOUT_MS = 2000;
 
   // The API's connections only: one left idle inside a transaction this long (a request stuck
   // between two statements) is closed by PostgreSQL, releasing its locks. 0 = no limit.
-  @Transform(toInteger)
-  @IsInt({
-    message:
-      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Min(0, {
-    message:
-      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
-  @Max(3600000, {
-    message:
-      'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be a whole number from 0 (none) to 3600000.',
-  })
+  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60000;
 
   // The API's pool only: how long a request waits for a connection (a free one of the pool, or a
   // new one to PostgreSQL) before it answers 503 instead of hanging. 0 = forever.
-  @Transform(toInteger)
-  @IsInt({ message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.' })
-  @Min(0, {
-    message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.',
-  })
-  @Max(600000, {
-    message: 'DATABASE_CONNECT_TIMEOUT_MS must be a whole number from 0 (none) to 600000.',
-  })
+  @IntegerSetting({ min: 0, max: 600000, minMeans: 'none' })
   DATABASE_CONNECT_TIMEOUT_MS = 10000;
 
   // Retention (docs/operations.md, "Data retention"): the worker deletes older rows hourly, in
   // batches. 0 = keep forever.
-  @Transform(toInteger)
-  @IsInt({
-    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
-  })
-  @Min(0, {
-    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
-  })
-  @Max(3650, {
-    message: 'RETENTION_WEBHOOK_ATTEMPTS_DAYS must be a whole number from 0 (keep) to 3650.',
-  })
+  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
   RETENTION_WEBHOOK_ATTEMPTS_DAYS = 30;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
-  @Min(0, { message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
-  @Max(3650, { message: 'RETENTION_EVENTS_DAYS must be a whole number from 0 (keep) to 3650.' })
+  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
   RETENTION_EVENTS_DAYS = 90;
 
   // Rows per DELETE statement: each is its own short transaction, so locks stay brief.
-  @Transform(toInteger)
-  @IsInt({ message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
-  @Min(100, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
-  @Max(100000, { message: 'RETENTION_BATCH_SIZE must be a whole number from 100 to 100000.' })
+  @IntegerSetting({ min: 100, max: 100000 })
   RETENTION_BATCH_SIZE = 1000;
 
   // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
@@ -485,43 +351,26 @@ export class EnvironmentVariables {
   @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters, no spaces.' })
   METRICS_TOKEN?: string;
 
-  @Transform(toInteger)
-  @IsInt({ message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
-  @Min(0, { message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
-  @Max(65535, { message: 'WORKER_METRICS_PORT must be a whole number from 0 (off) to 65535.' })
+  @IntegerSetting({ min: 0, max: 65535, minMeans: 'off' })
   WORKER_METRICS_PORT = 9464;
 
   // Below the orchestrator's grace period (Kubernetes: 30 s), so the process ends on its own.
-  @Transform(toInteger)
-  @IsInt({ message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
-  @Min(1000, { message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
-  @Max(600000, { message: 'SHUTDOWN_TIMEOUT_MS must be a whole number from 1000 to 600000.' })
+  @IntegerSetting({ min: 1000, max: 600000 })
   SHUTDOWN_TIMEOUT_MS = 25000;
 
   // Sized for a burst: at 1,000 sessions a second, 20 s of creation takes 20,000 addresses per
   // family without the worker deriving any (derivation competes with the API for CPU).
-  @Transform(toInteger)
-  @IsInt({ message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
-  @Min(10, { message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
-  @Max(1000000, { message: 'PAY_ADDRESS_POOL_TARGET must be a whole number from 10 to 1000000.' })
+  @IntegerSetting({ min: 10, max: 1000000 })
   PAY_ADDRESS_POOL_TARGET = 60000;
 
   /** Below this many unclaimed addresses the worker tops the pool up; default a sixth of the target. */
   @IsOptional()
-  @Transform(toInteger)
-  @IsInt({ message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.' })
-  @Min(1, { message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.' })
-  @Max(1000000, {
-    message: 'PAY_ADDRESS_POOL_LOW_WATERMARK must be a whole number from 1 to 1000000.',
-  })
+  @IntegerSetting({ min: 1, max: 1000000 })
   PAY_ADDRESS_POOL_LOW_WATERMARK?: number;
 
   // The merchant console (docs/console.md): a session unused this long ends (the absolute limit
   // is 12 hours whatever this says).
-  @Transform(toInteger)
-  @IsInt({ message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
-  @Min(5, { message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
-  @Max(720, { message: 'CONSOLE_SESSION_IDLE_MINUTES must be a whole number from 5 to 720.' })
+  @IntegerSetting({ min: 5, max: 720 })
   CONSOLE_SESSION_IDLE_MINUTES = 30;
 }
 

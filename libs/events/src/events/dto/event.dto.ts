@@ -29,13 +29,15 @@ export class EventDataDto {
     oneOf: [
       { $ref: '#/components/schemas/CheckoutSession' },
       { $ref: '#/components/schemas/Payout' },
+      { $ref: '#/components/schemas/PayoutBatch' },
       { $ref: '#/components/schemas/Refund' },
       { $ref: '#/components/schemas/WebhookEndpoint' },
     ],
     description:
       'The object the event is about, exactly as the API returns it at the moment of the change: a ' +
-      'checkout session (`checkout.session.*`), a payout (`payout.*`), a refund (`refund.*`) or a ' +
-      'webhook endpoint (`webhook_endpoint.*`, without its secret).',
+      'checkout session (`checkout.session.*`), a payout (`payout.*`), a payout batch ' +
+      '(`payout_batch.*`), a refund (`refund.*`) or a webhook endpoint (`webhook_endpoint.*`, ' +
+      'without its secret).',
   })
   object: object;
 

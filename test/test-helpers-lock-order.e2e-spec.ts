@@ -1,7 +1,13 @@
 import { Client } from 'pg';
 import { MerchantsService } from '@app/auth';
+import { APP_CONFIG, AppConfig } from '@app/common';
+import { LedgerService } from '@app/ledger';
+import { PayoutEvents } from '@app/payouts/payout-events';
+import { PayoutJournalRepository } from '@app/payouts/processing/payout-journal.repository';
+import { SandboxFunding } from '@app/payouts/processing/sandbox-funding';
 import { creditBalance } from './support/ledger-credit';
 import { postPayout, randomTronAddress } from './support/payouts-api';
+import { postSessionRefund } from './support/refunds-api';
 import { TestApi, TestMerchant } from './support/test-app';
 import { TEST_DATABASE_URL } from './setup/test-database';
 import { waitFor } from './support/wait-for';
@@ -103,6 +109,98 @@ describe('Sandbox test helpers take balance locks in the ledger order (real Post
         status: 200,
         body: 'Pending',
       });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+  }, 120_000);
+
+  /*
+   * Review r4, F1: the worker completing a refund's payout of a simulated payment (payout row,
+   * then `fees:`) and a reorg of that session (session, then settlement's `fees:`, then, in the
+   * reversal guard, the refund's payout row). Another connection holds `fees:` while the reorg
+   * queues first and the worker's decide second: the interleaving that deadlocked (40P01).
+   */
+  it("a reorg of a session and the worker's completion of its refund's payout both end", async () => {
+    const owner = await api.createMerchant({ name: 'Refund lock order' });
+    await api.app.get(MerchantsService).setFeeRule(owner.id, '1', '0');
+    const session = await api
+      .post('/v1/checkout/sessions', owner, {
+        pricing_amount: '100',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'TRON',
+      })
+      .expect(201);
+    await api
+      .post(sessionHelper(session.body.id, 'payments'), owner, { amount: session.body.amount })
+      .expect(200);
+    const refund = await postSessionRefund(api, owner, session.body.id, {
+      amount: '30',
+      to_address: randomTronAddress(),
+    }).expect(201);
+    expect(refund.body.fee).not.toBe('0');
+    const [payout]: Array<{ id: string; status: string }> = await api.dataSource.query(
+      `SELECT id, status FROM payouts WHERE refund_id = $1`,
+      [refund.body.id],
+    );
+    expect(payout.status).toBe('Pending');
+
+    // The worker's first step of a send (PayoutSender.send): the payout's lock, then the decision.
+    const events = api.app.get(PayoutEvents, { strict: false });
+    const journal = new PayoutJournalRepository(api.dataSource, events);
+    const funding = new SandboxFunding(
+      api.app.get<AppConfig>(APP_CONFIG, { strict: false }),
+      journal,
+      api.app.get(LedgerService, { strict: false }),
+      events,
+    );
+
+    const holder = new Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      const [{ pid }] = (await holder.query(`SELECT pg_backend_pid() AS pid`)).rows;
+      await holder.query('BEGIN');
+      await holder.query(
+        `SELECT 1 FROM ledger_balances WHERE account = 'fees:TRON:USDT' FOR UPDATE`,
+      );
+      const waitingBehindHolder = async () =>
+        Number(
+          (
+            await api.dataSource.query(
+              `WITH first AS (
+                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))
+               SELECT count(*) AS n FROM pg_stat_activity a
+                WHERE $1 = ANY(pg_blocking_pids(a.pid))
+                   OR EXISTS (SELECT 1 FROM first WHERE first.pid = ANY(pg_blocking_pids(a.pid)))`,
+              [pid],
+            )
+          )[0].n,
+        );
+      const reorging = api.post(sessionHelper(session.body.id, 'reorg'), owner, {}).then((r) => r);
+      await waitFor(async () => (await waitingBehindHolder()) === 1, 30_000, 'reorg waiting');
+      const deciding = api.dataSource
+        .transaction(async (manager) => {
+          const locked = await journal.lockSendable(manager, payout.id);
+          return locked ? funding.decide(manager, locked) : 'not sendable';
+        })
+        .then(
+          (decision) => ({ decision }),
+          (error: Error) => ({ decision: `error: ${error.message}` }),
+        );
+      await waitFor(async () => (await waitingBehindHolder()) === 2, 30_000, 'decide waiting');
+      await holder.query('COMMIT');
+
+      const [reorged, decided] = await Promise.all([reorging, deciding]);
+      expect({ status: reorged.status, body: reorged.body.status }).toEqual({
+        status: 200,
+        body: 'Pending',
+      });
+      // The reorg went first: it canceled the refund nothing had signed; the worker then finds
+      // its payout no longer sendable.
+      expect(decided).toEqual({ decision: 'not sendable' });
+      const { body: after } = await api.get(`/v1/refunds/${refund.body.id}`, owner).expect(200);
+      expect(after.status).toBe('Canceled');
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       await holder.end();

@@ -14,8 +14,10 @@ export const REVERSED_PAYMENT_REASON =
  * has signed (`requires_destination`, or `Pending` with an unclaimed payout) are canceled, their
  * holds released and `refund.canceled` written, until the live refunds fit what is received.
  * A refund already signed is left to run: it is on the chain, an operator reconciles it.
- * Lock order: session, payout, refund (the payout worker's is payout, refund; nobody takes a
- * session's lock after a payout's or a refund's).
+ * Lock order: session, payout, balance rows, refund (the payout worker's is payout, balance rows,
+ * refund; nobody takes a session's lock after a payout's or a refund's). Settlement posts the
+ * reversal (balance rows: `deposits:`, `fees:`, `merchant:`) before `paymentsReversed`, so the
+ * payouts are locked before that, in `lockBeforeReversal`; `cancelUnsigned` then finds them held.
  */
 @Injectable()
 export class RefundReversalGuard implements ReversedPaymentListener, OnModuleInit {
@@ -29,6 +31,11 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
 
   onModuleInit(): void {
     this.settlement.followReversalsWith(this);
+  }
+
+  /** Settlement's step before its ledger statement: the sessions' refunds' payouts, in id order. */
+  async lockBeforeReversal(manager: EntityManager, sessionIds: string[]): Promise<void> {
+    await this.refunds.lockPayoutsOfSessions(manager, sessionIds);
   }
 
   async paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void> {

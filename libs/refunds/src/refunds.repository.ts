@@ -282,6 +282,21 @@ export class RefundsRepository {
   }
 
   /** The refund's payout, locked: the lock the payout worker's claim takes too. */
+  /**
+   * The payouts of the sessions' live refunds (those `liveRefundsOfSession` lists: the guard
+   * may lock any of them), in id order; before settlement's ledger statement
+   * (RefundReversalGuard's lock order). A live refund cannot appear meanwhile: creating one takes
+   * the session's row lock, which settlement holds.
+   */
+  async lockPayoutsOfSessions(manager: EntityManager, sessionIds: string[]): Promise<void> {
+    await manager.query(
+      `SELECT p.id FROM payouts p JOIN refunds r ON r.id = p.refund_id
+        WHERE r.session_id = ANY($1::text[]) AND r.status NOT IN ('Failed', 'Canceled')
+        ORDER BY p.id FOR UPDATE OF p`,
+      [sessionIds],
+    );
+  }
+
   async lockPayout(
     manager: EntityManager,
     refundId: string,

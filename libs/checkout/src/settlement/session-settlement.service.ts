@@ -75,6 +75,12 @@ export interface ReversedPayment {
  * libs/refunds, which depends on checkout, not the other way round.
  */
 export interface ReversedPaymentListener {
+  /**
+   * Before the reversal's ledger statement: takes the row locks `paymentsReversed` will need
+   * that a payout path takes before balance rows (the sessions' refunds' payouts), so that the
+   * order is one, payout rows then balance rows (docs/payouts.md, "Lock order").
+   */
+  lockBeforeReversal(manager: EntityManager, sessionIds: string[]): Promise<void>;
   paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void>;
 }
 
@@ -157,6 +163,16 @@ export class SessionSettlementService {
     const outcomes = sessions.map((session) =>
       this.outcomeOf(session, new Decimal(transfers.get(session.id)?.confirmed ?? 0)),
     );
+    // Lock order: session rows, then the reversed sessions' refund payout rows, then balance rows
+    // (the ledger statement), then refund rows. A payout's completion (worker, sandbox decide)
+    // holds its payout row and then wants `fees:`; the reversal guard, run after the statement
+    // (holding `fees:`), locks those payouts: taken here, first, the two never wait on each other.
+    const reversing = outcomes
+      .filter((outcome) => outcome.entry?.kind === 'deposit_reversal')
+      .map((outcome) => outcome.sessionId);
+    if (reversing.length && this.reversalListener) {
+      await this.reversalListener.lockBeforeReversal(manager, reversing);
+    }
     // The ledger's statement and the sessions' update are queued on the connection at once, and
     // the events (most of the JavaScript) are built, a slice at a time, while PostgreSQL runs them.
     const statements = Promise.all([

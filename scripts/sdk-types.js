@@ -42,7 +42,17 @@ function generate() {
     const out = join(dir, 'openapi.ts');
     execFileSync(
       process.execPath,
-      [join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), spec, '--output', out],
+      [
+        join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+        spec,
+        '--output',
+        out,
+        // A field with a default is optional to the caller (the document's `required` lists say
+        // what a response always carries); by default openapi-typescript makes it required, so
+        // creating a sub-merchant would demand `status`.
+        '--default-non-nullable',
+        'false',
+      ],
       // In the temporary directory: a redocly.yaml at the root (for linting the document) would
       // otherwise be read by openapi-typescript as its own configuration.
       { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] },

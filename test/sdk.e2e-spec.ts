@@ -192,7 +192,7 @@ describe('SDK against the live API', () => {
     const psp = await api.createMerchant({ name: 'SDK PSP', kind: 'psp' });
     const client = new PaymentsClient({ apiKey: psp.apiKey, baseUrl: url });
     await client.post('/v1/sub-merchants', {
-      body: { code: 'sdk-seller', name: 'Seller', status: 'active' },
+      body: { code: 'sdk-seller', name: 'Seller' },
     });
 
     const own = await client.post('/v1/checkout/sessions', { body: SESSION });

@@ -1193,7 +1193,7 @@ export interface components {
              * @example active
              * @enum {string}
              */
-            status: "active" | "disabled";
+            status?: "active" | "disabled";
             /**
              * Format: email
              * @example owner@corner.example
@@ -1861,8 +1861,8 @@ export interface components {
             log_index: number;
         };
         EventData: {
-            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`), a refund (`refund.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
-            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["Refund"] | components["schemas"]["WebhookEndpoint"];
+            /** @description The object the event is about, exactly as the API returns it at the moment of the change: a checkout session (`checkout.session.*`), a payout (`payout.*`), a payout batch (`payout_batch.*`), a refund (`refund.*`) or a webhook endpoint (`webhook_endpoint.*`, without its secret). */
+            object: components["schemas"]["CheckoutSession"] | components["schemas"]["Payout"] | components["schemas"]["PayoutBatch"] | components["schemas"]["Refund"] | components["schemas"]["WebhookEndpoint"];
             /** @description On `checkout.session.payment_detected`, `payment_confirmed` and `transaction_reverted`: the transfer that changed (`amount`, `created_at`, `network`, `status`, `tx_hash`, `log_index`). */
             transaction?: components["schemas"]["EventTransaction"];
             /**
@@ -2122,7 +2122,7 @@ export interface components {
              * @default 24
              * @example 24
              */
-            grace_period_hours: number;
+            grace_period_hours?: number;
         };
         RecoverWebhookEndpointRequest: {
             /**

@@ -1,6 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { TOTAL_COUNT_CAP } from './list-query';
+import { TOTAL_COUNT_CAP } from './total-count-cap';
 import { MAX_OFFSET_ROWS } from './pagination-query.dto';
 
 const CAP = TOTAL_COUNT_CAP.toLocaleString('en-US');

@@ -58,9 +58,6 @@ export function commonListConditions(
   return { where, anyOf };
 }
 
-/** Anything that runs SQL with bound parameters (TypeORM's DataSource). */
-export interface SqlRunner {
-  query(sql: string, parameters: unknown[]): Promise<unknown>;
-}
-
+// Re-exported here, so that @app/common (index.ts) exports them through this file.
+export type { SqlRunner } from './sql-runner';
 export * from './list-query';

@@ -1,14 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { ApiException } from '../errors/api.exception';
-import type { SqlRunner } from './list-conditions';
+import type { SqlRunner } from './sql-runner';
 import type { PageRequest } from './pagination-query.dto';
 import { countWithinListTotalLimit } from './list-total-timeout';
-
-/**
- * Beyond this many matches a list does not count exactly unless asked (`include_total=true`):
- * counting a million rows costs a second, the first page of them under a millisecond.
- */
-export const TOTAL_COUNT_CAP = 1000;
+import { TOTAL_COUNT_CAP } from './total-count-cap';
 
 /** How many records match a list's filters: exactly, or only that there are more than the cap. */
 export type TotalCount = { exact: number } | { atLeast: number };

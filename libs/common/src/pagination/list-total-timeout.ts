@@ -1,4 +1,4 @@
-import type { SqlRunner } from './list-conditions';
+import type { SqlRunner } from './sql-runner';
 import { isStatementCancelled } from '../errors/statement-cancelled';
 
 /** The default of DATABASE_LIST_TOTAL_TIMEOUT_MS, for processes that never configure it. */

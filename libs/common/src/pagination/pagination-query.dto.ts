@@ -2,7 +2,7 @@ import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ApiException } from '../errors/api.exception';
-import { TOTAL_COUNT_CAP } from './list-query';
+import { TOTAL_COUNT_CAP } from './total-count-cap';
 
 const TOTAL_COUNT_CAP_TEXT = TOTAL_COUNT_CAP.toLocaleString('en-US');
 

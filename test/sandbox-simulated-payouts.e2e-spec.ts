@@ -280,4 +280,49 @@ describe('Sandbox: payouts funded by simulated payments never reach the chain', 
     expect(lines.map((line) => line.account.split(':')[0]).sort()).toContain('simulated');
     expect(lines.some((line) => line.account.startsWith('hot_wallet:'))).toBe(false);
   });
+
+  /*
+   * Review r4, F2: a refund completes without a chain only within what simulation brought the
+   * refunded session. A real payment's refund, with only simulated money left on the balance,
+   * is any payout: it waits (never a `sim_` hash telling a real payer it was paid).
+   */
+  it('a refund of a real payment, only simulated money left: it waits, never completed without a chain', async () => {
+    const merchant = await api.createMerchant();
+    const realSession = await newSession(merchant, '100');
+    await devnet.transfer('USDT', realSession.pay_address, '100');
+    await waitFor(
+      async () => (await sessionOf(merchant, realSession.id)).status === 'Paid',
+      30_000,
+      'the real payment',
+    );
+    const realNet = await netOf(realSession.id);
+    // The real money leaves on chain.
+    const out = await createPayout(merchant, realNet, Wallet.createRandom().address);
+    await waitForPayout(merchant, out.id, (body) => body.status === 'Completed', 'Completed');
+    await paySimulated(merchant, '100');
+
+    const payer = Wallet.createRandom().address;
+    const { body: refund } = await postSessionRefund(api, merchant, realSession.id, {
+      amount: '50',
+      to_address: payer,
+    }).expect(201);
+    const [sent]: Array<{ id: string }> = await api.dataSource.query(
+      `SELECT id FROM payouts WHERE refund_id = $1`,
+      [refund.id],
+    );
+    // A refund's payout is not a /v1/payouts object: read from its row.
+    const rowOf = async () =>
+      (
+        await api.dataSource.query(
+          `SELECT status, pending_reason, tx_hash FROM payouts WHERE id = $1`,
+          [sent.id],
+        )
+      )[0] as { status: string; pending_reason: string | null; tx_hash: string | null };
+    await waitFor(async () => awaitingSimulation(await rowOf()), 30_000, 'the payout parked');
+    expect((await rowOf()).tx_hash).toBeNull();
+    const { body: waiting } = await api.get(`/v1/refunds/${refund.id}`, merchant).expect(200);
+    expect(waiting).toMatchObject({ status: 'Pending', tx_hash: null });
+    expect(await signaturesOf(sent.id)).toBe(0);
+    expect(await onChainTo(payer)).toEqual([]);
+  });
 });

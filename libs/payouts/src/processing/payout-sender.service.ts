@@ -43,7 +43,7 @@ export class PayoutSender {
   async send(payoutId: string): Promise<SendOutcome> {
     const payout = await this.journal.findSendable(payoutId);
     if (!payout) return 'skipped';
-    const sandbox = this.sandboxFunding.applies(payout);
+    const sandbox = this.sandboxFunding.applies();
     if (sandbox) {
       // First, before any chain read or hot wallet check: a payout that simulated money funds
       // waits for a test helper even where no hot wallet is configured. The claim checks again.

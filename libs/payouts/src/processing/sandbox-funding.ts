@@ -10,8 +10,9 @@ import { simulatedCompletionEntry } from './simulated-completion';
 
 /**
  * 'on_chain': real money covers it, the worker may sign it. 'awaiting_simulation': simulated
- * money funds it; parked until a test helper ends it. 'completed_simulated': a refund's payout
- * funded by simulated money, completed without a chain (no helper can reach a refund's payout).
+ * money funds it; parked until a test helper ends it. 'completed_simulated': the payout of a
+ * refund of a simulated payment, within what simulation brought that session, completed without
+ * a chain (no helper can reach a refund's payout).
  */
 export type SandboxFundingDecision = 'on_chain' | 'awaiting_simulation' | 'completed_simulated';
 
@@ -44,9 +45,13 @@ export class SandboxFunding {
     private readonly events: PayoutEvents,
   ) {}
 
-  /** Production (APP_ENV=production, live payouts) never runs the check. */
-  applies(payout: Pick<PayoutRecord, 'livemode'>): boolean {
-    return !this.config.livemode && !payout.livemode;
+  /**
+   * The deployment decides, not the row: simulated money exists wherever the test helpers run
+   * (APP_ENV is not production), whatever a payout's own `livemode` says (a row restored from or
+   * shared with production would otherwise sign from simulated credit unchecked).
+   */
+  applies(): boolean {
+    return !this.config.livemode;
   }
 
   /**
@@ -58,7 +63,8 @@ export class SandboxFunding {
    */
   async decide(manager: EntityManager, payout: PayoutRecord): Promise<SandboxFundingDecision> {
     const refundId = (payout as PayoutRecord & { refund_id?: string | null }).refund_id ?? null;
-    if (refundId && (await this.refundsUnmatchedTransfer(manager, refundId))) {
+    const refund = refundId ? await this.refundOf(manager, refundId) : null;
+    if (refund?.unmatched_transfer_id) {
       // An unmatched transfer's refund sends back what a sender sent on chain (a simulation never
       // makes one), out of `unmatched`: never the merchant's balance, real by construction.
       return 'on_chain';
@@ -66,27 +72,58 @@ export class SandboxFunding {
     await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
       `payouts.sandbox_funding:${balanceKey(payout)}`,
     ]);
-    const funds = await this.realFunds(manager, payout);
-    if (funds.onChain.plus(payout.amount).lte(funds.realIn)) return 'on_chain';
-    const figures = {
-      payoutId: payout.id,
-      amount: payout.amount,
-      realIn: funds.realIn.toFixed(),
-      onChain: funds.onChain.toFixed(),
-    };
-    if (refundId) {
+    // A refund of a simulated payment is simulated too, up to what simulation brought that
+    // session; past it (a real payment's refund) it is any payout: real money sends it, or it waits.
+    if (
+      refund?.session_id &&
+      (await this.simulatedPartCovers(manager, refund.session_id, payout))
+    ) {
       await this.journal.markCompleted(manager, payout.id, newSimulatedTxHash());
       await this.ledger.post(manager, simulatedCompletionEntry(payout));
       await this.events.statusChanged(manager, payout.id, 'Pending');
       this.logger.log(
-        figures,
-        "Refund's payout funded by simulated money completed without a chain",
+        { payoutId: payout.id, amount: payout.amount, sessionId: refund.session_id },
+        "Refund's payout of a simulated payment completed without a chain",
       );
       return 'completed_simulated';
     }
+    const funds = await this.realFunds(manager, payout);
+    if (funds.onChain.plus(payout.amount).lte(funds.realIn)) return 'on_chain';
     await this.journal.awaitSimulation(manager, payout.id);
-    this.logger.log(figures, 'Payout funded by simulated money waits for a test helper');
+    this.logger.log(
+      {
+        payoutId: payout.id,
+        amount: payout.amount,
+        realIn: funds.realIn.toFixed(),
+        onChain: funds.onChain.toFixed(),
+      },
+      'Payout funded by simulated money waits for a test helper',
+    );
     return 'awaiting_simulation';
+  }
+
+  /**
+   * Whether the session's simulated part, min(net, confirmed simulated transfers) (what realFunds
+   * takes out of `realIn`), covers its refunds already completed without a chain plus this one.
+   */
+  private async simulatedPartCovers(
+    manager: EntityManager,
+    sessionId: string,
+    payout: PayoutRecord,
+  ): Promise<boolean> {
+    const [row]: Array<{ simulated: string; refunded: string }> = await manager.query(
+      `SELECT GREATEST(LEAST(s.net_amount, COALESCE((
+                SELECT sum(t.amount) FROM session_transactions t
+                 WHERE t.session_id = s.id AND t.status = 'Confirmed' AND t.tx_hash LIKE $3), 0)),
+              0)::text AS simulated,
+              (SELECT COALESCE(sum(p.amount), 0) FROM payouts p JOIN refunds r ON r.id = p.refund_id
+                WHERE r.session_id = s.id AND p.id <> $2 AND p.status = 'Completed'
+                  AND p.tx_hash LIKE $3)::text AS refunded
+         FROM checkout_sessions s WHERE s.id = $1`,
+      [sessionId, payout.id, SIMULATED_HASH],
+    );
+    if (!row) return false;
+    return new Decimal(row.refunded).plus(payout.amount).lte(row.simulated);
   }
 
   /**
@@ -131,15 +168,15 @@ export class SandboxFunding {
     };
   }
 
-  private async refundsUnmatchedTransfer(
+  private async refundOf(
     manager: EntityManager,
     refundId: string,
-  ): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `SELECT 1 FROM refunds WHERE id = $1 AND unmatched_transfer_id IS NOT NULL`,
-      [refundId],
-    );
-    return rows.length > 0;
+  ): Promise<{ session_id: string | null; unmatched_transfer_id: string | null } | null> {
+    const rows: Array<{ session_id: string | null; unmatched_transfer_id: string | null }> =
+      await manager.query(`SELECT session_id, unmatched_transfer_id FROM refunds WHERE id = $1`, [
+        refundId,
+      ]);
+    return rows[0] ?? null;
   }
 }
 

@@ -1,3 +1,5 @@
+// First: tracing (when enabled) must start before the modules it instruments are loaded.
+import './instrument';
 import type { Server } from 'node:http';
 import {
   APP_CONFIG,

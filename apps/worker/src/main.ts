@@ -1,3 +1,5 @@
+// First: tracing (when enabled) must start before the modules it instruments are loaded.
+import './instrument';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';

@@ -33,3 +33,4 @@ export * from './pagination/created-range-query.dto';
 export * from './rate-limit';
 export * from './lifecycle/shutdown-signals';
 export * from './pagination/page-responder.decorator';
+export * from './tracing/trace-context';

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { PAYOUT_JOBS, QUEUES } from '@app/common';
+import { currentTraceparent, PAYOUT_JOBS, QUEUES } from '@app/common';
 
 // An unreachable Redis must not hold the merchant's request: the reconciler enqueues later.
 const ENQUEUE_TIMEOUT_MS = 1_000;
@@ -22,7 +22,7 @@ export class PayoutQueue {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.queue.add(PAYOUT_JOBS.send, { payoutId }, sendJobOptions(payoutId)),
+        this.queue.add(PAYOUT_JOBS.send, sendJobData(payoutId), sendJobOptions(payoutId)),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('queue did not answer')), ENQUEUE_TIMEOUT_MS);
         }),
@@ -46,7 +46,7 @@ export class PayoutQueue {
         this.queue.addBulk(
           payoutIds.map((payoutId) => ({
             name: PAYOUT_JOBS.send,
-            data: { payoutId },
+            data: sendJobData(payoutId),
             opts: sendJobOptions(payoutId),
           })),
         ),
@@ -66,6 +66,12 @@ export class PayoutQueue {
       clearTimeout(timer);
     }
   }
+}
+
+/** The payout and, when tracing is on, the trace the worker's send continues (docs/operations.md). */
+export function sendJobData(payoutId: string): { payoutId: string; traceparent?: string } {
+  const traceparent = currentTraceparent();
+  return traceparent ? { payoutId, traceparent } : { payoutId };
 }
 
 /** Finished jobs are removed so that the same id can be enqueued again later if needed. */

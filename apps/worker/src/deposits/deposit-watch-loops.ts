@@ -17,7 +17,7 @@ import {
   NotYetError,
 } from '@app/chains';
 import { DepositWatcherService, pollIntervalMs } from '@app/checkout';
-import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, QUEUES } from '@app/common';
+import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, inSpan, QUEUES } from '@app/common';
 
 // After failures the loop backs off, up to this long: an RPC outage is not worth a log line
 // every 250 ms, and detection resumes within this long of the RPC coming back.
@@ -122,7 +122,11 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
       this.headsAnnounced.delete(network);
       let again = false;
       try {
-        const report = await this.watcher.scan(network, sinceHead);
+        // A tick is one trace (tracing on): its RPC calls, and the events it writes, which
+        // their webhook deliveries continue (docs/operations.md, "Traces").
+        const report = await inSpan('deposits.scan', { 'chain.network': network }, () =>
+          this.watcher.scan(network, sinceHead),
+        );
         // Caught up (by this worker or another): nothing to do until the head moves again.
         sinceHead = report.cursor >= report.head ? report.head : undefined;
         // A tick that committed but stopped short of the head (a backlog) goes on at once; one
@@ -174,6 +178,8 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
 
   /** Waits `ms`, or less when stopping or, given a network, when it announces a new head. */
   private sleep(ms: number, network?: NetworkName): Promise<void> {
+    // A tick that ended after onModuleDestroy woke the sleepers must not wait out its interval.
+    if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const wakeUp = () => {
         clearTimeout(timer);

@@ -2,11 +2,13 @@ import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { NetworkName } from '@app/chains';
-import { PAYOUT_JOBS, QUEUES } from '@app/common';
+import { inSpanContinuing, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutReconciler, PayoutSender, PayoutTracker } from '@app/payouts';
 
 export interface SendPayoutJob {
   payoutId: string;
+  /** The trace of the request that created the payout (tracing on), continued here. */
+  traceparent?: string;
 }
 
 export interface TrackPayoutsJob {
@@ -30,7 +32,13 @@ export class PayoutsProcessor {
     concurrency: Number(process.env.PAYOUT_SEND_CONCURRENCY ?? 8),
   })
   async send(job: Job<SendPayoutJob>): Promise<void> {
-    const outcome = await this.sender.send(job.data.payoutId);
+    const { payoutId, traceparent } = job.data;
+    const outcome = await inSpanContinuing(
+      traceparent,
+      'payout.send',
+      { 'payout.id': payoutId },
+      () => this.sender.send(payoutId),
+    );
     this.logger.debug({ payoutId: job.data.payoutId, outcome }, 'Payout send job done');
   }
 

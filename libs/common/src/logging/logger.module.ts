@@ -4,6 +4,7 @@ import type { Options } from 'pino-http';
 import type { IncomingMessage } from 'node:http';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { newRequestId } from '../http/request-id';
+import { traceLogFields } from '../tracing/trace-context';
 
 // Anything that could carry a secret is removed before a log line is written.
 const SECRET_FIELDS = [
@@ -33,6 +34,8 @@ export function pinoHttpOptions(config: Pick<AppConfig, 'logLevel'>): Options {
     genReqId: (request: IncomingMessage) =>
       (request as IncomingMessage & { id?: string }).id ?? newRequestId(),
     redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
+    // trace_id and span_id of the active span, when tracing is on (docs/operations.md, "Traces").
+    mixin: traceLogFields,
     serializers: {
       req: (request: { id: string; method: string; url: string }) => ({
         id: request.id,

@@ -44,6 +44,7 @@ import { PayoutBatchFinished1795836026696 } from './1795836026696-payout-batch-f
 import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-awaiting-simulation';
 import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
 import { DataRetention1795836614861 } from './1795836614861-data-retention';
+import { TraceContext1795837885066 } from './1795837885066-trace-context';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   PayoutAwaitingSimulation1795836083082,
   NonceProofs1795836459785,
   DataRetention1795836614861,
+  TraceContext1795837885066,
 ];

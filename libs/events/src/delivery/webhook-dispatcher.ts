@@ -6,7 +6,7 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, AppConfig } from '@app/common';
+import { APP_CONFIG, AppConfig, inSpanContinuing } from '@app/common';
 import {
   ClaimedDelivery,
   DeliveryOutcome,
@@ -135,7 +135,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.inFlight += 1;
     count(this.perEndpoint, claim.endpoint_id, +1);
     count(this.perMerchant, claim.merchant_id, +1);
-    const done = this.deliver(claim)
+    // The attempt continues the trace of the change that wrote the event (docs/operations.md).
+    const done = inSpanContinuing(
+      claim.event.trace_context,
+      'webhook.deliver',
+      {
+        'event.id': claim.event.id,
+        'event.type': claim.event.type,
+        'endpoint.id': claim.endpoint_id,
+      },
+      () => this.deliver(claim),
+    )
       .catch((error) =>
         this.logger.error({ err: error, deliveryId: claim.delivery_id }, 'Webhook delivery failed'),
       )

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '@app/common';
+import { APP_CONFIG, AppConfig, injectTraceHeaders } from '@app/common';
 import { toEventDto } from '../events/event.mapper';
 import { WebhookSecretBox } from '../signing/webhook-secret-box';
 import { signWebhook } from '../signing/webhook-signature';
@@ -45,7 +45,8 @@ export class WebhookSender implements OnModuleDestroy {
     const response = await this.client.post({
       url: claim.url,
       body,
-      headers,
+      // `traceparent` of the delivery's span when tracing is on; nothing added when it is off.
+      headers: injectTraceHeaders({ ...headers }),
       timeoutMs: this.timeoutMs,
     });
     const error = failureOf(response);

@@ -15,6 +15,8 @@ export interface EventRecord {
   previous_status: string | null;
   data: EventDto['data'];
   created_at: Date;
+  /** The W3C traceparent of the change that wrote it (tracing on), which its deliveries continue. */
+  trace_context?: string | null;
 }
 
 /** The one place an event row becomes the public event: the API's body and the webhook's. */

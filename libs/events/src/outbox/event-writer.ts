@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { APP_CONFIG, AppConfig, ID_PREFIX, newId } from '@app/common';
+import { APP_CONFIG, AppConfig, currentTraceparent, ID_PREFIX, newId } from '@app/common';
 import { EventObjectType, EventType } from '../event-types';
 
 export interface NewEvent {
@@ -77,11 +77,14 @@ export class EventWriter {
     extraParams: unknown[],
   ): Promise<string> {
     const id = newId(ID_PREFIX.event);
+    // The trace (docs/operations.md, "Traces") travels with the event to its deliveries.
+    const traceParam = `$${11 + extraParams.length}`;
     await manager.query(
       `WITH event AS (
          INSERT INTO events (id, merchant_id, sub_merchant_id, sub_merchant_code, livemode, type,
-                             object_type, object_id, sequence, previous_status, data)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(max(sequence), 0) + 1, $9, $10::json
+                             object_type, object_id, sequence, previous_status, data, trace_context)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE(max(sequence), 0) + 1, $9, $10::json,
+                ${traceParam}
            FROM events WHERE object_id = $8
          RETURNING id, merchant_id, sub_merchant_id, type)
        ${insertDeliveries}`,
@@ -97,6 +100,7 @@ export class EventWriter {
         event.previousStatus,
         JSON.stringify(event.data),
         ...extraParams,
+        currentTraceparent(),
       ],
     );
     return id;
@@ -135,20 +139,21 @@ export class EventWriter {
           WHERE object_id IN (SELECT object_id FROM input) GROUP BY object_id),
        event AS (
          INSERT INTO events (id, merchant_id, sub_merchant_id, sub_merchant_code, livemode, type,
-                             object_type, object_id, sequence, previous_status, data)
+                             object_type, object_id, sequence, previous_status, data, trace_context)
          SELECT i.id, i.merchant_id, i.sub_merchant_id, i.sub_merchant_code, $2, i.type,
                 i.object_type, i.object_id,
                 COALESCE(last.sequence, 0)
                   + row_number() OVER (PARTITION BY i.object_id ORDER BY i.ordinal),
                 i.previous_status,
                 -- {"object":<object>,<the other keys>}, checked as JSON by the cast.
-                ('{"object":' || doc.value || COALESCE(',' || substr(i.extra, 2), '}'))::json
+                ('{"object":' || doc.value || COALESCE(',' || substr(i.extra, 2), '}'))::json,
+                $4
            FROM input i JOIN doc ON doc.ordinal = i.object_ordinal
                 LEFT JOIN last ON last.object_id = i.object_id
           ORDER BY i.ordinal
          RETURNING id, merchant_id, sub_merchant_id, type)
        ${INSERT_DELIVERIES}`,
-      [prepared.rows, this.config.livemode, prepared.objects],
+      [prepared.rows, this.config.livemode, prepared.objects, currentTraceparent()],
     );
   }
 }

@@ -1,11 +1,13 @@
 import {
   FetchRequest,
+  JsonRpcApiProviderOptions,
   JsonRpcPayload,
   JsonRpcProvider,
   JsonRpcResult,
   makeError,
   Network,
 } from 'ethers';
+import { inSpan, SpanKind } from '@app/common/tracing/trace-context';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
 import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
@@ -121,7 +123,25 @@ const UTF8_ENCODER = new TextEncoder();
  * same checks and the same errors.
  */
 class NativeDecodingProvider extends JsonRpcProvider {
-  override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+  private readonly networkName: string;
+
+  constructor(request: FetchRequest, network: Network, options: JsonRpcApiProviderOptions) {
+    super(request, network, options);
+    this.networkName = network.name;
+  }
+
+  // One span per JSON-RPC request (batches are off, see batchMaxCount), in the caller's trace.
+  override _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+    const method = Array.isArray(payload) ? 'batch' : payload.method;
+    return inSpan(
+      `rpc ${method}`,
+      { 'rpc.system': 'jsonrpc', 'rpc.method': method, 'chain.network': this.networkName },
+      () => this.sendNow(payload),
+      SpanKind.CLIENT,
+    );
+  }
+
+  private async sendNow(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
     const request = this._getConnection();
     // Bytes, so ethers does not encode the string itself (a Uint8Array body is taken as it is).
     request.body = UTF8_ENCODER.encode(JSON.stringify(payload));

@@ -1,3 +1,4 @@
+import { inSpan, SpanKind } from '@app/common/tracing/trace-context';
 import { providers } from 'tronweb';
 import { NetworkConfig } from '../../networks/network.types';
 import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
@@ -93,7 +94,14 @@ export class TronNodeClient {
         // URLs may carry secrets: errors name the URL by its position only.
         const attemptLabel = `${label} (RPC URL #${index + 1})`;
         try {
-          const value = parse(await this.providers[index].request<unknown>(path, body, 'post'));
+          // A span per HTTP request to the node, in the caller's trace (docs/operations.md).
+          const answer = await inSpan(
+            `rpc ${path}`,
+            { 'rpc.system': 'tron', 'rpc.method': path, 'chain.network': this.network.name },
+            () => this.providers[index].request<unknown>(path, body, 'post'),
+            SpanKind.CLIENT,
+          );
+          const value = parse(answer);
           this.preferredIndex = index;
           return { value, source: index };
         } catch (error) {

@@ -1,0 +1,4 @@
+// Imported first by main.ts: OpenTelemetry starts before Nest, pg and ioredis load.
+import { startTracingIfEnabled } from '@app/common/tracing/register';
+
+startTracingIfEnabled('payments-worker');

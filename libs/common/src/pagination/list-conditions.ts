@@ -60,4 +60,5 @@ export function commonListConditions(
 
 // Re-exported here, so that @app/common (index.ts) exports them through this file.
 export type { SqlRunner } from './sql-runner';
+export { TOTAL_COUNT_CAP } from './total-count-cap';
 export * from './list-query';

@@ -212,6 +212,18 @@ describe('Traces: one trace from the API request through the outbox and the queu
       const webhook = await webhookOf(event.id);
       expect(traceIdOf(String(webhook.headers.traceparent))).toBe(traceId);
     }
+
+    // Completion is seen by the tracker's tick: its trace holds the completed event and webhook.
+    const completed = await traceOfEvent(payout.id, 'payout.completed');
+    await waitFor(
+      async () => spansOf(traceIdOf(completed.trace)).some((span) => span.name === 'payouts.track'),
+      30_000,
+      'the tracker tick span',
+    );
+    const completedWebhook = await webhookOf(completed.id);
+    expect(traceIdOf(String(completedWebhook.headers.traceparent))).toBe(
+      traceIdOf(completed.trace),
+    );
   });
 
   it('a log line written in a span carries its trace_id and span_id; one outside carries none', async () => {

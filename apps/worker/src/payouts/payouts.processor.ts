@@ -2,7 +2,7 @@ import { Process, Processor } from '@nestjs/bull';
 import { Logger } from '@nestjs/common';
 import type { Job } from 'bull';
 import { NetworkName } from '@app/chains';
-import { inSpanContinuing, PAYOUT_JOBS, QUEUES } from '@app/common';
+import { inSpan, inSpanContinuing, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutReconciler, PayoutSender, PayoutTracker } from '@app/payouts';
 
 export interface SendPayoutJob {
@@ -44,7 +44,10 @@ export class PayoutsProcessor {
 
   @Process({ name: PAYOUT_JOBS.track, concurrency: 4 })
   async track(job: Job<TrackPayoutsJob>): Promise<void> {
-    await this.tracker.track(job.data.network);
+    // A tick is a trace: its receipts read, and the completed events it writes (and their webhooks).
+    await inSpan('payouts.track', { 'chain.network': job.data.network }, () =>
+      this.tracker.track(job.data.network),
+    );
   }
 
   @Process(PAYOUT_JOBS.reconcile)

@@ -23,8 +23,10 @@ export function tracingInstrumentations(): InstrumentationBase[] {
     }),
     new ExpressInstrumentation(),
     // Statements without their parameters (they hold addresses and amounts, never needed here).
-    new PgInstrumentation({ enhancedDatabaseReporting: false }),
-    new IORedisInstrumentation(),
+    // Only inside a trace: the worker's polls (webhook claims, Bull's Redis commands) would
+    // otherwise each be a trace of one span, many a second.
+    new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+    new IORedisInstrumentation({ requireParentSpan: true }),
   ];
 }
 

@@ -94,6 +94,7 @@ describe('OpenAPI document', () => {
         'reviewed_at',
         'completed_at',
         'sub_merchant_code',
+        'batch_id',
       ].sort(),
     );
   });

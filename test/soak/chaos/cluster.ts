@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Wallet } from 'ethers';
+import { buildApp, mainOf } from '../../support/built-apps';
+import { Devnet, startDevnet } from '../../support/devnet';
+import { FakeTronNode } from '../../support/fake-tron-node';
+import { freePort, PrivatePostgres, PrivateRedis } from '../../support/private-services';
+import { RpcProxy } from '../../support/rpc-proxy';
+import { httpGet, SpawnedApp } from '../../support/spawned-app';
+import { waitFor } from '../../support/wait-for';
+import { devnetSweeper } from '../../support/sweep-env';
+import { tronTestKey } from '../../support/tron-sweep-env';
+import { soakEnvironment } from '../soak-environment';
+import { WorkerProcess } from '../worker-process';
+import { useChainEnvironment } from '../../support/chain-test-env';
+
+// nest build's colour codes, cut from the error quoted in the report.
+// eslint-disable-next-line no-control-regex
+const ANSI_COLOURS = /\u001b\[[0-9;]*m/g;
+
+/** A process of the service the nemesis can kill, and whose memory is sampled. */
+export interface ServiceProcess {
+  name: string;
+  pid(): number | undefined;
+  restart(): Promise<void>;
+  kill(): Promise<void>;
+}
+
+/** The built API as production runs it, on its own port, restarted after a kill. */
+class ApiProcess implements ServiceProcess {
+  private app: SpawnedApp | undefined;
+  constructor(
+    readonly name: string,
+    readonly port: number,
+  ) {}
+
+  pid = () => (this.app?.running ? this.app.child.pid : undefined);
+
+  async restart(): Promise<void> {
+    const app = SpawnedApp.start('api', { PORT: String(this.port), LOG_LEVEL: 'warn' });
+    this.app = app;
+    // A boot on a loaded 2-core machine (other test runs beside) can take minutes.
+    await waitFor(
+      async () => {
+        if (!app.running) throw new Error(`${this.name} exited at start:\n${app.log}`);
+        return httpGet(this.port, '/health/live').then(
+          (answer) => answer.status === 200,
+          () => false,
+        );
+      },
+      300_000,
+      `${this.name} up on port ${this.port}`,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${this.tail()}`);
+    });
+  }
+
+  async kill(): Promise<void> {
+    const app = this.app;
+    if (!app?.running) return;
+    app.child.kill('SIGKILL');
+    await app.exited;
+  }
+
+  tail(): string {
+    return (this.app?.log ?? '').split('\n').slice(-20).join('\n');
+  }
+}
+
+/** The built worker (the existing soak's WorkerProcess), restarted after a kill. */
+class WorkerService implements ServiceProcess {
+  readonly process: WorkerProcess;
+  constructor(
+    readonly name: string,
+    logFile: string,
+  ) {
+    this.process = new WorkerProcess(logFile);
+  }
+
+  // WorkerProcess keeps its child to itself: its pid is read for the memory samples only.
+  pid = () => {
+    const child = this.process['child'] as { pid?: number; exitCode: number | null } | undefined;
+    return child && child.exitCode === null ? child.pid : undefined;
+  };
+
+  async restart(): Promise<void> {
+    this.process.start();
+    await this.process.ready(300_000);
+  }
+
+  kill = () => this.process.kill();
+}
+
+/**
+ * Everything the chaos soak runs: its own PostgreSQL cluster and redis-server (the machine's
+ * shared ones are never stopped), anvil behind an RPC fault proxy, the fake TRON node, two built
+ * API processes and two built workers on that environment.
+ */
+export class Cluster {
+  readonly hot = Wallet.createRandom();
+  readonly sweeper = devnetSweeper(17);
+  readonly treasury = Wallet.createRandom().address;
+  readonly stakingKey = tronTestKey('chaos soak staking account');
+  readonly tronHotKey = tronTestKey('chaos soak tron hot wallet');
+  postgres!: PrivatePostgres;
+  redis!: PrivateRedis;
+  devnet!: Devnet;
+  proxy!: RpcProxy;
+  tron!: FakeTronNode;
+  apis: ApiProcess[] = [];
+  workers: WorkerService[] = [];
+  firstBlock = 0;
+  readonly buildWarnings: string[] = [];
+  private miner: NodeJS.Timeout | undefined;
+  private restoreEnvironment: (() => void) | undefined;
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  get processes(): ServiceProcess[] {
+    return [...this.apis, ...this.workers];
+  }
+
+  /** Builds (when sources changed), starts the services and chains, sets the apps' variables. */
+  async prepare(log: (line: string) => void): Promise<void> {
+    for (const app of ['api', 'worker'] as const) {
+      try {
+        await buildApp(app);
+      } catch (error) {
+        // tsc emits despite type errors: in a checkout others are editing, a run goes on with the
+        // emitted output and the report says so (the type errors are not the soak's to judge).
+        if (!existsSync(mainOf(app))) throw error;
+        const first = String((error as Error).message)
+          .split('\n')
+          .find((line) => line.includes('error'));
+        this.buildWarnings.push(
+          `${app}: nest build failed (${first?.replace(ANSI_COLOURS, '').trim()}); ran its emitted output`,
+        );
+        log(`WARNING ${this.buildWarnings[this.buildWarnings.length - 1]}`);
+      }
+    }
+    log('api and worker built');
+    [this.postgres, this.redis] = await Promise.all([
+      PrivatePostgres.start(),
+      PrivateRedis.start(),
+    ]);
+    log(`own PostgreSQL on ${this.postgres.port}, own Redis on ${this.redis.port}`);
+    this.devnet = await startDevnet({ blockTime: 1 });
+    this.firstBlock = await this.devnet.head();
+    this.proxy = await RpcProxy.start(this.devnet.rpcUrl);
+    this.tron = new FakeTronNode({ solidLag: 6 });
+    const tronUrl = await this.tron.start();
+    this.tron.mineEmpty(5);
+    this.miner = setInterval(() => this.tron.mineBroadcasts(), 500);
+    const setup = await soakEnvironment({
+      devnet: this.devnet,
+      tronUrl,
+      hot: this.hot,
+      sweeper: this.sweeper,
+      treasury: this.treasury,
+      tronHotKey: this.tronHotKey,
+      stakingKey: this.stakingKey,
+    });
+    // The workers' and APIs' ETHEREUM RPC goes through the proxy (the nemesis's lag and failures);
+    // the new-heads WebSocket and the soak's own payments reach anvil directly.
+    const networks = JSON.parse(setup.networksFileJson);
+    networks.networks.ETHEREUM.rpcUrls = [this.proxy.url];
+    const environment = useChainEnvironment(JSON.stringify(networks, null, 2), {
+      ...setup.variables,
+      DATABASE_URL: this.postgres.url,
+      REDIS_URL: this.redis.url,
+      // Four processes on one server of max_connections 100.
+      DATABASE_POOL_SIZE: '12',
+      WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    });
+    this.restoreEnvironment = () => environment.restore();
+    this.apis = [
+      new ApiProcess('api-1', await freePort()),
+      new ApiProcess('api-2', await freePort()),
+    ];
+    this.workers = [1, 2].map(
+      (n) => new WorkerService(`worker-${n}`, join(this.dir, `worker-${n}.log`)),
+    );
+  }
+
+  async startServices(): Promise<void> {
+    await Promise.all(this.processes.map((process) => process.restart()));
+  }
+
+  apiPorts(): number[] {
+    return this.apis.map((api) => api.port);
+  }
+
+  workerLogTail(name: string): string {
+    try {
+      return readFileSync(join(this.dir, `${name}.log`), 'utf8')
+        .split('\n')
+        .slice(-30)
+        .join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.miner) clearInterval(this.miner);
+    await Promise.allSettled(this.processes.map((process) => process.kill()));
+    await SpawnedApp.killAll();
+    await Promise.allSettled([
+      this.proxy?.stop(),
+      this.devnet?.stop(),
+      this.tron?.stop(),
+      this.redis?.remove(),
+      this.postgres?.remove(),
+    ]);
+    this.restoreEnvironment?.();
+  }
+}

@@ -1,0 +1,149 @@
+import type { SeededRandom } from '../../support/seeded-random';
+import type { Cluster } from './cluster';
+
+export type FaultKind =
+  'kill-worker' | 'kill-api' | 'restart-postgres' | 'stop-redis' | 'rpc-fail' | 'rpc-hang';
+
+export interface InjectedFault {
+  kind: FaultKind;
+  target: string;
+  startedAt: number;
+  endedAt: number;
+  /** Seconds until the service was whole again (the killed process up, the server back). */
+  recoverySeconds: number;
+}
+
+const KINDS: FaultKind[] = [
+  'kill-worker',
+  'kill-api',
+  'restart-postgres',
+  'stop-redis',
+  'rpc-fail',
+  'rpc-hang',
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Every 20–60 s (seeded), one fault, every kind once in a seeded order before any repeats: a worker or an API process SIGKILLed and started again,
+ * the soak's own PostgreSQL restarted (down 3–10 s), its Redis stopped for 30 s (without
+ * persistence: its queues are lost, as a crashed cache's would be), or anvil's RPC behind the
+ * proxy answering 503 for 20 s or hanging for 15 s. One fault at a time: the next waits until
+ * the last one's target is back.
+ */
+export class Nemesis {
+  readonly faults: InjectedFault[] = [];
+  /** When PostgreSQL was down: 503 service_unavailable is expected in these windows only. */
+  readonly postgresDown: Array<{ from: number; to: number }> = [];
+  private running = true;
+  private wake: (() => void) | undefined;
+  private bag: FaultKind[] = [];
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly random: SeededRandom,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async run(until: number): Promise<void> {
+    let nextAt = Date.now() + this.random.int(20, 60) * 1000;
+    while (this.running) {
+      await this.sleepUntil(nextAt);
+      if (!this.running || Date.now() >= until) break;
+      const kind = this.nextKind();
+      const which = this.random.int(0, 1);
+      nextAt += this.random.int(20, 60) * 1000;
+      await this.inject(kind, which);
+    }
+  }
+
+  /** A seeded shuffle of every kind, then another: a short run still sees each fault once. */
+  private nextKind(): FaultKind {
+    if (!this.bag.length) {
+      this.bag = [...KINDS];
+      for (let i = this.bag.length - 1; i > 0; i--) {
+        const j = this.random.int(0, i);
+        [this.bag[i], this.bag[j]] = [this.bag[j], this.bag[i]];
+      }
+    }
+    return this.bag.pop()!;
+  }
+
+  stop(): void {
+    this.running = false;
+    this.wake?.();
+  }
+
+  private async sleepUntil(at: number): Promise<void> {
+    const ms = at - Date.now();
+    if (ms <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async inject(kind: FaultKind, which: number): Promise<void> {
+    const { cluster } = this;
+    const startedAt = Date.now();
+    let target = '';
+    let endedAt = startedAt;
+    switch (kind) {
+      case 'kill-worker':
+      case 'kill-api': {
+        const process = kind === 'kill-api' ? cluster.apis[which] : cluster.workers[which];
+        target = process.name;
+        this.log(`nemesis: SIGKILL ${target}`);
+        await process.kill();
+        endedAt = Date.now();
+        await process.restart();
+        break;
+      }
+      case 'restart-postgres': {
+        target = `postgres:${cluster.postgres.port}`;
+        const downMs = this.random.int(3, 10) * 1000;
+        this.log(`nemesis: PostgreSQL stopped for ${downMs / 1000} s`);
+        await cluster.postgres.pause();
+        await sleep(downMs);
+        await cluster.postgres.resume();
+        endedAt = Date.now();
+        break;
+      }
+      case 'stop-redis': {
+        target = `redis:${cluster.redis.port}`;
+        this.log('nemesis: Redis stopped for 30 s');
+        await cluster.redis.pause();
+        await sleep(30_000);
+        await cluster.redis.resume();
+        endedAt = Date.now();
+        break;
+      }
+      case 'rpc-fail':
+      case 'rpc-hang': {
+        target = 'anvil rpc proxy';
+        const ms = kind === 'rpc-fail' ? 20_000 : 15_000;
+        this.log(
+          `nemesis: RPC ${kind === 'rpc-fail' ? 'answers 503' : 'hangs'} for ${ms / 1000} s`,
+        );
+        await cluster.proxy.down(kind === 'rpc-fail' ? 'unavailable' : 'hang');
+        await sleep(ms);
+        await cluster.proxy.up();
+        endedAt = Date.now();
+        break;
+      }
+    }
+    if (kind === 'restart-postgres') this.postgresDown.push({ from: startedAt, to: endedAt });
+    const fault: InjectedFault = {
+      kind,
+      target,
+      startedAt,
+      endedAt,
+      recoverySeconds: Math.round((Date.now() - startedAt) / 100) / 10,
+    };
+    this.faults.push(fault);
+    this.log(`nemesis: ${kind} ${target} over, whole again after ${fault.recoverySeconds} s`);
+  }
+}

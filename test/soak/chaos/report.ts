@@ -1,0 +1,80 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Invariant } from './checks';
+import type { InjectedFault } from './nemesis';
+
+export interface SoakReport {
+  seed: number;
+  minutes: number;
+  startedAt: string;
+  durationSeconds: { total: number; setup: number; load: number; drain: number; checks: number };
+  passed: boolean;
+  faults: Array<InjectedFault & { at: string; offsetSeconds: number }>;
+  invariants: Invariant[];
+  /** Invariants that failed at some moment of the run (the continuous checks). */
+  violationsDuringRun: Array<{ at: string; name: string; detail: string }>;
+  figures: Record<string, unknown>;
+  memory: Record<string, unknown>;
+}
+
+/** report.json and report.md in the run's results folder. */
+export function writeReport(dir: string, report: SoakReport): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'report.json'), JSON.stringify(report, null, 2));
+  writeFileSync(join(dir, 'report.md'), markdown(report));
+}
+
+function markdown(report: SoakReport): string {
+  const lines = [
+    `# Chaos soak ${report.passed ? 'passed' : 'FAILED'}`,
+    '',
+    `Seed ${report.seed} (\`npm run soak -- --minutes ${report.minutes} --seed ${report.seed}\` replays ` +
+      `the choices), started ${report.startedAt}; ${report.durationSeconds.total} s in all ` +
+      `(setup ${report.durationSeconds.setup} s, load under the nemesis ${report.durationSeconds.load} s, ` +
+      `drain ${report.durationSeconds.drain} s, checks ${report.durationSeconds.checks} s).`,
+    '',
+    '## Invariants',
+    '',
+    '| Invariant | Held | Detail |',
+    '| --- | --- | --- |',
+    ...report.invariants.map(
+      (invariant) =>
+        `| ${invariant.name} | ${invariant.held ? 'yes' : '**NO**'} | ${invariant.detail.replace(/\|/g, '/')} |`,
+    ),
+    '',
+    `Violations seen by the continuous checks during the run: ${report.violationsDuringRun.length}.`,
+    ...report.violationsDuringRun.slice(0, 20).map((v) => `- ${v.at} ${v.name}: ${v.detail}`),
+    '',
+    `## Faults injected (${report.faults.length})`,
+    '',
+    '| At | + s | Fault | Target | Whole again after (s) |',
+    '| --- | --- | --- | --- | --- |',
+    ...report.faults.map(
+      (fault) =>
+        `| ${fault.at} | ${fault.offsetSeconds} | ${fault.kind} | ${fault.target} | ${fault.recoverySeconds} |`,
+    ),
+    '',
+    '## Figures',
+    '',
+    '```json',
+    JSON.stringify(report.figures, null, 2),
+    '```',
+    '',
+    '## Memory (RSS, longest-lived incarnation after warm-up)',
+    '',
+    '| Process | MB at warm-up → end | Slope (MB/min) | Minutes | Restarts |',
+    '| --- | --- | --- | --- | --- |',
+    ...Object.entries(report.memory).map(([name, m]) => {
+      const row = m as {
+        fromMb: number;
+        toMb: number;
+        slopeMbPerMin: number | null;
+        minutes: number;
+        restarts: number;
+      };
+      return `| ${name} | ${row.fromMb} → ${row.toMb} | ${row.slopeMbPerMin ?? 'n/a'} | ${row.minutes} | ${row.restarts} |`;
+    }),
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,304 @@
+// The sandbox configuration the end-to-end suites run with (test vectors, no rate limits); the
+// soak's own database, Redis and chains are set on top of it by the cluster.
+import '../../setup/test-env';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliProcess } from '../../support/cli-process';
+import { SeededRandom } from '../../support/seeded-random';
+import { waitFor } from '../../support/wait-for';
+import { WebhookReceiver } from '../../support/webhook-receiver';
+import { ApiClient } from './api-client';
+import {
+  continuousChecks,
+  creditedOnce,
+  eventsDelivered,
+  Invariant,
+  payoutsMatchChain,
+  query,
+  sequenceGaps,
+  serverErrors,
+} from './checks';
+import { Cluster } from './cluster';
+import { Load } from './load';
+import { flakyCycle, MemorySampler, receivedOrder } from './monitors';
+import { Nemesis } from './nemesis';
+import { SoakReport, writeReport } from './report';
+import { fundHotWallet, prepareMerchant } from './setup';
+
+/*
+ * `npm run soak -- --minutes N [--seed S] [--results DIR]`: issue 27's chaos soak. The built API
+ * (two processes) and two built workers on the soak's own PostgreSQL and Redis, anvil behind an
+ * RPC fault proxy and the fake TRON node, under a steady mixed load while a seeded nemesis
+ * injects a fault every 20–60 s. Invariants are checked every 15 s and after a drain; the
+ * report (Markdown + JSON) goes to test-results/soak/<time>/. Exit code 0 when all held.
+ */
+
+function option(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+const minutes = Number(option('minutes') ?? 30);
+if (!(minutes > 0)) throw new Error('--minutes must be a positive number');
+const seed = option('seed') ?? process.env.SOAK_SEED;
+const random = seed ? new SeededRandom(Number(seed)) : SeededRandom.fromEnvironment('SOAK_SEED');
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const resultsDir =
+  option('results') ?? join(__dirname, '..', '..', '..', 'test-results', 'soak', stamp);
+mkdirSync(resultsDir, { recursive: true });
+
+const started = Date.now();
+const seconds = (from = started) => Math.round((Date.now() - from) / 1000);
+function log(line: string): void {
+  const text = `[${seconds()} s] ${line}`;
+  process.stdout.write(`${text}\n`);
+  appendFileSync(join(resultsDir, 'soak.log'), `${new Date().toISOString()} ${text}\n`);
+}
+
+async function main(): Promise<number> {
+  log(`chaos soak: ${minutes} min, seed ${random.seed}, results in ${resultsDir}`);
+  const cluster = new Cluster(join(resultsDir, 'logs'));
+  const [steady, flaky] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
+  const cli = CliProcess.build('chaos-soak');
+  cli.catch(() => undefined);
+  const memory = new MemorySampler(() => cluster.processes);
+  const violations: SoakReport['violationsDuringRun'] = [];
+  let stopFlaky = () => undefined as void;
+  try {
+    await cluster.prepare(log);
+    const merchant = await prepareMerchant(cluster, {
+      steady: `${steady.url}/hooks`,
+      flaky: `${flaky.url}/hooks`,
+    });
+    await cluster.startServices();
+    log('two APIs and two workers up');
+    await fundHotWallet(cluster);
+    log('hot wallet funded and booked');
+    const setupSeconds = seconds();
+
+    const client = new ApiClient(cluster.apiPorts(), merchant.apiKey);
+    const load = new Load(client, cluster.devnet, new SeededRandom(random.seed ^ 0x2545f491));
+    const nemesis = new Nemesis(cluster, random, log);
+    stopFlaky = flakyCycle(flaky);
+    memory.start();
+    const loadStart = Date.now();
+    const loadEnd = loadStart + minutes * 60_000;
+    const loadRun = load.run();
+    const nemesisRun = nemesis.run(loadEnd);
+    const checker = setInterval(() => {
+      continuousChecks(cluster.postgres.url)
+        .then((results) => {
+          for (const result of results.filter((r) => !r.held)) {
+            violations.push({
+              at: new Date().toISOString(),
+              name: result.name,
+              detail: result.detail,
+            });
+            log(`VIOLATION ${result.name}: ${result.detail}`);
+          }
+        })
+        // PostgreSQL down: the next round checks.
+        .catch(() => undefined);
+    }, 15_000);
+    const progress = setInterval(
+      () =>
+        log(
+          `load: ${load.sessions.length} sessions, ${load.payouts.length} payouts, ` +
+            `${client.answers.length} answers, ${nemesis.faults.length} faults, ` +
+            `${steady.received.length} + ${flaky.received.length} deliveries`,
+        ),
+      30_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, minutes * 60_000));
+    nemesis.stop();
+    await nemesisRun;
+    log(`nemesis stopped after ${nemesis.faults.length} faults; load stopping`);
+    await load.stop();
+    await loadRun;
+    clearInterval(progress);
+    const loadSeconds = seconds(loadStart);
+
+    // Drain: every transfer booked, every payout, refund and sweep ended, every event delivered.
+    const drainStart = Date.now();
+    const url = cluster.postgres.url;
+    const open = async () => {
+      const [row] = await query<{ payouts: string; refunds: string; sweeps: string }>(
+        url,
+        `SELECT (SELECT count(*) FROM payouts WHERE status IN ('Pending', 'Processing')) AS payouts,
+                (SELECT count(*) FROM refunds WHERE status IN ('Pending', 'Processing')) AS refunds,
+                (SELECT count(*) FROM sweeps WHERE status = 'Processing') AS sweeps`,
+      );
+      return row;
+    };
+    let drained = true;
+    const builtCli = await cli;
+    try {
+      await waitFor(
+        async () => {
+          const credited = await creditedOnce(url, load.sessions);
+          const row = await open();
+          const events = await eventsDelivered(url, merchant.id, receivedOrder(steady).eventIds);
+          if (
+            !credited.held ||
+            Number(row.payouts) + Number(row.refunds) + Number(row.sweeps) !== 0 ||
+            events.missing.length !== 0
+          )
+            return false;
+          // Sweeps start on their own clock: the books settle when the last one is booked,
+          // which the operator's reconciliation (exit 0) tells.
+          return (await builtCli.run('treasury:reconcile')).code === 0;
+        },
+        600_000,
+        'the drain',
+      );
+    } catch {
+      drained = false;
+      log(`drain incomplete: ${JSON.stringify(await open())}`);
+    }
+    const drainSeconds = seconds(drainStart);
+    log(`drained in ${drainSeconds} s`);
+    clearInterval(checker);
+    memory.stop();
+    stopFlaky();
+
+    // The books against the chain, with nothing moving: the processes stopped first.
+    const checksStart = Date.now();
+    await Promise.allSettled(cluster.processes.map((process) => process.kill()));
+    const invariants: Invariant[] = [];
+    invariants.push(...(await continuousChecks(url)));
+    invariants.push(await creditedOnce(url, load.sessions));
+    invariants.push(
+      ...(await payoutsMatchChain(url, cluster.devnet, cluster.hot.address, merchant.id)),
+    );
+    const reconcile = await builtCli.run('treasury:reconcile');
+    invariants.push({
+      name: 'treasury:reconcile exits 0',
+      held: reconcile.code === 0,
+      detail: `exit ${reconcile.code}: ${reconcile.stdout.trim().replace(/\s+/g, ' ').slice(0, 600)}${reconcile.stderr.trim().slice(0, 300)}`,
+    });
+    const steadyOrder = receivedOrder(steady);
+    const flakyOrder = receivedOrder(flaky);
+    const delivered = await eventsDelivered(url, merchant.id, steadyOrder.eventIds);
+    invariants.push({
+      name: 'every event delivered at least once to a live endpoint',
+      held: delivered.missing.length === 0,
+      detail: `${delivered.total} events; steady endpoint missing ${delivered.missing.length}${
+        delivered.missing.length ? ` (${delivered.missing.slice(0, 5).join(', ')})` : ''
+      }; flaky endpoint got ${flakyOrder.eventIds.size} of them in ${flakyOrder.deliveries} requests`,
+    });
+    // Deliveries run in parallel and retries reorder (docs/events-and-webhooks.md): a receiver
+    // orders by `sequence`. Held: each object's events are 1..n with no gap or repeat, and the
+    // steady receiver got every one, so applying by sequence reaches the latest state. Arrivals
+    // out of order are counted for the report.
+    const gaps = await sequenceGaps(url, merchant.id);
+    invariants.push({
+      name: 'events in sequence order per object (1..n, none missing, applied by sequence)',
+      held: gaps.length === 0 && delivered.missing.length === 0,
+      detail: `${gaps.length} objects with a gap or repeat${gaps.length ? ` ${JSON.stringify(gaps.slice(0, 5))}` : ''}; arrived out of order (parallel deliveries): steady endpoint ${steadyOrder.outOfOrder.length} objects${
+        steadyOrder.outOfOrder.length
+          ? ` e.g. ${JSON.stringify(steadyOrder.outOfOrder.slice(0, 3))}`
+          : ''
+      }, flaky endpoint ${flakyOrder.outOfOrder.length}`,
+    });
+    invariants.push(serverErrors(client.answers, nemesis.postgresDown));
+    const warmUpMs = Math.min(120_000, (minutes * 60_000) / 4);
+    const slopes = memory.slopes(warmUpMs);
+    const judged = minutes >= 10;
+    const rising = Object.entries(slopes).filter(([, m]) => (m.slopeMbPerMin ?? 0) > 5);
+    invariants.push({
+      name: 'RSS flat after warm-up',
+      held: !judged || rising.length === 0,
+      detail: `${judged ? '' : 'reported, not judged under 10 minutes; '}slopes MB/min: ${Object.entries(
+        slopes,
+      )
+        .map(([name, m]) => `${name} ${m.slopeMbPerMin ?? 'n/a'}`)
+        .join(', ')}`,
+    });
+    if (!drained)
+      invariants.push({
+        name: 'drained within 10 minutes',
+        held: false,
+        detail: JSON.stringify(await open()),
+      });
+
+    const statuses = await query<{ what: string; status: string; n: number }>(
+      url,
+      `SELECT 'session' AS what, status, count(*)::int AS n FROM checkout_sessions WHERE merchant_id = $1 GROUP BY 2
+       UNION ALL SELECT 'payout', status, count(*)::int FROM payouts WHERE merchant_id = $1 AND refund_id IS NULL GROUP BY 2
+       UNION ALL SELECT 'refund', status, count(*)::int FROM refunds WHERE merchant_id = $1 GROUP BY 2
+       UNION ALL SELECT 'sweep', status, count(*)::int FROM sweeps GROUP BY 2`,
+      [merchant.id],
+    );
+    const byKind: Record<string, number> = {};
+    for (const session of load.sessions) byKind[session.kind] = (byKind[session.kind] ?? 0) + 1;
+    const passed = invariants.every((invariant) => invariant.held) && violations.length === 0;
+    const report: SoakReport = {
+      seed: random.seed,
+      minutes,
+      startedAt: new Date(started).toISOString(),
+      durationSeconds: {
+        total: seconds(),
+        setup: setupSeconds,
+        load: loadSeconds,
+        drain: drainSeconds,
+        checks: seconds(checksStart),
+      },
+      passed,
+      faults: nemesis.faults.map((fault) => ({
+        ...fault,
+        at: new Date(fault.startedAt).toISOString(),
+        offsetSeconds: Math.round((fault.startedAt - loadStart) / 1000),
+      })),
+      invariants,
+      violationsDuringRun: violations,
+      figures: {
+        sessions: load.sessions.length,
+        sessionsByKind: byKind,
+        transfers: load.sessions.reduce((sum, session) => sum + session.sent.length, 0),
+        payoutsCreated: load.payouts.length,
+        refundsCreated: load.sessions.filter((session) => session.refundId).length,
+        statuses: Object.fromEntries(statuses.map((row) => [`${row.what} ${row.status}`, row.n])),
+        answers: client.answers.length,
+        answersByStatus: client.answers.reduce<Record<string, number>>((counts, answer) => {
+          counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+          return counts;
+        }, {}),
+        connectionErrors: client.connectionErrors,
+        loadStepFailures: load.failures.length,
+        loadStepFailureSamples: load.failures.slice(0, 10),
+        events: delivered.total,
+        deliveries: { steady: steadyOrder.deliveries, flaky: flakyOrder.deliveries },
+        faultsByKind: nemesis.faults.reduce<Record<string, number>>((counts, fault) => {
+          counts[fault.kind] = (counts[fault.kind] ?? 0) + 1;
+          return counts;
+        }, {}),
+        buildWarnings: cluster.buildWarnings,
+        workerBoots: Object.fromEntries(cluster.workers.map((w) => [w.name, w.process.boots])),
+      },
+      memory: slopes,
+    };
+    writeReport(resultsDir, report);
+    for (const invariant of invariants)
+      log(
+        `${invariant.held ? 'held' : 'FAILED'}: ${invariant.name} (${invariant.detail.slice(0, 300)})`,
+      );
+    log(
+      `chaos soak ${passed ? 'passed' : 'FAILED'} (seed ${random.seed}); report in ${resultsDir}/report.md`,
+    );
+    return passed ? 0 : 1;
+  } finally {
+    stopFlaky();
+    memory.stop();
+    await cluster.stop();
+    await Promise.allSettled([steady.stop(), flaky.stop()]);
+    (await cli.catch(() => undefined))?.remove();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    log(`chaos soak aborted: ${error.stack ?? error.message}`);
+    process.exit(2);
+  },
+);

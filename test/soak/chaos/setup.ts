@@ -1,0 +1,83 @@
+import { NestFactory } from '@nestjs/core';
+import { parseEther, Wallet } from 'ethers';
+import { FundingBooks } from '@app/treasury';
+import { CliModule } from '../../../apps/cli/src/cli.module';
+import { DEVNET_ACCOUNTS } from '../../support/devnet';
+import { startPayoutsOnNewChain } from '../../support/payout-chain';
+import { forgetChain } from '../../support/chain-reset';
+import { startSweepsOnNewChain } from '../../support/sweep-env';
+import { startTronSweepsOnNewChain, tronAddressOf } from '../../support/tron-sweep-env';
+import { TestApi, TestMerchant } from '../../support/test-app';
+import { waitFor } from '../../support/wait-for';
+import type { Cluster } from './cluster';
+
+export interface SoakMerchant extends TestMerchant {
+  /** Webhook endpoint ids: the steady receiver's and the flaky one's. */
+  endpoints: { steady: string; flaky: string };
+}
+
+/**
+ * What an operator and a merchant do once, before the load: chains marked new, the merchant and
+ * its key, two webhook endpoints, the hot wallet funded on anvil and booked. Done with the API's
+ * and CLI's modules in this process (as the existing soak does), which are closed before the
+ * nemesis starts: only the spawned processes face the faults.
+ */
+export async function prepareMerchant(
+  cluster: Cluster,
+  receivers: { steady: string; flaky: string },
+): Promise<SoakMerchant> {
+  const api = await TestApi.start();
+  try {
+    await startPayoutsOnNewChain(api, 'ETHEREUM');
+    await forgetChain(api.app, 'TRON');
+    await startSweepsOnNewChain(api.dataSource);
+    await startTronSweepsOnNewChain(api.dataSource, tronAddressOf(cluster.tronHotKey));
+    const merchant = await api.createMerchant({ name: 'Chaos soak shop' });
+    const endpoint = async (url: string) =>
+      (await api.post('/v1/webhook-endpoints', merchant, { url }).expect(201)).body.id as string;
+    return {
+      ...merchant,
+      endpoints: {
+        steady: await endpoint(receivers.steady),
+        flaky: await endpoint(receivers.flaky),
+      },
+    };
+  } finally {
+    await api.close();
+  }
+}
+
+/** The operator funds the hot wallet and the sweeper, and books it once a worker registered them. */
+export async function fundHotWallet(cluster: Cluster): Promise<void> {
+  const { devnet, hot, sweeper } = cluster;
+  const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
+  const hashes: string[] = [];
+  for (const to of [hot.address, sweeper.address])
+    hashes.push((await deployer.sendTransaction({ to, value: parseEther('50') })).hash);
+  for (const currency of ['USDT', 'USDC'] as const)
+    hashes.push((await devnet.transfer(currency, hot.address, '5000')).txHash);
+  const operator = await NestFactory.createApplicationContext(CliModule, { logger: false });
+  await operator.init();
+  try {
+    const { DataSource } = await import('typeorm');
+    const dataSource = operator.get(DataSource);
+    await waitFor(
+      async () => {
+        const [{ n }] = await dataSource.query(
+          `SELECT (SELECT count(*) FROM hot_wallets WHERE network = 'ETHEREUM')
+                + (SELECT count(*) FROM treasury_wallets WHERE network = 'ETHEREUM' AND lower(address) = lower($1))
+                  AS n`,
+          [sweeper.address],
+        );
+        return Number(n) === 2;
+      },
+      300_000,
+      'a worker registered the ETHEREUM hot wallet and the sweeper',
+    );
+    await devnet.provider.waitForTransaction(hashes[hashes.length - 1]);
+    const books = operator.get(FundingBooks);
+    for (const hash of hashes) await books.book('ETHEREUM', hash);
+  } finally {
+    await operator.close();
+  }
+}

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Transaction, Wallet } from 'ethers';
+import { toQuantity, Transaction, Wallet } from 'ethers';
 import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -37,6 +37,11 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
   let prunedBelow = 0;
   const swallowed = new Set<string>();
   let swallowNext = false;
+  /** A backend ahead of the others: the hot wallet's 'latest' count it answers. */
+  let aheadCount: number | null = null;
+  /** A backend on a side fork at this height: another hash for its block. */
+  let divergentBlock: number | null = null;
+  let divergentAnswers = 0;
 
   beforeAll(async () => {
     devnet = await startDevnet();
@@ -54,9 +59,27 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
     );
     api = await TestApi.start();
     await startPayoutsOnNewChain(api, 'ETHEREUM');
+    proxy.rewrite((request, answer) => {
+      if (request.method !== 'eth_getBlockByNumber' || divergentBlock === null) return undefined;
+      if (request.params?.[0] !== toQuantity(divergentBlock)) return undefined;
+      const parsed = JSON.parse(answer) as { result?: { hash?: string } | null };
+      if (!parsed.result?.hash) return undefined;
+      divergentAnswers += 1;
+      return JSON.stringify({
+        ...parsed,
+        result: { ...parsed.result, hash: `0x${'ab'.repeat(32)}` },
+      });
+    });
     proxy.intercept((request) => {
       if (request.method === 'eth_getTransactionCount') {
         const tag = request.params?.[1];
+        if (
+          aheadCount !== null &&
+          tag === 'latest' &&
+          String(request.params?.[0]).toLowerCase() === HOT_WALLET.toLowerCase()
+        ) {
+          return rpcResultReply(request, toQuantity(aheadCount));
+        }
         const pruned =
           prunedBelow > 0 &&
           ((typeof tag === 'string' && tag.startsWith('0x') && Number(tag) < prunedBelow) ||
@@ -226,6 +249,79 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
     expect(await storedProof(nonce)).toEqual({ tx_hash: consumer, by_authorization: true });
     expect(await waitOf()).toBeUndefined();
     expect(await gauged()).toBe(0);
+    expect(await sentTo(recipient)).toHaveLength(1);
+  });
+
+  const waitRowOf = async (id: string) =>
+    (
+      await api.dataSource.query(
+        `SELECT nonce FROM payout_nonce_proof_waits WHERE payout_id = $1`,
+        [id],
+      )
+    )[0] as { nonce: string } | undefined;
+
+  /*
+   * Review r4, F4: one backend answering another hash at the proof's height is one backend's
+   * word, not a reorg. The stored proof is not used that tick but kept: on a pruned node no new
+   * one can be made, and forgetting it left the payout Processing for ever.
+   */
+  it('keeps a stored proof while a backend answers another hash for its block, and uses it once they agree', async () => {
+    const recipient = Wallet.createRandom().address;
+    const { id, nonce } = await payoutWithLostTransfer(recipient);
+    const consumer = await authorizationTakes(nonce);
+    await waitFor(async () => (await storedProof(nonce)) !== undefined, 60_000, 'the proof');
+    const [{ block }]: Array<{ block: string }> = await api.dataSource.query(
+      `SELECT block_number::text AS block FROM nonce_proofs
+        WHERE network = 'ETHEREUM' AND address = lower($1) AND nonce = $2`,
+      [HOT_WALLET, nonce],
+    );
+    // The state pruned (no proof can be made again), and a backend on a side fork at its height.
+    prunedBelow = (await devnet.head()) + 1_000;
+    divergentAnswers = 0;
+    divergentBlock = Number(block);
+    try {
+      await devnet.provider.send('anvil_mine', [toQuantity(CONFIRMATIONS)]);
+      await waitFor(
+        async () => divergentAnswers >= 1,
+        60_000,
+        'a tick reading the divergent block',
+      );
+      // More ticks go by (each reads the hot wallet's count), the proof deep enough to act on.
+      const counts = () => proxy.methods.filter((m) => m === 'eth_getTransactionCount').length;
+      const seen = counts();
+      await waitFor(async () => counts() >= seen + 10, 60_000, 'ten more count reads');
+      expect(await storedProof(nonce)).toEqual({ tx_hash: consumer, by_authorization: true });
+      expect((await attemptsOf(id)).map((a) => a.status)).toEqual(['Broadcast']);
+      // The backends agree again: the kept proof, deep enough by now, signs the payout anew.
+      divergentBlock = null;
+      await waitForCompleted(id);
+    } finally {
+      divergentBlock = null;
+      prunedBelow = 0;
+    }
+    expect((await attemptsOf(id)).map((a) => a.status)).toEqual(['Superseded', 'Broadcast']);
+    expect(await sentTo(recipient)).toHaveLength(1);
+  });
+
+  /*
+   * Review r4, F5: a backend ahead of the others says the nonce is used once; no proof follows
+   * (the wait starts), then the counts say unused again. The wait ends with that tick: the gauge
+   * counts only payouts really waiting on an unprovable nonce.
+   */
+  it('ends a nonce-proof wait when a later tick finds the nonce unused', async () => {
+    const recipient = Wallet.createRandom().address;
+    const { id, nonce } = await payoutWithLostTransfer(recipient);
+    aheadCount = nonce + 1;
+    try {
+      await waitFor(async () => (await waitRowOf(id)) !== undefined, 60_000, 'the wait recorded');
+    } finally {
+      aheadCount = null;
+    }
+    await waitFor(async () => (await waitRowOf(id)) === undefined, 60_000, 'the wait ended');
+    expect(await statusOf(id)).toBe('Processing');
+    // The lost transaction reaches the node at its next re-broadcast: paid once.
+    swallowed.clear();
+    await waitForCompleted(id);
     expect(await sentTo(recipient)).toHaveLength(1);
   });
 });

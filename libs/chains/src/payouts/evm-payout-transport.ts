@@ -227,14 +227,19 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       undefined;
     const proof = await this.consumerProof(owner, nonce, known);
     if (!proof) return null;
-    if (!known || known.blockHash !== proof.blockHash || known.txHash !== proof.txHash) {
-      await this.proofs?.save(this.network.name, proof);
-    }
-    this.consumerHints.set(hintKey, proof);
     const after = await this.headBlockNumber();
     if (after < proof.blockNumber) return null;
     const { txHash, blockNumber } = proof;
-    return { txHash, blockNumber, confirmations: after - blockNumber + 1 };
+    const confirmations = after - blockNumber + 1;
+    const replaces =
+      known !== undefined && (known.blockHash !== proof.blockHash || known.txHash !== proof.txHash);
+    // A known proof gives way only to a confirmed one: a proof drawn from a backend on a short
+    // side fork is used this tick (too shallow to act on) but replaces nothing (review r4, F4).
+    if (!replaces || confirmations >= this.network.confirmations) {
+      if (known === undefined || replaces) await this.proofs?.save(this.network.name, proof);
+      this.consumerHints.set(hintKey, proof);
+    }
+    return { txHash, blockNumber, confirmations };
   }
 
   /**
@@ -253,12 +258,11 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     if (known !== undefined) {
       const hash = await this.blockHashAt(known.blockNumber);
       if (hash === known.blockHash) return known;
-      // Another block at that height: a reorg took the proven one away. (No block at all: a
-      // node behind, the proof is kept for a node that has it.)
-      if (hash !== null) {
-        this.consumerHints.delete(`${owner}:${nonce}`);
-        await this.proofs?.forget(this.network.name, owner, nonce, known.blockHash);
-      }
+      // Another block at that height (or none): not used this tick, never forgotten. One read is
+      // one backend's word (behind a load balancer, one may sit on a short side fork): no proof
+      // of a reorg. Kept, it is checked again next tick; a real reorg's new proof, found by the
+      // search below, replaces it (`save` upserts), and a proof whose block is not the chain's
+      // is never used. Forgotten, a pruned node could not make it again (review r4, F4).
     }
     const head = await this.headBlockNumber();
     const countAt = (block: number) => this.transactionCount(owner, block);

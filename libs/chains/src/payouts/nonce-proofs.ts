@@ -26,8 +26,6 @@ export interface NonceProofStore {
   find(network: string, address: string, nonce: number): Promise<NonceProof | null>;
   /** The newest proof of the nonce replaces an older one (another block after a reorg). */
   save(network: string, proof: NonceProof): Promise<void>;
-  /** Only the proof in `blockHash`: another worker may have stored a newer one meanwhile. */
-  forget(network: string, address: string, nonce: number, blockHash: string): Promise<void>;
 }
 
 /** NonceProofStore in PostgreSQL, table nonce_proofs (migration 1795836459785). */
@@ -74,14 +72,6 @@ export class PostgresNonceProofs implements NonceProofStore {
         proof.txHash,
         proof.byAuthorization,
       ],
-    );
-  }
-
-  async forget(network: string, address: string, nonce: number, blockHash: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM nonce_proofs
-        WHERE network = $1 AND address = $2 AND nonce = $3 AND block_hash = $4`,
-      [network, address, nonce, blockHash],
     );
   }
 }

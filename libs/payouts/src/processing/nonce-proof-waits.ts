@@ -72,6 +72,19 @@ export class NonceProofWaits {
     );
   }
 
+  /**
+   * This tick's count says their nonces are not used (yet): no proof is waited for, so their
+   * waits, if any, end (a backend ahead of the others once said used; review r4, F5). One
+   * statement per tick. Should the nonce be found used again, a new wait starts then.
+   */
+  async nonceUnused(payoutIds: string[]): Promise<void> {
+    if (!payoutIds.length) return;
+    await this.dataSource.query(
+      `DELETE FROM payout_nonce_proof_waits WHERE payout_id = ANY($1::text[])`,
+      [payoutIds],
+    );
+  }
+
   /** A proof was made: the wait, if any, ends. */
   async proven(payoutId: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM payout_nonce_proof_waits WHERE payout_id = $1`, [

@@ -94,6 +94,9 @@ export class PayoutTracker {
     const transport = this.transports.transportFor(name);
     if (transport.family === 'EVM') {
       const mined = await this.minedCounts(transport, payouts);
+      await this.nonceProofWaits.nonceUnused(
+        payouts.filter((payout) => !nonceUsed(payout, mined)).map((payout) => payout.id),
+      );
       for (const payout of payouts) {
         await this.isolated(payout, () => this.trackEvm(network, transport, payout, mined, report));
       }
@@ -156,10 +159,9 @@ export class PayoutTracker {
     const [latest] = payout.attempts;
     // Processing without a live attempt is never written (retiring and signing share a transaction).
     if (!latest) return;
-    const nonce = Number(latest.nonce);
     // A hint only (a load-balanced RPC answers counts from backends at other heights): what is
     // decided below rests on receipts and on the block that used the nonce.
-    if (nonce < (minedCounts.get(latest.wallet_address) ?? 0)) {
+    if (nonceUsed(payout, minedCounts)) {
       for (const attempt of payout.attempts) {
         const lookup = await transport.lookup(attempt.tx_hash);
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
@@ -461,4 +463,11 @@ function liveIds(attempts: PayoutAttempt[]): string[] {
  */
 function firstAccepted(attempt: PayoutAttempt): number {
   return new Date(attempt.last_broadcast_at ?? attempt.created_at).getTime();
+}
+
+/** The payout's latest nonce is below its wallet's mined count (a hint, see trackEvm). */
+function nonceUsed(payout: InFlightPayout, minedCounts: Map<string, number>): boolean {
+  const [latest] = payout.attempts;
+  if (!latest) return false;
+  return Number(latest.nonce) < (minedCounts.get(latest.wallet_address) ?? 0);
 }

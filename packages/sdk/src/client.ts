@@ -40,8 +40,10 @@ type InitParam<I> =
   RequiredKeysOf<I> extends never
     ? [(I & { [key: string]: unknown })?]
     : [I & { [key: string]: unknown }];
+// The typed methods parse JSON, so their data is the `application/json` body even where a route
+// also answers another type (the statement's `text/csv`: read it through `raw` with `parseAs`).
 type DataOf<P extends keyof paths, M extends HttpMethod, I> = NonNullable<
-  FetchResponse<paths[P][M] & Record<string | number, unknown>, I, Media>['data']
+  FetchResponse<paths[P][M] & Record<string | number, unknown>, I, 'application/json'>['data']
 >;
 
 /** A typed call that resolves to the response's data and throws PaymentsApiError otherwise. */

@@ -1,19 +1,18 @@
 import { Controller, Get, Param, Query, Req, StreamableFile } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
 import { ApiErrorResponses, ApiPaginatedResponse, PageResponder } from '@app/common';
-import { BalanceTransactionsService } from './balance-transactions.service';
+import { BalanceTransactionsService, CSV_COLUMNS } from './balance-transactions.service';
 import { BalanceTransactionDto } from './dto/balance-transaction.dto';
 import { ListBalanceTransactionsQueryDto } from './dto/list-balance-transactions-query.dto';
+
+/** What `Accept: text/csv` answers, as the document shows it: the header row, then records. */
+const CSV_EXAMPLE =
+  `${CSV_COLUMNS.join(',')}\r\n` +
+  'txn_3f9c2a7be41d4c0f9a8e5b6d7c1f2e3a,payment,100,1.5,98.5,USDT,TRON,1250.75,' +
+  'cs_9Hq2LmX9cTz4Rb8VnK1pWd,,2026-11-28T01:02:03.456+00:00\r\n';
 
 @ApiTags('Balances')
 @ApiBearerAuth()
@@ -35,8 +34,7 @@ export class BalanceTransactionsController {
       'the date range; `page`, `page_size` and `include_total` do not apply to CSV, ' +
       '`starting_after` does.',
   })
-  @ApiProduces('application/json', 'text/csv')
-  @ApiPaginatedResponse(BalanceTransactionDto, 'Balance transactions')
+  @ApiPaginatedResponse(BalanceTransactionDto, 'Balance transactions', CSV_EXAMPLE)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
     @CurrentMerchant() merchant: AuthenticatedMerchant,

@@ -1,15 +1,30 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 import { TOTAL_COUNT_CAP } from './total-count-cap';
 import { MAX_OFFSET_ROWS } from './pagination-query.dto';
 
 const CAP = TOTAL_COUNT_CAP.toLocaleString('en-US');
 
-/** A bare-array list response with the headers that carry what the array cannot. */
-export function ApiPaginatedResponse(item: Type<unknown>, noun: string) {
+/**
+ * A bare-array list response with the headers that carry what the array cannot. `csvExample`:
+ * the list also answers `Accept: text/csv`, documented as text (a generated client then reads a
+ * string, not an array of objects).
+ */
+export function ApiPaginatedResponse(item: Type<unknown>, noun: string, csvExample?: string) {
+  const body = csvExample
+    ? {
+        content: {
+          'application/json': {
+            schema: { type: 'array' as const, items: { $ref: getSchemaPath(item) } },
+          },
+          'text/csv': { schema: { type: 'string' as const }, example: csvExample },
+        },
+      }
+    : { type: [item] as [Type<unknown>] };
   return applyDecorators(
+    ApiExtraModels(item),
     ApiOkResponse({
-      type: [item],
+      ...body,
       headers: {
         'X-Total-Count': {
           description:

@@ -3322,7 +3322,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BalanceTransaction"][];
-                    "text/csv": components["schemas"]["BalanceTransaction"][];
+                    /**
+                     * @example id,type,amount,fee,net,currency,network,balance_after,source_id,sub_merchant_code,created_at
+                     *     txn_3f9c2a7be41d4c0f9a8e5b6d7c1f2e3a,payment,100,1.5,98.5,USDT,TRON,1250.75,cs_9Hq2LmX9cTz4Rb8VnK1pWd,,2026-11-28T01:02:03.456+00:00
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input; `param` names the field, query parameter or header. */
@@ -3332,7 +3336,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key, or a key of the other environment. */
@@ -3342,7 +3345,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
             /**
@@ -3356,7 +3358,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Too many requests; see `Retry-After`. */
@@ -3366,7 +3367,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
-                    "text/csv": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -5,15 +5,15 @@ import { PayoutsModule } from '../payouts.module';
 import { HotWallets } from './hot-wallets';
 import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
-import { PayoutCancellation } from './payout-cancellation.service';
+import { PayoutCancellation } from './payout-cancellation';
 import { PayoutJournalRepository } from './payout-journal.repository';
 import { PayoutOutcomes } from './payout-outcomes';
-import { PayoutReconciler } from './payout-reconciler.service';
-import { PayoutSender } from './payout-sender.service';
+import { PayoutReconciler } from './payout-reconciler';
+import { PayoutSender } from './payout-sender';
 import { PayoutSigner } from './payout-signer';
-import { PayoutTracker } from './payout-tracker.service';
+import { PayoutTracker } from './payout-tracker';
 import { SandboxFunding } from './sandbox-funding';
-import { WalletStatus } from './wallet-status.service';
+import { WalletStatus } from './wallet-status';
 
 /** The sending side of payouts: worker (and operator CLI) only, never the API. */
 @Module({

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { LedgerAccounts } from '@app/ledger';
 
 /**
@@ -10,8 +10,20 @@ export async function postManyPayments(
   dataSource: DataSource,
   input: { merchantId: string; network: string; currency: string; amount: string; count: number },
 ): Promise<void> {
+  // A fixture, not a request: the API's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS) is for
+  // requests, and posting 100,000s of entries one trigger at a time takes longer on a busy machine.
+  await dataSource.transaction(async (manager) => {
+    await manager.query('SET LOCAL statement_timeout = 0');
+    await insertPayments(manager, input);
+  });
+}
+
+async function insertPayments(
+  manager: EntityManager,
+  input: { merchantId: string; network: string; currency: string; amount: string; count: number },
+): Promise<void> {
   const { merchantId, network, currency, amount, count } = input;
-  await dataSource.query(
+  await manager.query(
     `WITH entry AS (
        INSERT INTO ledger_entries (reference, kind)
        SELECT 'test_many:' || gen_random_uuid(), 'deposit' FROM generate_series(1, $1)

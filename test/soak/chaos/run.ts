@@ -55,11 +55,26 @@ function log(line: string): void {
   appendFileSync(join(resultsDir, 'soak.log'), `${new Date().toISOString()} ${text}\n`);
 }
 
+/**
+ * The operator CLI for `treasury:reconcile`, built while the soak starts. In a checkout other
+ * people edit, a file renamed mid-build fails it: tried again, three times in all.
+ */
+async function buildCli(): Promise<CliProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await CliProcess.build('chaos-soak');
+    } catch (error) {
+      if (attempt === 3) throw error;
+      log(`CLI build failed (${String((error as Error).message).slice(0, 160)}); again`);
+    }
+  }
+}
+
 async function main(): Promise<number> {
   log(`chaos soak: ${minutes} min, seed ${random.seed}, results in ${resultsDir}`);
   const cluster = new Cluster(join(resultsDir, 'logs'));
   const [steady, flaky] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
-  const cli = CliProcess.build('chaos-soak');
+  const cli = buildCli();
   cli.catch(() => undefined);
   const memory = new MemorySampler(() => cluster.processes);
   const violations: SoakReport['violationsDuringRun'] = [];

@@ -3,6 +3,8 @@ import { MerchantsService } from '@app/auth';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { LedgerService } from '@app/ledger';
 import { PayoutEvents } from '@app/payouts/payout-events';
+import { RefundExpiry } from '@app/refunds';
+import { REVERSED_PAYMENT_REASON } from '@app/refunds/refund-reversal-guard';
 import { PayoutJournalRepository } from '@app/payouts/processing/payout-journal.repository';
 import { SandboxFunding } from '@app/payouts/processing/sandbox-funding';
 import { creditBalance } from './support/ledger-credit';
@@ -206,4 +208,142 @@ describe('Sandbox test helpers take balance locks in the ledger order (real Post
       await holder.end();
     }
   }, 120_000);
+
+  /*
+   * Review r5, N1: a refund waiting for its address (`requires_destination`) has no payout. The
+   * merchant's cancel (or the expiry tick) holds the refund row and then posts the release
+   * (`merchant:M`); a reorg of its session posted the reversal (`merchant:M`) and then, in the
+   * reversal guard, wanted the refund row. Another connection holds `merchant:M` while the reorg
+   * queues first and the cancel (or expiry) second: the interleaving that deadlocked (40P01).
+   */
+  describe('a reorg and a requires_destination refund taken by another path', () => {
+    async function waitingRefund(name: string) {
+      const owner = await api.createMerchant({ name });
+      await api.app.get(MerchantsService).setFeeRule(owner.id, '1', '0');
+      const session = await api
+        .post('/v1/checkout/sessions', owner, {
+          pricing_amount: '100',
+          pricing_currency: 'USD',
+          currency: 'USDT',
+          network: 'TRON',
+        })
+        .expect(201);
+      await api
+        .post(sessionHelper(session.body.id, 'payments'), owner, { amount: session.body.amount })
+        .expect(200);
+      const refund = await postSessionRefund(api, owner, session.body.id, {
+        amount: '30',
+      }).expect(201);
+      expect(refund.body.status).toBe('requires_destination');
+      return { owner, sessionId: session.body.id as string, refundId: refund.body.id as string };
+    }
+
+    /** Runs `second` once the reorg waits behind `merchant:M`, held by another connection. */
+    async function interleave<T>(
+      owner: TestMerchant,
+      sessionId: string,
+      second: () => Promise<T>,
+      secondDone: () => boolean,
+    ) {
+      const holder = new Client({ connectionString: TEST_DATABASE_URL });
+      await holder.connect();
+      try {
+        const [{ pid }] = (await holder.query(`SELECT pg_backend_pid() AS pid`)).rows;
+        await holder.query('BEGIN');
+        const held = await holder.query(
+          `SELECT 1 FROM ledger_balances WHERE account = $1 FOR UPDATE`,
+          [`merchant:${owner.id}:-:TRON:USDT`],
+        );
+        expect(held.rowCount).toBe(1);
+        const waitingBehindHolder = async () =>
+          Number(
+            (
+              await api.dataSource.query(
+                `WITH first AS (
+                   SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)))
+                 SELECT count(*) AS n FROM pg_stat_activity a
+                  WHERE $1 = ANY(pg_blocking_pids(a.pid))
+                     OR EXISTS (SELECT 1 FROM first WHERE first.pid = ANY(pg_blocking_pids(a.pid)))`,
+                [pid],
+              )
+            )[0].n,
+          );
+        const reorging = api.post(sessionHelper(sessionId, 'reorg'), owner, {}).then((r) => r);
+        await waitFor(async () => (await waitingBehindHolder()) === 1, 30_000, 'reorg waiting');
+        const running = second();
+        // Waiting behind the reorg (on the refund row with the fix, on `merchant:M` before it),
+        // or already done (the expiry skips the refund the reorg holds).
+        await waitFor(
+          async () => secondDone() || (await waitingBehindHolder()) === 2,
+          30_000,
+          'second waiting',
+        );
+        await holder.query('COMMIT');
+        const [reorged, other] = await Promise.all([reorging, running]);
+        expect({ status: reorged.status, body: reorged.body.status }).toEqual({
+          status: 200,
+          body: 'Pending',
+        });
+        return other;
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
+      }
+    }
+
+    it("a reorg and the merchant's cancel of the refund both end", async () => {
+      const { owner, sessionId, refundId } = await waitingRefund('Cancel lock order');
+      let done = false;
+      const canceled = await interleave(
+        owner,
+        sessionId,
+        () =>
+          api
+            .post(`/v1/refunds/${refundId}/cancel`, owner, {})
+            .then((r) => r)
+            .finally(() => (done = true)),
+        () => done,
+      );
+      // The reorg went first and canceled the refund: the merchant's cancel finds it Canceled.
+      expect({ status: canceled.status, code: canceled.body.error?.code }).toEqual({
+        status: 409,
+        code: 'invalid_state',
+      });
+      const { body: after } = await api.get(`/v1/refunds/${refundId}`, owner).expect(200);
+      expect({ status: after.status, reason: after.error_reason }).toEqual({
+        status: 'Canceled',
+        reason: REVERSED_PAYMENT_REASON,
+      });
+    }, 120_000);
+
+    it('a reorg and the expiry of the refund both end', async () => {
+      const { owner, sessionId, refundId } = await waitingRefund('Expiry lock order');
+      const expiry = api.app.get(RefundExpiry);
+      await api.dataSource.query(
+        `UPDATE refunds SET created_at = now() - make_interval(mins => $2) WHERE id = $1`,
+        [refundId, expiry.expiryMinutes + 1],
+      );
+      let done = false;
+      const expired = await interleave(
+        owner,
+        sessionId,
+        () =>
+          expiry
+            .expireDue()
+            .then(
+              (count) => ({ outcome: 'ok', count }),
+              (error: Error) => ({ outcome: `error: ${error.message}`, count: 0 }),
+            )
+            .finally(() => (done = true)),
+        () => done,
+      );
+      expect(expired.outcome).toBe('ok');
+      // Whichever went first, the refund is canceled once; the reorg, holding it, did it.
+      const { body: after } = await api.get(`/v1/refunds/${refundId}`, owner).expect(200);
+      expect({ status: after.status, reason: after.error_reason }).toEqual({
+        status: 'Canceled',
+        reason: REVERSED_PAYMENT_REASON,
+      });
+    }, 120_000);
+  });
 });

@@ -14,10 +14,14 @@ export const REVERSED_PAYMENT_REASON =
  * has signed (`requires_destination`, or `Pending` with an unclaimed payout) are canceled, their
  * holds released and `refund.canceled` written, until the live refunds fit what is received.
  * A refund already signed is left to run: it is on the chain, an operator reconciles it.
- * Lock order: session, payout, balance rows, refund (the payout worker's is payout, balance rows,
- * refund; nobody takes a session's lock after a payout's or a refund's). Settlement posts the
- * reversal (balance rows: `deposits:`, `fees:`, `merchant:`) before `paymentsReversed`, so the
- * payouts are locked before that, in `lockBeforeReversal`; `cancelUnsigned` then finds them held.
+ * Lock order: session, payouts, refunds, balance rows. Every path that locks a refund and its
+ * payout takes the payout first (cancel, the worker's `RefundPayoutSync`, `RefundTransferReorgs`,
+ * `cancelUnsigned` here), and the refund before balance rows (cancel and expiry post the release
+ * under the refund's lock), except the worker, which posts its payout's completion (balance rows)
+ * before locking that payout's refund: its payout lock, taken first, keeps the rest out. Nobody
+ * takes a session's lock after a payout's or a refund's. Settlement posts the reversal (balance
+ * rows: `deposits:`, `fees:`, `merchant:`) before `paymentsReversed`, so the payouts and then the
+ * refunds are locked before that, in `lockBeforeReversal`; `cancelUnsigned` finds them held.
  */
 @Injectable()
 export class RefundReversalGuard implements ReversedPaymentListener, OnModuleInit {
@@ -33,9 +37,14 @@ export class RefundReversalGuard implements ReversedPaymentListener, OnModuleIni
     this.settlement.followReversalsWith(this);
   }
 
-  /** Settlement's step before its ledger statement: the sessions' refunds' payouts, in id order. */
+  /**
+   * Settlement's step before its ledger statement: the sessions' live refunds' payouts, then the
+   * refunds (a `requires_destination` one has no payout), each in id order. Payout before refund:
+   * the order cancel and the worker take them in (review r5, N1).
+   */
   async lockBeforeReversal(manager: EntityManager, sessionIds: string[]): Promise<void> {
     await this.refunds.lockPayoutsOfSessions(manager, sessionIds);
+    await this.refunds.lockLiveRefundsOfSessions(manager, sessionIds);
   }
 
   async paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void> {

@@ -281,7 +281,6 @@ export class RefundsRepository {
     return rows[0] ?? null;
   }
 
-  /** The refund's payout, locked: the lock the payout worker's claim takes too. */
   /**
    * The payouts of the sessions' live refunds (those `liveRefundsOfSession` lists: the guard
    * may lock any of them), in id order; before settlement's ledger statement
@@ -297,6 +296,23 @@ export class RefundsRepository {
     );
   }
 
+  /**
+   * The sessions' live refunds themselves, in id order; after their payouts
+   * (`lockPayoutsOfSessions`: payout row before refund row, as cancel and the worker take them)
+   * and before settlement's ledger statement. A `requires_destination` refund has no payout:
+   * without this the guard took its row after the statement's balance rows, while a cancel or the
+   * expiry holds it and waits for those balance rows (review r5, N1).
+   */
+  async lockLiveRefundsOfSessions(manager: EntityManager, sessionIds: string[]): Promise<void> {
+    await manager.query(
+      `SELECT id FROM refunds
+        WHERE session_id = ANY($1::text[]) AND status NOT IN ('Failed', 'Canceled')
+        ORDER BY id FOR UPDATE`,
+      [sessionIds],
+    );
+  }
+
+  /** The refund's payout, locked: the lock the payout worker's claim takes too. */
   async lockPayout(
     manager: EntityManager,
     refundId: string,

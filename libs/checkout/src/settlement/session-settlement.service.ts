@@ -77,8 +77,9 @@ export interface ReversedPayment {
 export interface ReversedPaymentListener {
   /**
    * Before the reversal's ledger statement: takes the row locks `paymentsReversed` will need
-   * that a payout path takes before balance rows (the sessions' refunds' payouts), so that the
-   * order is one, payout rows then balance rows (docs/payouts.md, "Lock order").
+   * that other paths take before balance rows (the sessions' refunds' payouts, then the
+   * refunds), so that the order is one: payout rows, refund rows, balance rows (docs/payouts.md,
+   * "Lock order").
    */
   lockBeforeReversal(manager: EntityManager, sessionIds: string[]): Promise<void>;
   paymentsReversed(manager: EntityManager, reversed: ReversedPayment[]): Promise<void>;
@@ -163,10 +164,11 @@ export class SessionSettlementService {
     const outcomes = sessions.map((session) =>
       this.outcomeOf(session, new Decimal(transfers.get(session.id)?.confirmed ?? 0)),
     );
-    // Lock order: session rows, then the reversed sessions' refund payout rows, then balance rows
-    // (the ledger statement), then refund rows. A payout's completion (worker, sandbox decide)
-    // holds its payout row and then wants `fees:`; the reversal guard, run after the statement
-    // (holding `fees:`), locks those payouts: taken here, first, the two never wait on each other.
+    // Lock order: session rows, then the reversed sessions' refund payout rows, then their refund
+    // rows, then balance rows (the ledger statement). A payout's completion (worker, sandbox
+    // decide) holds its payout row and then wants `fees:`; a refund's cancel or expiry holds the
+    // refund row and then wants `merchant:`; the reversal guard, run after the statement (holding
+    // both), locks those payouts and refunds: taken here, first, none waits on the other.
     const reversing = outcomes
       .filter((outcome) => outcome.entry?.kind === 'deposit_reversal')
       .map((outcome) => outcome.sessionId);

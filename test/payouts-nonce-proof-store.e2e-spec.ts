@@ -36,7 +36,12 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
   /** A node that keeps state for blocks from `prunedBelow` up, and none by hash. */
   let prunedBelow = 0;
   const swallowed = new Set<string>();
-  let swallowNext = false;
+  /**
+   * The recipient whose payout's first transaction the proxy swallows (null: none). Matched by
+   * the transfer's recipient, not by arrival: any other transaction the worker broadcasts
+   * meanwhile must reach the node, or the payout's own transfer would be mined in its place.
+   */
+  let swallowTransferTo: string | null = null;
   /** A backend ahead of the others: the hot wallet's 'latest' count it answers. */
   let aheadCount: number | null = null;
   /** A backend on a side fork at this height: another hash for its block. */
@@ -88,10 +93,12 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
       }
       if (request.method !== 'eth_sendRawTransaction') return undefined;
       // The first transaction of each payout never reaches the node (the proxy says it took it).
-      const hash = Transaction.from(String(request.params?.[0])).hash as string;
-      if (swallowNext) {
+      const transaction = Transaction.from(String(request.params?.[0]));
+      const hash = transaction.hash as string;
+      const recipient = swallowTransferTo?.slice(2).toLowerCase();
+      if (recipient && transaction.data.toLowerCase().includes(recipient)) {
         swallowed.add(hash);
-        swallowNext = false;
+        swallowTransferTo = null;
       }
       return swallowed.has(hash) ? rpcResultReply(request, hash) : undefined;
     });
@@ -119,7 +126,7 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
 
   /** A payout whose first transaction is swallowed; its id and that transaction's nonce. */
   async function payoutWithLostTransfer(recipient: string): Promise<{ id: string; nonce: number }> {
-    swallowNext = true;
+    swallowTransferTo = recipient;
     const { body } = await api
       .post(
         '/v1/payouts',
@@ -128,7 +135,7 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
         { 'Idempotency-Key': randomUUID() },
       )
       .expect(201);
-    await waitFor(async () => !swallowNext, 30_000, 'the first broadcast');
+    await waitFor(async () => swallowTransferTo === null, 30_000, 'the first broadcast');
     const [first] = await attemptsOf(body.id);
     return { id: body.id, nonce: Number(first.nonce) };
   }

@@ -14,6 +14,15 @@ type QueryCallback = (error: Error | null, result: QueryResult) => void;
  * docs/decisions.md ("PostgreSQL client in callback mode") has the measurements.
  */
 export class CallbackQueryClient extends Client {
+  constructor(...args: ConstructorParameters<typeof Client>) {
+    super(...args);
+    // A connection PostgreSQL ends (a restart, pg_terminate_backend) while the client is checked
+    // out and between queries is reported as an 'error' event, and pg's pool listens only to idle
+    // clients: unheard, the event would end the process. The client is then not queryable: its
+    // holder's next query fails (a 503) and the pool drops it on release.
+    this.on('error', () => undefined);
+  }
+
   // pg's overloads are many; this one passes every call through, changing only the promise mode.
   override query(config: unknown, values?: unknown, callback?: unknown): never {
     const passThrough = (query: unknown, ...rest: unknown[]) =>

@@ -90,4 +90,27 @@ describe('Forgetting a chain that no longer exists (chains:forget)', () => {
       'deposit_reversal',
     ]);
   });
+
+  it("forgets the chain's nonce proofs and keeps other networks'", async () => {
+    const wallet = `0x${'7a'.repeat(20)}`;
+    const prove = (network: string, nonce: number) =>
+      api.dataSource.query(
+        `INSERT INTO nonce_proofs
+           (network, address, nonce, block_number, block_hash, tx_hash, by_authorization)
+         VALUES ($1, $2, $3, 12, $4, $5, false)`,
+        [network, wallet, nonce, `0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`],
+      );
+    await prove('ETHEREUM', 4);
+    await prove('ETHEREUM', 5);
+    await prove('BSC', 4);
+
+    const report = await api.app.get(ChainResetService).forget('ETHEREUM');
+
+    expect(report.forgottenNonceProofs).toBe(2);
+    const left = await api.dataSource.query(
+      `SELECT network, nonce FROM nonce_proofs WHERE address = $1 ORDER BY network, nonce`,
+      [wallet],
+    );
+    expect(left).toEqual([{ network: 'BSC', nonce: '4' }]);
+  });
 });

@@ -391,6 +391,7 @@ export const COMMANDS: Record<string, Command> = {
       settled_sessions: report.settledSessions,
       reverted_unmatched_transfers: report.revertedUnmatched,
       kept_refunded_unmatched_transfers: report.keptRefundedUnmatched,
+      forgotten_nonce_proofs: report.forgottenNonceProofs,
       ended_sweeps: sweeps.endedSweeps,
       sweeper_nonce_reset: sweeps.sweeperNonceReset,
       reversed_unmatched_native: sweeps.reversedStrangerCoin,

@@ -19,6 +19,8 @@ export interface ChainResetReport {
    * the transfer alone would book the refund as a reorg loss that never happened).
    */
   keptRefundedUnmatched: number;
+  /** Proofs of which transaction used a wallet's nonce, all drawn from the forgotten chain. */
+  forgottenNonceProofs: number;
 }
 
 /**
@@ -93,12 +95,20 @@ export class ChainResetService {
       );
       await this.unmatchedBooks.reverseReverted(manager, network);
       await manager.query(`DELETE FROM chain_cursors WHERE network = $1`, [network]);
+      // The proofs name blocks and transactions of the gone chain. None would be used (its block
+      // hash is not the new chain's), but one stays until a confirmed proof of the same nonce
+      // replaces it, and an operator reading nonce_proofs would take it for the new chain's.
+      const [, forgottenNonceProofs]: [unknown, number] = await manager.query(
+        `DELETE FROM nonce_proofs WHERE network = $1`,
+        [network],
+      );
       return {
         network,
         revertedTransfers: reverted.length,
         settledSessions: changes.size,
         revertedUnmatched: forgotten.length,
         keptRefundedUnmatched: unmatched.length - forgotten.length,
+        forgottenNonceProofs,
       };
     });
   }

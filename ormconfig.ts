@@ -6,7 +6,7 @@ import { buildDataSourceOptions } from './libs/database/src/data-source-options'
  * The DataSource of the TypeORM CLI, for an operator migrating by hand (the apps and `cli
  * db:migrate` use migrateDatabase): `npm run migration:run`, `npm run migration:revert` (the last
  * applied migration) and `npm run migration:show`, each on DATABASE_URL, one transaction per
- * migration (see buildDataSourceOptions). test/migration-cli.e2e-spec.ts runs them on an empty
+ * migration (see buildDataSourceOptions). test/platform/migration-cli.e2e-spec.ts runs them on an empty
  * database.
  *
  * No `migration:generate`: the schema is the migrations' hand-written SQL (CHECK constraints,

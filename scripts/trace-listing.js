@@ -1,4 +1,4 @@
-// Prints one trace of a span export (TRACE_EXPORT_FILE of test/tracing.e2e-spec.ts) as a tree:
+// Prints one trace of a span export (TRACE_EXPORT_FILE of test/platform/tracing.e2e-spec.ts) as a tree:
 //   node scripts/trace-listing.js spans.json <trace id> [--all]
 // Database and Redis spans are counted under their parent unless --all is given.
 const { readFileSync } = require('node:fs');

@@ -1,5 +1,5 @@
 /**
- * Bulk rows for the list benchmark and the list plan test (test/list-plans.e2e-spec.ts), written
+ * Bulk rows for the list benchmark and the list plan test (test/checkout/list-plans.e2e-spec.ts), written
  * with generate_series, one statement per table (or per slice of a large seed): a million
  * sessions take about three minutes on two cores.
  * Shapes follow production: mixed-case EVM addresses (checksummed), TRON base58-like ones, a

@@ -23,7 +23,7 @@ export interface ListResult<T> {
 /**
  * One list over a table with merchant_id, created_at and id columns, newest first on
  * (created_at DESC, id DESC). Every list of the API is built from one of these, so the SQL that
- * runs is the SQL the plan test (test/list-plans.e2e-spec.ts) explains.
+ * runs is the SQL the plan test (test/checkout/list-plans.e2e-spec.ts) explains.
  */
 export interface ListSpec {
   /** The table and the alias every condition uses: `checkout_sessions` and `s`. */

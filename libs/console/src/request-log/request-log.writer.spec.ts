@@ -4,7 +4,7 @@ import { RequestLogEntry } from './request-log-entry';
 import { BATCH_SIZE, MAX_BUFFERED, RequestLogWriter } from './request-log.writer';
 
 // The database is stood in for here only to count statements and to hold or refuse them; the
-// e2e suite (test/console-request-log.e2e-spec.ts) writes to the real one.
+// e2e suite (test/console/console-request-log.e2e-spec.ts) writes to the real one.
 const answerLater: Array<() => void> = [];
 
 function fakeDatabase() {

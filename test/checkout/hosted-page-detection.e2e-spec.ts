@@ -3,7 +3,7 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Browser, chromium } from 'playwright-core';
 import request from 'supertest';
-import { WatcherStatusRepository } from '@app/checkout';
+import { WatcherStatusRepository } from '@app/deposits';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

@@ -1,7 +1,7 @@
 import { BuiltQuery, ListScope, ListSpec, listCountQuery, listPageQuery } from '@app/common';
 import { EVENT_TYPES } from '@app/events';
 import { sessionListSpec } from '../../libs/checkout/src/checkout-sessions.repository';
-import { unmatchedListSpec } from '../../libs/checkout/src/unmatched-transfers/unmatched-transfers.repository';
+import { unmatchedListSpec } from '../../libs/deposits/src/unmatched-transfers/unmatched-transfers.repository';
 import { endpointListSpec } from '../../libs/events/src/endpoints/webhook-endpoints.repository';
 import { eventListSpec } from '../../libs/events/src/events/events.repository';
 import { payoutListSpec } from '../../libs/payouts/src/payouts.repository';

@@ -2,9 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import Decimal from 'decimal.js';
-import { ChainResetService, SIMULATED_TX_HASH_PREFIX } from '@app/checkout';
+import { SIMULATED_TX_HASH_PREFIX } from '@app/checkout';
+import { ChainResetService } from '@app/deposits';
 import { SweepPlannerRepository } from '@app/treasury';
-import { DetectedTransfersRepository } from '../../libs/checkout/src/deposits/detected-transfers.repository';
+import { DetectedTransfersRepository } from '../../libs/deposits/src/detected-transfers.repository';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChainResetService, DepositWatcherService } from '@app/checkout';
+import { ChainResetService, DepositWatcherService } from '@app/deposits';
 import { LedgerAccounts } from '@app/ledger';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';

@@ -1,4 +1,4 @@
-import { ChainResetService, DepositWatcherService } from '@app/checkout';
+import { ChainResetService, DepositWatcherService } from '@app/deposits';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';
 import { RpcProxy } from '../support/rpc-proxy';

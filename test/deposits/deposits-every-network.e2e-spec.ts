@@ -11,7 +11,7 @@ import {
   NetworkName,
   TESTNET_NETWORKS,
 } from '@app/chains';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import {

@@ -1,4 +1,5 @@
-import { DepositWatcherService, SessionExpiryService } from '@app/checkout';
+import { SessionExpiryService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { Devnet, startDevnet } from '../support/devnet';
 import { RpcProxy } from '../support/rpc-proxy';
 import { useChainEnvironment } from '../support/chain-test-env';

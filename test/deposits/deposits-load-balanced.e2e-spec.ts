@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';

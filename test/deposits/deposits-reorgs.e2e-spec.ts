@@ -1,5 +1,5 @@
-import { DepositWatcherService } from '@app/checkout';
-import { watchedDepth } from '@app/checkout/deposits/scan-plan';
+import { DepositWatcherService } from '@app/deposits';
+import { watchedDepth } from '@app/deposits/scan-plan';
 import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';

@@ -1,6 +1,6 @@
 import { TronWeb } from 'tronweb';
 import { TESTNET_NETWORKS } from '@app/chains';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { FakeTronNode } from '../support/fake-tron-node';

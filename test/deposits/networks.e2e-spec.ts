@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { CURRENCIES, NetworkRegistry } from '@app/chains';
-import { WatcherStatusRepository } from '@app/checkout';
+import { WatcherStatusRepository } from '@app/deposits';
 import { TestApi, TestMerchant } from '../support/test-app';
 
 const NETWORKS = '/v1/networks';

@@ -1,7 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DepositWatcherService } from '@app/checkout';
-import { WatchedTokens } from '@app/checkout/deposits/watched-tokens';
+import { DepositWatcherService } from '@app/deposits';
+import { WatchedTokens } from '@app/deposits/watched-tokens';
 import { TokenDecimalsCheck } from '../../apps/worker/src/deposits/token-decimals.check';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { forgetChain } from '../support/chain-reset';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DepositWatcherService, PayAddressPool } from '@app/checkout';
+import { PayAddressPool } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { CliProcess, CliResult } from '../support/cli-process';

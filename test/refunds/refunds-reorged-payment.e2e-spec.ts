@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { watchedDepth } from '@app/checkout/deposits/scan-plan';
+import { watchedDepth } from '@app/deposits/scan-plan';
 import { NetworkRegistry } from '@app/chains';
 import { newId } from '@app/common';
 import { cleanUpPayouts, randomEvmAddress } from '../support/payouts-api';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
-import { UnmatchedTransferBooks } from '@app/checkout';
+import { UnmatchedTransferBooks } from '@app/deposits';
 import { REVERSED_TRANSFER_REASON } from '@app/refunds';
 import { RefundHoldAccount1766320000000 } from '@app/database/migrations/1766320000000-refund-hold-account';
 import { balanceOf, cleanUpPayouts, ledgerLines, randomTronAddress } from '../support/payouts-api';

@@ -1,5 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { ChainResetService } from '@app/checkout';
+import { ChainResetService } from '@app/deposits';
 import { NetworkName } from '@app/chains';
 
 /**

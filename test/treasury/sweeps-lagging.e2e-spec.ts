@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { EvmSweeper } from '@app/treasury/sweeps/evm-sweeper';
 import { SweepTracker } from '@app/treasury/sweeps/sweep-tracker';
 import { SweepKeys } from '@app/treasury';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { CliModule } from '../../apps/cli/src/cli.module';
 import { COMMANDS } from '../../apps/cli/src/commands';
 import { useChainEnvironment } from '../support/chain-test-env';

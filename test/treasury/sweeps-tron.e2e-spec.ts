@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { formatUnits } from 'ethers';
 import { TronWeb } from 'tronweb';
 import { NetworkRegistry, TESTNET_NETWORKS } from '@app/chains';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { Registry } from 'prom-client';
 import { SweepKeys, SweepPlannerRepository, SweepStatus, TreasurySweeps } from '@app/treasury';
 import { TronSweepChains } from '@app/treasury/sweeps/tron-sweep-chains';

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { TronWeb } from 'tronweb';
 import { HotWalletKey, TronNodePayoutTransport } from '@app/chains';
 import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
-import { DepositWatcherService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { fromBaseUnits } from '@app/ledger';
 import { ReconciliationRow, ReconciliationService } from '@app/treasury';
 import { writeOffChainBooks } from '../support/books-write-off';

@@ -1,4 +1,5 @@
-import { DepositWatcherService, SessionExpiryService } from '@app/checkout';
+import { SessionExpiryService } from '@app/checkout';
+import { DepositWatcherService } from '@app/deposits';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';
 import { TestApi, TestMerchant } from '../support/test-app';

@@ -1,4 +1,4 @@
-import { UNMATCHED_REASONS, UNMATCHED_STATUSES } from '@app/checkout';
+import { UNMATCHED_REASONS, UNMATCHED_STATUSES } from '@app/deposits';
 import { USAGE } from './commands';
 
 describe('CLI usage', () => {

@@ -2,15 +2,15 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { parseUnits } from 'ethers';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, MerchantsService } from '@app/auth';
+import { PayAddressPool } from '@app/checkout';
 import {
   ChainResetService,
-  PayAddressPool,
   UNMATCHED_REASONS,
   UNMATCHED_STATUSES,
   UnmatchedReason,
   UnmatchedStatus,
   UnmatchedTransfersService,
-} from '@app/checkout';
+} from '@app/deposits';
 import {
   CHAIN_FAMILIES,
   ChainFamily,

@@ -1,14 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import { CHAIN_FAMILIES, NetworkName, NetworkRegistry } from '@app/chains';
-import {
-  blockTimeMs,
-  lagBlocks,
-  PayAddressPool,
-  WATCHER_HEALTHS,
-  watcherHealth,
-} from '@app/checkout';
-import { watchedNetworks } from '@app/checkout/networks-status/watched-networks';
+import { PayAddressPool } from '@app/checkout';
+import { blockTimeMs, lagBlocks, WATCHER_HEALTHS, watcherHealth } from '@app/deposits';
+import { watchedNetworks } from '@app/deposits/networks-status/watched-networks';
 import { APP_CONFIG, AppConfig, queueKeyPrefix } from '@app/common';
 import { METRIC_PREFIX, METRICS_REGISTRY } from './metrics-registry';
 import { DatabaseSnapshot, OperationsSnapshotRepository } from './operations-snapshot.repository';

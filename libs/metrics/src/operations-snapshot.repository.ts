@@ -5,7 +5,7 @@ import {
   watcherStatusFromJson,
   watcherStatusJsonSql,
   WatcherStatusRecord,
-} from '@app/checkout';
+} from '@app/deposits';
 
 // Counts stop here: a gauge needs "very many", not an exact figure that costs a scan to get.
 export const COUNT_CAP = 1_000_000;

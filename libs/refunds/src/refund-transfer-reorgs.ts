@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { RebookedTransfer, UnmatchedBookingListener, UnmatchedTransferBooks } from '@app/checkout';
+import { RebookedTransfer, UnmatchedBookingListener, UnmatchedTransferBooks } from '@app/deposits';
 import { LedgerService } from '@app/ledger';
 import { RefundCancellation } from './refund-cancellation';
 import {

@@ -19,7 +19,7 @@ import { IDEMPOTENCY_KEY_HEADER, IdempotencyService, IdempotentResult } from '@a
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { PayoutQueue, PayoutsRepository } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
-import { watchedDepth } from '@app/checkout/deposits/scan-plan';
+import { watchedDepth } from '@app/deposits/scan-plan';
 import { SubMerchantRef, SubMerchantsService } from '@app/sub-merchants';
 import { CreateRefundDto } from './dto/create-refund.dto';
 import { ListRefundsQueryDto } from './dto/list-refunds-query.dto';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChainAdapters, NetworkName } from '@app/chains';
-import { watchedNetworks } from '@app/checkout/networks-status/watched-networks';
+import { watchedNetworks } from '@app/deposits/networks-status/watched-networks';
 import { APP_CONFIG, AppConfig } from '@app/common';
 
 // A probe result is reused this long: readiness may be polled every second by several load

@@ -8,7 +8,7 @@ import {
   NetworkRegistry,
   NotYetError,
 } from '@app/chains';
-import { DepositWatcherService, ScanReport } from '@app/checkout';
+import { DepositWatcherService, ScanReport } from '@app/deposits';
 import { AppConfig } from '@app/common';
 import { DepositWatchLoops } from './deposit-watch-loops';
 

@@ -16,7 +16,7 @@ import {
   NetworkRegistry,
   NotYetError,
 } from '@app/chains';
-import { DepositWatcherService, pollIntervalMs } from '@app/checkout';
+import { DepositWatcherService, pollIntervalMs } from '@app/deposits';
 import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, inSpan, QUEUES } from '@app/common';
 
 // After failures the loop backs off, up to this long: an RPC outage is not worth a log line

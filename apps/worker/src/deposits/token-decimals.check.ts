@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ChainAdapters, NETWORK_NAMES, NetworkName, NetworkRegistry } from '@app/chains';
-import { TokenCheck, WatchedTokens } from '@app/checkout/deposits/watched-tokens';
+import { TokenCheck, WatchedTokens } from '@app/deposits/watched-tokens';
 import { APP_CONFIG, AppConfig } from '@app/common';
 
 /**

@@ -1,4 +1,4 @@
-import { DetectionState } from '../networks-status/watcher-health';
+import { DetectionState } from '@app/deposits/networks-status/watcher-health';
 
 /**
  * What the hosted checkout page knows of a session: the JSON of `GET /checkout/<id>/state`, of each

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import {
   WatcherStatusJson,
   watcherStatusJsonSql,
-} from '../networks-status/watcher-status.repository';
+} from '@app/deposits/networks-status/watcher-status.repository';
 
 /** What the hosted page may know of a session, and nothing more (no merchant id, fees, refs). */
 export interface PublicSessionRecord {

@@ -2,10 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { APP_CONFIG, AppConfig, formatAmount } from '@app/common';
 import { Currency, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
-import { blockTimeMs } from '../deposits/poll-interval';
-import { watchedNetworks } from '../networks-status/watched-networks';
-import { DetectionState, detectionStateOf, watcherHealth } from '../networks-status/watcher-health';
-import { watcherStatusFromJson } from '../networks-status/watcher-status.repository';
+import { blockTimeMs } from '@app/deposits/poll-interval';
+import { watchedNetworks } from '@app/deposits/networks-status/watched-networks';
+import {
+  DetectionState,
+  detectionStateOf,
+  watcherHealth,
+} from '@app/deposits/networks-status/watcher-health';
+import { watcherStatusFromJson } from '@app/deposits/networks-status/watcher-status.repository';
 import { paymentUri } from './payment-uri';
 import { PublicSessionView } from './public-session-view';
 import { PublicSessionRecord, PublicSessionsRepository } from './public-sessions.repository';

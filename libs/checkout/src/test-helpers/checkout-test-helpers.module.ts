@@ -6,7 +6,7 @@ import { LedgerModule } from '@app/ledger';
 import { CheckoutModule } from '../checkout.module';
 import { CheckoutSessionMapper } from '../checkout-session.mapper';
 import { CheckoutSessionsRepository } from '../checkout-sessions.repository';
-import { DetectedTransfersRepository } from '../deposits/detected-transfers.repository';
+import { DetectedTransfersRepository } from '@app/deposits/detected-transfers.repository';
 import { CheckoutTestHelpersController } from './checkout-test-helpers.controller';
 import { SessionSimulatorService } from './session-simulator.service';
 

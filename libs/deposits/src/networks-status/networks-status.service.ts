@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NETWORK_NAMES, NetworkConfig, NetworkName, NetworkRegistry } from '@app/chains';
 import { APP_CONFIG, ApiException, AppConfig } from '@app/common';
-import { blockTimeMs } from '../deposits/poll-interval';
+import { blockTimeMs } from '../poll-interval';
 import { NetworkStatusDto } from './dto/network-status.dto';
 import { toNetworkStatusDto } from './network-status.mapper';
 import { watchedNetworks } from './watched-networks';

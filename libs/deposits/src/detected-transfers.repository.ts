@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ID_PREFIX, newId } from '@app/common';
-import { realTransfersOnly } from '../test-helpers/simulated-transfers';
+import { ID_PREFIX, newId, realTransfersOnly } from '@app/common';
 
 /** A token transfer as the watcher records it: where, what, how much, and in which block. */
 export interface RecordedTransferFacts {

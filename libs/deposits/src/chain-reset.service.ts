@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NetworkName } from '@app/chains';
-import { TransactionChange } from '../settlement/session-events';
-import { SessionSettlementService } from '../settlement/session-settlement.service';
-import { realTransfersOnly } from '../test-helpers/simulated-transfers';
-import { UnmatchedTransferBooks } from '../unmatched-transfers/unmatched-transfer-books';
+import { TransactionChange } from '@app/checkout/settlement/session-events';
+import { SessionSettlementService } from '@app/checkout/settlement/session-settlement.service';
+import { realTransfersOnly } from '@app/common';
+import { UnmatchedTransferBooks } from './unmatched-transfers/unmatched-transfer-books';
 
 export interface ChainResetReport {
   network: NetworkName;

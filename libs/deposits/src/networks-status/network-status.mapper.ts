@@ -1,5 +1,5 @@
 import { CURRENCIES, NetworkConfig } from '@app/chains';
-import { blockTimeMs } from '../deposits/poll-interval';
+import { blockTimeMs } from '../poll-interval';
 import { NetworkStatusDto } from './dto/network-status.dto';
 import { lagBlocks, WatcherHealth } from './watcher-health';
 import { WatcherStatusRecord } from './watcher-status.repository';

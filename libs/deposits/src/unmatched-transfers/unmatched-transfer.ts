@@ -1,4 +1,4 @@
-import type { RecordedTransferFacts } from '../deposits/detected-transfers.repository';
+import type { RecordedTransferFacts } from '../detected-transfers.repository';
 
 export const UNMATCHED_REASONS = [
   'wrong_network',

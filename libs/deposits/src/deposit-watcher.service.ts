@@ -9,11 +9,11 @@ import {
   NetworkRegistry,
   NotYetError,
 } from '@app/chains';
-import { WatcherStatusRepository } from '../networks-status/watcher-status.repository';
-import { TransactionChange } from '../settlement/session-events';
-import { SessionSettlementService } from '../settlement/session-settlement.service';
-import { UnmatchedTransferBooks } from '../unmatched-transfers/unmatched-transfer-books';
-import { UnmatchedTransfersRepository } from '../unmatched-transfers/unmatched-transfers.repository';
+import { WatcherStatusRepository } from './networks-status/watcher-status.repository';
+import { TransactionChange } from '@app/checkout/settlement/session-events';
+import { SessionSettlementService } from '@app/checkout/settlement/session-settlement.service';
+import { UnmatchedTransferBooks } from './unmatched-transfers/unmatched-transfer-books';
+import { UnmatchedTransfersRepository } from './unmatched-transfers/unmatched-transfers.repository';
 import { ChainCursorsRepository } from './chain-cursors.repository';
 import { DetectedTransfersRepository, OpenTransfer } from './detected-transfers.repository';
 import { staleHeadMs } from './poll-interval';

@@ -3,7 +3,7 @@ import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { ChainFamily, NetworkName, NetworkRegistry, TokenTransfer } from '@app/chains';
 import { APP_CONFIG, AppConfig } from '@app/common';
-import { UnmatchedReason, UnmatchedTransfer } from '../unmatched-transfers/unmatched-transfer';
+import { UnmatchedReason, UnmatchedTransfer } from './unmatched-transfers/unmatched-transfer';
 import { DetectedTransfer } from './detected-transfers.repository';
 import { WatchedToken } from './token-index';
 

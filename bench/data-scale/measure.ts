@@ -1,0 +1,255 @@
+/**
+ * What bench:data-scale times at each stage: the writes of the event outbox and the webhook
+ * dispatcher, the lists (bench:lists' scenarios, imported, plus an event's deliveries with their
+ * attempts) and the retention job's delete batches. Every statement is the application's own:
+ * its classes run over one pg connection (the app's CallbackQueryClient), no HTTP.
+ */
+import { randomInt } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { AppConfig } from '../../libs/common/src';
+import { queryList } from '../../libs/common/src/pagination/list-query';
+import { CallbackQueryClient } from '../../libs/database/src/callback-query-client';
+import { EVENT_TYPES } from '../../libs/events/src/event-types';
+import { DeliveryQueueRepository } from '../../libs/events/src/delivery/delivery-queue.repository';
+import { EventsRepository } from '../../libs/events/src/events/events.repository';
+import { EventWriter } from '../../libs/events/src/outbox/event-writer';
+import {
+  DELETE_OLD_EVENTS_BATCH,
+  DELETE_OLD_WEBHOOK_ATTEMPTS,
+} from '../../apps/worker/src/maintenance/retention/retention-sql';
+import { scenarios } from '../lists/scenarios';
+import { MERCHANT_ID } from './seed';
+
+export interface Timing {
+  name: string;
+  kind: 'write' | 'list' | 'retention';
+  samples: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  /** Rows a retention batch deleted, on average. */
+  rows_per_batch?: number;
+}
+
+export interface Sizes {
+  events: number;
+  deliveries: number;
+  attempts: number;
+  sessions: number;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+function summarize(name: string, kind: Timing['kind'], timings: number[]): Timing {
+  const sorted = [...timings].sort((a, b) => a - b);
+  return {
+    name,
+    kind,
+    samples: sorted.length,
+    p50_ms: round(percentile(sorted, 50)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted[sorted.length - 1]),
+  };
+}
+
+async function timed(
+  warmup: number,
+  samples: number,
+  before: (i: number) => Promise<unknown>,
+  run: (i: number) => Promise<unknown>,
+): Promise<number[]> {
+  const timings: number[] = [];
+  for (let i = 0; i < warmup + samples; i++) {
+    await before(i);
+    const started = performance.now();
+    await run(i);
+    if (i >= warmup) timings.push(performance.now() - started);
+  }
+  return timings;
+}
+
+const nothing = async () => undefined;
+
+export class Measurements {
+  private readonly db: CallbackQueryClient;
+  /** TypeORM's DataSource and EntityManager as the app's classes use them: query() alone. */
+  private readonly runner: DataSource & EntityManager;
+
+  constructor(
+    url: string,
+    private readonly warmup: number,
+    private readonly samples: number,
+  ) {
+    this.db = new CallbackQueryClient({ connectionString: url });
+    this.runner = {
+      query: async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows,
+    } as unknown as DataSource & EntityManager;
+  }
+
+  connect = () => this.db.connect();
+  end = () => this.db.end();
+
+  async sizes(): Promise<Sizes> {
+    const { rows } = await this.db.query(
+      `SELECT (SELECT count(*) FROM events)::int AS events,
+              (SELECT count(*) FROM webhook_deliveries)::int AS deliveries,
+              (SELECT count(*) FROM webhook_attempts)::int AS attempts,
+              (SELECT count(*) FROM checkout_sessions)::int AS sessions`,
+    );
+    return rows[0] as Sizes;
+  }
+
+  async databaseBytes(): Promise<number> {
+    const { rows } = await this.db.query(`SELECT pg_database_size(current_database()) AS bytes`);
+    return Number(rows[0].bytes);
+  }
+
+  /**
+   * About `count` values of `column`, from pages picked at random (TABLESAMPLE SYSTEM reads only
+   * those): rows spread over the whole table, cold ones included, for a fraction of a scan.
+   */
+  private async sample(table: string, column: string, count: number): Promise<string[]> {
+    const { rows } = await this.db.query(
+      `SELECT ${column}::text AS value FROM ${table}
+         TABLESAMPLE SYSTEM ((SELECT least(100, 100 * $1 / greatest(reltuples, 1))
+                                FROM pg_class WHERE oid = '${table}'::regclass))
+        LIMIT $1`,
+      [count],
+    );
+    if (!rows.length) throw new Error(`Nothing to sample in ${table}`);
+    return rows.map((row: { value: string }) => row.value);
+  }
+
+  /** The outbox's and the dispatcher's writes, on objects and deliveries picked at random. */
+  async writes(): Promise<Timing[]> {
+    const objects = await this.sample('events', 'object_id', 2000);
+    const deliveries = await this.sample('webhook_deliveries', 'id', 2000);
+    const any = (values: string[]) => values[randomInt(values.length)];
+    const writer = new EventWriter({ livemode: false } as AppConfig);
+    const queue = new DeliveryQueueRepository(this.runner);
+    const event = await timed(this.warmup, this.samples, nothing, (i) =>
+      writer.record(this.runner, {
+        type: EVENT_TYPES[i % EVENT_TYPES.length],
+        merchantId: MERCHANT_ID,
+        subMerchantId: null,
+        subMerchantCode: null,
+        objectType: 'checkout.session',
+        // Objects of its own (the seeded ones' sequences are the seed's), each written several
+        // times: the next sequence is read from the (object_id, sequence) index among 10 M rows.
+        objectId: `${any(objects)}_written`,
+        previousStatus: 'Pending',
+        data: { object: { id: 'cs_bench', status: 'paid', amount: '10.00' } },
+      }),
+    );
+    let deliveryId = '';
+    const attempt = await timed(
+      this.warmup,
+      this.samples,
+      async () => {
+        deliveryId = any(deliveries);
+        // What a claim leaves on the delivery: a lease the attempt's statement checks.
+        await this.db.query(
+          `UPDATE webhook_deliveries SET status = 'Pending', lease_token = 'bench' WHERE id = $1`,
+          [deliveryId],
+        );
+      },
+      () =>
+        queue.recordAttempt(
+          { delivery_id: deliveryId, lease_token: 'bench' } as never,
+          {
+            attemptedAt: new Date(),
+            statusCode: 200,
+            latencyMs: 42,
+            responseExcerpt: 'ok',
+            error: null,
+            succeeded: true,
+          },
+          { status: 'Succeeded' },
+        ),
+    );
+    return [
+      summarize('write: an event and its delivery (EventWriter.record)', 'write', event),
+      summarize(
+        'write: a webhook attempt (DeliveryQueueRepository.recordAttempt)',
+        'write',
+        attempt,
+      ),
+    ];
+  }
+
+  /** bench:lists' list scenarios (sessions, payouts, events) and an event's delivery log. */
+  async lists(): Promise<Timing[]> {
+    const events = await this.sample('events', 'id', 2000);
+    const results: Timing[] = [];
+    for (const scenario of await scenarios(this.db, MERCHANT_ID)) {
+      const direct = scenario.direct;
+      if (!direct) continue;
+      const timings = await timed(this.warmup, this.samples, nothing, () =>
+        queryList(this.runner, direct.spec, direct.page),
+      );
+      results.push(summarize(scenario.name, 'list', timings));
+    }
+    const repository = new EventsRepository(this.runner);
+    const log = await timed(this.warmup, this.samples, nothing, () =>
+      repository.deliveries(events[randomInt(events.length)]),
+    );
+    results.push(
+      summarize("events: an event's deliveries and attempts (random event)", 'list', log),
+    );
+    return results;
+  }
+
+  /**
+   * The retention job's two statements, committed for real, `batches` times each: attempts past
+   * 30 days, then events past 90 days walked oldest first (as DataRetention does).
+   */
+  async retention(batchSize: number, batches: number): Promise<Timing[]> {
+    const cutoff = async (days: number) =>
+      (await this.db.query(`SELECT (now() - make_interval(days => $1))::text AS c`, [days])).rows[0]
+        .c as string;
+    const attemptsCutoff = await cutoff(30);
+    let attemptsDeleted = 0;
+    const attempts = await timed(0, batches, nothing, async () => {
+      const { rows } = await this.db.query(DELETE_OLD_WEBHOOK_ATTEMPTS, [
+        attemptsCutoff,
+        batchSize,
+      ]);
+      attemptsDeleted += rows[0].deleted as number;
+    });
+    const eventsCutoff = await cutoff(90);
+    let position = { createdAt: '-infinity', id: '' };
+    let eventsDeleted = 0;
+    const eventsBatches = await timed(0, batches, nothing, async () => {
+      const { rows } = await this.db.query(DELETE_OLD_EVENTS_BATCH, [
+        eventsCutoff,
+        position.createdAt,
+        position.id,
+        batchSize,
+      ]);
+      const [result] = rows;
+      eventsDeleted += result.events + result.deliveries + result.attempts;
+      if (result.last_created_at)
+        position = { createdAt: result.last_created_at, id: result.last_id };
+    });
+    return [
+      {
+        ...summarize(
+          `retention: webhook attempts past 30 days, ${batchSize} a batch`,
+          'retention',
+          attempts,
+        ),
+        rows_per_batch: Math.round(attemptsDeleted / batches),
+      },
+      {
+        ...summarize(
+          `retention: events past 90 days (with deliveries, attempts), ${batchSize} examined a batch`,
+          'retention',
+          eventsBatches,
+        ),
+        rows_per_batch: Math.round(eventsDeleted / batches),
+      },
+    ];
+  }
+}

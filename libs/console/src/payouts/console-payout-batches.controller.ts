@@ -3,13 +3,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
-import { ApiException, ErrorCode } from '@app/common';
 import { respondIdempotent } from '@app/idempotency';
 import { PayoutBatchDto, PayoutBatchesService } from '@app/payouts';
 import { SubMerchantCode } from '@app/sub-merchants';
-import { recordAudit } from '../audit/audit-log';
-import { clientInfo } from '../http/client-info';
-import { requireFreshCode } from '../step-up/fresh-code';
+import { stepUpToSendMoney } from '../step-up/money-step-up';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { CreateConsolePayoutBatchDto } from './dto/create-console-payout-batch.dto';
 
@@ -37,38 +34,25 @@ export class ConsolePayoutBatchesController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutBatchDto> {
-    const actor = merchant.actor;
-    if (actor.type !== 'console_user') {
-      throw new ApiException(ErrorCode.PermissionDenied, 'Only console users create batches here.');
-    }
-    const client = clientInfo(request);
-    await requireFreshCode(this.dataSource, this.twoFactor, {
-      userId: actor.userId,
-      merchantId: merchant.merchantId,
+    const actor = await stepUpToSendMoney(this.dataSource, this.twoFactor, merchant, request, {
       code: body.two_factor_code,
       purpose: 'create a payout batch',
-      client,
+      objects: 'batches',
     });
     // Only the items make the idempotency fingerprint: the code differs on every try, so a retry
-    // with the next code replays the first batch. Audited in the batch's own transaction.
+    // with the next code replays the first batch.
     const result = await this.batches.create(
       merchant,
       { items: body.items },
       body.idempotency_key,
       subMerchantCode,
-      async (manager, batch) => {
-        await recordAudit(manager, {
-          merchantId: merchant.merchantId,
-          actorType: actor.operatorId ? 'operator' : 'console_user',
-          actorId: actor.operatorId ?? actor.userId,
+      (manager, batch) =>
+        actor.audit(manager, {
           action: 'payout_batch.created',
           targetType: 'payout_batch',
           targetId: batch.id,
           details: { item_count: batch.item_count },
-          ip: client.ip,
-          userAgent: client.userAgent,
-        });
-      },
+        }),
     );
     return respondIdempotent(response, result);
   }

@@ -3,13 +3,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
-import { ApiException, ErrorCode } from '@app/common';
 import { respondIdempotent } from '@app/idempotency';
 import { CreatePayoutDto, PayoutDto, PayoutsService } from '@app/payouts';
 import { SubMerchantCode } from '@app/sub-merchants';
-import { recordAudit } from '../audit/audit-log';
-import { clientInfo } from '../http/client-info';
-import { requireFreshCode } from '../step-up/fresh-code';
+import { stepUpToSendMoney } from '../step-up/money-step-up';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { CreateConsolePayoutDto } from './dto/create-console-payout.dto';
 
@@ -37,38 +34,23 @@ export class ConsolePayoutsController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PayoutDto> {
-    const actor = merchant.actor;
-    if (actor.type !== 'console_user') {
-      throw new ApiException(ErrorCode.PermissionDenied, 'Only console users create payouts here.');
-    }
-    const client = clientInfo(request);
-    await requireFreshCode(this.dataSource, this.twoFactor, {
-      userId: actor.userId,
-      merchantId: merchant.merchantId,
+    const actor = await stepUpToSendMoney(this.dataSource, this.twoFactor, merchant, request, {
       code: body.two_factor_code,
       purpose: 'create a payout',
-      client,
+      objects: 'payouts',
     });
-    // Audited in the payout's own transaction: an entry exists exactly when the payout does, and
-    // a replayed key (which creates nothing) runs no hook.
     const result = await this.payouts.create(
       merchant,
       payoutFieldsOf(body),
       body.idempotency_key,
       subMerchantCode,
-      async (manager, payout) => {
-        await recordAudit(manager, {
-          merchantId: merchant.merchantId,
-          actorType: actor.operatorId ? 'operator' : 'console_user',
-          actorId: actor.operatorId ?? actor.userId,
+      (manager, payout) =>
+        actor.audit(manager, {
           action: 'payout.created',
           targetType: 'payout',
           targetId: payout.id,
           details: { amount: payout.amount, currency: payout.currency, network: payout.network },
-          ip: client.ip,
-          userAgent: client.userAgent,
-        });
-      },
+        }),
     );
     return respondIdempotent(response, result);
   }

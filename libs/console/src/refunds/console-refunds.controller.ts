@@ -3,13 +3,10 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { AuthenticatedMerchant, CurrentMerchant, RequiresPermission } from '@app/auth';
-import { ApiException, ErrorCode } from '@app/common';
 import { IdempotentResult, respondIdempotent } from '@app/idempotency';
 import { CreateRefundDto, RefundCreatedHook, RefundDto, RefundsService } from '@app/refunds';
 import { SubMerchantCode } from '@app/sub-merchants';
-import { recordAudit } from '../audit/audit-log';
-import { clientInfo } from '../http/client-info';
-import { requireFreshCode } from '../step-up/fresh-code';
+import { stepUpToSendMoney } from '../step-up/money-step-up';
 import { TwoFactorVerifier } from '../two-factor/two-factor-verifier';
 import { CreateConsoleRefundDto } from './dto/create-console-refund.dto';
 
@@ -87,31 +84,19 @@ export class ConsoleRefundsController {
     purpose: string,
     createRefund: (audit: RefundCreatedHook) => Promise<IdempotentResult<RefundDto>>,
   ): Promise<RefundDto> {
-    const actor = merchant.actor;
-    if (actor.type !== 'console_user') {
-      throw new ApiException(ErrorCode.PermissionDenied, 'Only console users create refunds here.');
-    }
-    const client = clientInfo(request);
-    await requireFreshCode(this.dataSource, this.twoFactor, {
-      userId: actor.userId,
-      merchantId: merchant.merchantId,
+    const actor = await stepUpToSendMoney(this.dataSource, this.twoFactor, merchant, request, {
       code: body.two_factor_code,
       purpose,
-      client,
+      objects: 'refunds',
     });
-    const result = await createRefund(async (manager, refund) => {
-      await recordAudit(manager, {
-        merchantId: merchant.merchantId,
-        actorType: actor.operatorId ? 'operator' : 'console_user',
-        actorId: actor.operatorId ?? actor.userId,
+    const result = await createRefund((manager, refund) =>
+      actor.audit(manager, {
         action: 'refund.created',
         targetType: 'refund',
         targetId: refund.id,
         details: auditDetailsOf(refund),
-        ip: client.ip,
-        userAgent: client.userAgent,
-      });
-    });
+      }),
+    );
     return respondIdempotent(response, result);
   }
 }

@@ -1,26 +1,23 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
-import { flushRedis, resetDatabase } from '../deposits/database';
-import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/processes';
-import { describeMachine } from '../deposits/report';
-import { freePort } from '../payouts/services';
-import { callApi, createMerchant, startApi } from '../webhooks/services';
-import {
-  API_MAIN,
-  benchEnvironment,
-  CLI_MAIN,
-  DATABASE_URL,
-  REDIS_URL,
-  RESULTS_DIR,
-} from '../webhooks/settings';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
+import { createMerchant, freshTarget } from '../kit/database';
+import { build, runCli } from '../kit/processes';
+import { describeMachine, writeJson } from '../kit/report';
+import { runBenchmark } from '../kit/run';
+import { callApi, startApi } from '../kit/services';
+import { environment, target } from '../kit/settings';
 
 /*
  * npm run bench:checkout-page: how fast the hosted checkout page paints and how much it transfers,
  * cold (a new browser context per load), in Debian's Chromium against the built API on loopback.
- * It shares bench:webhooks' database and Redis database: do not run both at once.
  */
+
+const TARGET = target('payments_bench_checkout_page', 2);
+// No chain; the page's rate limit raised (one client loads it 20 times in a row).
+const ENV = environment(TARGET, {
+  WATCH_NETWORKS: 'none',
+  RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE: '1000000',
+});
 
 const LOADS = 20;
 // Evaluated in the page after `load`: paint timings and bytes over the wire (headers included).
@@ -45,11 +42,6 @@ interface Load {
   files: number;
 }
 
-const startedAt = Date.now();
-function step(message: string): void {
-  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}`);
-}
-
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -71,70 +63,59 @@ async function measure(browser: Browser, url: string): Promise<Load[]> {
   return loads;
 }
 
-async function main(): Promise<void> {
-  const noBuild = process.argv.includes('--no-build');
-  installCleanup(stopAllProcesses);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  let browser: Browser | null = null;
-  try {
-    build(!noBuild, step, [API_MAIN, CLI_MAIN]);
-    step('database: drop, create, migrate; address pool');
-    await resetDatabase(DATABASE_URL, benchEnvironment());
-    await flushRedis(REDIS_URL);
-    runCli(['pool:fill', '--count', '2000'], benchEnvironment());
-    const api = await startApi(
-      await freePort(),
-      join(RESULTS_DIR, `checkout-page-${stamp}.api.log`),
-    );
-    const merchant = createMerchant('Page bench');
-    const session = await callApi<{ id: string }>(api, merchant, 'POST', '/v1/checkout/sessions', {
+runBenchmark('checkout-page', async ({ step, base, log, onStop, startedAt }) => {
+  build(!process.argv.includes('--no-build'), step);
+  const db = await freshTarget(TARGET, step, ENV);
+  await db.end();
+  runCli(['pool:fill', '--count', '2000'], ENV);
+  const api = await startApi({ env: ENV, logFile: log('api') });
+  const merchant = createMerchant(ENV, 'Page bench');
+  const session = await callApi<{ id: string }>(
+    api,
+    merchant.apiKey,
+    'POST',
+    '/v1/checkout/sessions',
+    {
       pricing_amount: '49.99',
       pricing_currency: 'USD',
       currency: 'USDT',
       network: 'ETHEREUM',
       success_url: 'https://shop.example/thanks',
       cancel_url: 'https://shop.example/cart',
-    });
-    const url = `${api.url}/checkout/${session.id}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    step(`${LOADS} cold loads of ${url} in ${browser.version()}, phone viewport`);
-    const loads = await measure(browser, url);
-    const figure = (pick: (load: Load) => number) => {
-      const values = loads.map(pick);
-      return { p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) };
-    };
-    const report = {
-      startedAt: new Date(startedAt).toISOString(),
-      machine: describeMachine('(see bench:webhooks)', 'no chain'),
-      loads: LOADS,
-      firstPaintMs: figure((load) => load.firstPaintMs),
-      firstContentfulPaintMs: figure((load) => load.firstContentfulPaintMs),
-      loadMs: figure((load) => load.loadMs),
-      transferBytes: loads[0].transferBytes,
-      files: loads[0].files,
-    };
-    const fmt = (f: { p50: number; p95: number; max: number }) =>
-      `p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, max ${f.max.toFixed(0)} ms`;
-    console.log(`first paint:             ${fmt(report.firstPaintMs)}`);
-    console.log(`first contentful paint:  ${fmt(report.firstContentfulPaintMs)}`);
-    console.log(`load event:              ${fmt(report.loadMs)}`);
-    console.log(`transferred (cold):      ${report.transferBytes} bytes in ${report.files} files`);
-    const goals = [
-      `Goal: first paint under 1 s: p95 ${report.firstPaintMs.p95.toFixed(0)} ms ${report.firstPaintMs.p95 < 1000 ? 'PASS' : '<< BELOW TARGET'}`,
-      `Goal: under 100 kB transferred: ${(report.transferBytes / 1000).toFixed(1)} kB ${report.transferBytes < 100_000 ? 'PASS' : '<< BELOW TARGET'}`,
-    ];
-    goals.forEach((line) => console.log(line));
-    const file = join(RESULTS_DIR, `checkout-page-${stamp}.json`);
-    writeFileSync(file, JSON.stringify(report, null, 2));
-    console.log(`Results: ${file}`);
-  } finally {
-    await browser?.close();
-    await stopAllProcesses();
-  }
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
+    },
+  );
+  const url = `${api.url}/checkout/${session.id}`;
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: CHROMIUM_ARGS,
+  });
+  onStop(() => browser.close());
+  step(`${LOADS} cold loads of ${url} in ${browser.version()}, phone viewport`);
+  const loads = await measure(browser, url);
+  const figure = (pick: (load: Load) => number) => {
+    const values = loads.map(pick);
+    return { p50: percentile(values, 50), p95: percentile(values, 95), max: Math.max(...values) };
+  };
+  const report = {
+    startedAt: new Date(startedAt).toISOString(),
+    machine: describeMachine('(see bench:webhooks)', 'no chain'),
+    loads: LOADS,
+    firstPaintMs: figure((load) => load.firstPaintMs),
+    firstContentfulPaintMs: figure((load) => load.firstContentfulPaintMs),
+    loadMs: figure((load) => load.loadMs),
+    transferBytes: loads[0].transferBytes,
+    files: loads[0].files,
+  };
+  const fmt = (f: { p50: number; p95: number; max: number }) =>
+    `p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, max ${f.max.toFixed(0)} ms`;
+  console.log(`first paint:             ${fmt(report.firstPaintMs)}`);
+  console.log(`first contentful paint:  ${fmt(report.firstContentfulPaintMs)}`);
+  console.log(`load event:              ${fmt(report.loadMs)}`);
+  console.log(`transferred (cold):      ${report.transferBytes} bytes in ${report.files} files`);
+  const goals = [
+    `Goal: first paint under 1 s: p95 ${report.firstPaintMs.p95.toFixed(0)} ms ${report.firstPaintMs.p95 < 1000 ? 'PASS' : '<< BELOW TARGET'}`,
+    `Goal: under 100 kB transferred: ${(report.transferBytes / 1000).toFixed(1)} kB ${report.transferBytes < 100_000 ? 'PASS' : '<< BELOW TARGET'}`,
+  ];
+  goals.forEach((line) => console.log(line));
+  writeJson(`${base}.json`, report);
 });

@@ -1,5 +1,4 @@
-import { Machine } from '../deposits/report';
-import { Quietness } from '../payouts/report';
+import type { Machine, Quietness } from '../kit/report';
 import { JavaScriptFile, ListRender } from './browser';
 
 export interface Summary {

@@ -1,15 +1,26 @@
 // npm run bench:console [-- options]: the console's first load and its Payments list of 100
 // sessions over a million sessions of one merchant, in Debian's Chromium against the built API and
 // worker as the README starts them. See bench/README.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { Browser, BrowserContext, chromium } from 'playwright-core';
+import { writeFileSync } from 'node:fs';
+import { Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
-import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/processes';
-import { describeMachine, gitDescription } from '../deposits/report';
-import { CLI_MAIN, RESULTS_DIR, ROOT, WORKER_MAIN } from '../deposits/settings';
-import { fullMachineLine, quietness, quietnessWarnings } from '../payouts/report';
+import type { Client } from 'pg';
+import { connectDatabase, createMerchant, seededTarget } from '../kit/database';
+import { parseOptions } from '../kit/options';
+import { build } from '../kit/processes';
+import {
+  count,
+  describeMachine,
+  fullMachineLine,
+  gitDescription,
+  quietness,
+  quietnessWarnings,
+  writeJson,
+} from '../kit/report';
+import { runBenchmark } from '../kit/run';
+import { startApi, startWorker, waitForPoolFill } from '../kit/services';
+import { API_MAIN, CLI_MAIN, environment, target, WORKER_MAIN } from '../kit/settings';
+import { seedSessions } from '../lists/seed';
 import {
   clickToPayments,
   filterByDateRange,
@@ -22,9 +33,8 @@ import {
   signedInContext,
   signedInFirstLoad,
 } from './browser';
-import { benchEnvironment, earlierSeed, seedDatabase } from './database';
 import { ConsoleReport, JavaScriptTotals, ListScenario, markdownReport, Summary } from './report';
-import { API_MAIN, signedInOwner, startService } from './services';
+import { signedInOwner } from './services';
 
 // Issue 25's budgets.
 export const JS_BUDGET_BYTES = 200 * 1024;
@@ -36,34 +46,36 @@ const USAGE = `Usage: npm run bench:console [-- options]
   --sessions N    sessions of the merchant (default 1000000)
   --runs N        timed runs of each measurement (default 20)`;
 
-const { values: args } = parseArgs({
-  options: {
-    'no-build': { type: 'boolean', default: false },
-    reuse: { type: 'boolean', default: false },
-    sessions: { type: 'string', default: '1000000' },
-    runs: { type: 'string', default: '20' },
-    help: { type: 'boolean', default: false },
-  },
+const options = parseOptions(USAGE, {
+  reuse: { type: 'boolean', default: false },
+  sessions: { type: 'string', default: '1000000' },
+  runs: { type: 'string', default: '20' },
 });
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const SESSIONS = wholeNumber(args.sessions, 'sessions');
-const RUNS = wholeNumber(args.runs, 'runs');
+const SESSIONS = options.whole('sessions');
+const RUNS = options.whole('runs');
+const TARGET = target('payments_bench_console', 10);
+// The service's own configuration, NODE_ENV unset as bench:api's default setup: no rate limit
+// raised either (a person's reads).
+const ENV = environment(TARGET, { NODE_ENV: undefined });
+const SLICE = 100_000; // rows per INSERT statement, as bench:lists writes them
 
-const startedAt = Date.now();
-function step(message: string): void {
-  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}`);
-}
-
-function wholeNumber(value: string | undefined, name: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) {
-    console.error(`--${name} must be a whole number >= 1.\n\n${USAGE}`);
-    process.exit(2);
+/** One merchant with SESSIONS sessions, written by bench:lists' seed. */
+async function seed(db: Client, step: (message: string) => void): Promise<{ merchantId: string }> {
+  step(`seeding ${count(SESSIONS)} sessions of one merchant (bench:lists' seed)`);
+  const merchant = createMerchant(ENV, 'Console bench');
+  const newest = new Date();
+  for (let first = 1; first <= SESSIONS; first += SLICE) {
+    const rows = Math.min(SLICE, SESSIONS - first + 1);
+    await seedSessions(db, {
+      merchantId: merchant.id,
+      newest,
+      idPrefix: 'cs_bench_',
+      first,
+      count: rows,
+    });
+    step(`  sessions: ${count(first + rows - 1)}`);
   }
-  return number;
+  return { merchantId: merchant.id };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -94,6 +106,7 @@ function totals(files: JavaScriptFile[]): JavaScriptTotals {
 }
 
 async function timeList(
+  step: (message: string) => void,
   name: string,
   what: string,
   run: () => Promise<ListRender>,
@@ -123,110 +136,99 @@ async function timeList(
   return result;
 }
 
-async function main(): Promise<void> {
-  installCleanup(stopAllProcesses);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
-  const base = join(RESULTS_DIR, `console-${stamp}`);
-  build(!args['no-build'], step, [API_MAIN, WORKER_MAIN, CLI_MAIN, 'dist/console/index.html']);
-
-  let seeded = args.reuse ? await earlierSeed(SESSIONS) : null;
-  if (seeded) {
-    step(`--reuse: the ${SESSIONS.toLocaleString('en-US')} sessions of an earlier run; migrating`);
-    runCli(['db:migrate'], benchEnvironment());
-  } else {
-    step(
-      `seeding ${SESSIONS.toLocaleString('en-US')} sessions of one merchant (bench:lists' seed)`,
-    );
-    seeded = await seedDatabase(SESSIONS, step);
-  }
+runBenchmark('console', async ({ step, base, log, onStop, startedAt }) => {
+  build(options.build, step, [API_MAIN, WORKER_MAIN, CLI_MAIN, 'dist/console/index.html']);
+  const seeded = await seededTarget(
+    TARGET,
+    ENV,
+    { size: SESSIONS, reuse: Boolean(options.values.reuse), step },
+    (db) => seed(db, step),
+  );
 
   step('starting the API and one worker (default configuration and logging)');
-  const service = await startService(base, step);
+  const api = await startApi({ env: ENV, logFile: log('api'), timeoutMs: 120_000 });
+  const worker = await startWorker({ env: ENV, logFile: log('worker') });
+  const db = await connectDatabase(TARGET.databaseUrl);
+  const filledInMs = await waitForPoolFill(db, worker).finally(() => db.end());
+  step(`  pay-address pool full (${(filledInMs / 1000).toFixed(0)} s)`);
+  // A 503 here means the API found no built console (dist/console): say so rather than time out.
+  const page = await fetch(`${api.url}/console/sign-in`);
+  if (page.status !== 200) {
+    throw new Error(`GET /console/sign-in answered ${page.status}: ${await page.text()}`);
+  }
+  const service = { url: api.url };
   step('inviting an owner (console:invite), accepting and enrolling TOTP through the console API');
-  const cookie = await signedInOwner(service.url, seeded.merchantId);
+  const cookie = await signedInOwner(service.url, seeded.merchantId, ENV);
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: CHROMIUM_ARGS,
   });
-  let context: BrowserContext | null = null;
+  onStop(() => browser.close());
   const quietAtStart = quietness();
-  try {
-    step(`first load of /console, signed out, cold cache, ${RUNS} times`);
-    await firstLoad(browser, service.url); // discarded: the API's first answers
-    const loads: FirstLoad[] = [];
-    for (let index = 0; index < RUNS; index++) loads.push(await firstLoad(browser, service.url));
-    const signedIn = await signedInFirstLoad(browser, service.url, cookie);
+  step(`first load of /console, signed out, cold cache, ${RUNS} times`);
+  await firstLoad(browser, service.url); // discarded: the API's first answers
+  const loads: FirstLoad[] = [];
+  for (let index = 0; index < RUNS; index++) loads.push(await firstLoad(browser, service.url));
+  const signedIn = await signedInFirstLoad(browser, service.url, cookie);
 
-    context = await signedInContext(browser, service.url, cookie);
-    const ctx = context;
-    const url = service.url;
-    step(`Payments, ${RUNS} runs each`);
-    const lists = [
-      await timeList('navigate', 'page.goto(/console/payments) to the 100th row', () =>
-        loadPaymentsPage(ctx, url),
-      ),
-      await timeList('nav-click', 'click on Payments (Home shown) to the 100th row', () =>
-        clickToPayments(ctx, url),
-      ),
-      await timeList('status-paid', 'status Paid chosen to 100 Paid rows', () =>
-        filterByStatus(ctx, url),
-      ),
-      await timeList(
-        'date-range',
-        '"Created until" set (from two days ago to yesterday) to its 100 rows',
-        () => filterByDateRange(ctx, url),
-      ),
-    ];
-    const quietAtEnd = quietness();
+  const ctx = await signedInContext(browser, service.url, cookie);
+  onStop(() => ctx.close());
+  const url = service.url;
+  step(`Payments, ${RUNS} runs each`);
+  const lists = [
+    await timeList(step, 'navigate', 'page.goto(/console/payments) to the 100th row', () =>
+      loadPaymentsPage(ctx, url),
+    ),
+    await timeList(step, 'nav-click', 'click on Payments (Home shown) to the 100th row', () =>
+      clickToPayments(ctx, url),
+    ),
+    await timeList(step, 'status-paid', 'status Paid chosen to 100 Paid rows', () =>
+      filterByStatus(ctx, url),
+    ),
+    await timeList(
+      step,
+      'date-range',
+      '"Created until" set (from two days ago to yesterday) to its 100 rows',
+      () => filterByDateRange(ctx, url),
+    ),
+  ];
+  const quietAtEnd = quietness();
 
-    const last = loads[loads.length - 1];
-    const report: ConsoleReport = {
-      date: new Date(startedAt).toISOString(),
-      command: `npm run bench:console -- ${process.argv.slice(2).join(' ')}`.trim(),
-      git: gitDescription(),
-      machine: describeMachine('n/a', 'no anvil'),
-      uptime: { start: quietAtStart, end: quietAtEnd },
-      warnings: [
-        ...quietnessWarnings(quietAtStart, 'start'),
-        ...quietnessWarnings(quietAtEnd, 'end'),
-      ],
-      settings: { sessions: SESSIONS, runs: RUNS },
-      budgets: { javascript_gzipped_bytes: JS_BUDGET_BYTES, list_render_ms: RENDER_BUDGET_MS },
-      first_load: {
-        interactive: summary(loads.map((load) => load.interactiveMs)),
-        dom_content_loaded: summary(loads.map((load) => load.domContentLoadedMs)),
-        load: summary(loads.map((load) => load.loadMs)),
-        javascript: totals(last.javascript),
-        all_transferred_bytes: last.allTransferred,
-        files: last.javascript,
-      },
-      signed_in_first_load: {
-        home_ms: round(signedIn.homeMs),
-        javascript: totals(signedIn.javascript),
-        files: signedIn.javascript,
-      },
-      lists,
-    };
-    writeFileSync(`${base}.json`, JSON.stringify(report, null, 2));
-    const markdown = markdownReport(report);
-    writeFileSync(`${base}.md`, markdown);
-    console.log(`\n${fullMachineLine(report.machine, quietAtStart)}\n`);
-    console.log(markdown);
-    console.log(`Report: ${relative(ROOT, `${base}.json`)} and .md`);
-    const javascriptOver = report.first_load.javascript.gzipped_bytes > JS_BUDGET_BYTES;
-    const listsOver = lists.filter((list) => list.render.p95_ms >= RENDER_BUDGET_MS);
-    if (javascriptOver || listsOver.length) process.exitCode = 1;
-  } finally {
-    await context?.close();
-    await browser.close();
-    await stopAllProcesses();
-  }
-}
-
-main().catch(async (error) => {
-  console.error(error);
-  await stopAllProcesses();
-  process.exit(1);
+  const last = loads[loads.length - 1];
+  const report: ConsoleReport = {
+    date: new Date(startedAt).toISOString(),
+    command: `npm run bench:console -- ${process.argv.slice(2).join(' ')}`.trim(),
+    git: gitDescription(),
+    machine: describeMachine('n/a', 'no anvil'),
+    uptime: { start: quietAtStart, end: quietAtEnd },
+    warnings: [
+      ...quietnessWarnings(quietAtStart, 'start'),
+      ...quietnessWarnings(quietAtEnd, 'end'),
+    ],
+    settings: { sessions: SESSIONS, runs: RUNS },
+    budgets: { javascript_gzipped_bytes: JS_BUDGET_BYTES, list_render_ms: RENDER_BUDGET_MS },
+    first_load: {
+      interactive: summary(loads.map((load) => load.interactiveMs)),
+      dom_content_loaded: summary(loads.map((load) => load.domContentLoadedMs)),
+      load: summary(loads.map((load) => load.loadMs)),
+      javascript: totals(last.javascript),
+      all_transferred_bytes: last.allTransferred,
+      files: last.javascript,
+    },
+    signed_in_first_load: {
+      home_ms: round(signedIn.homeMs),
+      javascript: totals(signedIn.javascript),
+      files: signedIn.javascript,
+    },
+    lists,
+  };
+  const markdown = markdownReport(report);
+  writeFileSync(`${base}.md`, markdown);
+  console.log(`\n${fullMachineLine(report.machine, quietAtStart)}\n`);
+  console.log(markdown);
+  writeJson(`${base}.json`, report);
+  const javascriptOver = report.first_load.javascript.gzipped_bytes > JS_BUDGET_BYTES;
+  const listsOver = lists.filter((list) => list.render.p95_ms >= RENDER_BUDGET_MS);
+  if (javascriptOver || listsOver.length) process.exitCode = 1;
 });

@@ -1,8 +1,2 @@
-/** Epoch milliseconds with sub-millisecond resolution, comparable with PostgreSQL's now(). */
-export function timestamp(): number {
-  return performance.timeOrigin + performance.now();
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+// bench/payouts imports this path; it goes when bench/payouts moves onto bench/kit.
+export * from '../kit/clock';

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
-import type { Payer, Rpc } from './chain';
-import type { RpcLog } from './rpc-log';
+import type { Payer, Rpc } from '../kit/chain';
+import type { RpcLog } from '../kit/rpc-log';
 
 /** What every phase works with: the database, the devnet and the instruments. */
 export interface BenchContext {

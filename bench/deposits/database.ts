@@ -1,10 +1,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
-import { Client } from 'pg';
-import { Redis } from 'ioredis';
-import { dropDatabase } from '../../libs/database/src/migrate';
-import { runCli } from './processes';
-import { DATABASE_URL, REDIS_URL } from './settings';
+import type { Client } from 'pg';
+import { runCli } from '../kit/processes';
+import { appEnvironment } from './settings';
+
+// bench/payouts imports these from here; they go when it moves onto bench/kit.
+export { connectDatabase, flushRedis, postgresVersion, resetDatabase } from '../kit/database';
 
 /** A checkout session of the benchmark: where it is paid and how much it expects. */
 export interface BenchSession {
@@ -25,34 +26,9 @@ export interface SessionBatch {
 // while it is being measured.
 const SESSION_LIFETIME_MINUTES = 180;
 
-export async function connectDatabase(url = DATABASE_URL): Promise<Client> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  return client;
-}
-
-/**
- * Drops and recreates the benchmark's own database, migrated by the built CLI (run with `env`,
- * which must point DATABASE_URL at `url`).
- */
-export async function resetDatabase(url = DATABASE_URL, env?: NodeJS.ProcessEnv): Promise<void> {
-  await dropDatabase(url);
-  runCli(['db:migrate'], env);
-}
-
-/** Empties Redis database 8 (this benchmark's queues only; other databases are not touched). */
-export async function flushRedis(url = REDIS_URL): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    await redis.flushdb();
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export function createMerchant(name: string): string {
-  return runCli<{ merchant_id: string }>(['merchants:create', '--name', name]).merchant_id;
+  return runCli<{ merchant_id: string }>(['merchants:create', '--name', name], appEnvironment())
+    .merchant_id;
 }
 
 /**
@@ -172,9 +148,4 @@ export async function cursorBlock(db: Client): Promise<number | null> {
     `SELECT last_scanned_block AS block FROM chain_cursors WHERE network = 'ETHEREUM'`,
   );
   return rows.length ? Number(rows[0].block) : null;
-}
-
-export async function postgresVersion(db: Client): Promise<string> {
-  const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
-  return rows[0].server_version;
 }

@@ -1,9 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
-import { pendingNonces, Rpc, unlockedTransfer } from './chain';
-import { sleep, timestamp } from './clock';
+import { pendingNonces, Rpc, unlockedTransfer } from '../kit/chain';
+import { sleep, timestamp } from '../kit/clock';
 import type { HeadTracker } from './heads';
-import { distribution, Distribution } from './stats';
+import { distribution, Distribution } from '../kit/stats';
 
 /*
  * The rest of a busy chain: token transfers between addresses that are not ours, `perBlock` of

@@ -1,7 +1,7 @@
 import { Network, WebSocketProvider } from 'ethers';
 import { DEVNET_CHAIN_ID } from '../../test/support/devnet';
-import type { Rpc } from './chain';
-import { timestamp } from './clock';
+import type { Rpc } from '../kit/chain';
+import { timestamp } from '../kit/clock';
 
 /**
  * Follows the devnet's head through a newHeads subscription (anvil serves WebSocket on its HTTP

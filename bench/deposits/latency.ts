@@ -1,7 +1,8 @@
-import { sendAndWaitMined } from './chain';
-import { sleep, timestamp } from './clock';
+import { DATABASE } from './settings';
+import { sendAndWaitMined } from '../kit/chain';
+import { sleep, timestamp } from '../kit/clock';
 import { BenchContext, STATUS_POLL_MS } from './context';
-import { cpuSnapshot, cpuUsage, CpuUsage } from './cpu';
+import { cpuSnapshot, cpuUsage, CpuUsage } from '../kit/cpu';
 import {
   BenchSession,
   createMerchant,
@@ -10,10 +11,11 @@ import {
   paidAtBySession,
   randomSessions,
 } from './database';
-import { WorkerRpcCalls } from './rpc-log';
+import { WorkerRpcCalls } from '../kit/rpc-log';
 import { TickSql, tickSql } from './sql-trace';
-import { distribution, Distribution, shuffledIndexes } from './stats';
-import { assertRunning, readSqlTrace, Worker } from './worker';
+import { distribution, Distribution, shuffledIndexes } from '../kit/stats';
+import { readSqlTrace } from '../kit/sql-trace';
+import { assertRunning, Worker } from './worker';
 
 /*
  * Phase 1: detection latency. One payment at a time; for each, the time from "the block is mined"
@@ -82,12 +84,18 @@ export async function measureLatency(
   );
 
   const rpcMark = context.rpcLog.mark();
-  const cpuBefore = cpuSnapshot(worker.process.child.pid ?? 0, context.anvilPid);
+  const cpuBefore = cpuSnapshot(DATABASE, {
+    worker: worker.process.child.pid ?? 0,
+    anvil: context.anvilPid,
+  });
   const windowStart = timestamp();
   const observed = await payOneByOne(context, worker, sessions);
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(worker.process.child.pid ?? 0, context.anvilPid));
+  const cpu = cpuUsage(
+    cpuBefore,
+    cpuSnapshot(DATABASE, { worker: worker.process.child.pid ?? 0, anvil: context.anvilPid }),
+  );
   const rpc = await context.rpcLog.workerCallsSince(rpcMark);
-  const sql = tickSql(await readSqlTrace(worker), windowStart, timestamp());
+  const sql = tickSql(await readSqlTrace(worker.process), windowStart, timestamp());
 
   const paidAt = await paidAtBySession(
     db,

@@ -1,3 +1,4 @@
+import { DATABASE } from './settings';
 import type { Client } from 'pg';
 import {
   mintTo,
@@ -6,10 +7,10 @@ import {
   spareAccounts,
   transferLogs,
   waitForReceipt,
-} from './chain';
-import { sleep, timestamp } from './clock';
+} from '../kit/chain';
+import { sleep, timestamp } from '../kit/clock';
 import { BenchContext, STATUS_POLL_MS } from './context';
-import { cpuSnapshot, cpuUsage, CpuUsage } from './cpu';
+import { cpuSnapshot, cpuUsage, CpuUsage } from '../kit/cpu';
 import {
   BenchSession,
   createMerchant,
@@ -21,12 +22,13 @@ import {
 } from './database';
 import { ForeignLoad, ForeignLoadStats, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
 import { HeadTracker } from './heads';
-import { WorkerRpcCalls } from './rpc-log';
+import { WorkerRpcCalls } from '../kit/rpc-log';
 import { CONFIRMATIONS } from './settings';
 import { TickSql, tickSql } from './sql-trace';
-import { distribution, Distribution, shuffledIndexes } from './stats';
+import { distribution, Distribution, shuffledIndexes } from '../kit/stats';
 import { MAX_LAG_BLOCKS } from './targets';
-import { assertRunning, readSqlTrace, Worker } from './worker';
+import { readSqlTrace } from '../kit/sql-trace';
+import { assertRunning, Worker } from './worker';
 
 /*
  * Phase 3: a mainnet-shaped chain. anvil mines a block every second (interval mining), and every
@@ -182,7 +184,7 @@ export async function measureMainnet(
 
     const pid = worker.process.child.pid ?? 0;
     const rpcMark = context.rpcLog.mark();
-    const cpuBefore = cpuSnapshot(pid, context.anvilPid);
+    const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
     const windowStart = timestamp();
     const headAtStart = heads.head();
     lagSampler = sampleLag(context.db, heads);
@@ -192,7 +194,10 @@ export async function measureMainnet(
     await sleep(Math.max(windowStart + settings.seconds * 1000 - timestamp(), 0));
     const windowEnd = timestamp();
     const headAtEnd = heads.head();
-    const cpu = cpuUsage(cpuBefore, cpuSnapshot(pid, context.anvilPid));
+    const cpu = cpuUsage(
+      cpuBefore,
+      cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }),
+    );
     const lagSamples = await lagSampler.stop();
     lagSampler = null;
     const calls = await context.rpcLog.workerCallsSince(rpcMark);
@@ -212,7 +217,7 @@ export async function measureMainnet(
         ),
       );
     const samples = await toSamples(context, heads, observed);
-    const sql = tickSql(await readSqlTrace(worker), windowStart, windowEnd);
+    const sql = tickSql(await readSqlTrace(worker.process), windowStart, windowEnd);
     const result: MainnetResult = {
       ...settings,
       warmUpSeconds: WARM_UP_SECONDS,

@@ -18,7 +18,7 @@ export const USAGE = `Usage: npm run bench:deposits [-- options]
   --mainnet-payments N    payments to our sessions in that window, at random moments (default 30)
   --foreign-per-block N   transfers to addresses that are not ours in every block (default 200)
   --block-time N          seconds between blocks in the mainnet-shaped phase (default 1)
-  --trace-sql             preload bench/deposits/sql-trace-preload.js into the worker: statements
+  --trace-sql             preload bench/kit/sql-trace-preload.js into the worker: statements
                           and SQL time per scan tick (diagnosis; adds a little overhead)
   --cpu-prof              run the worker under node --cpu-prof (profiles in bench/results/)`;
 

@@ -1,27 +1,21 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cpus, release, totalmem, type } from 'node:os';
 import { relative } from 'node:path';
-import type { CpuUsage } from './cpu';
+import type { CpuUsage } from '../kit/cpu';
+import { count, Machine, machineLine, printTable } from '../kit/report';
+import { ROOT } from '../kit/settings';
 import { BATCH_MOMENTS } from './foreign-load';
 import type { LatencyResult } from './latency';
 import type { MainnetResult } from './mainnet';
 import type { BenchOptions } from './options';
-import { CONFIRMATIONS, ROOT } from './settings';
+import { CONFIRMATIONS } from './settings';
 import type { TickSql } from './sql-trace';
 import { ALL_PAID_TARGET_MS, DETECTION_P90_TARGET_MS, MAX_LAG_BLOCKS } from './targets';
 import type { ThroughputResult } from './throughput';
 import type { ForeignCheck, MerchantCheck } from './verify';
 
-export interface Machine {
-  cpu: string;
-  cores: number;
-  memoryGb: number;
-  os: string;
-  node: string;
-  postgres: string;
-  anvil: string;
-}
+// bench/payouts imports these from here; they go when it moves onto bench/kit.
+export { count, describeMachine, gitDescription, machineLine, printTable } from '../kit/report';
+export type { Machine } from '../kit/report';
 
 export interface Report {
   startedAt: string;
@@ -36,33 +30,6 @@ export interface Report {
   warnings: string[];
   failures: string[];
   files: Record<string, string | null>;
-}
-
-export function describeMachine(postgres: string, anvil: string): Machine {
-  const processors = cpus();
-  return {
-    cpu: processors[0]?.model.trim() ?? 'unknown',
-    cores: processors.length,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    os: `${type()} ${release()}`,
-    node: process.version,
-    postgres,
-    anvil,
-  };
-}
-
-export function machineLine(machine: Machine): string {
-  return (
-    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; ` +
-    `Node ${machine.node}; PostgreSQL ${machine.postgres}; ${machine.anvil}`
-  );
-}
-
-export function gitDescription(): string | null {
-  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
-  const status = spawnSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' });
-  if (head.status !== 0) return null;
-  return `${head.stdout.trim()}${status.stdout.trim() ? ' (uncommitted changes)' : ''}`;
 }
 
 export function printReport(report: Report): void {
@@ -311,20 +278,6 @@ function metNote(met: boolean): string {
   return met ? ': met' : '  << BELOW TARGET';
 }
 
-/** Columns padded to their widest cell: the first left-aligned, the others right-aligned. */
-export function printTable(rows: string[][]): void {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[0]) : cell.padStart(widths[column]),
-      )
-      .join('  ');
-  console.log(format(rows[0]));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of rows.slice(1)) console.log(format(row));
-}
-
 function formatCpu(cpu: CpuUsage): string {
   return (
     `worker ${cpu.ms.worker ?? '?'} ms, PostgreSQL backends ${cpu.ms.postgres} ms, anvil ` +
@@ -346,8 +299,4 @@ function formatOther(other: Record<string, number>): string {
 
 function perSecond(value: number | null, seconds: number): string {
   return value === null || seconds <= 0 ? '?' : (value / seconds).toFixed(1);
-}
-
-export function count(value: number): string {
-  return value.toLocaleString('en-US');
 }

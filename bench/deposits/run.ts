@@ -2,36 +2,31 @@
 // anvil devnet at its default configuration: latency (mined -> Paid), throughput (a burst of
 // payments among many open sessions), a mainnet-shaped chain (a block a second full of foreign
 // transfers), then a correctness check. See bench/README.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import type { Client } from 'pg';
 import { loadAppConfig } from '@app/common/config/app-config';
 import { Devnet, startDevnet } from '../../test/support/devnet';
-import { clientVersion, mineEmptyBlocks, Payer, Rpc } from './chain';
-import { BenchContext } from './context';
-import { anvilPid, CpuUsage, loadAverage, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from './cpu';
-import { connectDatabase, flushRedis, postgresVersion, resetDatabase } from './database';
-import { LatencyResult, measureLatency } from './latency';
-import { MainnetResult, measureMainnet, prepareMainnet } from './mainnet';
-import { BenchOptions, parseOptions } from './options';
-import { build, installCleanup, runCli, stopAllProcesses } from './processes';
+import { clientVersion, mineEmptyBlocks, Payer, Rpc } from '../kit/chain';
+import { anvilPid, CpuUsage, OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
+import { freshTarget, postgresVersion } from '../kit/database';
+import { build, runCli } from '../kit/processes';
 import {
   describeMachine,
   gitDescription,
   machineLine,
-  printReport,
-  Report,
-  writeReport,
-} from './report';
-import { RpcLog } from './rpc-log';
-import {
-  appEnvironment,
-  CONFIRMATIONS,
-  DATABASE,
-  REDIS_DATABASE,
-  RESULTS_DIR,
-  ROOT,
-} from './settings';
+  quietness,
+  quietnessWarnings,
+} from '../kit/report';
+import { RpcLog } from '../kit/rpc-log';
+import { Run, runBenchmark } from '../kit/run';
+import { ROOT } from '../kit/settings';
+import { BenchContext } from './context';
+import { LatencyResult, measureLatency } from './latency';
+import { MainnetResult, measureMainnet, prepareMainnet } from './mainnet';
+import { BenchOptions, parseOptions } from './options';
+import { printReport, Report, writeReport } from './report';
+import { appEnvironment, CONFIRMATIONS, TARGET } from './settings';
 import { measureThroughput, ThroughputResult } from './throughput';
 import { ForeignCheck, MerchantCheck, verifyForeign, verifyMerchant } from './verify';
 import {
@@ -43,16 +38,10 @@ import {
   WorkerFiles,
 } from './worker';
 
-const startedAt = Date.now();
 // More than the devnet's reorg window (confirmations 1 + 64 blocks): mined between phases, so the
 // payments of one phase are no longer re-checked by every tick of the next, and phases compare.
 const BLOCKS_BETWEEN_PHASES = 100;
 const DEFAULT_WORKER: WorkerConfig = { label: 'default', scanIntervalMs: null };
-
-function step(message: string): void {
-  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
-  console.log(`[bench ${seconds}s] ${message}`);
-}
 
 interface RunFiles {
   report: string;
@@ -63,52 +52,24 @@ interface RunFiles {
   workerLogs: Map<string, string>;
 }
 
-function runFiles(options: BenchOptions, networks: string): RunFiles {
-  const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
-  const base = join(RESULTS_DIR, `deposits-${stamp}`);
+function runFiles(options: BenchOptions, base: string): RunFiles {
   const workerLogs = new Map<string, string>();
   return {
     report: `${base}.json`,
     anvilLog: `${base}.anvil.log`,
-    networks,
+    networks: `${base}.networks.json`,
     workerLogs,
     worker: (key) => {
       const logFile = `${base}.worker-${key}.log`;
       workerLogs.set(key, logFile);
       return {
-        networksFile: networks,
+        networksFile: `${base}.networks.json`,
         logFile,
         sqlTrace: options.traceSql,
         cpuProfileDir: options.cpuProfile ? `${base}.worker-${key}-profile` : null,
       };
     },
   };
-}
-
-// Command lines of work that competes for the cores: the other benchmarks and test runs.
-const COMPETITORS = [
-  'bench/api',
-  'bench/payouts',
-  'bench/webhooks',
-  'bench/checkout-page',
-  '.bin/jest',
-];
-const LISTED_COMPETITORS = 4;
-
-/** Another benchmark or a busy machine makes every figure here low and noisy: say so up front. */
-function quietnessWarnings(when: 'start' | 'end'): string[] {
-  const found = otherBenchmarks(COMPETITORS);
-  const warnings = found
-    .slice(0, LISTED_COMPETITORS)
-    .map((line) => `another benchmark or test run was running at the ${when}: ${line}`);
-  if (found.length > LISTED_COMPETITORS) {
-    warnings.push(
-      `... and ${found.length - LISTED_COMPETITORS} more such processes at the ${when}`,
-    );
-  }
-  const [oneMinute] = loadAverage();
-  if (oneMinute > 1) warnings.push(`load average ${oneMinute.toFixed(2)} at the ${when}`);
-  return warnings;
 }
 
 function windowWarnings(results: PhaseResults): string[] {
@@ -227,7 +188,12 @@ async function verify(
   return { verification, foreignCheck };
 }
 
-async function prepare(devnet: Devnet, db: Client, files: RunFiles): Promise<BenchContext> {
+async function prepare(
+  devnet: Devnet,
+  db: Client,
+  files: RunFiles,
+  step: (message: string) => void,
+): Promise<BenchContext> {
   writeFileSync(files.networks, devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
   const rpc = new Rpc(devnet.rpcUrl);
   return {
@@ -242,75 +208,57 @@ async function prepare(devnet: Devnet, db: Client, files: RunFiles): Promise<Ben
   };
 }
 
-async function main(): Promise<void> {
+runBenchmark('deposits', async (run: Run) => {
+  const { step } = run;
   const options = parseOptions(process.argv.slice(2));
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
-  const files = runFiles(options, join(RESULTS_DIR, `deposits-${stamp}.networks.json`));
-  const warnings = quietnessWarnings('start');
+  const files = runFiles(options, run.base);
+  const start = quietness();
+  const warnings = quietnessWarnings(start, 'start');
   warnings.forEach((warning) => step(`WARNING: ${warning}`));
-
   let devnet: Devnet | null = null;
-  let db: Client | null = null;
-  installCleanup(async () => {
-    await stopAllProcesses();
-    await devnet?.stop();
-  });
-  try {
-    build(options.build, step);
-    step(`database ${DATABASE}: drop, create, migrate; Redis database ${REDIS_DATABASE}: flush`);
-    await resetDatabase();
-    await flushRedis();
-    // Up to the worker's low watermark (a sixth of PAY_ADDRESS_POOL_TARGET by default): below it
-    // the worker's refill job derives the whole shortfall (tens of thousands of addresses, tens
-    // of seconds of CPU) while we measure.
-    const { lowWatermark } = loadAppConfig(appEnvironment()).payAddressPool;
-    runCli(['pool:fill', '--count', String(lowWatermark)]);
-    db = await connectDatabase();
-    devnet = await startDevnet({ logFile: files.anvilLog });
-    const context = await prepare(devnet, db, files);
-    const machine = describeMachine(await postgresVersion(db), await clientVersion(context.rpc));
-    console.log(machineLine(machine));
-    step(`devnet at ${devnet.rpcUrl}, USDT ${context.tokenContract}`);
+  run.onStop(() => devnet?.stop());
+  build(options.build, step);
+  const db = await freshTarget(TARGET, step, appEnvironment());
+  run.onStop(() => db.end());
+  // Up to the worker's low watermark (a sixth of PAY_ADDRESS_POOL_TARGET by default): below it
+  // the worker's refill job derives the whole shortfall (tens of thousands of addresses, tens
+  // of seconds of CPU) while we measure.
+  const { lowWatermark } = loadAppConfig(appEnvironment()).payAddressPool;
+  runCli(['pool:fill', '--count', String(lowWatermark)], appEnvironment());
+  devnet = await startDevnet({ logFile: files.anvilLog });
+  const context = await prepare(devnet, db, files, step);
+  const machine = describeMachine(await postgresVersion(db), await clientVersion(context.rpc));
+  console.log(machineLine(machine));
+  step(`devnet at ${devnet.rpcUrl}, USDT ${context.tokenContract}`);
 
-    const results = await runPhases(options, context, files);
-    const { verification, foreignCheck } = await verify(db, results);
-    warnings.push(...windowWarnings(results), ...quietnessWarnings('end'));
-    const failures = [
-      ...verification.flatMap((check) =>
-        check.failures.map((failure) => `${check.merchantId}: ${failure}`),
+  const results = await runPhases(options, context, files);
+  const { verification, foreignCheck } = await verify(db, results);
+  warnings.push(...windowWarnings(results), ...quietnessWarnings(quietness(), 'end'));
+  const failures = [
+    ...verification.flatMap((check) =>
+      check.failures.map((failure) => `${check.merchantId}: ${failure}`),
+    ),
+    ...(foreignCheck?.failures ?? []).map((failure) => `mainnet-shaped: ${failure}`),
+  ];
+  const report: Report = {
+    startedAt: new Date(run.startedAt).toISOString(),
+    git: gitDescription(),
+    machine,
+    options,
+    ...results,
+    verification,
+    foreignCheck,
+    warnings: [...new Set(warnings)],
+    failures,
+    files: {
+      anvilLog: relative(ROOT, files.anvilLog),
+      networks: relative(ROOT, files.networks),
+      ...Object.fromEntries(
+        [...files.workerLogs].map(([key, file]) => [`worker-${key}`, relative(ROOT, file)]),
       ),
-      ...(foreignCheck?.failures ?? []).map((failure) => `mainnet-shaped: ${failure}`),
-    ];
-    const report: Report = {
-      startedAt: new Date(startedAt).toISOString(),
-      git: gitDescription(),
-      machine,
-      options,
-      ...results,
-      verification,
-      foreignCheck,
-      warnings: [...new Set(warnings)],
-      failures,
-      files: {
-        anvilLog: relative(ROOT, files.anvilLog),
-        networks: relative(ROOT, files.networks),
-        ...Object.fromEntries(
-          [...files.workerLogs].map(([key, file]) => [`worker-${key}`, relative(ROOT, file)]),
-        ),
-      },
-    };
-    printReport(report);
-    writeReport(files.report, report);
-    if (failures.length) process.exitCode = 1;
-  } finally {
-    await stopAllProcesses();
-    await devnet?.stop();
-    await db?.end();
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error('\n[bench] FAILED:', error instanceof Error ? error.message : error);
-  process.exitCode = 1;
+    },
+  };
+  printReport(report);
+  writeReport(files.report, report);
+  if (failures.length) process.exitCode = 1;
 });

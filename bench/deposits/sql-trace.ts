@@ -1,4 +1,4 @@
-import type { SqlTraceSnapshot, StatementTotals, TracedTransaction } from './worker';
+import type { SqlTraceSnapshot, StatementTotals, TracedTransaction } from '../kit/sql-trace';
 
 /** What the worker's scan ticks did in PostgreSQL during a window (from --trace-sql). */
 export interface TickSql {

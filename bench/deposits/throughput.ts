@@ -1,7 +1,8 @@
-import { mineQueued, queueTransfers, transactionsPerBlock } from './chain';
-import { sleep, timestamp } from './clock';
+import { DATABASE } from './settings';
+import { mineQueued, queueTransfers, transactionsPerBlock } from '../kit/chain';
+import { sleep, timestamp } from '../kit/clock';
 import { BenchContext, STATUS_POLL_MS } from './context';
-import { cpuSnapshot, cpuUsage, CpuUsage } from './cpu';
+import { cpuSnapshot, cpuUsage, CpuUsage } from '../kit/cpu';
 import {
   BenchSession,
   createMerchant,
@@ -10,10 +11,11 @@ import {
   randomSessions,
   settlementTicks,
 } from './database';
-import { WorkerRpcCalls } from './rpc-log';
+import { WorkerRpcCalls } from '../kit/rpc-log';
 import { TickSql, tickSql } from './sql-trace';
-import { shuffledIndexes } from './stats';
-import { assertRunning, readSqlTrace, Worker } from './worker';
+import { shuffledIndexes } from '../kit/stats';
+import { readSqlTrace } from '../kit/sql-trace';
+import { assertRunning, Worker } from './worker';
 
 /*
  * Phase 2: throughput. Many open sessions, a share of them paid in a burst of full blocks; how
@@ -94,14 +96,14 @@ export async function measureThroughput(
   const windowStart = timestamp();
   const rpcMark = context.rpcLog.mark();
   const pid = worker.process.child.pid ?? 0;
-  const cpuBefore = cpuSnapshot(pid, context.anvilPid);
+  const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
   const packed = await mineQueued(context.rpc, queued, settings.perBlock);
   const timeline = await waitUntilAllPaid(context, worker, merchantId, settings.paid);
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(pid, context.anvilPid));
+  const cpu = cpuUsage(cpuBefore, cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }));
   const rpc = await context.rpcLog.workerCallsSince(rpcMark);
   const drainEnd = timestamp();
   const afterDrain = await measureAfterDrain(context, worker);
-  const sql = tickSql(await readSqlTrace(worker), windowStart, drainEnd);
+  const sql = tickSql(await readSqlTrace(worker.process), windowStart, drainEnd);
 
   const ticks = toSettlementTicks(
     await settlementTicks(db, merchantId),
@@ -173,12 +175,12 @@ async function measureAfterDrain(
 ): Promise<ThroughputResult['afterDrain']> {
   const pid = worker.process.child.pid ?? 0;
   const rpcMark = context.rpcLog.mark();
-  const cpuBefore = cpuSnapshot(pid, context.anvilPid);
+  const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
   const start = timestamp();
   await sleep(AFTER_DRAIN_WINDOW_MS);
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(pid, context.anvilPid));
+  const cpu = cpuUsage(cpuBefore, cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }));
   const rpc = await context.rpcLog.workerCallsSince(rpcMark);
-  return { rpc, cpu, sql: tickSql(await readSqlTrace(worker), start, timestamp()) };
+  return { rpc, cpu, sql: tickSql(await readSqlTrace(worker.process), start, timestamp()) };
 }
 
 /** Joins each settling tick (paid_at) with the moment its sessions were first seen Paid. */

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from 'pg';
-import { sleep, timestamp } from './clock';
-import { cursorBlock, cursorUpdatedAt, flushRedis } from './database';
-import { hasExited, startNode, stopProcess, TrackedProcess } from './processes';
-import { EXIT_ON_SIGTERM, SQL_TRACE_PRELOAD, WORKER_MAIN, workerEnvironment } from './settings';
+import { sleep, timestamp } from '../kit/clock';
+import { flushRedis } from '../kit/database';
+import { hasExited, stopProcess, TrackedProcess } from '../kit/processes';
+import { startWorker as startBuiltWorker } from '../kit/services';
+import { SQL_TRACE_PRELOAD } from '../kit/settings';
+import { cursorBlock, cursorUpdatedAt } from './database';
+import { REDIS_URL, workerEnvironment } from './settings';
 
 /** The real built worker (`node dist/apps/worker/...`), watching only the devnet's ETHEREUM. */
 
@@ -42,9 +45,6 @@ const NUDGE_AFTER_MS = 300;
 // worker's start line cannot be read.
 const DEVNET_POLL_INTERVAL_MS = 250;
 const STARTED_LINE = 'Deposit watching started';
-const TRACE_TIMEOUT_MS = 10_000;
-// The message bench/deposits/sql-trace-preload.js answers.
-const SQL_TRACE_REQUEST = 'bench:sql-trace';
 
 /**
  * Starts a worker and returns once it has committed two ticks. `nudge` moves the head (mines an
@@ -57,15 +57,19 @@ export async function startWorker(
   nudge: (() => Promise<unknown>) | null,
 ): Promise<Worker> {
   // Queues left by the previous worker (stalled maintenance jobs) go first.
-  await flushRedis();
+  await flushRedis(REDIS_URL);
   const startedAt = timestamp();
-  const child = startNode(
-    `worker (${config.label})`,
-    [...nodeOptions(files), WORKER_MAIN],
-    workerEnvironment({ networksFile: files.networksFile, scanIntervalMs: config.scanIntervalMs }),
-    files.logFile,
-    files.sqlTrace,
-  );
+  const child = await startBuiltWorker({
+    name: `worker (${config.label})`,
+    env: workerEnvironment({
+      networksFile: files.networksFile,
+      scanIntervalMs: config.scanIntervalMs,
+    }),
+    logFile: files.logFile,
+    cpuProfileDir: files.cpuProfileDir,
+    nodeOptions: files.sqlTrace ? ['--require', SQL_TRACE_PRELOAD] : [],
+    ipc: files.sqlTrace,
+  });
   const worker: Worker = { ...config, pollIntervalMs: NaN, process: child, files };
   await waitForTicks(db, worker, startedAt, nudge);
   worker.pollIntervalMs = loggedPollInterval(files.logFile) ?? DEVNET_POLL_INTERVAL_MS;
@@ -106,60 +110,6 @@ export function assertRunning(worker: Worker): void {
 
 export function stopWorker(worker: Worker): Promise<void> {
   return stopProcess(worker.process);
-}
-
-/** Asks the preloaded SQL tracer for everything it has recorded so far. */
-export async function readSqlTrace(
-  // Only these two are used: other benchmarks pass workers of their own.
-  worker: Pick<Worker, 'process' | 'files'> & Partial<Worker>,
-): Promise<SqlTraceSnapshot | null> {
-  if (!worker.files.sqlTrace) return null;
-  const child = worker.process.child;
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: unknown) => {
-      if ((message as { type?: string }).type !== SQL_TRACE_REQUEST) return;
-      finish();
-      resolve(message as SqlTraceSnapshot);
-    };
-    const finish = () => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-    };
-    const timer = setTimeout(() => {
-      finish();
-      reject(new Error(`The worker's SQL tracer did not answer; see ${worker.files.logFile}`));
-    }, TRACE_TIMEOUT_MS);
-    child.on('message', onMessage);
-    child.send(SQL_TRACE_REQUEST);
-  });
-}
-
-export interface SqlTraceSnapshot {
-  statements: Record<string, StatementTotals>;
-  transactions: TracedTransaction[];
-}
-
-export interface StatementTotals {
-  count: number;
-  ms: number;
-}
-
-export interface TracedTransaction {
-  startedAt: number;
-  ms: number;
-  statements: number;
-  sqlMs: number;
-  byKey: Record<string, StatementTotals>;
-}
-
-function nodeOptions(files: WorkerFiles): string[] {
-  const options: string[] = [];
-  if (files.cpuProfileDir) {
-    options.push('--cpu-prof', `--cpu-prof-dir=${files.cpuProfileDir}`);
-    options.push('--require', EXIT_ON_SIGTERM);
-  }
-  if (files.sqlTrace) options.push('--require', SQL_TRACE_PRELOAD);
-  return options;
 }
 
 /** Every full tick saves the cursor row, found something or not: its updated_at counts them. */

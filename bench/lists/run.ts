@@ -1,34 +1,31 @@
 // npm run bench:lists [-- options]: list and search latency of the built API over a million
 // sessions of one merchant (a tenth with a transaction), its payouts and events, in a database
 // of its own. See bench/README.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { EVENT_TYPES } from '../../libs/events/src/event-types';
-import { dropDatabase } from '../../libs/database/src/migrate';
-import { sleep } from '../deposits/clock';
-import { describeMachine, gitDescription } from '../deposits/report';
-import { fullMachineLine, quietness, quietnessWarnings } from '../payouts/report';
-import {
-  apiNodeArgs,
-  build,
-  installCleanup,
-  runCli,
-  startNode,
-  stopAllProcesses,
-} from '../deposits/processes';
-import { appEnvironment, CLI_MAIN, RESULTS_DIR, ROOT } from '../deposits/settings';
 import { queryList } from '../../libs/common/src/pagination/list-query';
 import { CallbackQueryClient } from '../../libs/database/src/callback-query-client';
+import { sleep } from '../kit/clock';
+import { connectDatabase, createMerchant, postgresVersion, seededTarget } from '../kit/database';
+import { parseOptions } from '../kit/options';
+import { apiNodeArgs, build, stopAllProcesses } from '../kit/processes';
+import {
+  describeMachine,
+  fullMachineLine,
+  gitDescription,
+  printTable,
+  quietness,
+  quietnessWarnings,
+  writeJson,
+} from '../kit/report';
+import { runBenchmark } from '../kit/run';
+import { startApi } from '../kit/services';
+import { API_MAIN, environment, RAISED_RATE_LIMITS, target } from '../kit/settings';
 import { Scenario, scenarios } from './scenarios';
 import { seedEvents, seedPayouts, seedSessions, seedUnmatchedTransfers } from './seed';
 
-const API_MAIN = 'dist/apps/api/apps/api/src/main.js';
-// Its own database and Redis database: the other benchmarks and the tests use others.
-const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/payments_bench_lists';
-const REDIS_URL = 'redis://127.0.0.1:6379/9';
+const TARGET = target('payments_bench_lists', 9);
 // By default requests go one after another on one kept-alive connection (the latency of one
 // request; the API's read limit is raised for this merchant alone so it never interferes).
 // `--pace MS` spaces them instead, so each finds the machine idle: on this VM waking idle
@@ -49,50 +46,23 @@ const USAGE = `Usage: npm run bench:lists [-- options]
                     back, with the read limit raised)
   --reuse           keep the database of an earlier run with the same --sessions (no reseeding)`;
 
-const { values: args } = parseArgs({
-  options: {
-    'no-build': { type: 'boolean', default: false },
-    sessions: { type: 'string', default: '1000000' },
-    samples: { type: 'string', default: '300' },
-    pace: { type: 'string', default: '0' },
-    reuse: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
+const options = parseOptions(USAGE, {
+  sessions: { type: 'string', default: '1000000' },
+  samples: { type: 'string', default: '300' },
+  pace: { type: 'string', default: '0' },
+  reuse: { type: 'boolean', default: false },
 });
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const SESSIONS = wholeNumber(args.sessions, 'sessions');
-const SAMPLES = wholeNumber(args.samples, 'samples');
-const PACE_MS = Number(args.pace);
-if (!Number.isInteger(PACE_MS) || PACE_MS < 0) {
-  console.error(`--pace must be a whole number of milliseconds >= 0.\n\n${USAGE}`);
-  process.exit(2);
-}
+const SESSIONS = options.whole('sessions');
+const SAMPLES = options.whole('samples');
+const PACE_MS = options.whole('pace', 0);
 // Back to back, a merchant would pass the default 100 reads a second: only this benchmark's API
 // has the limit raised; paced runs keep the default.
-const READ_LIMIT = PACE_MS > 0 ? {} : { RATE_LIMIT_READS_PER_SECOND: '1000000' };
+const READ_LIMIT: Record<string, string> = PACE_MS > 0 ? {} : RAISED_RATE_LIMITS;
 const PAYOUTS = Math.ceil(SESSIONS / 10);
 const EVENTS = SESSIONS;
 const UNMATCHED = Math.ceil(SESSIONS / 100);
 
-const startedAt = Date.now();
-function step(message: string): void {
-  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}`);
-}
-
-function wholeNumber(value: string | undefined, name: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) {
-    console.error(`--${name} must be a whole number >= 1.\n\n${USAGE}`);
-    process.exit(2);
-  }
-  return number;
-}
-
-const env = (extra: Record<string, string> = {}) =>
-  appEnvironment({ DATABASE_URL, REDIS_URL, ...extra });
+const env = (extra: Record<string, string> = {}) => environment(TARGET, extra);
 
 interface Seeded {
   merchantId: string;
@@ -100,13 +70,13 @@ interface Seeded {
 }
 
 /** A merchant with SESSIONS sessions, PAYOUTS payouts, EVENTS events and some unmatched transfers. */
-async function seed(db: Client): Promise<Seeded> {
-  const merchant = runCli<{ merchant_id: string; api_key: string }>(
-    ['merchants:create', '--name', 'Lists bench'],
-    env(),
+async function seed(db: Client, step: (message: string) => void): Promise<Seeded> {
+  step(
+    `seeding ${SESSIONS.toLocaleString('en-US')} sessions, ${PAYOUTS} payouts, ${EVENTS} events`,
   );
+  const merchant = createMerchant(env(), 'Lists bench');
   const newest = new Date();
-  const common = { merchantId: merchant.merchant_id, newest };
+  const common = { merchantId: merchant.id, newest };
   const sliced = async (
     what: string,
     total: number,
@@ -132,54 +102,7 @@ async function seed(db: Client): Promise<Seeded> {
     sessionPrefix: 'cs_bench_',
     count: UNMATCHED,
   });
-  // As autovacuum leaves the tables: statistics and visibility map.
-  step('VACUUM ANALYZE');
-  await db.query('VACUUM ANALYZE');
-  await db.query(`CREATE TABLE bench_lists_seed (sessions int, merchant_id text, api_key text)`);
-  await db.query(`INSERT INTO bench_lists_seed VALUES ($1, $2, $3)`, [
-    SESSIONS,
-    merchant.merchant_id,
-    merchant.api_key,
-  ]);
-  return { merchantId: merchant.merchant_id, apiKey: merchant.api_key };
-}
-
-async function earlierSeed(): Promise<Seeded | null> {
-  const db = new Client({ connectionString: DATABASE_URL });
-  try {
-    await db.connect();
-    const { rows } = await db.query(
-      `SELECT merchant_id, api_key FROM bench_lists_seed WHERE sessions = $1`,
-      [SESSIONS],
-    );
-    return rows[0] ? { merchantId: rows[0].merchant_id, apiKey: rows[0].api_key } : null;
-  } catch {
-    return null;
-  } finally {
-    await db.end().catch(() => undefined);
-  }
-}
-
-async function startApi(logFile: string): Promise<string> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = startNode(
-    'api',
-    apiNodeArgs(API_MAIN),
-    env({ PORT: String(port), ...READ_LIMIT }),
-    logFile,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.child.exitCode !== null) throw new Error(`The API exited; see ${logFile}`);
-    const healthy = await fetch(`${url}/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) return url;
-    await sleep(100);
-  }
-  throw new Error(`The API did not start; see ${logFile}`);
+  return { merchantId: merchant.id, apiKey: merchant.apiKey };
 }
 
 interface Measured {
@@ -289,8 +212,8 @@ async function measure(url: string, apiKey: string, scenario: Scenario): Promise
   };
 }
 
-function printTable(results: Measured[]): void {
-  const rows = [
+function printResults(results: Measured[]): void {
+  printTable([
     ['query', 'p50 ms', 'p99 ms', 'max ms', 'db p50', 'db p99', 'items', 'total', 'errors'],
     ...results.map((result) => [
       result.name,
@@ -303,48 +226,26 @@ function printTable(results: Measured[]): void {
       result.total_header,
       String(result.errors),
     ]),
-  ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  for (const row of rows) {
-    console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '));
-  }
+  ]);
 }
 
 // The exact count on request is the price the old lists paid on every call: shown, not a target.
 const isExempt = (result: Measured) => result.name.includes('include_total');
 
-async function main(): Promise<void> {
-  installCleanup(stopAllProcesses);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date(startedAt).toISOString().replace(/[:.]/g, '-');
-  const base = join(RESULTS_DIR, `lists-${stamp}`);
-  build(!args['no-build'], step, [API_MAIN, CLI_MAIN]);
-
-  let seeded = args.reuse ? await earlierSeed() : null;
-  if (seeded) {
-    step(`--reuse: the ${SESSIONS.toLocaleString('en-US')} sessions of an earlier run; migrating`);
-    runCli(['db:migrate'], env());
-  } else {
-    step(`resetting ${DATABASE_URL} and migrating it`);
-    await dropDatabase(DATABASE_URL);
-    runCli(['db:migrate'], env());
-    const db = new Client({ connectionString: DATABASE_URL });
-    await db.connect();
-    try {
-      step(
-        `seeding ${SESSIONS.toLocaleString('en-US')} sessions, ${PAYOUTS} payouts, ${EVENTS} events`,
-      );
-      seeded = await seed(db);
-    } finally {
-      await db.end();
-    }
-  }
-
-  const db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  const list = await scenarios(db, seeded.merchantId).finally(() => db.end());
+runBenchmark('lists', async ({ step, base, log }) => {
+  build(options.build, step);
+  const seeded = await seededTarget(
+    TARGET,
+    env(),
+    { size: SESSIONS, reuse: Boolean(options.values.reuse), step },
+    (db) => seed(db, step),
+  );
+  const db = await connectDatabase(TARGET.databaseUrl);
+  const list = await scenarios(db, seeded.merchantId);
+  const postgres = await postgresVersion(db);
+  await db.end();
   step(`starting the API (node ${apiNodeArgs(API_MAIN).join(' ')}, default configuration)`);
-  const url = await startApi(`${base}.api.log`);
+  const { url } = await startApi({ env: env(READ_LIMIT), logFile: log('api') });
   const quietAtStart = quietness();
   const results: Measured[] = [];
   for (const scenario of list) {
@@ -357,7 +258,7 @@ async function main(): Promise<void> {
   await stopAllProcesses();
   step('the same list queries without HTTP (queryList over one pg connection)');
   // The app's own client class: pg's promise mode would add its collection pauses (docs/decisions.md).
-  const direct = new CallbackQueryClient({ connectionString: DATABASE_URL });
+  const direct = new CallbackQueryClient({ connectionString: TARGET.databaseUrl });
   await direct.connect();
   try {
     for (const [index, scenario] of list.entries()) {
@@ -370,7 +271,7 @@ async function main(): Promise<void> {
     await direct.end();
   }
 
-  const machine = describeMachine(await postgresVersion(), 'no anvil');
+  const machine = describeMachine(postgres, 'no anvil');
   console.log(`\n${fullMachineLine(machine, quietAtStart)}`);
   // A busy machine (another benchmark, tests, builds) shows in p99 first: say so with the figures.
   const warnings = [
@@ -382,7 +283,7 @@ async function main(): Promise<void> {
     `${SESSIONS.toLocaleString('en-US')} sessions of one merchant, ${SAMPLES} sequential ` +
       `requests per query after ${WARMUP_REQUESTS} discarded, target p99 <= ${TARGET_P99_MS} ms\n`,
   );
-  printTable(results);
+  printResults(results);
   console.log(
     `\nfloor: one PostgreSQL round trip (SELECT 1, same pacing) p50 ${floor.p50_ms} ms, ` +
       `p99 ${floor.p99_ms} ms; an API request makes at least two such hops and the HTTP one`,
@@ -402,8 +303,7 @@ async function main(): Promise<void> {
     floor,
     results,
   };
-  writeFileSync(`${base}.json`, JSON.stringify(report, null, 2));
-  console.log(`\nReport: ${relative(ROOT, `${base}.json`)}`);
+  writeJson(`${base}.json`, report);
   const failed = results.filter(
     (result) => result.errors > 0 || (result.p99_ms > TARGET_P99_MS && !isExempt(result)),
   );
@@ -411,11 +311,11 @@ async function main(): Promise<void> {
     console.log(`Over target or failing: ${failed.map((result) => result.name).join(', ')}`);
     process.exitCode = 1;
   }
-}
+});
 
 /** What the machine itself costs a request: a trivial round trip, paced like the requests. */
 async function measureFloor(): Promise<{ p50_ms: number; p99_ms: number }> {
-  const db = new CallbackQueryClient({ connectionString: DATABASE_URL });
+  const db = new CallbackQueryClient({ connectionString: TARGET.databaseUrl });
   await db.connect();
   try {
     const timings: number[] = [];
@@ -432,20 +332,3 @@ async function measureFloor(): Promise<{ p50_ms: number; p99_ms: number }> {
     await db.end();
   }
 }
-
-async function postgresVersion(): Promise<string> {
-  const db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  try {
-    const { rows } = await db.query('SHOW server_version');
-    return rows[0].server_version;
-  } finally {
-    await db.end();
-  }
-}
-
-main().catch(async (error) => {
-  console.error(error);
-  await stopAllProcesses();
-  process.exit(1);
-});

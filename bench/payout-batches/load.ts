@@ -1,8 +1,8 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { getAddress, hexlify } from 'ethers';
-import { timestamp } from '../deposits/clock';
-import type { Api } from './services';
+import { timestamp } from '../kit/clock';
+import type { Api } from '../kit/services';
 
 /* The merchant's side: one POST /v1/payout-batches of `items` payouts, timed end to end. */
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { timestamp } from '../deposits/clock';
-import { CLI_MAIN, ROOT } from './settings';
+import { timestamp } from '../kit/clock';
+import { CLI_MAIN, ROOT } from '../kit/settings';
 
 /*
  * The operator CLI, run without blocking this process. bench/deposits' runCli is synchronous: while

@@ -1,6 +1,6 @@
 import type { Devnet } from '../../test/support/devnet';
-import { Payer, type Rpc } from '../deposits/chain';
-import { sleep } from '../deposits/clock';
+import { Payer, type Rpc } from '../kit/chain';
+import { sleep } from '../kit/clock';
 
 /*
  * Pays many addresses quickly: USDT transfers from the devnet's payer, signed here with

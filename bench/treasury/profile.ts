@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Devnet } from '../../test/support/devnet';
 import { RpcProxy } from '../../test/support/rpc-proxy';
-import { timestamp } from '../deposits/clock';
+import { timestamp } from '../kit/clock';
 import { cli } from './cli';
 import { CONFIRMATIONS } from './settings';
 

@@ -1,12 +1,17 @@
-import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { count, type Machine, printTable } from '../deposits/report';
-import type { Quietness } from '../payouts/report';
-import { fullMachineLine } from '../payouts/report';
+import {
+  count,
+  fullMachineLine,
+  type Machine,
+  type Quietness,
+  table,
+  writeJson,
+  writeMarkdown,
+} from '../kit/report';
 import type { BenchOptions } from './options';
 import type { ReconcileProfile } from './profile';
 import type { ReconcileResult } from './reconcile';
-import { ROOT } from './settings';
+import { ROOT } from '../kit/settings';
 import type { SweepResult } from './sweeps';
 
 /** Issue 24's targets. */
@@ -52,19 +57,12 @@ export function printReport(report: Report): void {
 
 /** The JSON (every sweep transaction included) and the same summary as Markdown beside it. */
 export function writeReport(base: string, report: Report): void {
-  writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
-  const markdown = [
-    `# bench:treasury, ${report.startedAt}`,
-    '',
-    '```',
+  writeJson(`${base}.json`, report);
+  writeMarkdown(`${base}.md`, `bench:treasury, ${report.startedAt}`, [
     ...lines(report),
     ...report.warnings.map((warning) => `WARNING: ${warning}`),
     ...report.failures.map((failure) => `FAIL: ${failure}`),
-    '```',
-    '',
-  ];
-  writeFileSync(`${base}.md`, markdown.join('\n'));
-  console.log(`Results: ${relative(ROOT, base)}.json and .md`);
+  ]);
 }
 
 function lines(report: Report): string[] {
@@ -153,19 +151,6 @@ function lines(report: Report): string[] {
   out.push(fullMachineLine(report.machine, report.quietness.start));
   out.push(`git ${report.git ?? '?'}`);
   return out;
-}
-
-/** printTable's layout, captured as lines (the Markdown file gets them too). */
-function table(rows: string[][]): string[] {
-  const captured: string[] = [];
-  const log = console.log;
-  console.log = (line: string) => captured.push(line);
-  try {
-    printTable(rows);
-  } finally {
-    console.log = log;
-  }
-  return captured;
 }
 
 function seconds(ms: number | null): string {

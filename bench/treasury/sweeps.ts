@@ -2,13 +2,13 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { parseUnits } from 'ethers';
 import type { Client } from 'pg';
 import { DEVNET_ACCOUNTS, DEVNET_TOKEN_DECIMALS, type Devnet } from '../../test/support/devnet';
-import type { Rpc } from '../deposits/chain';
-import { sleep, timestamp } from '../deposits/clock';
-import type { TrackedProcess } from '../deposits/processes';
+import type { Rpc } from '../kit/chain';
+import { sleep, timestamp } from '../kit/clock';
+import type { TrackedProcess } from '../kit/processes';
 import { type HeadTracker, tokenBalance } from '../payouts/chain';
-import { assertRunning } from '../payouts/services';
+import { assertRunning } from '../kit/processes';
 import { payAll } from './pay';
-import type { Api } from './services';
+import type { Api } from '../kit/services';
 
 /*
  * Phase 1: deposit addresses swept by the worker. Sessions created through the API, paid on the

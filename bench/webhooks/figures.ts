@@ -1,4 +1,4 @@
-import { distribution, Distribution } from '../deposits/stats';
+import { distribution, Distribution } from '../kit/stats';
 import type { EventRow } from './database';
 import type { Arrival } from './receiver-client';
 

@@ -1,4 +1,4 @@
-import { startNode, TrackedProcess } from '../deposits/processes';
+import { startNode, TrackedProcess } from '../kit/processes';
 import { ask, ready } from './ipc';
 import { benchEnvironment, GENERATOR_MAIN, TS_NODE_WITH_PATHS } from './settings';
 

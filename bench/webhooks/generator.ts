@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AppConfigModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { EventOutboxModule, EventWriter } from '@app/events';
-import { sleep, timestamp } from '../deposits/clock';
+import { sleep, timestamp } from '../kit/clock';
 import type { GeneratorRun, GeneratorStats } from './generator-client';
 import { serve } from './ipc';
 import { payoutCreatedEvent } from './payout-event';

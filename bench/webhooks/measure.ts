@@ -1,10 +1,11 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { sleep, timestamp } from '../deposits/clock';
-import { SessionSampler, SessionSamples } from '../payouts/waits';
-import { cpuSnapshot, cpuUsage, CpuUsage, stealMs } from './cpu';
+import { sleep, timestamp } from '../kit/clock';
+import { cpuSnapshot, cpuUsage, CpuUsage, stealMs } from '../kit/cpu';
+import type { TrackedProcess } from '../kit/processes';
+import { SessionSampler, SessionSamples } from '../kit/sessions';
+import { readSqlTrace } from '../kit/sql-trace';
 import type { Window } from './figures';
-import { Worker, workerSql } from './services';
-import { DATABASE, DATABASE_URL } from './settings';
+import { TARGET } from './settings';
 import { statementsBetween, StatementUse } from './sql';
 
 /** What the machine and the database did during a phase's measured window. */
@@ -25,20 +26,20 @@ export interface WindowMeasures {
 export async function measureWindow(
   window: Window,
   pids: Record<string, number | null>,
-  worker: Worker,
+  worker: TrackedProcess,
 ): Promise<WindowMeasures> {
   await sleep(window.from - timestamp());
-  const cpuBefore = cpuSnapshot(pids);
+  const cpuBefore = cpuSnapshot(TARGET.database, pids);
   const stealBefore = stealMs();
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  const sqlBefore = await workerSql(worker);
-  const sampler = await SessionSampler.start(DATABASE_URL, DATABASE);
+  const sqlBefore = await readSqlTrace(worker);
+  const sampler = await SessionSampler.start(TARGET.databaseUrl, TARGET.database);
   await sleep(window.to - timestamp());
-  const cpuAfter = cpuSnapshot(pids);
+  const cpuAfter = cpuSnapshot(TARGET.database, pids);
   const stealAfter = stealMs();
   loopDelay.disable();
-  const sqlAfter = await workerSql(worker);
+  const sqlAfter = await readSqlTrace(worker);
   const steal =
     stealBefore === null || stealAfter === null
       ? null

@@ -26,7 +26,7 @@ export const USAGE = `Usage: npm run bench:webhooks [-- options]
                           (default 30000: what 4 minutes of a dead endpoint leave at 125 events/s)
   --in-flight N           status-change transactions the generator runs at once (default 16)
   --phases A,B            among ${PHASE_KINDS.join(', ')} (default: all, in that order)
-  --trace-sql             preload bench/deposits/sql-trace-preload.js into the worker: its
+  --trace-sql             preload bench/kit/sql-trace-preload.js into the worker: its
                           statements and SQL time per phase (diagnosis; adds a little overhead)`;
 
 export interface BenchOptions {

@@ -18,6 +18,7 @@ export function payoutCreatedEvent(merchantId: string, ordinal: number): NewEven
     merchant_id: merchantId,
     sub_merchant_id: null,
     sub_merchant_code: null,
+    batch_id: null,
     livemode: false,
     status: 'Pending',
     amount,

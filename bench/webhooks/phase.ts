@@ -1,6 +1,9 @@
 import type { Client } from 'pg';
-import { sleep, timestamp } from '../deposits/clock';
-import type { Distribution } from '../deposits/stats';
+import { sleep, timestamp } from '../kit/clock';
+import type { Distribution } from '../kit/stats';
+import type { Merchant } from '../kit/database';
+import type { TrackedProcess } from '../kit/processes';
+import { Api, callApi } from '../kit/services';
 import {
   Attempts,
   attemptsOf,
@@ -18,7 +21,7 @@ import type { BenchOptions, PhaseKind } from './options';
 import { payoutCreatedEvent } from './payout-event';
 import type { Receiver, SignedSample } from './receiver-client';
 import { measureWindow, WindowMeasures } from './measure';
-import { Api, BenchMerchant, disableEndpoint, Endpoint, Worker } from './services';
+import type { Endpoint } from './setup';
 
 /*
  * One phase: the outbox emptied, events offered for warm-up + duration seconds, the window after
@@ -28,7 +31,7 @@ import { Api, BenchMerchant, disableEndpoint, Endpoint, Worker } from './service
 
 /** A merchant, its one endpoint, and the receiver's name for that endpoint. */
 export interface Target {
-  merchant: BenchMerchant;
+  merchant: Merchant;
   endpoint: Endpoint;
   receiverKey: string;
 }
@@ -56,7 +59,7 @@ export interface PhaseSpec {
 export interface PhaseContext {
   db: Client;
   api: Api;
-  worker: Worker;
+  worker: TrackedProcess;
   receiver: Receiver;
   generator: Generator;
   targets: Targets;
@@ -218,7 +221,12 @@ async function drain(db: Client, liveIds: string[], since: number): Promise<numb
  * outbox is emptied for the next phase.
  */
 async function switchOff(context: PhaseContext, dead: Target[]): Promise<void> {
-  for (const target of dead) await disableEndpoint(context.api, target.merchant, target.endpoint);
+  // Its queued deliveries wait (the end of a dead phase).
+  for (const { merchant, endpoint } of dead) {
+    await callApi(context.api, merchant.apiKey, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      enabled: false,
+    });
+  }
   await context.receiver.release();
   const deadline = timestamp() + SETTLE_TIMEOUT_MS;
   while ((await leasedDeliveries(context.db)) > 0) {

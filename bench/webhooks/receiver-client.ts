@@ -1,6 +1,7 @@
-import { startNode, TrackedProcess } from '../deposits/processes';
+import { startNode, TrackedProcess } from '../kit/processes';
 import { ask, ready } from './ipc';
-import { benchEnvironment, RECEIVER_MAIN, TS_NODE } from './settings';
+import { TS_NODE } from '../kit/settings';
+import { benchEnvironment, RECEIVER_MAIN } from './settings';
 
 /** The receiver process (receiver.ts) as the orchestrator drives it. */
 

@@ -4,7 +4,7 @@
 // a port that accepts the connection and never answers. Arrival times are taken here.
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { timestamp } from '../deposits/clock';
+import { timestamp } from '../kit/clock';
 import { serve } from './ipc';
 import type { Arrival, Collected, Ports, PortRequest, SignedSample } from './receiver-client';
 

@@ -1,12 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { count, Machine, printTable } from '../deposits/report';
-import type { Distribution } from '../deposits/stats';
-import { fullMachineLine, Quietness } from '../payouts/report';
-import type { CpuUsage } from './cpu';
+import { count, Machine, printTable } from '../kit/report';
+import type { Distribution } from '../kit/stats';
+import { fullMachineLine, Quietness } from '../kit/report';
+import type { CpuUsage } from '../kit/cpu';
 import type { BenchOptions } from './options';
 import type { PhaseResult } from './phase';
-import { NON_DEFAULT, ROOT, SERVICE_DEFAULTS } from './settings';
+import { ROOT } from '../kit/settings';
+import { NON_DEFAULT, SERVICE_DEFAULTS } from './settings';
 import type { LoggedErrors, SignatureCheck } from './verify';
 
 /** The goals. */

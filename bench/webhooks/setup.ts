@@ -1,12 +1,21 @@
 import type { Client } from 'pg';
-import { sleep, timestamp } from '../deposits/clock';
-import { assertRunning } from '../payouts/services';
+import { sleep, timestamp } from '../kit/clock';
+import { createMerchant } from '../kit/database';
+import { assertRunning, TrackedProcess } from '../kit/processes';
+import { Api, callApi } from '../kit/services';
 import { pendingDeliveries, resetOutbox } from './database';
 import type { Generator } from './generator-client';
 import type { BenchOptions, PhaseKind } from './options';
 import type { Target, Targets } from './phase';
 import type { Ports, Receiver } from './receiver-client';
-import { Api, createEndpoint, createMerchant, Worker } from './services';
+import { benchEnvironment } from './settings';
+
+export interface Endpoint {
+  id: string;
+  merchantId: string;
+  url: string;
+  secret: string;
+}
 
 /**
  * The merchants (operator CLI) and their endpoints (the API, with each merchant's key): one per
@@ -22,11 +31,19 @@ export async function createTargets(
   const dead = options.deadEndpoints;
   const runs = (kind: PhaseKind) => options.phases.includes(kind);
   const create = async (kind: string, port: number, receiverKey: string, index: number) => {
-    const merchant = createMerchant(`Bench webhooks ${kind} ${index}`);
+    const merchant = createMerchant(benchEnvironment(), `Bench webhooks ${kind} ${index}`);
     const url = `http://127.0.0.1:${port}/webhooks/${kind}-${index}`;
+    // The secret is only in this answer.
+    const endpoint = await callApi<{ id: string; secret: string }>(
+      api,
+      merchant.apiKey,
+      'POST',
+      '/v1/webhook-endpoints',
+      { url, description: 'bench:webhooks' },
+    );
     const target: Target = {
       merchant,
-      endpoint: await createEndpoint(api, merchant, url),
+      endpoint: { id: endpoint.id, merchantId: merchant.id, url, secret: endpoint.secret },
       receiverKey,
     };
     return target;
@@ -65,7 +82,7 @@ const POLL_MS = 100;
  */
 export async function warmUp(
   db: Client,
-  services: { worker: Worker; generator: Generator; receiver: Receiver },
+  services: { worker: TrackedProcess; generator: Generator; receiver: Receiver },
   targets: Targets,
   load: { rate: number; seconds: number; inFlight: number },
 ): Promise<void> {
@@ -81,7 +98,7 @@ export async function warmUp(
   if (stats.failed) throw new Error(`Writing warm-up events failed: ${stats.errors.join('; ')}`);
   const deadline = timestamp() + DRAIN_TIMEOUT_MS;
   while ((await pendingDeliveries(db, liveIds)) > 0) {
-    assertRunning(services.worker.process);
+    assertRunning(services.worker);
     if (timestamp() > deadline) {
       throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
     }

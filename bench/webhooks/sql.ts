@@ -1,4 +1,4 @@
-import type { SqlTraceSnapshot } from '../deposits/worker';
+import type { SqlTraceSnapshot } from '../kit/sql-trace';
 
 /** The worker's statements in a window, from the --trace-sql tracer's running totals. */
 export interface StatementUse {

@@ -1,15 +1,13 @@
-// The baseline of bench/api/run.js: a bare express 5 + pg process doing what the API's hot paths
+// The baseline of bench/api/run.ts: a bare express 5 + pg process doing what the API's hot paths
 // do at the database, and nothing else (no Nest, no validation, no auth, no idempotency, no logs).
 //   POST /v1/checkout/sessions      one INSERT of one checkout_sessions row (same columns and
 //                                   value shapes as the API's insert), answers 201 + small JSON
 //   GET  /v1/checkout/sessions/:id  one SELECT by primary key, answers 200 + the row
 // Env: PORT, DATABASE_URL, DATABASE_POOL_SIZE (20, as the app), BENCH_TEMPLATE_ID (a session the
 // API created; its merchant, amount, contract, rate and key fingerprint are reused).
-'use strict';
-
-const { randomBytes } = require('node:crypto');
-const express = require('express');
-const { Pool } = require('pg');
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import { Pool } from 'pg';
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
@@ -18,7 +16,7 @@ const pool = new Pool({
 
 // Same column list and placeholder shape as CheckoutSessionsRepository.insertWithAddress (plus
 // sub_merchant_id, NULL here as in the API's run, once the schema has it).
-function insertStatement(withSubMerchant) {
+function insertStatement(withSubMerchant: boolean): string {
   return `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency,
     network, chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
     client_reference_id, success_url, cancel_url, expires_at, key_fingerprint, pay_address,
@@ -49,9 +47,9 @@ async function main() {
   });
 
   app.post('/v1/checkout/sessions', async (request, response) => {
-    const body = request.body;
+    const body = request.body as Record<string, string | undefined>;
     const payAddress = `Tbare${randomBytes(15).toString('hex')}`;
-    const values = [
+    const values: unknown[] = [
       `cs_${randomBytes(16).toString('base64url').slice(0, 22)}`,
       template.merchant_id,
       template.livemode,
@@ -82,11 +80,14 @@ async function main() {
     const found = await pool.query('SELECT * FROM checkout_sessions WHERE id = $1', [
       request.params.id,
     ]);
-    if (!found.rows[0]) return response.status(404).json({ error: 'not_found' });
+    if (!found.rows[0]) {
+      response.status(404).json({ error: 'not_found' });
+      return;
+    }
     response.json(found.rows[0]);
   });
 
-  const server = app.listen(Number(process.env.PORT), (error) => {
+  const server = app.listen(Number(process.env.PORT), (error?: Error) => {
     if (error) throw error;
   });
   process.once('SIGTERM', () => {
@@ -96,7 +97,7 @@ async function main() {
   });
 }
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

@@ -1,27 +1,37 @@
-// node bench/api/profile-summary.js <file.cpuprofile> [top]
+// npx ts-node bench/api/profile-summary.ts <file.cpuprofile> [top]
 // Self time of a V8 CPU profile (npm run bench:api -- --cpu-prof) grouped three ways: by package
 // (or by our own source folder), by function, and inclusive time of our own functions.
-'use strict';
+import fs from 'node:fs';
+import path from 'node:path';
 
-const fs = require('node:fs');
-const path = require('node:path');
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const [file, topArgument] = process.argv.slice(2);
 if (!file) {
-  console.error('Usage: node bench/api/profile-summary.js <file.cpuprofile> [top]');
+  console.error('Usage: npx ts-node bench/api/profile-summary.ts <file.cpuprofile> [top]');
   process.exit(2);
 }
 const top = Number(topArgument || 25);
-const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 
-const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const parents = new Map();
-for (const node of profile.nodes) {
-  for (const child of node.children ?? []) parents.set(child, node.id);
+const nodes = new Map(profile.nodes.map((entry) => [entry.id, entry]));
+const node = (id: number): ProfileNode => nodes.get(id) as ProfileNode;
+const parents = new Map<number, number>();
+for (const entry of profile.nodes) {
+  for (const child of entry.children ?? []) parents.set(child, entry.id);
 }
 
 // Sample i lasted timeDeltas[i + 1] microseconds (the last one is unknown: count it as 0).
-const selfTime = new Map();
+const selfTime = new Map<number, number>();
 let total = 0;
 profile.samples.forEach((id, index) => {
   const delta = profile.timeDeltas[index + 1] ?? 0;
@@ -29,7 +39,7 @@ profile.samples.forEach((id, index) => {
   total += delta;
 });
 
-function area(url) {
+function area(url: string): string {
   if (!url) return '(native / V8)';
   const packageMatch = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (packageMatch) return packageMatch[1];
@@ -39,7 +49,7 @@ function area(url) {
   return path.basename(url);
 }
 
-function label(node) {
+function label(node: ProfileNode): string {
   const frame = node.callFrame;
   const name = frame.functionName || '(anonymous)';
   const where = frame.url
@@ -48,38 +58,46 @@ function label(node) {
   return where ? `${name}  ${where}` : name;
 }
 
-function add(map, key, value) {
+function add(map: Map<string, number>, key: string, value: number): void {
   map.set(key, (map.get(key) ?? 0) + value);
 }
 
 // Native and Node-core frames (socket writes, hashing, GC is left alone) are charged to the first
 // package or source frame below them: a writev under pg's Connection counts for pg.
-function owner(id) {
-  for (let current = id; current !== undefined; current = parents.get(current)) {
-    const url = nodes.get(current).callFrame.url;
+function owner(id: number): string {
+  for (
+    let current: number | undefined = id;
+    current !== undefined;
+    current = parents.get(current)
+  ) {
+    const url = node(current).callFrame.url;
     if (url && !url.startsWith('node:')) return area(url);
   }
-  return area(nodes.get(id).callFrame.url);
+  return area(node(id).callFrame.url);
 }
 
-const byArea = new Map();
-const byOwner = new Map();
-const byFunction = new Map();
-const inclusiveOwn = new Map();
+const byArea = new Map<string, number>();
+const byOwner = new Map<string, number>();
+const byFunction = new Map<string, number>();
+const inclusiveOwn = new Map<string, number>();
 for (const [id, time] of selfTime) {
-  const node = nodes.get(id);
-  add(byArea, area(node.callFrame.url), time);
+  const sampled = node(id);
+  add(byArea, area(sampled.callFrame.url), time);
   const special = ['(idle)', '(garbage collector)', '(program)'].includes(
-    node.callFrame.functionName,
+    sampled.callFrame.functionName,
   );
-  add(byOwner, special ? node.callFrame.functionName : owner(id), time);
-  add(byFunction, label(node), time);
+  add(byOwner, special ? sampled.callFrame.functionName : owner(id), time);
+  add(byFunction, label(sampled), time);
   // Inclusive time of our own code: charge every distinct own frame on the stack once.
-  const seen = new Set();
-  for (let current = id; current !== undefined; current = parents.get(current)) {
-    const frame = nodes.get(current).callFrame;
+  const seen = new Set<string>();
+  for (
+    let current: number | undefined = id;
+    current !== undefined;
+    current = parents.get(current)
+  ) {
+    const frame = node(current).callFrame;
     if (!/dist\/apps\//.test(frame.url)) continue;
-    const key = label(nodes.get(current));
+    const key = label(node(current));
     if (!seen.has(key)) {
       seen.add(key);
       add(inclusiveOwn, key, time);
@@ -87,7 +105,7 @@ for (const [id, time] of selfTime) {
   }
 }
 
-function print(title, map) {
+function print(title: string, map: Map<string, number>): void {
   console.log(`\n${title}`);
   const rows = [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
   for (const [key, time] of rows) {

@@ -1,21 +1,21 @@
 // What the request log costs PostgreSQL: the API's batch INSERT (the writer's statement, 500
 // rows) timed against a table of --rows rows spread over 40 days, in a scratch database that is
-// dropped and recreated. Usage: node bench/request-log/batch-insert.js [--rows 1000000] [--batches 200]
+// dropped and recreated. Usage: npx ts-node bench/request-log/batch-insert.ts [--rows 1000000] [--batches 200]
 // Prints ms per batch (p50, p90) and µs of PostgreSQL time per logged request.
-const { Client } = require('pg');
-const { execFileSync } = require('node:child_process');
-const path = require('node:path');
+import { dropDatabase, migrateDatabase } from '../../libs/database/src/migrate';
+import { connectDatabase } from '../kit/database';
+import { parseOptions } from '../kit/options';
+import { target } from '../kit/settings';
 
-const argument = (name, fallback) => {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-};
-const ROWS = argument('rows', 1_000_000);
-const BATCHES = argument('batches', 200);
+const USAGE = 'Usage: npx ts-node bench/request-log/batch-insert.ts [--rows N] [--batches N]';
+const options = parseOptions(USAGE, {
+  rows: { type: 'string', default: '1000000' },
+  batches: { type: 'string', default: '200' },
+});
+const ROWS = options.whole('rows');
+const BATCHES = options.whole('batches');
 const BATCH_SIZE = 500;
-const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = 'payments_bench_request_log';
-const URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+const TARGET = target('payments_bench_request_log', 5);
 
 // The writer's statement, as libs/console/src/request-log/request-log.writer.ts sends it.
 const INSERT_BATCH = `
@@ -30,28 +30,11 @@ const INSERT_BATCH = `
               request_id, latency_ms, created_at)
     LEFT JOIN api_keys k ON k.id = e.api_key_id`;
 
-async function main() {
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE}`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  // The real schema: every migration, through the CLI as the other benchmarks do.
-  execFileSync(
-    'npx',
-    [
-      'ts-node',
-      '-r',
-      'tsconfig-paths/register',
-      '--transpile-only',
-      '-e',
-      `require('./libs/database/src/migrate').migrateDatabase('${URL}').then(() => process.exit(0))`,
-    ],
-    { cwd: path.join(__dirname, '../..'), stdio: 'inherit' },
-  );
-
-  const db = new Client({ connectionString: URL });
-  await db.connect();
+async function main(): Promise<void> {
+  // The real schema: every migration, in a scratch database made afresh.
+  await dropDatabase(TARGET.databaseUrl);
+  await migrateDatabase(TARGET.databaseUrl);
+  const db = await connectDatabase(TARGET.databaseUrl);
   await db.query(`INSERT INTO merchants (id, kind, name)
                   SELECT 'mer_' || g, 'direct', 'M' || g FROM generate_series(1, 500) g`);
   await db.query(`INSERT INTO api_keys (id, merchant_id, key_hash, key_hint, livemode)
@@ -71,7 +54,7 @@ async function main() {
   await db.query('VACUUM ANALYZE api_request_log');
   console.log(`seeded ${ROWS} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  const times = [];
+  const times: number[] = [];
   for (let b = 0; b < BATCHES; b++) {
     const rows = Array.from({ length: BATCH_SIZE }, (_, i) => i + b * BATCH_SIZE);
     const params = [
@@ -92,7 +75,7 @@ async function main() {
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   times.sort((a, b) => a - b);
-  const p = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  const p = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
   console.log(
     `${BATCHES} batches of ${BATCH_SIZE}: p50 ${p(0.5).toFixed(1)} ms, p90 ${p(0.9).toFixed(1)} ms, ` +
       `${((p(0.5) * 1000) / BATCH_SIZE).toFixed(1)} µs per logged request (p50)`,
@@ -100,7 +83,7 @@ async function main() {
   await db.end();
 }
 
-main().catch((error) => {
+main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

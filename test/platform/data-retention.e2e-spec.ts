@@ -1,5 +1,9 @@
 import { Registry } from 'prom-client';
 import { APP_CONFIG, AppConfig, RetentionConfig } from '@app/common';
+import { RequestLogRetention } from '@app/console/request-log';
+import { IdempotencyService } from '@app/idempotency';
+import { MaintenanceProcessor } from '../../apps/worker/src/maintenance/maintenance.processor';
+import { RequestLogRetentionProcessor } from '../../apps/worker/src/maintenance/request-log-retention.processor';
 import { DataRetention } from '../../apps/worker/src/maintenance/retention/data-retention';
 import { RetentionMetrics } from '../../apps/worker/src/maintenance/retention/retention-metrics';
 import { TestApi, TestMerchant } from '../support/test-app';
@@ -19,10 +23,12 @@ describe('Data retention (events and webhook attempts)', () => {
   let retention: DataRetention;
   const prefix = `ret${Date.now().toString(36)}`;
 
-  const retentionWith = (settings: RetentionConfig) => {
-    const config = { ...api.app.get<AppConfig>(APP_CONFIG), retention: settings };
-    return new DataRetention(api.dataSource, metrics, config);
+  const configWith = (settings: Partial<RetentionConfig>): AppConfig => {
+    const config = api.app.get<AppConfig>(APP_CONFIG);
+    return { ...config, retention: { ...config.retention, ...settings } };
   };
+  const retentionWith = (settings: Partial<RetentionConfig>) =>
+    new DataRetention(api.dataSource, metrics, configWith(settings));
 
   const addEvent = (object: string, sequence: number, ageDays: number) =>
     api.dataSource.query(
@@ -190,5 +196,106 @@ describe('Data retention (events and webhook attempts)', () => {
     }).apply();
     expect(run).toEqual({ webhookAttempts: 0, events: 0, webhookDeliveries: 0 });
     expect((await eventIds()).filter((id) => id.includes('_f_'))).toHaveLength(2);
+  });
+  describe('the request log and idempotency keys', () => {
+    const addRequest = (ageDays: number, tag: string) =>
+      api.dataSource.query(
+        `INSERT INTO api_request_log (merchant_id, livemode, method, path, status, actor,
+           api_key_id, key_hint, request_id, latency_ms, created_at)
+         VALUES ($1, false, 'GET', '/v1/events', 200, 'api_key', 'key_retention', 'sk_test_…abcd',
+                 $2, 1, now() - make_interval(days => $3))`,
+        [merchant.id, `req_${prefix}_${tag}`, ageDays],
+      );
+    const requestsLeft = async () =>
+      (
+        await api.dataSource.query(
+          `SELECT request_id FROM api_request_log WHERE merchant_id = $1 ORDER BY request_id`,
+          [merchant.id],
+        )
+      ).map((row: { request_id: string }) => row.request_id.replace(`req_${prefix}_`, ''));
+    const requestLogJob = (settings: Partial<RetentionConfig>) =>
+      new RequestLogRetentionProcessor(
+        new RequestLogRetention(api.dataSource),
+        metrics,
+        configWith(settings),
+      );
+
+    afterEach(() =>
+      api.dataSource.query(`DELETE FROM api_request_log WHERE merchant_id = $1`, [merchant.id]),
+    );
+
+    it('deletes request log rows past RETENTION_REQUEST_LOG_DAYS, a bounded run at a time', async () => {
+      for (const [age, tag] of [
+        [12, 'old1'],
+        [11, 'old2'],
+        [8, 'old3'],
+        [6, 'recent'],
+      ] as const) {
+        await addRequest(age, tag);
+      }
+      const counted = await deletedRows('api_request_log');
+      const job = requestLogJob({ requestLogDays: 7, batchSize: 2 });
+
+      // A budget of nothing: one batch of two per run, the rest left to the next run (the
+      // database is shared with other suites: an old row of theirs may be in a batch too).
+      expect(await job.purge(0)).toBe(2);
+      expect(await requestsLeft()).not.toEqual(['recent']);
+      for (let run = 0; run < 100 && (await requestsLeft()).length > 1; run++) await job.purge(0);
+      expect(await requestsLeft()).toEqual(['recent']);
+      expect((await deletedRows('api_request_log')) - counted).toBeGreaterThanOrEqual(3);
+    });
+
+    it('keeps the request log when RETENTION_REQUEST_LOG_DAYS is 0, and 30 days by default', async () => {
+      await addRequest(400, 'ancient');
+      await addRequest(29, 'month');
+      expect(await requestLogJob({ requestLogDays: 0 }).purge()).toBe(0);
+      expect(await requestsLeft()).toEqual(['ancient', 'month']);
+      // The default configuration: 30 days, as the console says.
+      expect(api.app.get<AppConfig>(APP_CONFIG).retention.requestLogDays).toBe(30);
+      expect(await requestLogJob({}).purge()).toBeGreaterThanOrEqual(1);
+      expect(await requestsLeft()).toEqual(['month']);
+    });
+
+    it('deletes idempotency keys past their 24 hours in bounded batches, never a live one', async () => {
+      const addKey = (key: string, expiresInHours: number) =>
+        api.dataSource.query(
+          `INSERT INTO idempotency_keys (merchant_id, idempotency_key, endpoint, request_hash,
+             response_status, response_body, expires_at)
+           VALUES ($1, $2, 'POST /v1/checkout/sessions', 'hash', 201, '{}'::jsonb,
+                   now() + make_interval(hours => $3))`,
+          [merchant.id, `${prefix}-${key}`, expiresInHours],
+        );
+      for (const key of ['expired1', 'expired2', 'expired3']) await addKey(key, -1);
+      await addKey('live', 23);
+      const keysLeft = async () =>
+        (
+          await api.dataSource.query(
+            `SELECT idempotency_key FROM idempotency_keys WHERE merchant_id = $1 ORDER BY 1`,
+            [merchant.id],
+          )
+        ).map((row: { idempotency_key: string }) => row.idempotency_key.replace(`${prefix}-`, ''));
+      const counted = await deletedRows('idempotency_keys');
+      // Only the purge's collaborators: the other maintenance jobs are not run here.
+      const job = new MaintenanceProcessor(
+        undefined as never,
+        api.app.get(IdempotencyService),
+        undefined as never,
+        undefined as never,
+        metrics,
+        configWith({ batchSize: 2 }),
+      );
+
+      // A run stops after its budget: 0 ms is one batch (other suites' expired keys may be in it).
+      const first = await job.purgeExpiredKeys(0);
+      expect(first).toBeLessThanOrEqual(2);
+      for (let run = 0; run < 100 && (await keysLeft()).length > 1; run++) {
+        await job.purgeExpiredKeys(0);
+      }
+      expect(await keysLeft()).toEqual(['live']);
+      expect((await deletedRows('idempotency_keys')) - counted).toBeGreaterThanOrEqual(3);
+      await api.dataSource.query(`DELETE FROM idempotency_keys WHERE merchant_id = $1`, [
+        merchant.id,
+      ]);
+    });
   });
 });

@@ -107,12 +107,16 @@ export class IdempotencyService {
     return stored ? replayOrConflict<T>(stored, hashOf(request.fingerprint)) : undefined;
   }
 
-  async purgeExpired(batchSize = 1000): Promise<number> {
+  /**
+   * Deletes expired keys (past their 24 hours they replay nothing: a new request with the key runs
+   * again) in batches, until none is left or `deadline` (a Date.now() value) has passed.
+   */
+  async purgeExpired(batchSize = 1000, deadline = Number.POSITIVE_INFINITY): Promise<number> {
     let total = 0;
     for (;;) {
       const deleted = await this.keys.deleteExpired(batchSize);
       total += deleted;
-      if (deleted < batchSize) return total;
+      if (deleted < batchSize || Date.now() >= deadline) return total;
     }
   }
 }

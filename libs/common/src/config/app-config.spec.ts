@@ -191,8 +191,15 @@ describe('loadAppConfig', () => {
     expect(config.databaseListTotalTimeoutMs).toBe(2000);
     expect(config.databaseIdleInTransactionTimeoutMs).toBe(60000);
     expect(config.databaseConnectTimeoutMs).toBe(10000);
-    expect(config.retention).toEqual({ webhookAttemptsDays: 30, eventsDays: 90, batchSize: 1000 });
+    expect(config.retention).toEqual({
+      webhookAttemptsDays: 30,
+      eventsDays: 90,
+      requestLogDays: 30,
+      batchSize: 1000,
+    });
     expect(loadAppConfig({ RETENTION_EVENTS_DAYS: '0' }).retention.eventsDays).toBe(0);
+    expect(loadAppConfig({ RETENTION_REQUEST_LOG_DAYS: '0' }).retention.requestLogDays).toBe(0);
+    expect(loadAppConfig({ RETENTION_REQUEST_LOG_DAYS: '400' }).retention.requestLogDays).toBe(400);
   });
 
   it('refuses a retention or time limit that is not a whole number in range, naming it', () => {
@@ -202,6 +209,12 @@ describe('loadAppConfig', () => {
       'RETENTION_WEBHOOK_ATTEMPTS_DAYS',
     );
     expect(() => loadAppConfig({ RETENTION_BATCH_SIZE: '10' })).toThrow('RETENTION_BATCH_SIZE');
+    expect(() => loadAppConfig({ RETENTION_REQUEST_LOG_DAYS: '30d' })).toThrow(
+      'RETENTION_REQUEST_LOG_DAYS',
+    );
+    expect(() => loadAppConfig({ RETENTION_REQUEST_LOG_DAYS: '3651' })).toThrow(
+      'RETENTION_REQUEST_LOG_DAYS',
+    );
     expect(() => loadAppConfig({ DATABASE_LIST_TOTAL_TIMEOUT_MS: '2s' })).toThrow(
       'DATABASE_LIST_TOTAL_TIMEOUT_MS',
     );

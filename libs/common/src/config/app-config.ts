@@ -74,6 +74,8 @@ export interface RetentionConfig {
   webhookAttemptsDays: number;
   /** ...events (with their finished deliveries), never an object's latest nor one still due... */
   eventsDays: number;
+  /** ...the console's request log... */
+  requestLogDays: number;
   /** ...rows per DELETE statement. */
   batchSize: number;
 }
@@ -201,6 +203,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
     retention: {
       webhookAttemptsDays: env.RETENTION_WEBHOOK_ATTEMPTS_DAYS,
       eventsDays: env.RETENTION_EVENTS_DAYS,
+      requestLogDays: env.RETENTION_REQUEST_LOG_DAYS,
       batchSize: env.RETENTION_BATCH_SIZE,
     },
     redisUrl: env.REDIS_URL ?? DEFAULT_REDIS_URL,

@@ -334,13 +334,17 @@ export class EnvironmentVariables {
   @IntegerSetting({ min: 0, max: 600000, minMeans: 'none' })
   DATABASE_CONNECT_TIMEOUT_MS = 10000;
 
-  // Retention (docs/operations.md, "Data retention"): the worker deletes older rows hourly, in
-  // batches. 0 = keep forever.
+  // Retention (docs/operations.md, "Data retention"): the worker deletes older rows on a schedule,
+  // in batches. 0 = keep forever. Idempotency keys have none: their 24 hours are the API's contract.
   @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
   RETENTION_WEBHOOK_ATTEMPTS_DAYS = 30;
 
   @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
   RETENTION_EVENTS_DAYS = 90;
+
+  // The console's request log (what the console shows is what is kept).
+  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
+  RETENTION_REQUEST_LOG_DAYS = 30;
 
   // Rows per DELETE statement: each is its own short transaction, so locks stay brief.
   @IntegerSetting({ min: 100, max: 100000 })

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-/** How long the console shows a request (issue 25: the last 30 days). */
+/**
+ * How long the console shows a request by default (issue 25: the last 30 days); the worker takes
+ * RETENTION_REQUEST_LOG_DAYS (docs/operations.md, "Data retention").
+ */
 export const REQUEST_LOG_RETENTION_DAYS = 30;
 /** The worker's hourly job on the maintenance queue. */
 export const PURGE_REQUEST_LOG_JOB = 'purge-request-log';
@@ -25,16 +28,25 @@ const DELETE_EXPIRED_BATCH = `
 export class RequestLogRetention {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Returns how many rows went. Safe on many workers at once: each batch deletes what it finds. */
-  async purgeExpired(batchSize = REQUEST_LOG_PURGE_BATCH): Promise<number> {
+  /**
+   * Returns how many rows went: those older than `days` (0 keeps them all), until none is left or
+   * `deadline` (a Date.now() value) has passed; the rest waits for the next run. Safe on many
+   * workers at once: each batch deletes what it finds.
+   */
+  async purgeExpired(
+    batchSize = REQUEST_LOG_PURGE_BATCH,
+    days = REQUEST_LOG_RETENTION_DAYS,
+    deadline = Number.POSITIVE_INFINITY,
+  ): Promise<number> {
+    if (days <= 0) return 0;
     let total = 0;
     for (;;) {
       const [{ deleted }]: Array<{ deleted: number }> = await this.dataSource.query(
         DELETE_EXPIRED_BATCH,
-        [REQUEST_LOG_RETENTION_DAYS, batchSize],
+        [days, batchSize],
       );
       total += deleted;
-      if (deleted < batchSize) return total;
+      if (deleted < batchSize || Date.now() >= deadline) return total;
     }
   }
 }

@@ -5,20 +5,12 @@ import { useChainEnvironment } from '../support/chain-test-env';
 import { Devnet, startDevnet } from '../support/devnet';
 import { JsonRpcRequest, RpcProxy, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { createSession, readSession } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
 const LAG_BLOCKS = 20;
 // Blocks the watcher re-checks below the head (confirmations plus the reorg safety margin).
 const REORG_WINDOW = watchedDepth(CONFIRMATIONS);
-
-interface Session {
-  id: string;
-  status: string;
-  amount_received: string;
-  pay_address: string;
-  transactions: Array<{ status: string; tx_hash: string }>;
-}
 
 /**
  * Reorgs and misbehaving RPC providers, as real chains and hosted RPCs produce them: the watcher
@@ -65,19 +57,6 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
   });
 
   const scan = () => watcher.scan('ETHEREUM');
-  const createSession = async (merchant: TestMerchant, amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as Session;
-  const read = async (merchant: TestMerchant, id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
   const balance = async (merchant: TestMerchant) => {
     const { body } = await api.get('/v1/balances', merchant).expect(200);
     const entry = body.find(
@@ -107,7 +86,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('finds a payment the reorg moved to a lower height', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const fork = await devnet.snapshot();
     const forkHeight = await devnet.head();
     await devnet.mine(3);
@@ -116,7 +95,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     const raw = await rawTransaction(sent.txHash);
     await devnet.mine(CONFIRMATIONS - 1);
     await scan();
-    expect((await read(merchant, session.id)).status).toBe('Paid');
+    expect((await readSession(api, merchant, session.id)).status).toBe('Paid');
 
     // The replacement chain mines the same transaction first, then grows past the old head.
     await devnet.revert(fork);
@@ -124,7 +103,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await devnet.mine(6);
     await scan();
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '10',
     });
@@ -136,7 +115,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('finds a new payment in a replacement block at a height already scanned', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '7');
+    const session = await createSession(api, merchant, { pricing_amount: '7' });
     const fork = await devnet.snapshot();
     await devnet.mine(3);
     await scan();
@@ -146,7 +125,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await devnet.mine(4);
     await scan();
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '7',
     });
@@ -157,19 +136,19 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('undoes a reorg deeper than the confirmations, then counts the payment once when re-mined', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const fork = await devnet.snapshot();
     const sent = await devnet.transfer('USDT', session.pay_address, '10');
     const raw = await rawTransaction(sent.txHash);
     await devnet.mine(CONFIRMATIONS + 3);
     await scan();
-    expect((await read(merchant, session.id)).status).toBe('Paid');
+    expect((await readSession(api, merchant, session.id)).status).toBe('Paid');
     expect(await balance(merchant)).toBe('9.9');
 
     await devnet.revert(fork);
     await devnet.mine(CONFIRMATIONS + 6);
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '0',
     });
@@ -179,7 +158,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await devnet.mine(CONFIRMATIONS);
     await scan();
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '10',
     });
@@ -190,7 +169,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('finds a pending payment re-mined by a reorg while the watcher was stopped for longer than its window', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const fork = await devnet.snapshot();
     const sent = await devnet.transfer('USDT', session.pay_address, '10');
     const raw = await rawTransaction(sent.txHash);
@@ -208,7 +187,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await scan();
     await scan();
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '10',
     });
@@ -220,12 +199,12 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('undoes a confirmed payment a reorg dropped while the watcher was stopped for longer than its window', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const fork = await devnet.snapshot();
     const sent = await devnet.transfer('USDT', session.pay_address, '10');
     await devnet.mine(CONFIRMATIONS + 3);
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({ status: 'Paid' });
+    expect(await readSession(api, merchant, session.id)).toMatchObject({ status: 'Paid' });
     expect(await balance(merchant)).toBe('9.9');
 
     // While the watcher is stopped, a replacement chain without the payment grows far past the
@@ -234,7 +213,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await devnet.mine(REORG_WINDOW + 20);
     await scan();
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '0',
     });
@@ -247,7 +226,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('reverts nothing when the failover RPC is 20 blocks behind', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '5');
+    const session = await createSession(api, merchant, { pricing_amount: '5' });
     await devnet.mine(1);
     // The second provider stops following the chain here.
     const frozenAt = await devnet.head();
@@ -255,7 +234,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     const sent = await devnet.transfer('USDT', session.pay_address, '5');
     await devnet.mine(LAG_BLOCKS - 1);
     await scan();
-    expect((await read(merchant, session.id)).status).toBe('Paid');
+    expect((await readSession(api, merchant, session.id)).status).toBe('Paid');
     expect(sent.blockNumber).toBeGreaterThan(frozenAt);
 
     // The primary goes away; only the lagging provider answers.
@@ -263,7 +242,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await scan().catch(() => undefined);
     await scan().catch(() => undefined);
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '5',
     });
@@ -290,11 +269,11 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await expect(scan()).rejects.toThrow(/behind block/);
     await primary.up();
 
-    const session = await createSession(merchant, '6');
+    const session = await createSession(api, merchant, { pricing_amount: '6' });
     await devnet.transfer('USDT', session.pay_address, '6');
     await devnet.mine(CONFIRMATIONS - 1);
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '6',
     });
@@ -309,19 +288,19 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     lagging.intercept(behindAt(await devnet.head()));
     await primary.up();
 
-    const session = await createSession(merchant, '2');
+    const session = await createSession(api, merchant, { pricing_amount: '2' });
     await devnet.transfer('USDT', session.pay_address, '2');
     await devnet.mine(CONFIRMATIONS - 1);
     await scan();
     // The stuck URL looks like a quiet chain: nothing is detected...
-    expect((await read(merchant, session.id)).status).toBe('Pending');
+    expect((await readSession(api, merchant, session.id)).status).toBe('Pending');
 
     // ...until its head has not moved for longer than the network's bound (a minute here).
     const startedAt = Date.now();
     jest.spyOn(Date, 'now').mockImplementation(() => startedAt + 61_000);
     await scan();
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '2',
     });
@@ -329,7 +308,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('records a payment once when the provider lists its log twice', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '4');
+    const session = await createSession(api, merchant, { pricing_amount: '4' });
     const sent = await devnet.transfer('USDT', session.pay_address, '4');
     // Every eth_getLogs answer carries each log twice (both URLs: either may be asked).
     const twice = (request: JsonRpcRequest, answer: string) => {
@@ -343,7 +322,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     await devnet.mine(CONFIRMATIONS - 1);
     await scan();
 
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '4',
     });
@@ -389,7 +368,7 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
 
   it('finds a payment a load-balanced RPC left out of one eth_getLogs answer', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '3');
+    const session = await createSession(api, merchant, { pricing_amount: '3' });
     const sent = await devnet.transfer('USDT', session.pay_address, '3');
     // One backend behind the load balancer has not seen the block yet: its answer is empty.
     // (Both URLs: the watcher sticks to whichever answered last.)
@@ -405,14 +384,14 @@ describe('Deposit watcher under reorgs and lagging RPC providers (anvil)', () =>
     // or above it: not read yet, the cursor stays below it ("not yet", no failure).
     await expect(scan()).rejects.toThrow(/the logs answered did not reach block/);
     expect(shortAnswers).toBe(1);
-    expect((await read(merchant, session.id)).transactions).toEqual([]);
+    expect((await readSession(api, merchant, session.id)).transactions).toEqual([]);
 
     primary.intercept(undefined);
     lagging.intercept(undefined);
     await devnet.mine(CONFIRMATIONS - 1);
     await scan();
     await scan();
-    expect(await read(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '3',
     });

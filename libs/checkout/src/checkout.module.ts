@@ -2,12 +2,10 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { ChainsModule } from '@app/chains';
+import { DepositsModule, DepositWatcherModule } from '@app/deposits';
 import { IdempotencyModule } from '@app/idempotency';
-import { EventOutboxModule } from '@app/events';
-import { LedgerModule } from '@app/ledger';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { CheckoutSessionEntity } from './checkout-session.entity';
-import { CheckoutSessionMapper } from './checkout-session.mapper';
 import { CheckoutSessionsController } from './checkout-sessions.controller';
 import { CheckoutSessionsRepository } from './checkout-sessions.repository';
 import { CheckoutSessionsService } from './checkout-sessions.service';
@@ -17,33 +15,25 @@ import { EXCHANGE_RATE_PROVIDER } from './pricing/exchange-rate.provider';
 import { PricingService } from './pricing/pricing.service';
 import { createExchangeRateProvider } from './pricing/exchange-rates.factory';
 import { SessionTransactionEntity } from './session-transaction.entity';
-import { ChainCursorsRepository } from '@app/deposits/chain-cursors.repository';
-import { DepositWatcherService } from '@app/deposits/deposit-watcher.service';
-import { ChainResetService } from '@app/deposits/chain-reset.service';
-import { DetectedTransfersRepository } from '@app/deposits/detected-transfers.repository';
-import { TransferMatcher } from '@app/deposits/transfer-matcher';
-import { WatchedTokens } from '@app/deposits/watched-tokens';
-import { WatcherStatusRepository } from '@app/deposits/networks-status/watcher-status.repository';
-import { NetworksStatusController } from '@app/deposits/networks-status/networks-status.controller';
-import { NetworksStatusService } from '@app/deposits/networks-status/networks-status.service';
-import { UnmatchedTransferBooks } from '@app/deposits/unmatched-transfers/unmatched-transfer-books';
-import { UnmatchedTransfersRepository } from '@app/deposits/unmatched-transfers/unmatched-transfers.repository';
-import { UnmatchedTransfersController } from '@app/deposits/unmatched-transfers/unmatched-transfers.controller';
-import { UnmatchedTransfersService } from '@app/deposits/unmatched-transfers/unmatched-transfers.service';
-import { SessionExpiryService } from './settlement/session-expiry.service';
-import { SessionEvents } from './settlement/session-events';
-import { SessionSettlementService } from './settlement/session-settlement.service';
+import { SettlementModule } from './settlement/settlement.module';
 
+/**
+ * Checkout sessions: creation, pricing, pay addresses, reads, and their settlement. It wires the
+ * deposit watcher (libs/deposits) to its settlement, once, and re-exports both, so a process that
+ * imports it (API, worker, CLI) watches deposits and settles what they pay.
+ */
 @Module({
   imports: [
+    // First: the API's routes (and its OpenAPI document) list deposits' right after checkout's.
+    DepositsModule,
     TypeOrmModule.forFeature([CheckoutSessionEntity, SessionTransactionEntity]),
     ChainsModule,
     IdempotencyModule,
     SubMerchantsModule,
-    LedgerModule,
-    EventOutboxModule,
+    SettlementModule,
+    DepositWatcherModule.settledBy(SettlementModule),
   ],
-  controllers: [CheckoutSessionsController, UnmatchedTransfersController, NetworksStatusController],
+  controllers: [CheckoutSessionsController],
   providers: [
     {
       provide: EXCHANGE_RATE_PROVIDER,
@@ -54,32 +44,14 @@ import { SessionSettlementService } from './settlement/session-settlement.servic
     PayAddressesRepository,
     PayAddressPool,
     CheckoutSessionsRepository,
-    CheckoutSessionMapper,
     CheckoutSessionsService,
-    SessionEvents,
-    SessionSettlementService,
-    SessionExpiryService,
-    ChainCursorsRepository,
-    DetectedTransfersRepository,
-    TransferMatcher,
-    WatchedTokens,
-    UnmatchedTransfersRepository,
-    UnmatchedTransferBooks,
-    UnmatchedTransfersService,
-    WatcherStatusRepository,
-    NetworksStatusService,
-    DepositWatcherService,
-    ChainResetService,
   ],
   exports: [
     CheckoutSessionsService,
     PayAddressPool,
-    SessionSettlementService,
-    SessionExpiryService,
-    DepositWatcherService,
-    ChainResetService,
-    UnmatchedTransfersService,
-    UnmatchedTransferBooks,
+    SettlementModule,
+    DepositsModule,
+    DepositWatcherModule,
   ],
 })
 export class CheckoutModule {}

@@ -12,3 +12,4 @@ export * from './settlement/fee-rule';
 export * from './hosted-page/hosted-page.module';
 export * from './test-helpers/checkout-test-helpers.module';
 export * from './test-helpers/simulated-transfers';
+export * from './settlement/settlement.module';

@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NetworkName } from '@app/chains';
-import { TransactionChange } from '@app/checkout/settlement/session-events';
-import { SessionSettlementService } from '@app/checkout/settlement/session-settlement.service';
 import { realTransfersOnly } from '@app/common';
+import {
+  DEPOSIT_SETTLEMENT,
+  DepositSettlement,
+  TransactionChange,
+} from './deposit-settlement.port';
 import { UnmatchedTransferBooks } from './unmatched-transfers/unmatched-transfer-books';
 
 export interface ChainResetReport {
@@ -35,7 +38,7 @@ export interface ChainResetReport {
 export class ChainResetService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly settlement: SessionSettlementService,
+    @Inject(DEPOSIT_SETTLEMENT) private readonly settlement: DepositSettlement,
     private readonly unmatchedBooks: UnmatchedTransferBooks,
   ) {}
 

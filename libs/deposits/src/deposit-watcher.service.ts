@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   ChainAdapter,
@@ -10,11 +10,14 @@ import {
   NotYetError,
 } from '@app/chains';
 import { WatcherStatusRepository } from './networks-status/watcher-status.repository';
-import { TransactionChange } from '@app/checkout/settlement/session-events';
-import { SessionSettlementService } from '@app/checkout/settlement/session-settlement.service';
 import { UnmatchedTransferBooks } from './unmatched-transfers/unmatched-transfer-books';
 import { UnmatchedTransfersRepository } from './unmatched-transfers/unmatched-transfers.repository';
 import { ChainCursorsRepository } from './chain-cursors.repository';
+import {
+  DEPOSIT_SETTLEMENT,
+  DepositSettlement,
+  TransactionChange,
+} from './deposit-settlement.port';
 import { DetectedTransfersRepository, OpenTransfer } from './detected-transfers.repository';
 import { staleHeadMs } from './poll-interval';
 import { planScan, ScanPlan, watchedDepth } from './scan-plan';
@@ -71,7 +74,7 @@ export class DepositWatcherService {
     private readonly adapters: ChainAdapters,
     private readonly cursors: ChainCursorsRepository,
     private readonly transfers: DetectedTransfersRepository,
-    private readonly settlement: SessionSettlementService,
+    @Inject(DEPOSIT_SETTLEMENT) private readonly settlement: DepositSettlement,
     private readonly matcher: TransferMatcher,
     private readonly watchedTokens: WatchedTokens,
     private readonly unmatched: UnmatchedTransfersRepository,

@@ -1,3 +1,6 @@
+export * from './deposits.module';
+export * from './deposit-watcher.module';
+export * from './deposit-settlement.port';
 export * from './deposit-watcher.service';
 export * from './poll-interval';
 export * from './chain-reset.service';

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventType, EventWriter, NewEvent, PreparedEvents } from '@app/events';
 import { formatAmount } from '@app/common';
+import type { TransactionChange } from '@app/deposits';
 import {
   PublicSessionRecord,
   SessionStatus,
@@ -14,14 +15,6 @@ import { SESSION_CHANGED_CHANNEL } from '../hosted-page/session-changes';
 // About 5 ms of JavaScript a slice on a 2-core VM: short enough for the connection's answers to
 // be read promptly, long enough that turning the event loop costs nothing.
 const SESSIONS_PER_SLICE = 64;
-
-/** What happened to one transfer of a session during a change. */
-export interface TransactionChange {
-  transactionId: string;
-  kind: 'detected' | 'confirmed' | 'reverted';
-  /** The transfer's status before: null when first seen, `Reverted` when it came back. */
-  previousStatus: string | null;
-}
 
 const TRANSACTION_EVENT: Record<TransactionChange['kind'], EventType> = {
   detected: 'checkout.session.payment_detected',

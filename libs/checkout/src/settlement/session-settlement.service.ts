@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@app/common';
+import type { DepositSettlement, TransactionChange } from '@app/deposits';
 import { LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
 import {
   CheckoutSessionRecord,
@@ -9,12 +10,7 @@ import {
   SessionStatus,
 } from '../checkout-session.entity';
 import { computeFee } from './fee-rule';
-import {
-  SessionChange,
-  SessionEvents,
-  SettledTransaction,
-  TransactionChange,
-} from './session-events';
+import { SessionChange, SessionEvents, SettledTransaction } from './session-events';
 import { sessionStatusFor } from './session-status';
 
 /** A session under its row lock, with what its public object needs (owner, sub-merchant). */
@@ -95,9 +91,10 @@ export interface SettlementResult {
  * Brings a session in line with its confirmed transfers: amount_received, fee, net, status, and the
  * ledger. It recomputes from facts and posts only the difference to what was already credited, under
  * the session's row lock, so calling it any number of times, from any process, credits exactly once.
+ * The deposit watcher reaches it through the DEPOSIT_SETTLEMENT port (SettlementModule provides it).
  */
 @Injectable()
-export class SessionSettlementService {
+export class SessionSettlementService implements DepositSettlement {
   private readonly tolerancePercent: Decimal;
   private readonly toleranceMax: Decimal;
   private reversalListener: ReversedPaymentListener | null = null;

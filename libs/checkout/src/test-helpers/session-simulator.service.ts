@@ -4,14 +4,14 @@ import { EntityManager } from 'typeorm';
 import { AuthenticatedMerchant } from '@app/auth';
 import { Currency, NetworkName, NetworkRegistry } from '@app/chains';
 import { ApiException, ErrorCode } from '@app/common';
+import type { TransactionChange } from '@app/deposits';
+import { DetectedTransfersRepository } from '@app/deposits/detected-transfers.repository';
+import { toTokenAmount } from '@app/deposits/transfer-matcher';
 import { IdempotencyService, IdempotentResult } from '@app/idempotency';
 import { LedgerService } from '@app/ledger';
 import { CheckoutSessionMapper } from '../checkout-session.mapper';
 import { CheckoutSessionsRepository } from '../checkout-sessions.repository';
-import { DetectedTransfersRepository } from '@app/deposits/detected-transfers.repository';
-import { toTokenAmount } from '@app/deposits/transfer-matcher';
 import { CheckoutSessionDto } from '../dto/checkout-session.dto';
-import { TransactionChange } from '../settlement/session-events';
 import { SessionSettlementService } from '../settlement/session-settlement.service';
 import { SimulatePaymentDto } from './dto/simulate-payment.dto';
 import {

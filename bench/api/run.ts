@@ -1,5 +1,5 @@
 // npm run bench:api [-- options]: the built API against a bare express + pg baseline, on loopback,
-// in one run. See bench/README.md for what is measured and how to read the ratios.
+// in one run. See bench/api/README.md for what is measured and how to read the ratios.
 import { join, relative, resolve } from 'node:path';
 import type { Client } from 'pg';
 import { OTHER_LOAD_WARNING_CORES } from '../kit/cpu';

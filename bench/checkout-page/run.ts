@@ -4,6 +4,7 @@ import { createMerchant, freshTarget } from '../kit/database';
 import { build, runCli } from '../kit/processes';
 import { describeMachine, writeJson } from '../kit/report';
 import { runBenchmark } from '../kit/run';
+import { percentile } from '../kit/stats';
 import { callApi, startApi } from '../kit/services';
 import { environment, target } from '../kit/settings';
 
@@ -40,11 +41,6 @@ interface Load {
   loadMs: number;
   transferBytes: number;
   files: number;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 async function measure(browser: Browser, url: string): Promise<Load[]> {

@@ -1,6 +1,6 @@
 // npm run bench:console [-- options]: the console's first load and its Payments list of 100
 // sessions over a million sessions of one merchant, in Debian's Chromium against the built API and
-// worker as the README starts them. See bench/README.md.
+// worker as the README starts them. See bench/console/README.md.
 import { writeFileSync } from 'node:fs';
 import { Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
@@ -18,6 +18,7 @@ import {
   writeJson,
 } from '../kit/report';
 import { runBenchmark } from '../kit/run';
+import { percentile } from '../kit/stats';
 import { startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { API_MAIN, CLI_MAIN, environment, target, WORKER_MAIN } from '../kit/settings';
 import { seedSessions } from '../lists/seed';
@@ -79,11 +80,6 @@ async function seed(db: Client, step: (message: string) => void): Promise<{ merc
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 function summary(values: number[]): Summary {
   return {

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions as parseKit } from '../kit/options';
 
 export const PHASES = ['latency', 'throughput', 'mainnet'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -40,10 +40,9 @@ export interface BenchOptions {
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'no-build': { type: 'boolean', default: false },
+  const parsed = parseKit(
+    USAGE,
+    {
       phases: { type: 'string', default: PHASES.join(',') },
       payments: { type: 'string', default: '30' },
       intervals: { type: 'string', default: '' },
@@ -56,54 +55,25 @@ export function parseOptions(argv: string[]): BenchOptions {
       'block-time': { type: 'string', default: '1' },
       'trace-sql': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
+    argv,
+  );
   const options: BenchOptions = {
-    build: !values['no-build'],
-    phases: parsePhases(values.phases),
-    payments: wholeNumber(values.payments, 'payments', 1),
+    build: parsed.build,
+    phases: parsed.choices('phases', PHASES),
+    payments: parsed.whole('payments'),
     // The worker refuses intervals outside 100-600000 ms; say so before anything starts.
-    intervalsMs: values.intervals.trim()
-      ? values.intervals.split(',').map((part) => wholeNumber(part, 'intervals', 100))
-      : [],
-    sessions: wholeNumber(values.sessions, 'sessions', 1),
-    paid: wholeNumber(values.paid, 'paid', 1),
-    perBlock: wholeNumber(values['per-block'], 'per-block', 1),
-    mainnetSeconds: wholeNumber(values['mainnet-seconds'], 'mainnet-seconds', 10),
-    mainnetPayments: wholeNumber(values['mainnet-payments'], 'mainnet-payments', 1),
-    foreignPerBlock: wholeNumber(values['foreign-per-block'], 'foreign-per-block', 0),
-    blockTimeSeconds: wholeNumber(values['block-time'], 'block-time', 1),
-    traceSql: values['trace-sql'],
-    cpuProfile: values['cpu-prof'],
+    intervalsMs: parsed.wholeList('intervals', 100),
+    sessions: parsed.whole('sessions'),
+    paid: parsed.whole('paid'),
+    perBlock: parsed.whole('per-block'),
+    mainnetSeconds: parsed.whole('mainnet-seconds', 10),
+    mainnetPayments: parsed.whole('mainnet-payments'),
+    foreignPerBlock: parsed.whole('foreign-per-block', 0),
+    blockTimeSeconds: parsed.whole('block-time'),
+    traceSql: Boolean(parsed.values['trace-sql']),
+    cpuProfile: Boolean(parsed.values['cpu-prof']),
   };
-  if (options.paid > options.sessions) usageError('--paid cannot exceed --sessions.');
+  if (options.paid > options.sessions) parsed.fail('--paid cannot exceed --sessions.');
   return options;
-}
-
-function parsePhases(value: string): Phase[] {
-  const phases = value.split(',').map((part) => part.trim());
-  for (const phase of phases) {
-    if (!PHASES.includes(phase as Phase)) {
-      usageError(`--phases: unknown phase ${JSON.stringify(phase)}; use ${PHASES.join(', ')}.`);
-    }
-  }
-  return PHASES.filter((phase) => phases.includes(phase));
-}
-
-function wholeNumber(value: string, name: string, minimum: number): number {
-  const number = Number(value.trim());
-  if (!Number.isInteger(number) || number < minimum) {
-    usageError(`--${name} must be whole numbers >= ${minimum}, got ${JSON.stringify(value)}.`);
-  }
-  return number;
-}
-
-function usageError(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
 }

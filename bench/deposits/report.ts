@@ -1,8 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import type { CpuUsage } from '../kit/cpu';
-import { count, Machine, machineLine, printTable } from '../kit/report';
-import { ROOT } from '../kit/settings';
+import { count, Machine, machineLine, printTable, writeJson } from '../kit/report';
 import { BATCH_MOMENTS } from './foreign-load';
 import type { LatencyResult } from './latency';
 import type { MainnetResult } from './mainnet';
@@ -51,8 +48,7 @@ export function writeReport(file: string, report: Report): void {
     throughput: report.throughput && { ...report.throughput, paidSessions: undefined },
     mainnet: report.mainnet && { ...report.mainnet, paid: undefined },
   };
-  writeFileSync(file, `${JSON.stringify(slim, null, 2)}\n`);
-  console.log(`Results: ${relative(ROOT, file)}`);
+  writeJson(file, slim);
 }
 
 function printLatency(results: LatencyResult[]): void {

@@ -1,7 +1,7 @@
 // npm run bench:deposits [-- options]: deposit detection of the real built worker against a real
 // anvil devnet at its default configuration: latency (mined -> Paid), throughput (a burst of
 // payments among many open sessions), a mainnet-shaped chain (a block a second full of foreign
-// transfers), then a correctness check. See bench/README.md.
+// transfers), then a correctness check. See bench/deposits/README.md.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Client } from 'pg';

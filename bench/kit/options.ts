@@ -51,7 +51,7 @@ export function parseOptions<T extends Spec>(
   const toWhole = (value: string, name: string, minimum: number) => {
     const number = Number(value.trim());
     if (value.trim() === '' || !Number.isInteger(number) || number < minimum) {
-      fail(`--${name} must be whole numbers >= ${minimum}, got ${JSON.stringify(value)}.`);
+      fail(`--${name} must be a whole number >= ${minimum}, got ${JSON.stringify(value)}.`);
     }
     return number;
   };

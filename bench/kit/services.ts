@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Client } from 'pg';
 import { sleep, timestamp } from './clock';
 import { apiNodeArgs, assertRunning, freePort, startNode, TrackedProcess } from './processes';
@@ -56,7 +57,9 @@ export async function startApi(options: StartOptions): Promise<Api> {
     options.cwd ?? ROOT,
   );
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(child, () => isHealthy(url), options.timeoutMs);
+  // Ours, not a process that took the port between freePort() and the API's listen.
+  const ours = () => child.child.pid === undefined || listensOn(child.child.pid, port);
+  await waitUntil(child, async () => (await isHealthy(url)) && ours(), options.timeoutMs);
   return { url, port, process: child };
 }
 
@@ -153,6 +156,36 @@ export async function callApi<T>(
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return JSON.parse(text) as T;
+}
+
+/** Whether `pid` holds the listening socket of `port` (Linux /proc; true where there is none). */
+export function listensOn(pid: number, port: number): boolean {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = existsSync(table) ? readFileSync(table, 'utf8').split('\n').slice(1) : [];
+    for (const fields of lines.map((line) => line.trim().split(/\s+/))) {
+      // local address, state 0A (LISTEN), inode
+      if (fields[1]?.endsWith(hexPort) && fields[3] === '0A') inodes.add(fields[9]);
+    }
+  }
+  if (!existsSync('/proc/net/tcp')) return true;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      const link = readlinkOrNull(`/proc/${pid}/fd/${fd}`);
+      return link !== null && inodes.has(link.slice('socket:['.length, -1));
+    });
+  } catch {
+    return false; // exited
+  }
+}
+
+function readlinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
 }
 
 async function isHealthy(url: string): Promise<boolean> {

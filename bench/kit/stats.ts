@@ -34,3 +34,9 @@ export function shuffledIndexes(count: number): number[] {
   }
   return indexes;
 }
+
+/** Nearest-rank percentile `p` (0-100) of `values` in any order, unrounded. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1), 0)];
+}

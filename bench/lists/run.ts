@@ -1,6 +1,6 @@
 // npm run bench:lists [-- options]: list and search latency of the built API over a million
 // sessions of one merchant (a tenth with a transaction), its payouts and events, in a database
-// of its own. See bench/README.md.
+// of its own. See bench/lists/README.md.
 import http from 'node:http';
 import type { Client } from 'pg';
 import { EVENT_TYPES } from '../../libs/events/src/event-types';
@@ -20,6 +20,7 @@ import {
   writeJson,
 } from '../kit/report';
 import { runBenchmark } from '../kit/run';
+import { percentile } from '../kit/stats';
 import { startApi } from '../kit/services';
 import { API_MAIN, environment, RAISED_RATE_LIMITS, target } from '../kit/settings';
 import { Scenario, scenarios } from './scenarios';
@@ -30,7 +31,7 @@ const TARGET = target('payments_bench_lists', 9);
 // request; the API's read limit is raised for this merchant alone so it never interferes).
 // `--pace MS` spaces them instead, so each finds the machine idle: on this VM waking idle
 // processes costs every hop (client, API, PostgreSQL, Redis) about half a millisecond, with a
-// p99 of several, which the `floor` row measures (see bench/README.md).
+// p99 of several, which the `floor` row measures (see bench/lists/README.md).
 const RATE_LIMITED_WAIT_MS = 1000;
 // Enough for V8 to have compiled the route's code (with 20 the first scenario of each resource
 // carried its JIT pauses into its p99): the figure is a running service's, not a cold start's.
@@ -137,9 +138,6 @@ async function measureDatabase(db: Client, scenario: Scenario): Promise<number[]
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** One GET on a kept-alive connection; the time is to the last byte of the body, not parsing. */
 function get(

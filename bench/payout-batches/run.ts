@@ -1,6 +1,6 @@
 // npm run bench:payout-batches [-- options]: batches of 1,000 payouts through the built API, with
 // the worker sending them on an anvil devnet meanwhile, each batch timed from request to answer,
-// then checked in the database. See bench/README.md.
+// then checked in the database. See bench/payout-batches/README.md.
 import Decimal from 'decimal.js';
 import type { Client } from 'pg';
 import { startDevnet } from '../../test/support/devnet';

@@ -1,17 +1,18 @@
 // npm run bench:pg-client [-- --queries N]: young-generation pauses and old-generation growth of
 // one process running the same query through pg's promise mode (TypeORM's way) and through
-// CallbackQueryClient, each in a child process of its own. See bench/README.md.
+// CallbackQueryClient, each in a child process of its own. See bench/pg-client/README.md.
 import { spawnSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
+import { parseOptions } from '../kit/options';
 
-const { values: args } = parseArgs({
-  options: {
-    queries: { type: 'string', default: '6000' },
-    'child-mode': { type: 'string' },
-    database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-  },
+const USAGE = `Usage: npm run bench:pg-client [-- options]
+  --queries N      one-row queries per mode (default 6000)
+  --database URL   the database to query (default the local postgres; nothing is written)`;
+const { values: args, ...options } = parseOptions(USAGE, {
+  queries: { type: 'string', default: '6000' },
+  'child-mode': { type: 'string' },
+  database: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
 });
-const QUERIES = Number(args.queries);
+const QUERIES = options.whole('queries');
 // A row the size of one checkout session as the API reads it (about 30 columns, 1 kB).
 const SQL = `SELECT g AS id, repeat('x', 40) AS a, repeat('y', 40) AS b, now() AS c, now() AS d,
   '12.345678'::numeric AS e, repeat('z', 600) AS f, $1::text AS g FROM generate_series(1, 1) g`;

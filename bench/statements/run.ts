@@ -1,5 +1,5 @@
 // npm run bench:statements [-- options]: a statement of a million balance transactions streamed
-// as CSV by the built API, with the API's resident memory sampled throughout. See bench/README.md.
+// as CSV by the built API, with the API's resident memory sampled throughout. See bench/statements/README.md.
 import type { Client } from 'pg';
 import { connectDatabase, createMerchant, postgresVersion, seededTarget } from '../kit/database';
 import { parseOptions } from '../kit/options';

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions as parseKit } from '../kit/options';
 
 export const USAGE = `Usage: npm run bench:treasury [-- options]
   --no-build                 use dist/ as it is (default: npm run build first)
@@ -18,45 +18,27 @@ export interface BenchOptions {
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'no-build': { type: 'boolean', default: false },
+  const parsed = parseKit(
+    USAGE,
+    {
       addresses: { type: 'string', default: '1000' },
       'reconcile-addresses': { type: 'string', default: '10000' },
       'reconcile-runs': { type: 'string', default: '3' },
       'sweep-interval-ms': { type: 'string' },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const addresses = wholeNumber(values.addresses, 'addresses');
-  const reconcileAddresses = wholeNumber(values['reconcile-addresses'], 'reconcile-addresses');
+    argv,
+  );
+  const addresses = parsed.whole('addresses');
+  const reconcileAddresses = parsed.whole('reconcile-addresses');
   if (reconcileAddresses <= addresses) {
-    usageError('--reconcile-addresses must be more than --addresses.');
+    parsed.fail('--reconcile-addresses must be more than --addresses.');
   }
-  const interval = values['sweep-interval-ms'];
   return {
-    build: !values['no-build'],
+    build: parsed.build,
     addresses,
     reconcileAddresses,
-    reconcileRuns: wholeNumber(values['reconcile-runs'], 'reconcile-runs'),
-    sweepIntervalMs: interval === undefined ? null : wholeNumber(interval, 'sweep-interval-ms'),
+    reconcileRuns: parsed.whole('reconcile-runs'),
+    sweepIntervalMs:
+      parsed.values['sweep-interval-ms'] === undefined ? null : parsed.whole('sweep-interval-ms'),
   };
-}
-
-function wholeNumber(value: string, name: string): number {
-  const number = Number(value.trim());
-  if (!Number.isInteger(number) || number < 1) {
-    usageError(`--${name} must be a whole number >= 1, got ${JSON.stringify(value)}.`);
-  }
-  return number;
-}
-
-function usageError(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
 }

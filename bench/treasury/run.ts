@@ -1,7 +1,7 @@
 // npm run bench:treasury [-- options]: sweeps and reconciliation of the built API and worker on an
 // anvil devnet mining a block a second: 1,000 deposit addresses paid and swept (wall time, gas per
 // address), then treasury:reconcile over 10,000 deposit addresses with activity (time, 0
-// difference). See bench/README.md.
+// difference). See bench/treasury/README.md.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Client } from 'pg';

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseOptions as parseKit } from '../kit/options';
 
 // The dead phases between the live one they are compared with and its repeat (the noise between
 // two identical phases); then a dead endpoint with the backlog it builds up; the ceiling last.
@@ -45,10 +45,9 @@ export interface BenchOptions {
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'no-build': { type: 'boolean', default: false },
+  const parsed = parseKit(
+    USAGE,
+    {
       rate: { type: 'string', default: '500' },
       'ceiling-rate': { type: 'string', default: '800' },
       warmup: { type: 'string', default: '5' },
@@ -60,44 +59,24 @@ export function parseOptions(argv: string[]): BenchOptions {
       'in-flight': { type: 'string', default: '16' },
       phases: { type: 'string', default: PHASE_KINDS.join(',') },
       'trace-sql': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const phases = values.phases.split(',').map((phase) => phase.trim());
-  const unknown = phases.filter((phase) => !(PHASE_KINDS as readonly string[]).includes(phase));
-  if (unknown.length) usageError(`--phases: unknown ${unknown.join(', ')}.`);
+    argv,
+  );
   const options: BenchOptions = {
-    build: !values['no-build'],
-    rate: wholeNumber(values.rate, 'rate', 1),
-    ceilingRate: wholeNumber(values['ceiling-rate'], 'ceiling-rate', 1),
-    warmupSeconds: wholeNumber(values.warmup, 'warmup', 0),
-    durationSeconds: wholeNumber(values.duration, 'duration', 1),
-    merchants: wholeNumber(values.merchants, 'merchants', 1),
-    deadSharePercent: wholeNumber(values['dead-share'], 'dead-share', 1),
-    deadEndpoints: wholeNumber(values['dead-endpoints'], 'dead-endpoints', 1),
-    agedBacklog: wholeNumber(values['aged-backlog'], 'aged-backlog', 0),
-    inFlight: wholeNumber(values['in-flight'], 'in-flight', 1),
+    build: parsed.build,
+    rate: parsed.whole('rate'),
+    ceilingRate: parsed.whole('ceiling-rate'),
+    warmupSeconds: parsed.whole('warmup', 0),
+    durationSeconds: parsed.whole('duration'),
+    merchants: parsed.whole('merchants'),
+    deadSharePercent: parsed.whole('dead-share'),
+    deadEndpoints: parsed.whole('dead-endpoints'),
+    agedBacklog: parsed.whole('aged-backlog', 0),
+    inFlight: parsed.whole('in-flight'),
     // In the documented order whatever order they were given in: dead phases compare with live.
-    phases: PHASE_KINDS.filter((kind) => phases.includes(kind)),
-    traceSql: values['trace-sql'],
+    phases: parsed.choices('phases', PHASE_KINDS),
+    traceSql: Boolean(parsed.values['trace-sql']),
   };
-  if (options.deadSharePercent >= 100) usageError('--dead-share must be below 100.');
+  if (options.deadSharePercent >= 100) parsed.fail('--dead-share must be below 100.');
   return options;
-}
-
-function wholeNumber(value: string, name: string, minimum: number): number {
-  const number = Number(value.trim());
-  if (!Number.isInteger(number) || number < minimum) {
-    usageError(`--${name} must be a whole number >= ${minimum}, got ${JSON.stringify(value)}.`);
-  }
-  return number;
-}
-
-function usageError(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
 }

@@ -1,12 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
-import { count, Machine, printTable } from '../kit/report';
-import type { Distribution } from '../kit/stats';
-import { fullMachineLine, Quietness } from '../kit/report';
 import type { CpuUsage } from '../kit/cpu';
+import { count, fullMachineLine, Machine, printTable, Quietness, writeJson } from '../kit/report';
+import type { Distribution } from '../kit/stats';
 import type { BenchOptions } from './options';
 import type { PhaseResult } from './phase';
-import { ROOT } from '../kit/settings';
 import { NON_DEFAULT, SERVICE_DEFAULTS } from './settings';
 import type { LoggedErrors, SignatureCheck } from './verify';
 
@@ -134,8 +130,7 @@ export function writeReport(file: string, report: Report): void {
     ...report,
     phases: report.phases.map((phase) => ({ ...phase, samples: undefined })),
   };
-  writeFileSync(file, `${JSON.stringify(slim, null, 2)}\n`);
-  console.log(`Results: ${relative(ROOT, file)}`);
+  writeJson(file, slim);
 }
 
 function printDetails(phase: PhaseResult): void {

@@ -1,6 +1,6 @@
 // npm run bench:webhooks [-- options]: events per second from status change to delivery on a
 // loopback receiver, through the built API and ONE built worker, and what a dead endpoint (one
-// that hangs, one that refuses connections) costs the live ones. See bench/README.md.
+// that hangs, one that refuses connections) costs the live ones. See bench/webhooks/README.md.
 import { relative } from 'node:path';
 import { OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
 import { freshTarget, postgresVersion } from '../kit/database';

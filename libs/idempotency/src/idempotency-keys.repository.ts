@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared } from '@app/database';
 import { IDEMPOTENCY_RETENTION_HOURS, StoredResponse } from './idempotency.types';
 
 export interface StoredIdempotencyRecord {
@@ -45,21 +46,22 @@ export class IdempotencyKeysRepository {
     manager: EntityManager,
     scope: Scope,
   ): Promise<{ locked: boolean; stored: StoredIdempotencyRecord | null }> {
-    const rows: Array<{ locked: boolean; stored: StoredIdempotencyRecord | null }> =
-      await manager.query(
-        `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked,
+    // Prepared, as insert: both run on every creating request, inside its transaction.
+    const rows = await queryPrepared<{ locked: boolean; stored: StoredIdempotencyRecord | null }>(
+      manager,
+      `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked,
               (SELECT json_build_object('request_hash', request_hash, 'response_status', response_status,
                                         'response_body', response_body)
                  FROM idempotency_keys
                 WHERE merchant_id = $2 AND idempotency_key = $3 AND endpoint = $4 AND expires_at > now())
               AS stored`,
-        [
-          `${scope.merchantId}\n${scope.endpoint}\n${scope.key}`,
-          scope.merchantId,
-          scope.key,
-          scope.endpoint,
-        ],
-      );
+      [
+        `${scope.merchantId}\n${scope.endpoint}\n${scope.key}`,
+        scope.merchantId,
+        scope.key,
+        scope.endpoint,
+      ],
+    );
     return rows[0];
   }
 
@@ -74,7 +76,8 @@ export class IdempotencyKeysRepository {
     requestHash: string,
     response: StoredResponse<unknown>,
   ): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+    const rows = await queryPrepared(
+      manager,
       `INSERT INTO idempotency_keys
          (merchant_id, idempotency_key, endpoint, request_hash, response_status, response_body, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(hours => $7))

@@ -110,6 +110,50 @@ describe('Payouts: concurrency', () => {
     60_000,
   );
 
+  it('leaves nothing of a refused payout when its hold loses the race, and replays every key exactly', async () => {
+    // The hold is the creation's last statement (it takes the balance lock): the payout row, its
+    // event and the console hook come before it, and a refused hold must roll all of them back.
+    const racer = await funded('Late hold', '95');
+    const requests = Array.from({ length: 20 }, () => ({ key: randomUUID(), body: tron('10') }));
+    const responses = await Promise.all(
+      requests.map(({ key, body }) => postPayout(api, racer, body, { 'Idempotency-Key': key })),
+    );
+    const created = responses.filter((response) => response.status === 201);
+    expect(created).toHaveLength(9);
+    expect(responses.filter((response) => response.status === 422)).toHaveLength(11);
+    const count = (table: string, where: string) =>
+      api.count(table, `merchant_id = $1 AND ${where}`, [racer.id]);
+    expect(await count('payouts', 'true')).toBe(9);
+    expect(await count('events', `type = 'payout.created'`)).toBe(9);
+    expect(await count('idempotency_keys', `endpoint = 'POST /v1/payouts'`)).toBe(9);
+    const [holds] = await api.dataSource.query(
+      `SELECT count(*)::int AS count FROM ledger_entries
+        WHERE reference IN (SELECT 'payout:' || id || ':hold' FROM payouts WHERE merchant_id = $1)`,
+      [racer.id],
+    );
+    expect(holds.count).toBe(9);
+    expect(await balanceOf(api, racer, 'TRON', 'USDT')).toEqual({ available: '5', held: '90' });
+
+    // Funded again: every key replays what it got (the created ones), or runs now (the refused).
+    await creditBalance(api.dataSource, {
+      merchantId: racer.id,
+      network: 'TRON',
+      currency: 'USDT',
+      amount: '110',
+    });
+    const again = await Promise.all(
+      requests.map(({ key, body }) => postPayout(api, racer, body, { 'Idempotency-Key': key })),
+    );
+    again.forEach((response, index) => {
+      expect(response.status).toBe(201);
+      if (responses[index].status === 201) expect(response.body).toEqual(responses[index].body);
+    });
+    expect(new Set(again.map((response) => response.body.id)).size).toBe(20);
+    expect(await count('payouts', 'true')).toBe(20);
+    expect(await count('events', `type = 'payout.created'`)).toBe(20);
+    expect(await balanceOf(api, racer, 'TRON', 'USDT')).toEqual({ available: '5', held: '200' });
+  }, 60_000);
+
   it('never deadlocks a release against holds on the same balance', async () => {
     const busy = await funded('Busy', '1000');
     const ids: string[] = [];

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared } from '@app/database';
 import { MERCHANT_ACCOUNT_KINDS } from './accounts';
 import { LedgerEntry, LedgerLine, MerchantBalance } from './ledger.types';
 
@@ -31,25 +32,7 @@ export class LedgerService {
    * lines included: the lines join only the entries this statement inserted.
    */
   async postMany(manager: EntityManager, entries: LedgerEntry[]): Promise<boolean[]> {
-    const postable: LedgerEntry[] = [];
-    const lines: object[] = [];
-    for (const entry of entries) {
-      const nonZero = entry.lines.filter((line) => !line.amount.isZero());
-      assertBalancedPerToken(entry.reference, nonZero);
-      if (!nonZero.length) continue;
-      postable.push(entry);
-      for (const line of nonZero) {
-        lines.push({
-          reference: entry.reference,
-          account: line.account,
-          currency: line.currency,
-          network: line.network,
-          amount: line.amount.toFixed(),
-          merchant_id: line.merchantId ?? null,
-          sub_merchant_id: line.subMerchantId ?? null,
-        });
-      }
-    }
+    const { postable, lines } = postableLines(entries);
     if (!postable.length) return entries.map(() => false);
     // One JSON document rather than one array per column (see insertDetected): amounts travel as
     // decimal strings and become numeric in SQL, exactly. Lines go in account order (the order
@@ -59,16 +42,7 @@ export class LedgerService {
          INSERT INTO ledger_entries (reference, kind)
          SELECT e.reference, e.kind FROM json_to_recordset($1::json) AS e(reference text, kind text)
          ON CONFLICT (reference) DO NOTHING RETURNING id, reference),
-       line AS (
-         INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id,
-                                   sub_merchant_id)
-         SELECT entry.id, l.account, l.currency, l.network, l.amount, l.merchant_id,
-                l.sub_merchant_id
-           FROM json_to_recordset($2::json)
-             AS l(reference text, account text, currency text, network text, amount numeric,
-                  merchant_id text, sub_merchant_id text)
-           JOIN entry ON entry.reference = l.reference
-          ORDER BY l.account COLLATE "C")
+       ${INSERT_LINES}
        SELECT reference FROM entry`,
       [
         JSON.stringify(postable.map(({ reference, kind }) => ({ reference, kind }))),
@@ -77,6 +51,45 @@ export class LedgerService {
     );
     const posted = new Set(inserted.map((row) => row.reference));
     return entries.map((entry) => posted.has(entry.reference));
+  }
+
+  /**
+   * Posts the entry only if the credit balance of `account` covers `amount`, in one statement that
+   * locks the account's balance row first (as lockCreditBalance) and keeps it locked until the
+   * caller's transaction ends. A hold's lock is then held for the rest of its transaction only,
+   * not from a read to a later write: the one merchant's spends queue on that row, so every
+   * round trip inside it divides the merchant's rate. `available` is the balance before the entry.
+   */
+  async postIfCovered(
+    manager: EntityManager,
+    entry: LedgerEntry,
+    account: string,
+    amount: Decimal,
+  ): Promise<{ posted: boolean; available: Decimal }> {
+    const { postable, lines } = postableLines([entry]);
+    if (!postable.length) throw new Error(`Ledger entry ${entry.reference} has no lines`);
+    // The lock is taken by the CTE before any line is written (a CTE with FOR UPDATE runs once,
+    // in full, and waits for the row's holder; then it reads the row as that holder left it).
+    const [row] = await queryPrepared<{ available: string | null; posted: boolean }>(
+      manager,
+      `WITH covered AS (
+         SELECT -balance AS available FROM ledger_balances WHERE account = $3 FOR UPDATE),
+       entry AS (
+         INSERT INTO ledger_entries (reference, kind)
+         SELECT e.reference, e.kind FROM json_to_recordset($1::json) AS e(reference text, kind text)
+          WHERE (SELECT available FROM covered) >= $4::numeric
+         ON CONFLICT (reference) DO NOTHING RETURNING id, reference),
+       ${INSERT_LINES}
+       SELECT (SELECT available FROM covered)::text AS available,
+              EXISTS (SELECT 1 FROM entry) AS posted`,
+      [
+        JSON.stringify([{ reference: entry.reference, kind: entry.kind }]),
+        JSON.stringify(lines),
+        account,
+        amount.toFixed(),
+      ],
+    );
+    return { posted: row.posted, available: new Decimal(row.available ?? 0) };
   }
 
   /**
@@ -118,6 +131,42 @@ export class LedgerService {
       held: new Decimal(row.held),
     }));
   }
+}
+
+/** The ledger_lines insert of a posting statement: the lines of the entries its `entry` CTE wrote. */
+const INSERT_LINES = `line AS (
+         INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id,
+                                   sub_merchant_id)
+         SELECT entry.id, l.account, l.currency, l.network, l.amount, l.merchant_id,
+                l.sub_merchant_id
+           FROM json_to_recordset($2::json)
+             AS l(reference text, account text, currency text, network text, amount numeric,
+                  merchant_id text, sub_merchant_id text)
+           JOIN entry ON entry.reference = l.reference
+          ORDER BY l.account COLLATE "C")`;
+
+/** The entries with a non-zero line (each checked to balance) and their lines as JSON rows. */
+function postableLines(entries: LedgerEntry[]): { postable: LedgerEntry[]; lines: object[] } {
+  const postable: LedgerEntry[] = [];
+  const lines: object[] = [];
+  for (const entry of entries) {
+    const nonZero = entry.lines.filter((line) => !line.amount.isZero());
+    assertBalancedPerToken(entry.reference, nonZero);
+    if (!nonZero.length) continue;
+    postable.push(entry);
+    for (const line of nonZero) {
+      lines.push({
+        reference: entry.reference,
+        account: line.account,
+        currency: line.currency,
+        network: line.network,
+        amount: line.amount.toFixed(),
+        merchant_id: line.merchantId ?? null,
+        sub_merchant_id: line.subMerchantId ?? null,
+      });
+    }
+  }
+  return { postable, lines };
 }
 
 function assertBalancedPerToken(reference: string, lines: LedgerLine[]): void {

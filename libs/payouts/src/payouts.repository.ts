@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { commonListConditions, ListResult, ListSpec, PageRequest, queryList } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { queryPrepared } from '@app/database';
 import { SubMerchantScope } from '@app/sub-merchants';
 import { PayoutRecord, PayoutStatus, ReviewReason } from './payout.types';
 
@@ -53,6 +54,15 @@ const PAYOUT_PROJECTION = `p.*, sm.code AS sub_merchant_code`;
 const PAYOUT_SOURCE = `payouts p LEFT JOIN sub_merchants sm ON sm.id = p.sub_merchant_id`;
 
 /**
+ * What an insert returns: the record's columns by name, not `*`, as its statement is prepared
+ * (queryPrepared: a column added by a migration would otherwise break it on live connections).
+ */
+const INSERTED_COLUMNS = `id, merchant_id, sub_merchant_id, livemode, status, amount, fee, net_amount,
+  fee_percent, fee_fixed, currency, network, chain_family, token_contract, token_decimals,
+  to_address, description, metadata, review_reason, pending_reason, reviewed_by, reviewed_at,
+  tx_hash, error_reason, completed_at, created_at, batch_id, refund_id, next_attempt_at`;
+
+/**
  * The payout list as SQL. A search is an exact lookup on each key the text could be (payout id,
  * transaction hash, destination address), each a newest-first range of its own index, merged.
  */
@@ -91,11 +101,12 @@ export class PayoutsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async merchantPolicy(manager: EntityManager, merchantId: string): Promise<MerchantPayoutPolicy> {
-    const [row]: Array<{ payout_fee_percent: string | null; review_new_destinations: boolean }> =
-      await manager.query(
-        `SELECT payout_fee_percent, review_new_destinations FROM merchants WHERE id = $1`,
-        [merchantId],
-      );
+    const [row] = await queryPrepared<{
+      payout_fee_percent: string | null;
+      review_new_destinations: boolean;
+    }>(manager, `SELECT payout_fee_percent, review_new_destinations FROM merchants WHERE id = $1`, [
+      merchantId,
+    ]);
     return {
       payoutFeePercent: row?.payout_fee_percent ?? null,
       reviewNewDestinations: row?.review_new_destinations ?? false,
@@ -130,7 +141,9 @@ export class PayoutsRepository {
    * the caller passes, and looked up by it: their table is large).
    */
   async isServiceAddress(address: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
+    // Prepared: planning this five-way union cost PostgreSQL three times what running it does.
+    const rows = await queryPrepared(
+      this.dataSource.manager,
       `SELECT 1 FROM pay_addresses WHERE address = $1
        UNION ALL SELECT 1 FROM hot_wallets WHERE lower(address) = lower($1)
        UNION ALL SELECT 1 FROM wallet_addresses WHERE lower(address) = lower($1)
@@ -162,14 +175,15 @@ export class PayoutsRepository {
   }
 
   async insert(manager: EntityManager, row: NewPayoutRow): Promise<PayoutRecord> {
-    const [inserted]: PayoutRecord[] = await manager.query(
+    const [inserted] = await queryPrepared<PayoutRecord>(
+      manager,
       `INSERT INTO payouts
          (id, merchant_id, sub_merchant_id, livemode, status, amount, fee, net_amount, fee_percent,
           fee_fixed, currency, network, chain_family, token_contract, token_decimals, to_address,
           description, metadata, review_reason, refund_id, next_attempt_at)
        VALUES ($1, $2, $3, $4, 'Pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
                $18, $19, GREATEST(now(), COALESCE($20::timestamptz, now())))
-       RETURNING *`,
+       RETURNING ${INSERTED_COLUMNS}`,
       [
         row.id,
         row.merchantId,

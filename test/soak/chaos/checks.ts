@@ -4,6 +4,9 @@ import { Client } from 'pg';
 import { transfersFrom } from '../../support/payout-chain';
 import type { Devnet } from '../../support/devnet';
 import type { AnswerRecord } from './api-client';
+import type { FakeTronNode } from '../../support/fake-tron-node';
+import { tronAddressOf } from '../../support/tron-sweep-env';
+import { minedTronTransactions } from '../tron-chain';
 import type { LoadSession } from './load';
 
 export interface Invariant {
@@ -64,10 +67,17 @@ export async function continuousChecks(url: string): Promise<Invariant[]> {
   ];
 }
 
-/** Each of our transfers booked once: a session's transaction or an unmatched transfer. */
+/**
+ * Each of our transfers booked once (a session's transaction or an unmatched transfer), on both
+ * chains; a transfer a reorg took out for good (another transaction took its nonce) booked
+ * nowhere.
+ */
 export async function creditedOnce(url: string, sessions: LoadSession[]): Promise<Invariant> {
   const sent = sessions.flatMap((session) =>
     session.sent.map((transfer) => ({ ...transfer, session: session.id })),
+  );
+  const expected = new Map(
+    sent.map((transfer) => [transfer.hash, transfer.reorg === 'out' ? 0 : 1]),
   );
   const rows = await query<{ hash: string; n: string }>(
     url,
@@ -77,13 +87,61 @@ export async function creditedOnce(url: string, sessions: LoadSession[]): Promis
        FROM unnest($1::text[]) AS h`,
     [sent.map((transfer) => transfer.hash)],
   );
-  const wrong = rows.filter((row) => Number(row.n) !== 1);
+  const wrong = rows.filter((row) => Number(row.n) !== expected.get(row.hash));
+  const out = sent.filter((transfer) => transfer.reorg === 'out').length;
+  const tron = sessions.filter((session) => session.network === 'TRON');
   return {
-    name: 'each payment credited once',
+    name: 'each payment credited once (a payment reorged out for good: never)',
     held: wrong.length === 0,
     detail: wrong.length
-      ? `${wrong.length} of ${sent.length} transfers booked ≠ once: ${JSON.stringify(wrong.slice(0, 5))}`
-      : `${sent.length} transfers, each booked once`,
+      ? `${wrong.length} of ${sent.length} transfers booked wrongly: ${JSON.stringify(
+          wrong.slice(0, 5).map((row) => ({ ...row, expected: expected.get(row.hash) })),
+        )}`
+      : `${sent.length} transfers (${tron.reduce((sum, s) => sum + s.sent.length, 0)} on TRON), each booked once${out ? `; ${out} reorged out for good, booked nowhere` : ''}`,
+  };
+}
+
+/**
+ * Our payments in blocks a reorg dropped: each one booked before the reorg was taken back (a
+ * deposit_reversal of its session) and, when re-mined, credited again (a deposit after it);
+ * one reorged out for good leaves its session's deposits summing to nothing for it. Reorged
+ * payments never credited before the reorg need no reversal: counted, not judged.
+ */
+export async function reorgedPayments(url: string, sessions: LoadSession[]): Promise<Invariant> {
+  const touched = sessions.filter((session) => session.sent.some((sent) => sent.reorg));
+  if (!touched.length)
+    return {
+      name: 'payments reorged out taken back, credited again when re-mined',
+      held: true,
+      detail: 'no reorg dropped one of our payments',
+    };
+  const rows = await query<{ session: string; kinds: string[] }>(
+    url,
+    `SELECT split_part(reference, ':', 2) AS session, array_agg(kind::text ORDER BY id) AS kinds
+       FROM ledger_entries WHERE reference LIKE ANY($1::text[]) GROUP BY 1`,
+    [touched.map((session) => `checkout_session:${session.id}:%`)],
+  );
+  const kinds = new Map(rows.map((row) => [row.session, row.kinds]));
+  const problems: string[] = [];
+  let takenBack = 0;
+  let reCredited = 0;
+  for (const session of touched) {
+    const entries = kinds.get(session.id) ?? [];
+    const reversals = entries.filter((kind) => kind === 'deposit_reversal').length;
+    const deposits = entries.filter((kind) => kind === 'deposit').length;
+    const remined = session.sent.filter((sent) => sent.reorg !== 'out').length;
+    if (reversals) takenBack++;
+    // Every reversal undoes one deposit: what is left credited is one per payment on chain.
+    if (deposits - reversals > remined)
+      problems.push(`${session.id}: ${JSON.stringify(entries)} for ${remined} payments on chain`);
+    else if (reversals && deposits - reversals === remined) reCredited++;
+  }
+  return {
+    name: 'payments reorged out taken back, credited again when re-mined',
+    held: problems.length === 0,
+    detail: problems.length
+      ? problems.slice(0, 5).join('; ')
+      : `${touched.length} sessions with a reorged payment: ${takenBack} taken back, ${reCredited} of those credited again`,
   };
 }
 
@@ -107,7 +165,8 @@ export async function payoutsMatchChain(
     tx_hash: string | null;
   }>(
     url,
-    `SELECT id, status, currency, net_amount::text, to_address, tx_hash FROM payouts WHERE merchant_id = $1`,
+    `SELECT id, status, currency, net_amount::text, to_address, tx_hash FROM payouts
+      WHERE merchant_id = $1 AND network = 'ETHEREUM'`,
     [merchantId],
   );
   const mismatches: string[] = [];
@@ -143,7 +202,7 @@ export async function payoutsMatchChain(
   const completed = payouts.filter((payout) => payout.status === 'Completed').length;
   return [
     {
-      name: 'each payout on chain exactly once, status matching the chain',
+      name: 'each ETHEREUM payout on chain exactly once, status matching the chain',
       held: mismatches.length === 0 && open.length === 0,
       detail:
         mismatches.length || open.length
@@ -158,6 +217,62 @@ export async function payoutsMatchChain(
         : `${refunds.filter((refund) => refund.status === 'Completed').length} Completed refunds, one payout each; ${refunds.length} in all`,
     },
   ];
+}
+
+/**
+ * TRON payouts (refunds' included) on the fake node exactly once: the hot wallet's TRC-20
+ * transfers are exactly the Completed TRON payouts' (to, net amount, txid); none still open.
+ */
+export async function tronPayoutsMatchChain(
+  url: string,
+  node: FakeTronNode,
+  hotKey: string,
+  merchantId: string,
+): Promise<Invariant> {
+  const hot = tronAddressOf(hotKey);
+  const payouts = await query<{
+    status: string;
+    net_amount: string;
+    to_address: string;
+    tx_hash: string | null;
+  }>(
+    url,
+    `SELECT status, net_amount::text, to_address, tx_hash FROM payouts
+      WHERE merchant_id = $1 AND network = 'TRON'`,
+    [merchantId],
+  );
+  const mined = await minedTronTransactions(node);
+  const onChain = mined.flatMap((transaction) =>
+    transaction.transfers
+      .filter((transfer) => transfer.from === hot)
+      .map((transfer) => `${transaction.txid} ${transfer.to} ${transfer.amount}`),
+  );
+  const booked = payouts
+    .filter((payout) => payout.status === 'Completed')
+    .map(
+      (payout) =>
+        `${payout.tx_hash!.replace(/^0x/, '').toLowerCase()} ${payout.to_address} ${new Decimal(payout.net_amount).mul(1e6).toFixed(0)}`,
+    );
+  const chainSet = new Set(onChain);
+  const bookedSet = new Set(booked);
+  const mismatches = [
+    ...onChain
+      .filter((line) => !bookedSet.has(line))
+      .map((line) => `on chain, not Completed: ${line}`),
+    ...booked
+      .filter((line) => !chainSet.has(line))
+      .map((line) => `Completed, not on chain: ${line}`),
+    ...(chainSet.size !== onChain.length ? ['a transfer twice'] : []),
+  ];
+  const open = payouts.filter((payout) => ['Pending', 'Processing'].includes(payout.status));
+  return {
+    name: 'each TRON payout on chain exactly once, status matching the chain',
+    held: mismatches.length === 0 && open.length === 0,
+    detail:
+      mismatches.length || open.length
+        ? `${mismatches.slice(0, 5).join('; ')} ${open.length} still open`
+        : `${booked.length} Completed TRON payouts = the TRON hot wallet's ${onChain.length} transfers; ${payouts.length - booked.length} others sent nothing`,
+  };
 }
 
 /** Every event of the merchant delivered at least once to the receiver that stayed up. */

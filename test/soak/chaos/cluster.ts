@@ -5,6 +5,7 @@ import { buildApp, mainOf } from '../../support/built-apps';
 import { Devnet, startDevnet } from '../../support/devnet';
 import { FakeTronNode } from '../../support/fake-tron-node';
 import { freePort, PrivatePostgres, PrivateRedis } from '../../support/private-services';
+import { LaggingBalancer } from '../../support/lagging-balancer';
 import { RpcProxy } from '../../support/rpc-proxy';
 import { httpGet, SpawnedApp } from '../../support/spawned-app';
 import { waitFor } from '../../support/wait-for';
@@ -106,7 +107,11 @@ export class Cluster {
   redis!: PrivateRedis;
   devnet!: Devnet;
   proxy!: RpcProxy;
+  /** The nemesis's lagging RPC: the proxy forwards to it while an rpc-lag fault lasts. */
+  lagging!: LaggingBalancer;
   tron!: FakeTronNode;
+  /** Seconds each step of the boot took, in order (the report's boot breakdown). */
+  readonly boot: Record<string, number> = {};
   apis: ApiProcess[] = [];
   workers: WorkerService[] = [];
   firstBlock = 0;
@@ -122,8 +127,31 @@ export class Cluster {
     return [...this.apis, ...this.workers];
   }
 
+  /** Runs a step of the boot and records how long it took. */
+  async timed<T>(step: string, work: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await work();
+    } finally {
+      this.boot[step] = Math.round((Date.now() - started) / 100) / 10;
+    }
+  }
+
   /** Builds (when sources changed), starts the services and chains, sets the apps' variables. */
   async prepare(log: (line: string) => void): Promise<void> {
+    await this.timed('nest build api + worker (only when sources changed)', () => this.build(log));
+    log('api and worker built');
+    await this.timed('own PostgreSQL (initdb, start, migrations) and Redis', async () => {
+      [this.postgres, this.redis] = await Promise.all([
+        PrivatePostgres.start(),
+        PrivateRedis.start(),
+      ]);
+    });
+    log(`own PostgreSQL on ${this.postgres.port}, own Redis on ${this.redis.port}`);
+    await this.timed('anvil, contracts, fake TRON node, sweep delegate', () => this.chains());
+  }
+
+  private async build(log: (line: string) => void): Promise<void> {
     for (const app of ['api', 'worker'] as const) {
       try {
         await buildApp(app);
@@ -140,15 +168,13 @@ export class Cluster {
         log(`WARNING ${this.buildWarnings[this.buildWarnings.length - 1]}`);
       }
     }
-    log('api and worker built');
-    [this.postgres, this.redis] = await Promise.all([
-      PrivatePostgres.start(),
-      PrivateRedis.start(),
-    ]);
-    log(`own PostgreSQL on ${this.postgres.port}, own Redis on ${this.redis.port}`);
+  }
+
+  private async chains(): Promise<void> {
     this.devnet = await startDevnet({ blockTime: 1 });
     this.firstBlock = await this.devnet.head();
     this.proxy = await RpcProxy.start(this.devnet.rpcUrl);
+    this.lagging = await LaggingBalancer.start(this.devnet.rpcUrl, { mode: 'random', seed: 27 });
     this.tron = new FakeTronNode({ solidLag: 6 });
     const tronUrl = await this.tron.start();
     this.tron.mineEmpty(5);
@@ -211,6 +237,7 @@ export class Cluster {
     await SpawnedApp.killAll();
     await Promise.allSettled([
       this.proxy?.stop(),
+      this.lagging?.stop(),
       this.devnet?.stop(),
       this.tron?.stop(),
       this.redis?.remove(),

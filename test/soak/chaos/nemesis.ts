@@ -1,8 +1,20 @@
 import type { SeededRandom } from '../../support/seeded-random';
 import type { Cluster } from './cluster';
+import type { Load } from './load';
+import { reorg, ReorgOutcome } from './reorg';
 
-export type FaultKind =
-  'kill-worker' | 'kill-api' | 'restart-postgres' | 'stop-redis' | 'rpc-fail' | 'rpc-hang';
+export const FAULT_KINDS = [
+  'kill-worker',
+  'kill-api',
+  'restart-postgres',
+  'stop-redis',
+  'rpc-fail',
+  'rpc-hang',
+  'rpc-lag',
+  'reorg',
+  'tron-fail',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface InjectedFault {
   kind: FaultKind;
@@ -11,25 +23,22 @@ export interface InjectedFault {
   endedAt: number;
   /** Seconds until the service was whole again (the killed process up, the server back). */
   recoverySeconds: number;
+  /** What the fault did beyond its target: a reorg's dropped and replayed transactions. */
+  detail?: string;
+  reorg?: ReorgOutcome;
 }
-
-const KINDS: FaultKind[] = [
-  'kill-worker',
-  'kill-api',
-  'restart-postgres',
-  'stop-redis',
-  'rpc-fail',
-  'rpc-hang',
-];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Every 20–60 s (seeded), one fault, every kind once in a seeded order before any repeats: a worker or an API process SIGKILLed and started again,
- * the soak's own PostgreSQL restarted (down 3–10 s), its Redis stopped for 30 s (without
- * persistence: its queues are lost, as a crashed cache's would be), or anvil's RPC behind the
- * proxy answering 503 for 20 s or hanging for 15 s. One fault at a time: the next waits until
- * the last one's target is back.
+ * Every 20–60 s (seeded), one fault, every kind once in a seeded order before any repeats (of
+ * the kinds given, all by default): a worker or an API process SIGKILLed and started again, the
+ * soak's own PostgreSQL restarted (down 3–10 s), its Redis stopped for 30 s (without
+ * persistence: its queues are lost, as a crashed cache's would be), anvil's RPC behind the proxy
+ * answering 503 for 20 s, hanging for 15 s, or lagging for 20 s (a balancer over a fresh node and
+ * one 3–10 blocks behind, each answer from either), a reorg of anvil's last 2–5 blocks (see
+ * reorg.ts), or the fake TRON node answering 503 for 20 s. One fault at a time: the next waits
+ * until the last one's target is back.
  */
 export class Nemesis {
   readonly faults: InjectedFault[] = [];
@@ -41,8 +50,10 @@ export class Nemesis {
 
   constructor(
     private readonly cluster: Cluster,
+    private readonly load: Load,
     private readonly random: SeededRandom,
     private readonly log: (line: string) => void,
+    private readonly kinds: readonly FaultKind[] = FAULT_KINDS,
   ) {}
 
   async run(until: number): Promise<void> {
@@ -60,7 +71,7 @@ export class Nemesis {
   /** A seeded shuffle of every kind, then another: a short run still sees each fault once. */
   private nextKind(): FaultKind {
     if (!this.bag.length) {
-      this.bag = [...KINDS];
+      this.bag = [...this.kinds];
       for (let i = this.bag.length - 1; i > 0; i--) {
         const j = this.random.int(0, i);
         [this.bag[i], this.bag[j]] = [this.bag[j], this.bag[i]];
@@ -91,6 +102,8 @@ export class Nemesis {
     const startedAt = Date.now();
     let target = '';
     let endedAt = startedAt;
+    let detail: string | undefined;
+    let reorged: ReorgOutcome | undefined;
     switch (kind) {
       case 'kill-worker':
       case 'kill-api': {
@@ -134,6 +147,40 @@ export class Nemesis {
         endedAt = Date.now();
         break;
       }
+      case 'rpc-lag': {
+        target = 'anvil rpc proxy';
+        cluster.lagging.lagBlocks = this.random.int(3, 10);
+        detail = `${cluster.lagging.lagBlocks} blocks behind, half the answers`;
+        this.log(`nemesis: RPC lags for 20 s (${detail})`);
+        cluster.proxy.retarget(cluster.lagging.url);
+        await sleep(20_000);
+        cluster.proxy.retarget(cluster.devnet.rpcUrl);
+        endedAt = Date.now();
+        break;
+      }
+      case 'reorg': {
+        target = 'anvil';
+        const depth = this.random.int(2, 5);
+        const holdBlocks = this.random.int(3, 6);
+        const snapshot = {
+          id: (await cluster.devnet.provider.send('evm_snapshot', [])) as string,
+          head: await cluster.devnet.head(),
+        };
+        this.log(`nemesis: reorg of the ${depth} blocks above ${snapshot.head}`);
+        reorged = await reorg(cluster.devnet, this.load, this.random, snapshot, depth, holdBlocks);
+        detail = JSON.stringify(reorged);
+        endedAt = Date.now();
+        break;
+      }
+      case 'tron-fail': {
+        target = 'fake TRON node';
+        this.log('nemesis: TRON node answers 503 for 20 s');
+        await cluster.tron.down('unavailable');
+        await sleep(20_000);
+        await cluster.tron.up();
+        endedAt = Date.now();
+        break;
+      }
     }
     if (kind === 'restart-postgres') this.postgresDown.push({ from: startedAt, to: endedAt });
     const fault: InjectedFault = {
@@ -142,8 +189,12 @@ export class Nemesis {
       startedAt,
       endedAt,
       recoverySeconds: Math.round((Date.now() - startedAt) / 100) / 10,
+      ...(detail ? { detail } : {}),
+      ...(reorged ? { reorg: reorged } : {}),
     };
     this.faults.push(fault);
-    this.log(`nemesis: ${kind} ${target} over, whole again after ${fault.recoverySeconds} s`);
+    this.log(
+      `nemesis: ${kind} ${target} over, whole again after ${fault.recoverySeconds} s${detail ? ` (${detail})` : ''}`,
+    );
   }
 }

@@ -8,6 +8,8 @@ export interface SoakReport {
   minutes: number;
   startedAt: string;
   durationSeconds: { total: number; setup: number; load: number; drain: number; checks: number };
+  /** Seconds per step of the boot (and the CLI build beside it). */
+  boot: Record<string, number>;
   passed: boolean;
   faults: Array<InjectedFault & { at: string; offsetSeconds: number }>;
   invariants: Invariant[];
@@ -33,6 +35,12 @@ function markdown(report: SoakReport): string {
       `(setup ${report.durationSeconds.setup} s, load under the nemesis ${report.durationSeconds.load} s, ` +
       `drain ${report.durationSeconds.drain} s, checks ${report.durationSeconds.checks} s).`,
     '',
+    '## Boot',
+    '',
+    '| Step | Seconds |',
+    '| --- | --- |',
+    ...Object.entries(report.boot).map(([step, secs]) => `| ${step} | ${secs} |`),
+    '',
     '## Invariants',
     '',
     '| Invariant | Held | Detail |',
@@ -47,11 +55,20 @@ function markdown(report: SoakReport): string {
     '',
     `## Faults injected (${report.faults.length})`,
     '',
-    '| At | + s | Fault | Target | Whole again after (s) |',
-    '| --- | --- | --- | --- | --- |',
+    `By kind: ${Object.entries(
+      report.faults.reduce<Record<string, number>>((counts, fault) => {
+        counts[fault.kind] = (counts[fault.kind] ?? 0) + 1;
+        return counts;
+      }, {}),
+    )
+      .map(([kind, n]) => `${kind} ${n}`)
+      .join(', ')}.`,
+    '',
+    '| At | + s | Fault | Target | Whole again after (s) | Detail |',
+    '| --- | --- | --- | --- | --- | --- |',
     ...report.faults.map(
       (fault) =>
-        `| ${fault.at} | ${fault.offsetSeconds} | ${fault.kind} | ${fault.target} | ${fault.recoverySeconds} |`,
+        `| ${fault.at} | ${fault.offsetSeconds} | ${fault.kind} | ${fault.target} | ${fault.recoverySeconds} | ${fault.detail ?? ''} |`,
     ),
     '',
     '## Figures',

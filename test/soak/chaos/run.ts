@@ -15,18 +15,21 @@ import {
   Invariant,
   payoutsMatchChain,
   query,
+  reorgedPayments,
   sequenceGaps,
   serverErrors,
+  tronPayoutsMatchChain,
 } from './checks';
 import { Cluster } from './cluster';
 import { Load } from './load';
 import { flakyCycle, MemorySampler, receivedOrder } from './monitors';
-import { Nemesis } from './nemesis';
+import { FAULT_KINDS, FaultKind, Nemesis } from './nemesis';
 import { SoakReport, writeReport } from './report';
 import { fundHotWallet, prepareMerchant } from './setup';
 
 /*
- * `npm run soak -- --minutes N [--seed S] [--results DIR]`: issue 27's chaos soak. The built API
+ * `npm run soak -- --minutes N [--seed S] [--faults kind,kind] [--results DIR]`: issue 27's chaos
+ * soak (--faults: the nemesis's kinds, all by default, see nemesis.ts). The built API
  * (two processes) and two built workers on the soak's own PostgreSQL and Redis, anvil behind an
  * RPC fault proxy and the fake TRON node, under a steady mixed load while a seeded nemesis
  * injects a fault every 20–60 s. Invariants are checked every 15 s and after a drain; the
@@ -42,6 +45,10 @@ const minutes = Number(option('minutes') ?? 30);
 if (!(minutes > 0)) throw new Error('--minutes must be a positive number');
 const seed = option('seed') ?? process.env.SOAK_SEED;
 const random = seed ? new SeededRandom(Number(seed)) : SeededRandom.fromEnvironment('SOAK_SEED');
+const faultKinds = (option('faults')?.split(',') ?? [...FAULT_KINDS]) as FaultKind[];
+for (const kind of faultKinds)
+  if (!FAULT_KINDS.includes(kind))
+    throw new Error(`--faults: no fault ${kind} (${FAULT_KINDS.join(', ')})`);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir =
   option('results') ?? join(__dirname, '..', '..', '..', 'test-results', 'soak', stamp);
@@ -71,29 +78,46 @@ async function buildCli(): Promise<CliProcess> {
 }
 
 async function main(): Promise<number> {
-  log(`chaos soak: ${minutes} min, seed ${random.seed}, results in ${resultsDir}`);
+  log(
+    `chaos soak: ${minutes} min, seed ${random.seed}, faults ${faultKinds.join(',')}, results in ${resultsDir}`,
+  );
   const cluster = new Cluster(join(resultsDir, 'logs'));
   const [steady, flaky] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
-  const cli = buildCli();
+  const cliStarted = Date.now();
+  let cliSeconds = 0;
+  const cli = buildCli().then((built) => {
+    cliSeconds = seconds(cliStarted);
+    return built;
+  });
   cli.catch(() => undefined);
   const memory = new MemorySampler(() => cluster.processes);
   const violations: SoakReport['violationsDuringRun'] = [];
   let stopFlaky = () => undefined as void;
   try {
     await cluster.prepare(log);
-    const merchant = await prepareMerchant(cluster, {
-      steady: `${steady.url}/hooks`,
-      flaky: `${flaky.url}/hooks`,
-    });
-    await cluster.startServices();
+    const merchant = await cluster.timed('merchant and chains marked new (in-process API)', () =>
+      prepareMerchant(cluster, {
+        steady: `${steady.url}/hooks`,
+        flaky: `${flaky.url}/hooks`,
+      }),
+    );
+    log('merchant ready');
+    await cluster.timed('two APIs and two workers booted (at once)', () => cluster.startServices());
     log('two APIs and two workers up');
-    await fundHotWallet(cluster);
-    log('hot wallet funded and booked');
+    await cluster.timed('hot wallets funded and booked (in-process CLI module)', () =>
+      fundHotWallet(cluster),
+    );
+    log('hot wallets funded and booked');
     const setupSeconds = seconds();
 
     const client = new ApiClient(cluster.apiPorts(), merchant.apiKey);
-    const load = new Load(client, cluster.devnet, new SeededRandom(random.seed ^ 0x2545f491));
-    const nemesis = new Nemesis(cluster, random, log);
+    const load = new Load(
+      client,
+      cluster.devnet,
+      cluster.tron,
+      new SeededRandom(random.seed ^ 0x2545f491),
+    );
+    const nemesis = new Nemesis(cluster, load, random, log, faultKinds);
     stopFlaky = flakyCycle(flaky);
     memory.start();
     const loadStart = Date.now();
@@ -147,6 +171,7 @@ async function main(): Promise<number> {
     };
     let drained = true;
     const builtCli = await cli;
+    const drainAfterCli = seconds(drainStart);
     try {
       await waitFor(
         async () => {
@@ -179,11 +204,16 @@ async function main(): Promise<number> {
     // The books against the chain, with nothing moving: the processes stopped first.
     const checksStart = Date.now();
     await Promise.allSettled(cluster.processes.map((process) => process.kill()));
+    // The fake node mines on: nothing more is broadcast, the checks read a chain standing still.
     const invariants: Invariant[] = [];
     invariants.push(...(await continuousChecks(url)));
     invariants.push(await creditedOnce(url, load.sessions));
+    invariants.push(await reorgedPayments(url, load.sessions));
     invariants.push(
       ...(await payoutsMatchChain(url, cluster.devnet, cluster.hot.address, merchant.id)),
+    );
+    invariants.push(
+      await tronPayoutsMatchChain(url, cluster.tron, cluster.tronHotKey, merchant.id),
     );
     const reconcile = await builtCli.run('treasury:reconcile');
     invariants.push({
@@ -245,7 +275,10 @@ async function main(): Promise<number> {
       [merchant.id],
     );
     const byKind: Record<string, number> = {};
-    for (const session of load.sessions) byKind[session.kind] = (byKind[session.kind] ?? 0) + 1;
+    for (const session of load.sessions) {
+      const key = `${session.network} ${session.kind}`;
+      byKind[key] = (byKind[key] ?? 0) + 1;
+    }
     const passed = invariants.every((invariant) => invariant.held) && violations.length === 0;
     const report: SoakReport = {
       seed: random.seed,
@@ -257,6 +290,11 @@ async function main(): Promise<number> {
         load: loadSeconds,
         drain: drainSeconds,
         checks: seconds(checksStart),
+      },
+      boot: {
+        ...cluster.boot,
+        'operator CLI build (beside the boot, awaited at the drain)': cliSeconds,
+        'drain: waiting for the CLI build': drainAfterCli,
       },
       passed,
       faults: nemesis.faults.map((fault) => ({
@@ -271,6 +309,12 @@ async function main(): Promise<number> {
         sessionsByKind: byKind,
         transfers: load.sessions.reduce((sum, session) => sum + session.sent.length, 0),
         payoutsCreated: load.payouts.length,
+        payoutsCreatedOnTron: load.payouts.filter((payout) => payout.network === 'TRON').length,
+        reorgedTransfers: load.sessions.flatMap((session) =>
+          session.sent
+            .filter((sent) => sent.reorg)
+            .map((sent) => ({ session: session.id, ...sent })),
+        ),
         refundsCreated: load.sessions.filter((session) => session.refundId).length,
         statuses: Object.fromEntries(statuses.map((row) => [`${row.what} ${row.status}`, row.n])),
         answers: client.answers.length,

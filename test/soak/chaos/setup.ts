@@ -6,7 +6,13 @@ import { DEVNET_ACCOUNTS } from '../../support/devnet';
 import { startPayoutsOnNewChain } from '../../support/payout-chain';
 import { forgetChain } from '../../support/chain-reset';
 import { startSweepsOnNewChain } from '../../support/sweep-env';
-import { startTronSweepsOnNewChain, tronAddressOf } from '../../support/tron-sweep-env';
+import {
+  startTronSweepsOnNewChain,
+  tronAddressOf,
+  tronTestKey,
+  TRX,
+} from '../../support/tron-sweep-env';
+import { sendTrx, stakeTrx } from '../tron-chain';
 import { TestApi, TestMerchant } from '../../support/test-app';
 import { waitFor } from '../../support/wait-for';
 import type { Cluster } from './cluster';
@@ -47,9 +53,23 @@ export async function prepareMerchant(
   }
 }
 
-/** The operator funds the hot wallet and the sweeper, and books it once a worker registered them. */
+const TRON_OPERATOR_KEY = tronTestKey('chaos soak tron operator');
+
+/**
+ * The operator funds the hot wallets, the sweeper and the TRON staking account (which stakes
+ * most of its TRX for the energy it lends the sweeps), and books it all once a worker
+ * registered them. TRON payouts are paid from what the sweeps bring to the TRON hot wallet.
+ */
 export async function fundHotWallet(cluster: Cluster): Promise<void> {
-  const { devnet, hot, sweeper } = cluster;
+  const { devnet, hot, sweeper, tron } = cluster;
+  const staking = tronAddressOf(cluster.stakingKey);
+  const tronHot = tronAddressOf(cluster.tronHotKey);
+  tron.setTrxBalance(tronAddressOf(TRON_OPERATOR_KEY), 2_000_000n * TRX);
+  const tronTxids = [
+    await sendTrx(tron, TRON_OPERATOR_KEY, staking, 1_100_000n * TRX),
+    await sendTrx(tron, TRON_OPERATOR_KEY, tronHot, 1_000n * TRX),
+  ];
+  tronTxids.push(await stakeTrx(tron, cluster.stakingKey, 1_000_000n * TRX));
   const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
   const hashes: string[] = [];
   for (const to of [hot.address, sweeper.address])
@@ -64,19 +84,22 @@ export async function fundHotWallet(cluster: Cluster): Promise<void> {
     await waitFor(
       async () => {
         const [{ n }] = await dataSource.query(
-          `SELECT (SELECT count(*) FROM hot_wallets WHERE network = 'ETHEREUM')
-                + (SELECT count(*) FROM treasury_wallets WHERE network = 'ETHEREUM' AND lower(address) = lower($1))
+          `SELECT (SELECT count(*) FROM hot_wallets WHERE network IN ('ETHEREUM', 'TRON'))
+                + (SELECT count(*) FROM treasury_wallets
+                    WHERE (network = 'ETHEREUM' AND lower(address) = lower($1))
+                       OR (network = 'TRON' AND address = $2))
                   AS n`,
-          [sweeper.address],
+          [sweeper.address, staking],
         );
-        return Number(n) === 2;
+        return Number(n) === 4;
       },
       300_000,
-      'a worker registered the ETHEREUM hot wallet and the sweeper',
+      'a worker registered the ETHEREUM and TRON hot wallets, the sweeper and the staking account',
     );
     await devnet.provider.waitForTransaction(hashes[hashes.length - 1]);
     const books = operator.get(FundingBooks);
     for (const hash of hashes) await books.book('ETHEREUM', hash);
+    for (const txid of tronTxids) await books.book('TRON', txid);
   } finally {
     await operator.close();
   }

@@ -1,4 +1,4 @@
-// npx ts-node bench/api/profile-summary.ts <file.cpuprofile> [top]
+// npx ts-node --transpile-only bench/api/profile-summary.ts <file.cpuprofile> [top]
 // Self time of a V8 CPU profile (npm run bench:api -- --cpu-prof) grouped three ways: by package
 // (or by our own source folder), by function, and inclusive time of our own functions.
 import fs from 'node:fs';
@@ -17,7 +17,9 @@ interface Profile {
 
 const [file, topArgument] = process.argv.slice(2);
 if (!file) {
-  console.error('Usage: npx ts-node bench/api/profile-summary.ts <file.cpuprofile> [top]');
+  console.error(
+    'Usage: npx ts-node --transpile-only bench/api/profile-summary.ts <file.cpuprofile> [top]',
+  );
   process.exit(2);
 }
 const top = Number(topArgument || 25);

@@ -5,8 +5,8 @@ import { useChainEnvironment } from '../support/chain-test-env';
 import { FakeTronNode } from '../support/fake-tron-node';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { forgetChain } from '../support/chain-reset';
+import { createSession, readSession, SESSIONS } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
 const PAYER = TronWeb.address.fromPrivateKey('1'.repeat(64)) as string;
 
@@ -39,27 +39,13 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
     environment?.restore();
   });
 
-  const createSession = async (amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'TRON',
-        })
-        .expect(201)
-    ).body;
-  const read = async (id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body;
-
   it('detects a TRC-20 payment to the pay address and marks the session Paid', async () => {
-    const session = await createSession('15');
+    const session = await createSession(api, merchant, { pricing_amount: '15', network: 'TRON' });
     const { txIds } = node.addTransferBlock([
       { contract: USDT, from: PAYER, to: session.pay_address, amount: 15_000_000n },
     ]);
     await watcher.scan('TRON');
-    const paid = await read(session.id);
+    const paid = await readSession(api, merchant, session.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '15', net_amount: '14.85' });
     expect(paid.transactions).toEqual([
       expect.objectContaining({
@@ -73,7 +59,7 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
   });
 
   it('finds the session by the TRON transaction id', async () => {
-    const session = await createSession('1');
+    const session = await createSession(api, merchant, { pricing_amount: '1', network: 'TRON' });
     const { txIds } = node.addTransferBlock([
       { contract: USDT, from: PAYER, to: session.pay_address, amount: 1_000_000n },
     ]);
@@ -83,22 +69,22 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
   });
 
   it('reverts a TRON payment whose block is replaced', async () => {
-    const session = await createSession('7');
+    const session = await createSession(api, merchant, { pricing_amount: '7', network: 'TRON' });
     const { blockNumber } = node.addTransferBlock([
       { contract: USDT, from: PAYER, to: session.pay_address, amount: 7_000_000n },
     ]);
     await watcher.scan('TRON');
-    expect((await read(session.id)).status).toBe('Paid');
+    expect((await readSession(api, merchant, session.id)).status).toBe('Paid');
     node.reorg(blockNumber);
     node.mineEmpty(2);
     await watcher.scan('TRON');
-    const reverted = await read(session.id);
+    const reverted = await readSession(api, merchant, session.id);
     expect(reverted).toMatchObject({ status: 'Pending', amount_received: '0' });
     expect(reverted.transactions[0].status).toBe('Reverted');
   });
 
   it('keeps scanning after the node comes back, counting nothing twice', async () => {
-    const session = await createSession('2');
+    const session = await createSession(api, merchant, { pricing_amount: '2', network: 'TRON' });
     await node.down('unavailable');
     await expect(watcher.scan('TRON')).rejects.toMatchObject({ kind: 'transient' });
     await node.up();
@@ -107,7 +93,7 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
     ]);
     await watcher.scan('TRON');
     await watcher.scan('TRON');
-    const paid = await read(session.id);
+    const paid = await readSession(api, merchant, session.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '2' });
     expect(paid.transactions).toHaveLength(1);
   });

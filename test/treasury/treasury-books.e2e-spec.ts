@@ -45,7 +45,7 @@ describe('Treasury books and reconciliation on a real chain', () => {
   let payAddress: string;
 
   beforeAll(async () => {
-    [devnet, cli] = await Promise.all([startDevnet(), CliProcess.build('treasury-books')]);
+    [devnet, cli] = await Promise.all([startDevnet(), CliProcess.shared()]);
     environment = useChainEnvironment(networksFileJsonOf([devnet.networkEntry(NETWORK)]), {
       WATCH_NETWORKS: NETWORK,
       DEPOSIT_SCAN_INTERVAL_MS: '200',

@@ -48,5 +48,10 @@ export function runBenchmark(name: string, main: (run: Run) => Promise<void>): v
       console.error('\n[bench] FAILED:', error instanceof Error ? error.message : error);
       process.exitCode = 1;
     })
-    .finally(stop);
+    .finally(() =>
+      stop().catch((error: unknown) => {
+        console.error('[bench] stopping:', error instanceof Error ? error.message : error);
+        process.exitCode = 1;
+      }),
+    );
 }

@@ -99,6 +99,69 @@ export class PayoutJournalRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Leases up to `limit` payouts of `payout`'s network and token that may be sent now, `payout`
+   * first if it is still due, then the oldest: their `next_attempt_at` moves `leaseMs` ahead, so
+   * neither another claim (of this worker or another) nor the reconciler takes them meanwhile. A
+   * lease only keeps claims from reading the chain for the same payouts: the claim transaction
+   * still locks each row and checks its status, and a worker that dies leaves a lease that just
+   * runs out (the reconciler sends the payouts again). SKIP LOCKED: two claims never wait on
+   * each other here, and each leases other rows. A refund's payout is leased alone, and never
+   * along with another: its sandbox decision may post to the ledger (SandboxFunding.decide), which
+   * must not happen while a claim holds other balances' locks.
+   */
+  async leaseSendable(
+    payout: PayoutRecord,
+    limit: number,
+    leaseMs: number,
+  ): Promise<PayoutRecord[]> {
+    return this.dataSource.query(
+      // In a CTE: TypeORM returns [rows, count] for a bare UPDATE ... RETURNING.
+      `WITH leased AS (
+       UPDATE payouts p SET next_attempt_at = now() + make_interval(secs => $5::double precision / 1000)
+         FROM (SELECT id FROM payouts
+                WHERE network = $1 AND token_contract = $2 AND status = 'Pending'
+                  AND (review_reason IS NULL OR reviewed_at IS NOT NULL) AND next_attempt_at <= now()
+                  AND (id = $3 OR (refund_id IS NULL AND $6::text IS NULL))
+                ORDER BY id = $3 DESC, next_attempt_at, id LIMIT $4
+                FOR UPDATE SKIP LOCKED) due
+        WHERE p.id = due.id
+        RETURNING p.*)
+       SELECT * FROM leased ORDER BY id = $3 DESC, created_at, id`,
+      [
+        payout.network,
+        payout.token_contract,
+        payout.id,
+        limit,
+        leaseMs,
+        (payout as PayoutRecord & { refund_id?: string | null }).refund_id ?? null,
+      ],
+    );
+  }
+
+  /** Ends the lease of payouts a claim left Pending without postponing them (due again now). */
+  async endLease(payoutIds: string[]): Promise<void> {
+    if (!payoutIds.length) return;
+    await this.dataSource.query(
+      `UPDATE payouts SET next_attempt_at = now() WHERE id = ANY($1::text[]) AND status = 'Pending'
+          AND pending_reason IS DISTINCT FROM 'awaiting_simulation'`,
+      [payoutIds],
+    );
+  }
+
+  /**
+   * Locks the payouts among `payoutIds` that may be sent: Pending, approved if reviewed. In id
+   * order, as every path that locks several payouts does, so two claims never deadlock.
+   */
+  async lockSendableMany(manager: EntityManager, payoutIds: string[]): Promise<PayoutRecord[]> {
+    return manager.query(
+      `SELECT * FROM payouts WHERE id = ANY($1::text[]) AND status = 'Pending'
+          AND (review_reason IS NULL OR reviewed_at IS NOT NULL)
+        ORDER BY id FOR UPDATE`,
+      [payoutIds],
+    );
+  }
+
   /** Payout ids the reconciler must (re-)enqueue: sendable now, oldest first. */
   async dueForSending(limit: number): Promise<string[]> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
@@ -339,6 +402,117 @@ export class PayoutJournalRepository {
       );
       return candidate;
     }
+  }
+
+  /**
+   * `payoutIds.length` nonces for these payouts, in that order, from `from` on: consecutive but
+   * for nonces still held by payouts in flight (skipped, as `assignNonce` skips them). One
+   * statement for the lot; moves the wallet's next nonce past the last. The caller holds the
+   * wallet row's lock, under which no other nonce is handed out, so every nonce planned is free
+   * when inserted; if one were not, the whole claim rolls back (nothing signed is kept).
+   */
+  async assignNonces(
+    manager: EntityManager,
+    network: string,
+    address: string,
+    from: number,
+    payoutIds: string[],
+  ): Promise<number[]> {
+    const held: Array<{ nonce: string }> = await manager.query(
+      `SELECT n.nonce FROM payout_nonces n JOIN payouts p ON p.id = n.payout_id
+        WHERE n.network = $1 AND n.wallet_address = $2 AND n.nonce >= $3 AND p.status = 'Processing'`,
+      [network, address, from],
+    );
+    const taken = new Set(held.map((row) => Number(row.nonce)));
+    const nonces: number[] = [];
+    for (let candidate = from; nonces.length < payoutIds.length; candidate++) {
+      if (!taken.has(candidate)) nonces.push(candidate);
+    }
+    const assigned: Array<{ nonce: string; previous: string | null }> = await manager.query(
+      `WITH wanted AS (
+         SELECT * FROM unnest($3::bigint[], $4::text[]) AS w(nonce, payout_id)),
+       previous AS (
+         SELECT n.nonce, n.payout_id FROM payout_nonces n JOIN wanted w ON w.nonce = n.nonce
+          WHERE n.network = $1 AND n.wallet_address = $2)
+       INSERT INTO payout_nonces (network, wallet_address, nonce, payout_id)
+       SELECT $1, $2, nonce, payout_id FROM wanted
+       ON CONFLICT (network, wallet_address, nonce) DO UPDATE
+         SET payout_id = EXCLUDED.payout_id, created_at = now()
+         WHERE NOT EXISTS (SELECT 1 FROM payouts p
+                            WHERE p.id = payout_nonces.payout_id AND p.status = 'Processing')
+       RETURNING nonce, (SELECT payout_id FROM previous WHERE previous.nonce = payout_nonces.nonce) AS previous`,
+      [network, address, nonces, payoutIds],
+    );
+    if (assigned.length !== nonces.length) {
+      throw new Error(
+        `Nonces ${nonces.join(', ')} of ${network} ${address}: ${nonces.length - assigned.length} held by payouts in flight`,
+      );
+    }
+    for (const row of assigned) {
+      if (!row.previous) continue;
+      this.logger.warn(
+        { network, nonce: Number(row.nonce), previousPayoutId: row.previous },
+        'Nonce of a finished payout handed out again: the chain was reset or the node lags',
+      );
+    }
+    await manager.query(
+      `UPDATE hot_wallets SET next_nonce = $3, updated_at = now() WHERE network = $1 AND address = $2`,
+      [network, address, nonces[nonces.length - 1] + 1],
+    );
+    return nonces;
+  }
+
+  /**
+   * Stores the first signed transaction of each of these Pending payouts (locked by the caller),
+   * before any is broadcast, and makes each the payout's tx_hash and the payout Processing, with
+   * its event: `insertAttempt` for many, in three statements and one event write per payout.
+   */
+  async insertFirstAttempts(
+    manager: EntityManager,
+    payouts: PayoutRecord[],
+    walletAddress: string,
+    signed: SignedTransfer[],
+  ): Promise<PayoutAttempt[]> {
+    const network = payouts[0].network;
+    const attempts: PayoutAttempt[] = await manager.query(
+      `INSERT INTO payout_attempts
+         (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
+          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose)
+       SELECT v.payout_id,
+              COALESCE((SELECT max(a.attempt_number) FROM payout_attempts a
+                         WHERE a.payout_id = v.payout_id), 0) + 1,
+              $1, $2, v.nonce, v.tx_hash, v.raw_transaction, v.max_fee_per_gas,
+              v.max_priority_fee_per_gas, v.gas_limit, v.expires_at, 'Signed', 'transfer'
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::numeric[],
+                     $8::numeric[], $9::numeric[], $10::timestamptz[])
+              AS v(payout_id, nonce, tx_hash, raw_transaction, max_fee_per_gas,
+                   max_priority_fee_per_gas, gas_limit, expires_at)
+       RETURNING *`,
+      [
+        network,
+        walletAddress,
+        payouts.map((payout) => payout.id),
+        signed.map((transfer) => transfer.nonce),
+        signed.map((transfer) => transfer.txHash),
+        signed.map((transfer) => transfer.rawTransaction),
+        signed.map((transfer) => transfer.fees?.maxFeePerGas.toString() ?? null),
+        signed.map((transfer) => transfer.fees?.maxPriorityFeePerGas.toString() ?? null),
+        signed.map((transfer) => transfer.gasLimit?.toString() ?? null),
+        signed.map((transfer) => transfer.expiresAt),
+      ],
+    );
+    await manager.query(
+      `UPDATE payouts p SET status = 'Processing', tx_hash = v.tx_hash, pending_reason = NULL,
+              updated_at = now()
+         FROM unnest($1::text[], $2::text[]) AS v(id, tx_hash)
+        WHERE p.id = v.id`,
+      [payouts.map((payout) => payout.id), signed.map((transfer) => transfer.txHash)],
+    );
+    for (const payout of payouts) {
+      await this.events.statusChanged(manager, payout.id, 'Pending');
+    }
+    const byPayout = new Map(attempts.map((attempt) => [attempt.payout_id, attempt]));
+    return payouts.map((payout) => byPayout.get(payout.id)!);
   }
 
   /**

@@ -3,6 +3,7 @@ import { parseUnits } from 'ethers';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig, formatAmount } from '@app/common';
 import {
+  ChainError,
   EvmFees,
   EvmPayoutTransport,
   HotWalletKey,
@@ -127,6 +128,33 @@ export class PayoutSigner {
   }
 
   /**
+   * `evmInput` for a claim of several payouts: the fee suggestion and the node's nonce read once,
+   * the gas estimated per payout (its recipient's state decides), all at once. A payout whose
+   * estimate fails gets its error instead (it waits; the others are signed).
+   */
+  async evmInputs(
+    payouts: PayoutRecord[],
+    key: HotWalletKey,
+  ): Promise<Array<EvmSigningInput | ChainError>> {
+    if (!payouts.length) return [];
+    const network = payouts[0].network;
+    const transport = this.evm(network);
+    const [suggested, nodeNonce, gasLimits] = await Promise.all([
+      this.currentFees(network, transport),
+      transport.transactionCount(key.address, 'pending'),
+      Promise.allSettled(
+        payouts.map((payout) => transport.estimateTransferGas(key.address, transferOrder(payout))),
+      ),
+    ]);
+    const fees = this.cappedFees(network as NetworkName, suggested);
+    return gasLimits.map((estimate) => {
+      if (estimate.status === 'fulfilled') return { fees, gasLimit: estimate.value, nodeNonce };
+      if (estimate.reason instanceof ChainError) return estimate.reason;
+      throw estimate.reason;
+    });
+  }
+
+  /**
    * The node's fee suggestion, shared by the sends of one moment: it changes once a block, and a
    * burst of payouts would otherwise ask for it once each.
    */
@@ -173,6 +201,44 @@ export class PayoutSigner {
       gasLimit: input.gasLimit,
     });
     return this.journal.insertAttempt(manager, payout, key.address, signed);
+  }
+
+  /**
+   * First signatures of several Pending payouts of one network (rows locked by the caller, the
+   * wallet row too): consecutive nonces from max(stored next nonce, node's count), each payout
+   * signed and all stored with their nonces in this transaction, before any broadcast. Signing
+   * is local (a cached key, no I/O), so the wallet lock is held for the statements and the CPU.
+   */
+  async journalEvmFirstSignatures(
+    manager: EntityManager,
+    claims: Array<{ payout: PayoutRecord; input: EvmSigningInput }>,
+    key: HotWalletKey,
+  ): Promise<PayoutAttempt[]> {
+    const network = claims[0].payout.network;
+    const stored = await this.journal.lockWalletNonce(manager, network, key.address);
+    const nodeNonce = Math.max(...claims.map((claim) => claim.input.nodeNonce));
+    // The database is the authority; the node only raises it (transactions sent from elsewhere).
+    const nonces = await this.journal.assignNonces(
+      manager,
+      network,
+      key.address,
+      Math.max(stored ?? 0, nodeNonce),
+      claims.map((claim) => claim.payout.id),
+    );
+    const transport = this.evm(network);
+    const signed = claims.map((claim, index) =>
+      transport.sign(key, transferOrder(claim.payout), {
+        nonce: nonces[index],
+        fees: claim.input.fees,
+        gasLimit: claim.input.gasLimit,
+      }),
+    );
+    return this.journal.insertFirstAttempts(
+      manager,
+      claims.map((claim) => claim.payout),
+      key.address,
+      signed,
+    );
   }
 
   /** Same nonce, higher fees: whichever of the payout's attempts is mined completes it. */

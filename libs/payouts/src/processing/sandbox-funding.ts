@@ -24,6 +24,16 @@ export interface RealFunds {
   onChain: Decimal;
 }
 
+/** One claim's view of its balances: real funds read once, and what it signs from each. */
+export interface SandboxClaim {
+  funds: Map<string, RealFunds>;
+  signed: Map<string, Decimal>;
+}
+
+export function newSandboxClaim(): SandboxClaim {
+  return { funds: new Map(), signed: new Map() };
+}
+
 /** The SQL pattern of a simulated transaction hash (a payout completed by a test helper). */
 const SIMULATED_HASH = `${SIMULATED_TX_HASH_PREFIX}%`;
 
@@ -100,6 +110,58 @@ export class SandboxFunding {
       'Payout funded by simulated money waits for a test helper',
     );
     return 'awaiting_simulation';
+  }
+
+  /**
+   * For a claim of several payouts (none a refund's: those are claimed alone, through `decide`):
+   * locks each of their balances once, in key order, so two claims never wait on each other's
+   * balances crosswise. The caller takes these before the hot wallet's lock, as `decide` is.
+   */
+  async lockBalances(manager: EntityManager, payouts: PayoutRecord[]): Promise<void> {
+    const keys = [...new Set(payouts.map(balanceKey))].sort();
+    for (const key of keys) {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `payouts.sandbox_funding:${key}`,
+      ]);
+    }
+  }
+
+  /**
+   * `decide` for a payout of a claim of several, its balance locked by `lockBalances`: the
+   * balance's real funds are read once per claim, and what the claim signs from it before this
+   * payout (`signed`, updated by the caller as it signs) counts as on chain, as it will once
+   * committed: two payouts of one balance in one claim are never covered by the same money.
+   */
+  async decideInClaim(
+    manager: EntityManager,
+    payout: PayoutRecord,
+    claim: SandboxClaim,
+  ): Promise<Exclude<SandboxFundingDecision, 'completed_simulated'>> {
+    const key = balanceKey(payout);
+    let funds = claim.funds.get(key);
+    if (!funds) {
+      funds = await this.realFunds(manager, payout);
+      claim.funds.set(key, funds);
+    }
+    const signed = claim.signed.get(key) ?? new Decimal(0);
+    if (funds.onChain.plus(signed).plus(payout.amount).lte(funds.realIn)) return 'on_chain';
+    await this.journal.awaitSimulation(manager, payout.id);
+    this.logger.log(
+      {
+        payoutId: payout.id,
+        amount: payout.amount,
+        realIn: funds.realIn.toFixed(),
+        onChain: funds.onChain.plus(signed).toFixed(),
+      },
+      'Payout funded by simulated money waits for a test helper',
+    );
+    return 'awaiting_simulation';
+  }
+
+  /** The claim signs `payout`: its amount counts against its balance for the claim's next ones. */
+  claimSigns(claim: SandboxClaim, payout: PayoutRecord): void {
+    const key = balanceKey(payout);
+    claim.signed.set(key, (claim.signed.get(key) ?? new Decimal(0)).plus(payout.amount));
   }
 
   /**

@@ -7,8 +7,8 @@ import { CliProcess, CliResult } from '../support/cli-process';
 import { DEVNET_ACCOUNTS, DEVNET_CHAIN_ID, Devnet, startDevnet } from '../support/devnet';
 import { ChainIdDevnet, devnetNetworksFileJson, rawTransaction } from '../support/devnet-networks';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { createSession, readSession, SESSIONS } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 const UNMATCHED = '/v1/unmatched-transfers';
 // More than one: every tick rescans the last CONFIRMATIONS blocks, so the suite sees the same
 // transfers found again and again, as the watcher does on a real chain.
@@ -17,14 +17,6 @@ const BSC_TESTNET_CHAIN_ID = 97;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UTX_ID = /^utx_[A-Za-z0-9]{22}$/;
 const PAYER = DEVNET_ACCOUNTS.payer.address;
-
-interface Session {
-  id: string;
-  status: string;
-  amount_received: string;
-  pay_address: string;
-  transactions: Array<{ amount: string; status: string; tx_hash: string }>;
-}
 
 interface Unmatched {
   id: string;
@@ -50,7 +42,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     [ethereum, bsc, cli] = await Promise.all([
       startDevnet(),
       ChainIdDevnet.start(BSC_TESTNET_CHAIN_ID),
-      CliProcess.build('unmatched'),
+      CliProcess.shared(),
     ]);
     environment = useChainEnvironment(
       devnetNetworksFileJson({
@@ -94,28 +86,6 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     await bsc.devnet.mine(CONFIRMATIONS - 1);
     await scan();
   };
-  const createSession = async (
-    merchant: TestMerchant,
-    amount: string,
-    subMerchantCode?: string,
-  ): Promise<Session> =>
-    (
-      await api
-        .post(
-          SESSIONS,
-          merchant,
-          {
-            pricing_amount: amount,
-            pricing_currency: 'USD',
-            currency: 'USDT',
-            network: 'ETHEREUM',
-          },
-          subMerchantCode ? { 'X-Sub-Merchant-Code': subMerchantCode } : {},
-        )
-        .expect(201)
-    ).body as Session;
-  const readSession = async (merchant: TestMerchant, id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
   const list = async (merchant: TestMerchant, query = '') =>
     (await api.get(`${UNMATCHED}${query}`, merchant).expect(200)).body as Unmatched[];
   const json = (result: CliResult): unknown => {
@@ -126,12 +96,12 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
   it('records a payment on the wrong network, credits nothing, and shows it to its merchant only', async () => {
     const merchant = await api.createMerchant({ name: 'Wrong Network Shop' });
     const stranger = await api.createMerchant({ name: 'Someone Else' });
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     // The customer's wallet was on BSC: same address, other chain.
     const sent = await bsc.transfer('USDT', session.pay_address, '10');
     await settle();
 
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '0',
       transactions: [],
@@ -171,11 +141,11 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
   it('records the other stablecoin on the right network as wrong_token', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const sent = await ethereum.transfer('USDC', session.pay_address, '10');
     await settle();
 
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '0',
       transactions: [],
@@ -194,10 +164,10 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
   it('credits a session once and records a second payment to it, once Paid, as session_already_paid', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const first = await ethereum.transfer('USDT', session.pay_address, '10');
     await settle();
-    expect(await readSession(merchant, session.id)).toMatchObject({ status: 'Paid' });
+    expect(await readSession(api, merchant, session.id)).toMatchObject({ status: 'Paid' });
     // The trailing rescan finds the session's own payment again: still the session's own.
     await scan();
     await scan();
@@ -205,7 +175,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
     const second = await ethereum.transfer('USDT', session.pay_address, '4.5');
     await settle();
-    const paid = await readSession(merchant, session.id);
+    const paid = await readSession(api, merchant, session.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '10' });
     expect(paid.transactions).toEqual([
       expect.objectContaining({ tx_hash: first.txHash, amount: '10', status: 'Confirmed' }),
@@ -293,7 +263,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
   it('ignores zero-value transfers entirely (address poisoning)', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const { address: poolAddress } = await api.app.get(PayAddressPool).next('EVM');
     const before = {
       unmatched: await api.count('unmatched_transfers'),
@@ -314,7 +284,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     for (const transfer of sent) {
       expect(await api.count('unmatched_transfers', 'tx_hash = $1', [transfer.txHash])).toBe(0);
     }
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       transactions: [],
     });
@@ -324,8 +294,13 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
   it('scopes lists by sub-merchant like session lists, and filters them', async () => {
     const psp = await api.createMerchant({ kind: 'psp', name: 'PayCo' });
     await api.post('/v1/sub-merchants', psp, { code: 'shop-a', name: 'Shop A' }).expect(201);
-    const own = await createSession(psp, '5');
-    const ofShop = await createSession(psp, '6', 'shop-a');
+    const own = await createSession(api, psp, { pricing_amount: '5' });
+    const ofShop = await createSession(
+      api,
+      psp,
+      { pricing_amount: '6' },
+      { 'X-Sub-Merchant-Code': 'shop-a' },
+    );
     await bsc.transfer('USDT', own.pay_address, '5');
     await settle();
     await bsc.transfer('USDT', ofShop.pay_address, '6');
@@ -369,7 +344,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
   it('records each transfer once however often the same blocks are scanned', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '3');
+    const session = await createSession(api, merchant, { pricing_amount: '3' });
     const sent = await bsc.transfer('USDT', session.pay_address, '3');
     await settle();
     const [recorded] = await list(merchant);
@@ -389,7 +364,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
 
   it('reverts an unmatched transfer a reorg dropped and reopens it when it is mined again', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '8');
+    const session = await createSession(api, merchant, { pricing_amount: '8' });
     const snapshot = await bsc.devnet.snapshot();
     const sent = await bsc.transfer('USDT', session.pay_address, '8');
     const raw = await rawTransaction(bsc.provider, sent.txHash);
@@ -416,7 +391,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
       status: 'detected',
       block_number: receipt?.blockNumber,
     });
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '0',
     });
@@ -424,10 +399,10 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
   // After the CLI test: its list of every reason predates this one.
   it('records a payment to a session with a live refund as session_refunded, crediting nothing', async () => {
     const merchant = await api.createMerchant({ name: 'Refunding Shop' });
-    const session = await createSession(merchant, '20');
+    const session = await createSession(api, merchant, { pricing_amount: '20' });
     await ethereum.transfer('USDT', session.pay_address, '10');
     await settle();
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '10',
     });
@@ -447,7 +422,7 @@ describe('Unmatched transfers on real EVM chains (one anvil as ETHEREUM, one as 
     await settle();
 
     // Not credited: the session would be Paid while its refund goes out.
-    expect(await readSession(merchant, session.id)).toMatchObject({
+    expect(await readSession(api, merchant, session.id)).toMatchObject({
       status: 'Pending',
       amount_received: '10',
     });

@@ -5,6 +5,7 @@
  * its classes run over one pg connection (the app's CallbackQueryClient), no HTTP.
  */
 import { randomInt } from 'node:crypto';
+import type { QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../libs/common/src';
 import { queryList } from '../../libs/common/src/pagination/list-query';
@@ -29,6 +30,28 @@ export interface Timing {
   max_ms: number;
   /** Rows a retention batch deleted, on average. */
   rows_per_batch?: number;
+}
+
+/** What one DELETE_OLD_EVENTS_BATCH statement answers. */
+interface EventsBatch {
+  events: number;
+  deliveries: number;
+  attempts: number;
+  last_created_at: string | null;
+  last_id: string;
+}
+
+/** A list's plan as run once: pages of 8 kB it touched, and PostgreSQL's own execution time. */
+export interface PlanFigure {
+  name: string;
+  /** Shared buffers hit plus read, over the call's statements: what grows if a plan scans. */
+  buffers: number;
+  execution_ms: number;
+}
+
+interface ExplainedPlan {
+  Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+  'Execution Time': number;
 }
 
 export interface Sizes {
@@ -84,25 +107,33 @@ export class Measurements {
   ) {
     this.db = new CallbackQueryClient({ connectionString: url });
     this.runner = {
-      query: async (sql: string, params?: unknown[]) => (await this.db.query(sql, params)).rows,
+      query: (sql: string, params?: unknown[]) => this.select(sql, params),
     } as unknown as DataSource & EntityManager;
+  }
+
+  /** The rows of one statement (the client's promise-mode query is typed `never`). */
+  private async select<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const result: QueryResult = await this.db.query(sql, params);
+    return result.rows as T[];
   }
 
   connect = () => this.db.connect();
   end = () => this.db.end();
 
   async sizes(): Promise<Sizes> {
-    const { rows } = await this.db.query(
+    const rows = await this.select<Sizes>(
       `SELECT (SELECT count(*) FROM events)::int AS events,
               (SELECT count(*) FROM webhook_deliveries)::int AS deliveries,
               (SELECT count(*) FROM webhook_attempts)::int AS attempts,
               (SELECT count(*) FROM checkout_sessions)::int AS sessions`,
     );
-    return rows[0] as Sizes;
+    return rows[0];
   }
 
   async databaseBytes(): Promise<number> {
-    const { rows } = await this.db.query(`SELECT pg_database_size(current_database()) AS bytes`);
+    const rows = await this.select<{ bytes: string }>(
+      `SELECT pg_database_size(current_database()) AS bytes`,
+    );
     return Number(rows[0].bytes);
   }
 
@@ -111,7 +142,7 @@ export class Measurements {
    * those): rows spread over the whole table, cold ones included, for a fraction of a scan.
    */
   private async sample(table: string, column: string, count: number): Promise<string[]> {
-    const { rows } = await this.db.query(
+    const rows = await this.select<{ value: string }>(
       `SELECT ${column}::text AS value FROM ${table}
          TABLESAMPLE SYSTEM ((SELECT least(100, 100 * $1 / greatest(reltuples, 1))
                                 FROM pg_class WHERE oid = '${table}'::regclass))
@@ -119,7 +150,7 @@ export class Measurements {
       [count],
     );
     if (!rows.length) throw new Error(`Nothing to sample in ${table}`);
-    return rows.map((row: { value: string }) => row.value);
+    return rows.map((row) => row.value);
   }
 
   /** The outbox's and the dispatcher's writes, on objects and deliveries picked at random. */
@@ -202,27 +233,61 @@ export class Measurements {
   }
 
   /**
+   * Each list's call once more with every SELECT explained (EXPLAIN ANALYZE, BUFFERS): the pages a
+   * call touches do not depend on how busy the machine is, so they say whether a list stays flat
+   * where a shared machine's timings cannot.
+   */
+  async plans(): Promise<PlanFigure[]> {
+    const figures: PlanFigure[] = [];
+    for (const scenario of await scenarios(this.db, MERCHANT_ID)) {
+      const direct = scenario.direct;
+      if (!direct) continue;
+      const figure = { name: scenario.name, buffers: 0, execution_ms: 0 };
+      const explaining = {
+        query: async (sql: string, params?: unknown[]) => {
+          if (/^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE)\b/i.test(sql)) {
+            const [row] = await this.select<{ 'QUERY PLAN': ExplainedPlan[] }>(
+              `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+              params,
+            );
+            const [plan] = row['QUERY PLAN'];
+            figure.buffers += plan.Plan['Shared Hit Blocks'] + plan.Plan['Shared Read Blocks'];
+            figure.execution_ms += plan['Execution Time'];
+          }
+          return this.select(sql, params);
+        },
+      };
+      await queryList(explaining, direct.spec, direct.page);
+      figures.push({ ...figure, execution_ms: round(figure.execution_ms) });
+    }
+    return figures;
+  }
+
+  /**
    * The retention job's two statements, committed for real, `batches` times each: attempts past
    * 30 days, then events past 90 days walked oldest first (as DataRetention does).
    */
   async retention(batchSize: number, batches: number): Promise<Timing[]> {
     const cutoff = async (days: number) =>
-      (await this.db.query(`SELECT (now() - make_interval(days => $1))::text AS c`, [days])).rows[0]
-        .c as string;
+      (
+        await this.select<{ c: string }>(`SELECT (now() - make_interval(days => $1))::text AS c`, [
+          days,
+        ])
+      )[0].c;
     const attemptsCutoff = await cutoff(30);
     let attemptsDeleted = 0;
     const attempts = await timed(0, batches, nothing, async () => {
-      const { rows } = await this.db.query(DELETE_OLD_WEBHOOK_ATTEMPTS, [
+      const rows = await this.select<{ deleted: number }>(DELETE_OLD_WEBHOOK_ATTEMPTS, [
         attemptsCutoff,
         batchSize,
       ]);
-      attemptsDeleted += rows[0].deleted as number;
+      attemptsDeleted += rows[0].deleted;
     });
     const eventsCutoff = await cutoff(90);
     let position = { createdAt: '-infinity', id: '' };
     let eventsDeleted = 0;
     const eventsBatches = await timed(0, batches, nothing, async () => {
-      const { rows } = await this.db.query(DELETE_OLD_EVENTS_BATCH, [
+      const rows = await this.select<EventsBatch>(DELETE_OLD_EVENTS_BATCH, [
         eventsCutoff,
         position.createdAt,
         position.id,

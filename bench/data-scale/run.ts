@@ -1,6 +1,6 @@
 // npm run bench:data-scale [-- options]: write, list and retention latency with 10 M events,
 // 30 M webhook attempts and 10 M sessions, in a database of its own, dropped at the end.
-// See bench/README.md and docs/performance.md ("Data at scale").
+// Figures and the decisions they support: docs/performance.md ("Data at scale").
 import { statfsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,9 +11,11 @@ import { describeMachine, gitDescription } from '../deposits/report';
 import { RESULTS_DIR, ROOT } from '../deposits/settings';
 import { seedPayouts, seedSessions } from '../lists/seed';
 import { fullMachineLine, quietness, quietnessWarnings } from '../payouts/report';
-import { Measurements, Sizes, Timing } from './measure';
+import { Measurements, PlanFigure, Sizes, Timing } from './measure';
 import {
   ATTEMPTS_PER_DELIVERY,
+  DATABASE,
+  DATABASE_URL,
   MERCHANT_ID,
   buildIndexes,
   dropSecondaryIndexes,
@@ -22,9 +24,6 @@ import {
   seedMerchant,
 } from './seed';
 
-// Its own database, whatever DATABASE_URL says: the tests' and a developer's are never touched.
-const DATABASE = 'payments_bench_data_scale';
-const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 const SLICE = 1_000_000; // rows of a table per INSERT statement
 const PAYOUTS = 10_000; // what the list scenarios look for; payouts are not the subject here
 const TARGET_P99_MS = 10;
@@ -96,6 +95,7 @@ interface Stage {
   database_bytes: number;
   seconds_to_seed: number;
   timings: Timing[];
+  plans: PlanFigure[];
 }
 
 async function measureStage(name: string, seededIn: number): Promise<Stage> {
@@ -109,6 +109,7 @@ async function measureStage(name: string, seededIn: number): Promise<Stage> {
         `${sizes.attempts.toLocaleString('en-US')} attempts, ` +
         `${sizes.sessions.toLocaleString('en-US')} sessions, ${gib(bytes)} GiB`,
     );
+    const plans = await measure.plans();
     const timings = [
       ...(await measure.lists()),
       ...(await measure.writes()),
@@ -117,7 +118,7 @@ async function measureStage(name: string, seededIn: number): Promise<Stage> {
     ];
     for (const timing of timings)
       step(`  ${timing.name}: p50 ${timing.p50_ms}, p99 ${timing.p99_ms} ms`);
-    return { name, sizes, database_bytes: bytes, seconds_to_seed: seededIn, timings };
+    return { name, sizes, database_bytes: bytes, seconds_to_seed: seededIn, timings, plans };
   } finally {
     await measure.end();
   }
@@ -207,6 +208,23 @@ function markdown(stages: Stage[]): string {
   return [...header, ...rows].join('\n');
 }
 
+/** Pages each list touched at both sizes: flat here is flat on any machine. */
+function planTable(stages: Stage[]): string {
+  const [small, large] = stages;
+  const rows = large.plans.map((plan, index) => {
+    const before = small.plans[index];
+    return (
+      `| ${plan.name} | ${before.buffers} | ${before.execution_ms.toFixed(2)} | ` +
+      `${plan.buffers} | ${plan.execution_ms.toFixed(2)} |`
+    );
+  });
+  return [
+    `| list | pages, ${label(small)} | executed ms | pages, ${label(large)} | executed ms |`,
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n');
+}
+
 function label(stage: Stage): string {
   const millions = (n: number) =>
     n >= 1_000_000
@@ -260,7 +278,7 @@ async function main(): Promise<void> {
     ...quietnessWarnings(quietAtStart, 'start'),
     ...quietnessWarnings(quietAtEnd, 'end'),
   ];
-  const table = markdown(stages);
+  const table = `${markdown(stages)}\n\n${planTable(stages)}`;
   const summary = [
     `${fullMachineLine(machine, quietAtStart)}`,
     ...warnings.map((warning) => `WARNING: ${warning}`),

@@ -7,6 +7,9 @@
 import type { Client } from 'pg';
 import type { SeedRunner } from '../lists/seed';
 
+// Its own database, whatever DATABASE_URL says: the tests' and a developer's are never touched.
+export const DATABASE = 'payments_bench_data_scale';
+export const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 export const MERCHANT_ID = 'mer_bench_data_scale';
 export const ENDPOINT_ID = 'we_bench_data_scale';
 /** Older than the events' retention (90 days) by a month: a third of the events are past it. */

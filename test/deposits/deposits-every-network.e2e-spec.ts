@@ -24,6 +24,7 @@ import {
 import { FakeTronNode } from '../support/fake-tron-node';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { CheckoutSession, createSession, readSession } from '../support/sessions-api';
 
 /*
  * Every network of the registry paid end to end through the API: each EVM network on its own
@@ -37,7 +38,6 @@ import { waitFor } from '../support/wait-for';
  * units and the merchant's balance.
  */
 
-const SESSIONS = '/v1/checkout/sessions';
 const REGISTRY = MAINNET_NETWORKS;
 const CONFIRMATIONS = 2;
 const PRICE = '12.345678';
@@ -63,20 +63,6 @@ const PAIRS: Pair[] = NETWORK_NAMES.flatMap((network) =>
     return token ? [{ network, currency, decimals: token.decimals }] : [];
   }),
 );
-
-interface Session {
-  id: string;
-  status: string;
-  amount: string;
-  amount_received: string;
-  fee_amount: string;
-  net_amount: string;
-  currency: string;
-  network: string;
-  currency_contract: string;
-  pay_address: string;
-  transactions: Array<{ amount: string; status: string; tx_hash: string; network: string }>;
-}
 
 interface TransferRow {
   network: string;
@@ -201,26 +187,13 @@ describe('Deposits on every network of the registry (anvil per EVM network, fake
   });
 
   const chainOf = (network: NetworkName) => chains.get(network) as TestChain;
-  const createSession = async (merchant: TestMerchant, pair: Pair, amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: pair.currency,
-          network: pair.network,
-        })
-        .expect(201)
-    ).body as Session;
-  const read = async (merchant: TestMerchant, id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
   /** Scans the session's network until the session is Paid. */
-  const scanUntilPaid = async (merchant: TestMerchant, session: Session) => {
+  const scanUntilPaid = async (merchant: TestMerchant, session: CheckoutSession) => {
     let latest = session;
     await waitFor(
       async () => {
         await watcher.scan(session.network as NetworkName);
-        latest = await read(merchant, session.id);
+        latest = await readSession(api, merchant, session.id);
         return latest.status === 'Paid';
       },
       SCAN_TIMEOUT_MS,
@@ -303,7 +276,11 @@ describe('Deposits on every network of the registry (anvil per EVM network, fake
       const chain = chainOf(pair.network);
       const token = chain.tokens[pair.currency] as { contract: string; decimals: number };
       const merchant = await api.createMerchant();
-      const session = await createSession(merchant, pair, PRICE);
+      const session = await createSession(api, merchant, {
+        pricing_amount: PRICE,
+        currency: pair.currency,
+        network: pair.network,
+      });
       expect(session).toMatchObject({
         status: 'Pending',
         amount: PRICE,
@@ -314,7 +291,7 @@ describe('Deposits on every network of the registry (anvil per EVM network, fake
 
       const txHash = await chain.pay(pair.currency, session.pay_address, PRICE);
       await watcher.scan(pair.network);
-      const seen = await read(merchant, session.id);
+      const seen = await readSession(api, merchant, session.id);
       expect(seen).toMatchObject({ status: 'Pending', amount_received: '0' });
       expect(seen.transactions).toEqual([
         expect.objectContaining({
@@ -368,7 +345,11 @@ describe('Deposits on every network of the registry (anvil per EVM network, fake
     async (pair) => {
       const chain = chainOf(pair.network);
       const merchant = await api.createMerchant();
-      const session = await createSession(merchant, pair, PRICE);
+      const session = await createSession(api, merchant, {
+        pricing_amount: PRICE,
+        currency: pair.currency,
+        network: pair.network,
+      });
       // One base unit over the price, split so that one part uses all 18 decimals.
       const first = await chain.pay(pair.currency, session.pay_address, '12.000000000000000001');
       const second = await chain.pay(pair.currency, session.pay_address, '0.345678');

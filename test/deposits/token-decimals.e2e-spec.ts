@@ -8,20 +8,12 @@ import { forgetChain } from '../support/chain-reset';
 import { useChainEnvironment } from '../support/chain-test-env';
 import { DEVNET_TOKEN_DECIMALS, Devnet, startDevnet } from '../support/devnet';
 import { RpcProxy, rpcResultReply } from '../support/rpc-proxy';
-import { TestApi, TestMerchant } from '../support/test-app';
+import { TestApi } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { createSession, readSession } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 // What an operator might type for USDT when copying BSC's entry: the devnet token has 6.
 const WRONG_DECIMALS = 18;
-
-interface Session {
-  id: string;
-  status: string;
-  amount_received: string;
-  pay_address: string;
-  transactions: Array<{ amount: string; status: string }>;
-}
 
 describe('Token decimals checked against the contract (anvil ERC-20 with 6 decimals)', () => {
   let devnet: Devnet;
@@ -74,24 +66,6 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     api = await TestApi.start();
     return api;
   };
-  const createSession = async (
-    app: TestApi,
-    merchant: TestMerchant,
-    amount: string,
-    currency = 'USDT',
-  ) =>
-    (
-      await app
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency,
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as Session;
-  const read = async (app: TestApi, merchant: TestMerchant, id: string) =>
-    (await app.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
   const transactionsOf = (app: TestApi, sessionId: string) =>
     app.count('session_transactions', 'session_id = $1', [sessionId]);
 
@@ -102,8 +76,8 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     await forgetChain(app.app, 'ETHEREUM');
     const watcher = app.app.get(DepositWatcherService);
     const merchant = await app.createMerchant();
-    const inUsdt = await createSession(app, merchant, '10');
-    const inUsdc = await createSession(app, merchant, '5', 'USDC');
+    const inUsdt = await createSession(app, merchant, { pricing_amount: '10' });
+    const inUsdc = await createSession(app, merchant, { pricing_amount: '5', currency: 'USDC' });
 
     await devnet.transfer('USDT', inUsdt.pay_address, '10');
     await devnet.transfer('USDC', inUsdc.pay_address, '5');
@@ -115,7 +89,7 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     // Nothing is credited on the network: USDT would have been credited 10^-12 of the payment,
     // and a tick with USDC alone would move the cursor past the USDT payment for good.
     for (const session of [inUsdt, inUsdc]) {
-      expect(await read(app, merchant, session.id)).toMatchObject({
+      expect(await readSession(app, merchant, session.id)).toMatchObject({
         status: 'Pending',
         amount_received: '0',
         transactions: [],
@@ -154,12 +128,12 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     const fixed = await startApi();
     await fixed.app.get(DepositWatcherService).scan('ETHEREUM');
 
-    const paid = await read(fixed, merchant, inUsdt.id);
+    const paid = await readSession(fixed, merchant, inUsdt.id);
     expect(paid).toMatchObject({ status: 'Paid', amount_received: '10' });
     expect(paid.transactions).toEqual([
       expect.objectContaining({ amount: '10', status: 'Confirmed' }),
     ]);
-    expect(await read(fixed, merchant, inUsdc.id)).toMatchObject({
+    expect(await readSession(fixed, merchant, inUsdc.id)).toMatchObject({
       status: 'Paid',
       amount_received: '5',
     });
@@ -179,14 +153,14 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
     await forgetChain(app.app, 'ETHEREUM');
     const watcher = app.app.get(DepositWatcherService);
     const merchant = await app.createMerchant();
-    const session = await createSession(app, merchant, '4');
+    const session = await createSession(app, merchant, { pricing_amount: '4' });
     await devnet.transfer('USDT', session.pay_address, '4');
 
     await expect(watcher.scan('ETHEREUM')).rejects.toThrow(
       /decimals\(\) of US.. could not be checked/,
     );
     await watcher.scan('ETHEREUM');
-    expect(await read(app, merchant, session.id)).toMatchObject({
+    expect(await readSession(app, merchant, session.id)).toMatchObject({
       status: 'Paid',
       amount_received: '4',
     });
@@ -237,10 +211,10 @@ describe('Token decimals checked against the contract (anvil ERC-20 with 6 decim
 
     // The node comes back: the watcher checks on its next tick, then credits.
     await proxy.up();
-    const session = await createSession(app, merchant, '3');
+    const session = await createSession(app, merchant, { pricing_amount: '3' });
     await devnet.transfer('USDT', session.pay_address, '3');
     await waitFor(
-      async () => (await read(app, merchant, session.id)).status === 'Paid',
+      async () => (await readSession(app, merchant, session.id)).status === 'Paid',
       60_000,
       'the session to be Paid',
     );

@@ -47,6 +47,7 @@ export async function progress(db: Client, ids: string[]): Promise<Progress> {
 /** One payout's life, in epoch ms. */
 export interface PayoutTimes {
   id: string;
+  merchantId: string;
   status: string;
   toAddress: string;
   amount: string;
@@ -74,6 +75,7 @@ export interface PayoutTimes {
 export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTimes[]> {
   const { rows } = await db.query<{
     id: string;
+    merchant_id: string;
     status: string;
     to_address: string;
     amount: string;
@@ -87,7 +89,7 @@ export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTime
     attempts: number;
     completed_at: number | null;
   }>(
-    `SELECT p.id, p.status, p.to_address, p.amount::text, p.net_amount::text, p.token_decimals,
+    `SELECT p.id, p.merchant_id, p.status, p.to_address, p.amount::text, p.net_amount::text, p.token_decimals,
             p.tx_hash, ${EPOCH_MS('p.created_at')} AS created_at,
             ${EPOCH_MS('a.created_at')} AS signed_at,
             ${EPOCH_MS('a.last_broadcast_at')} AS broadcast_at, a.broadcast_count,
@@ -100,6 +102,7 @@ export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTime
   );
   return rows.map((row) => ({
     id: row.id,
+    merchantId: row.merchant_id,
     status: row.status,
     toAddress: row.to_address,
     amount: row.amount,

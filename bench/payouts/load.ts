@@ -7,11 +7,14 @@ import type { HeadTracker } from './chain';
 import type { Api } from './services';
 
 /*
- * The merchant's side: POST /v1/payouts as fast as the API takes them, `concurrency` requests in
+ * The merchants' side: POST /v1/payouts as fast as the API takes them, `concurrency` requests in
  * flight, each with its own Idempotency-Key and a fresh recipient, every request's time noted.
  */
 
 export interface PayoutRequest {
+  /** Whose payout: its merchant's id and API key. */
+  merchantId: string;
+  apiKey: string;
   idempotencyKey: string;
   toAddress: string;
   /** Decimal string, e.g. "12.5". */
@@ -36,8 +39,14 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * Amounts from 4.00 to 49.99: above ETHEREUM's default payout fee of 3 (PAYOUT_NETWORK_FEES), so
  * every net amount is positive, and in cents so the token amounts on chain are exercised.
  */
-export function payoutRequests(count: number): PayoutRequest[] {
-  return Array.from({ length: count }, () => ({
+export function payoutRequests(
+  count: number,
+  merchants: Array<{ id: string; apiKey: string }>,
+): PayoutRequest[] {
+  return Array.from({ length: count }, (_, index) => ({
+    // Round robin: every merchant's payouts arrive at the same rate, interleaved.
+    merchantId: merchants[index % merchants.length].id,
+    apiKey: merchants[index % merchants.length].apiKey,
     idempotencyKey: randomUUID(),
     toAddress: getAddress(hexlify(randomBytes(20))),
     amount: `${randomInt(4, 50)}.${String(randomInt(0, 100)).padStart(2, '0')}`,
@@ -50,7 +59,6 @@ export function totalAmount(requests: PayoutRequest[]): Decimal {
 
 export async function createPayouts(
   api: Api,
-  apiKey: string,
   requests: PayoutRequest[],
   concurrency: number,
   head: HeadTracker,
@@ -63,7 +71,7 @@ export async function createPayouts(
   const client = async () => {
     while (next < requests.length) {
       const index = next++;
-      records[index] = await createOne(api, apiKey, agent, requests[index], head);
+      records[index] = await createOne(api, agent, requests[index], head);
     }
   };
   try {
@@ -76,7 +84,6 @@ export async function createPayouts(
 
 async function createOne(
   api: Api,
-  apiKey: string,
   agent: Agent,
   payout: PayoutRequest,
   head: HeadTracker,
@@ -88,7 +95,10 @@ async function createOne(
   let error: string | null = null;
   try {
     const response = await post(`${api.url}/v1/payouts`, agent, {
-      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': payout.idempotencyKey },
+      headers: {
+        authorization: `Bearer ${payout.apiKey}`,
+        'idempotency-key': payout.idempotencyKey,
+      },
       body: {
         amount: payout.amount,
         currency: 'USDT',

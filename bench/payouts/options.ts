@@ -5,6 +5,8 @@ export const USAGE = `Usage: npm run bench:payouts [-- options]
   --no-build              use dist/ as it is (default: npm run build first)
   --payouts N             payouts per phase (default 1000): one worker, then two
   --concurrency N         requests in flight while creating them (default 32)
+  --merchants N           merchants the second and third phases spread their payouts over
+                          (default 10; the first phase is one merchant's)
   --fund session|ledger   how the merchant's balance is funded: a checkout session paid on the
                           devnet and settled by the worker (default), or one SQL ledger credit
   --cpu-prof              run the API and the workers under node --cpu-prof (profiles in
@@ -14,6 +16,7 @@ export interface BenchOptions {
   build: boolean;
   payouts: number;
   concurrency: number;
+  merchants: number;
   fund: FundingMode;
   cpuProfile: boolean;
 }
@@ -25,6 +28,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-build': { type: 'boolean', default: false },
       payouts: { type: 'string', default: '1000' },
       concurrency: { type: 'string', default: '32' },
+      merchants: { type: 'string', default: '10' },
       fund: { type: 'string', default: 'session' },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -41,6 +45,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     build: !values['no-build'],
     payouts: wholeNumber(values.payouts, 'payouts'),
     concurrency: wholeNumber(values.concurrency, 'concurrency'),
+    merchants: wholeNumber(values.merchants, 'merchants'),
     fund: values.fund,
     cpuProfile: values['cpu-prof'],
   };

@@ -24,7 +24,6 @@ export interface PhaseContext {
   rpcLog: RpcLog;
   head: HeadTracker;
   api: Api;
-  apiKey: string;
   anvilPid: number | null;
   step: (message: string) => void;
 }
@@ -32,11 +31,18 @@ export interface PhaseContext {
 export interface PhaseResult extends Figures {
   name: string;
   workers: number;
+  /** Merchants whose payouts were created, in turn. */
+  merchants: number;
   concurrency: number;
   /** No payout moved for STALL_TIMEOUT_MS before all were Completed. */
   stalled: boolean;
   progress: Progress;
   cpu: CpuUsage;
+  /**
+   * From the first request to the last answer only: what creating the payouts cost (the worker
+   * already sends the first ones meanwhile; its share is in `workers`).
+   */
+  creationCpu: CpuUsage;
   /** The API's and workers' PostgreSQL sessions: running, waiting for locks, idle in transaction. */
   sessions: SessionSamples;
   /** anvil requests in the window: all the workers' (the benchmark sends none meanwhile). */
@@ -68,14 +74,13 @@ export async function runPhase(
   const cpuBefore = cpuSnapshot(pids);
   const sampler = await SessionSampler.start(DATABASE_URL, DATABASE);
 
-  step(`${name}: creating ${requests.length} payouts, ${concurrency} requests in flight`);
-  const records = await createPayouts(
-    context.api,
-    context.apiKey,
-    requests,
-    concurrency,
-    context.head,
+  const merchants = new Set(requests.map((request) => request.merchantId)).size;
+  step(
+    `${name}: creating ${requests.length} payouts of ${merchants} merchant(s), ` +
+      `${concurrency} requests in flight`,
   );
+  const records = await createPayouts(context.api, requests, concurrency, context.head);
+  const creationCpu = cpuUsage(cpuBefore, cpuSnapshot(pids));
   const ids = records.flatMap((record) => (record.payoutId ? [record.payoutId] : []));
   const loadSeconds =
     (Math.max(...records.map((r) => r.endedAt)) - Math.min(...records.map((r) => r.startedAt))) /
@@ -97,11 +102,13 @@ export async function runPhase(
   const result: PhaseResult = {
     name,
     workers: workers.length,
+    merchants,
     concurrency,
     ...figures(records, times, mined, context.head),
     stalled,
     progress: last,
     cpu,
+    creationCpu,
     sessions,
     rpc,
     rpcPerPayout: Object.fromEntries(

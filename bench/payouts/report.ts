@@ -13,6 +13,26 @@ import type { Verification } from './verify';
 /** The issue's goal: one worker broadcasts at least this many payouts a second. */
 export const GOAL_BROADCAST_PER_SECOND = 50;
 
+/** Issue 27's: payouts created a second, across the merchants and by one merchant alone. */
+export const GOAL_CREATED_PER_SECOND = { merchants: 500, oneMerchant: 150 };
+
+export interface CreationGoal {
+  merchants: { goal: number; created: number | null; met: boolean };
+  oneMerchant: { goal: number; created: number | null; met: boolean };
+}
+
+export function creationGoal(oneMerchant: number | null, merchants: number | null): CreationGoal {
+  const judge = (goal: number, created: number | null) => ({
+    goal,
+    created,
+    met: created !== null && created >= goal,
+  });
+  return {
+    merchants: judge(GOAL_CREATED_PER_SECOND.merchants, merchants),
+    oneMerchant: judge(GOAL_CREATED_PER_SECOND.oneMerchant, oneMerchant),
+  };
+}
+
 export interface Quietness {
   loadAverage: number[];
   otherBenchmarks: string[];
@@ -25,9 +45,10 @@ export interface Report {
   quietness: { start: Quietness; end: Quietness | null };
   options: BenchOptions;
   service: typeof SERVICE_DEFAULTS & { blockTimeSeconds: number; confirmations: number };
-  merchant: Omit<Merchant, 'apiKey'>;
+  merchants: Array<Omit<Merchant, 'apiKey'>>;
   phases: PhaseResult[];
   goal: { broadcastPerSecond: number; oneWorker: number | null; met: boolean };
+  creationGoal: CreationGoal;
   verification: Verification | null;
   warnings: string[];
   failures: string[];
@@ -63,6 +84,7 @@ export function printReport(report: Report): void {
   );
   printTable([
     [
+      'phase',
       'workers',
       'payouts',
       'created/s',
@@ -76,6 +98,7 @@ export function printReport(report: Report): void {
       'other cores',
     ],
     ...report.phases.map((phase) => [
+      phase.name,
       String(phase.workers),
       count(phase.payouts),
       value(phase.api.perSecond),
@@ -92,9 +115,9 @@ export function printReport(report: Report): void {
   console.log('');
   console.log('Latency from the request (p50 / p90 / max)');
   printTable([
-    ['workers', '-> broadcast ms', '-> Completed ms', '-> mined, blocks', '-> Completed, blocks'],
+    ['phase', '-> broadcast ms', '-> Completed ms', '-> mined, blocks', '-> Completed, blocks'],
     ...report.phases.map((phase) => [
-      String(phase.workers),
+      phase.name,
       spread(phase.latencyMs.toBroadcast),
       spread(phase.latencyMs.toCompleted),
       spread(phase.blocks.toMined),
@@ -104,6 +127,7 @@ export function printReport(report: Report): void {
   console.log('');
   for (const phase of report.phases) printDetails(phase);
   printGoal(report.goal);
+  printCreationGoal(report.creationGoal);
   printVerification(report.verification);
   // The load average before the run: at the end it is mostly the run's own.
   console.log(fullMachineLine(report.machine, report.quietness.start));
@@ -141,7 +165,10 @@ function printDetails(phase: PhaseResult): void {
       phase.timeline.completed.join(' '),
   );
   console.log(`  CPU: ${formatCpu(phase.cpu)}`);
-  console.log(`  CPU per payout: ${cpuPerPayout(phase)}`);
+  console.log(`  CPU per payout: ${cpuPerPayout(phase, phase.cpu)}`);
+  console.log(
+    `  while creating (${phase.creationCpu.seconds} s): ${cpuPerPayout(phase, phase.creationCpu)}`,
+  );
   const rpc = Object.entries(phase.rpcPerPayout)
     .filter(([, perPayout]) => perPayout > 0)
     .sort((a, b) => b[1] - a[1])
@@ -167,14 +194,24 @@ function printGoal(goal: Report['goal']): void {
   );
 }
 
+function printCreationGoal(goal: CreationGoal): void {
+  const line = (what: string, part: CreationGoal['merchants']) =>
+    `${what} >= ${part.goal}/s: ${part.created ?? '-'}/s ${part.met ? 'PASS' : 'FAIL'}`;
+  console.log(
+    `Goal (created): ${line('across the merchants', goal.merchants)}; ` +
+      `${line('one merchant', goal.oneMerchant)}`,
+  );
+}
+
 function printVerification(check: Verification | null): void {
   if (!check) return;
   if (!check.failures.length) {
     console.log(
       `Verification: OK (${count(check.payouts)} payouts Completed, each with one Transfer ` +
         `from the hot wallet of its net_amount to its address; hot wallet down ` +
-        `${check.hotWalletDecrease} USDT = sum of net_amount; ledger held ${check.ledger.held}, ` +
-        `available ${check.ledger.available} = funded - sum of amount)`,
+        `${check.hotWalletDecrease} USDT = sum of net_amount; for each of ${check.merchants} ` +
+        `merchants ledger held 0, available = funded - sum of amount: in all held ` +
+        `${check.ledger.held}, available ${check.ledger.available})`,
     );
     return;
   }
@@ -189,15 +226,15 @@ function formatCpu(cpu: CpuUsage): string {
 }
 
 /** A single-threaded process cannot go faster than 1000 / (its CPU ms per payout) a second. */
-function cpuPerPayout(phase: PhaseResult): string {
+function cpuPerPayout(phase: PhaseResult, cpu: CpuUsage): string {
   const payouts = Math.max(phase.api.count, 1);
-  const workers = Object.entries(phase.cpu.ms)
+  const workers = Object.entries(cpu.ms)
     .filter(([name]) => name.startsWith('worker'))
     .reduce((sum, [, ms]) => sum + (ms ?? 0), 0);
   const per = (ms: number | null) => (ms === null ? '?' : (ms / payouts).toFixed(1));
   return (
-    `api ${per(phase.cpu.ms.api)} ms, workers ${per(workers)} ms, PostgreSQL ` +
-    `${per(phase.cpu.ms.postgres)} ms, anvil ${per(phase.cpu.ms.anvil)} ms`
+    `api ${per(cpu.ms.api)} ms, workers ${per(workers)} ms, PostgreSQL ` +
+    `${per(cpu.ms.postgres)} ms, anvil ${per(cpu.ms.anvil)} ms`
   );
 }
 

@@ -12,11 +12,12 @@ import { build, installCleanup, runCli, stopAllProcesses } from '../deposits/pro
 import { describeMachine, gitDescription } from '../deposits/report';
 import { RpcLog } from '../deposits/rpc-log';
 import { HeadTracker, tokenBalance } from './chain';
-import { createMerchant, fundMerchant } from './funding';
+import { createMerchant, fundMerchant, Merchant } from './funding';
 import { payoutRequests, totalAmount } from './load';
 import { parseOptions } from './options';
 import { PhaseContext, PhaseResult, runPhase } from './phase';
 import {
+  creationGoal,
   fullMachineLine,
   GOAL_BROADCAST_PER_SECOND,
   printReport,
@@ -129,12 +130,21 @@ async function main(): Promise<void> {
     );
     const filledInMs = await waitForPoolFill(db, worker1);
     step(`worker-1 filled the pay-address pool (${(filledInMs / 1000).toFixed(1)} s)`);
-    const requests = [payoutRequests(options.payouts), payoutRequests(options.payouts)];
-    const needed = totalAmount(requests.flat());
-    const created = await createMerchant();
-    step(`merchant ${created.id}: funding ${needed.toFixed()} USDT (${options.fund})`);
-    const merchant = await fundMerchant(options.fund, { db, api, devnet }, created, needed);
-    step(`merchant funded: ${merchant.funded} USDT available`);
+    // One merchant's own phase, then `--merchants` of them (the first one among them).
+    const accounts = [await createMerchant()];
+    for (let index = 1; index < options.merchants; index++) accounts.push(await createMerchant());
+    const requests = [
+      payoutRequests(options.payouts, accounts.slice(0, 1)),
+      payoutRequests(options.payouts, accounts),
+      payoutRequests(options.payouts, accounts),
+    ];
+    const merchants: Merchant[] = [];
+    for (const account of accounts) {
+      const needed = totalAmount(requests.flat().filter((r) => r.merchantId === account.id));
+      step(`merchant ${account.id}: funding ${needed.toFixed()} USDT (${options.fund})`);
+      merchants.push(await fundMerchant(options.fund, { db, api, devnet }, account, needed));
+    }
+    step(`${merchants.length} merchants funded`);
 
     const token = devnet.tokens.USDT.contract;
     const hotWallet = DEVNET_ACCOUNTS.hotWallet.address;
@@ -151,12 +161,22 @@ async function main(): Promise<void> {
       rpcLog: new RpcLog(files.anvilLog),
       head,
       api,
-      apiKey: merchant.apiKey,
       anvilPid: anvilPid(),
       step,
     };
     const phases: PhaseResult[] = [];
-    phases.push(await runPhase(context, 'one worker', [worker1], requests[0], options.concurrency));
+    phases.push(
+      await runPhase(context, 'one merchant', [worker1], requests[0], options.concurrency),
+    );
+    phases.push(
+      await runPhase(
+        context,
+        `${merchants.length} merchants`,
+        [worker1],
+        requests[1],
+        options.concurrency,
+      ),
+    );
     step('starting worker-2');
     const worker2 = await startWorker(
       db,
@@ -166,7 +186,13 @@ async function main(): Promise<void> {
       files.profile('worker-2'),
     );
     phases.push(
-      await runPhase(context, 'two workers', [worker1, worker2], requests[1], options.concurrency),
+      await runPhase(
+        context,
+        `${merchants.length} merchants, two workers`,
+        [worker1, worker2],
+        requests[2],
+        options.concurrency,
+      ),
     );
     await head.stop();
 
@@ -175,7 +201,7 @@ async function main(): Promise<void> {
       db,
       rpc,
       baseline,
-      merchant,
+      merchants,
       phases.flatMap((phase) => phase.ids),
     );
     const end = quietness();
@@ -192,20 +218,15 @@ async function main(): Promise<void> {
         blockTimeSeconds: BLOCK_TIME_SECONDS,
         confirmations: CONFIRMATIONS,
       },
-      // Everything but the API key.
-      merchant: {
-        id: merchant.id,
-        funded: merchant.funded,
-        fundedBy: merchant.fundedBy,
-        sessionId: merchant.sessionId,
-        fundingTxHash: merchant.fundingTxHash,
-      },
+      // Everything but the API keys.
+      merchants: merchants.map(({ apiKey: _apiKey, ...merchant }) => merchant),
       phases,
       goal: {
         broadcastPerSecond: GOAL_BROADCAST_PER_SECOND,
         oneWorker,
         met: oneWorker !== null && oneWorker >= GOAL_BROADCAST_PER_SECOND,
       },
+      creationGoal: creationGoal(phases[0].api.perSecond, phases[1].api.perSecond),
       verification,
       warnings: [...new Set(warnings)],
       failures: [...phaseFailures(phases), ...verification.failures],

@@ -75,7 +75,8 @@ export async function startWorker(
 
 // The service's default PAY_ADDRESS_POOL_TARGET, which a worker fills on its first start.
 const DEFAULT_POOL_TARGET = 60_000;
-const POOL_FILL_TIMEOUT_MS = 300_000;
+// About 30 s of CPU: on a shared 2-core machine at load average 30 it took more than 5 minutes.
+const POOL_FILL_TIMEOUT_MS = 900_000;
 const POOL_POLL_MS = 1_000;
 
 /**

@@ -28,8 +28,10 @@ export interface Verification {
   transfersMatching: number;
   sumOfNets: string;
   hotWalletDecrease: string;
+  /** Over all the merchants: their ledgers summed. */
   ledger: MerchantLedger;
   expectedAvailable: string;
+  merchants: number;
   failures: string[];
 }
 
@@ -37,7 +39,7 @@ export async function verify(
   db: Client,
   rpc: Rpc,
   baseline: ChainBaseline,
-  merchant: Merchant,
+  merchants: Merchant[],
   ids: string[],
 ): Promise<Verification> {
   const payouts = await payoutTimes(db, ids);
@@ -52,7 +54,6 @@ export async function verify(
     baseline.fromBlock,
   );
   const balance = await tokenBalance(rpc, baseline.token, baseline.hotWallet);
-  const ledger = await merchantLedger(db, merchant.id);
 
   const byTxHash = new Map<string, number>();
   for (const transfer of transfers) {
@@ -83,9 +84,34 @@ export async function verify(
     (payout) => payout.txHash && mined.get(payout.txHash)?.succeeded,
   ).length;
   const decrease = baseline.hotWalletBalance - balance;
-  const expectedAvailable = new Decimal(merchant.funded).minus(sumOfAmounts);
-
   const failures: string[] = [];
+  // Each merchant's books on their own: held back to 0, available = funded - its payouts, and
+  // the hot wallet's lines for its payouts = its nets (a hold on the wrong merchant shows here).
+  const ledger = { available: new Decimal(0), held: new Decimal(0), paidOut: new Decimal(0) };
+  let expectedAvailable = new Decimal(0);
+  for (const merchant of merchants) {
+    const own = await merchantLedger(db, merchant.id);
+    const its = payouts.filter((payout) => payout.merchantId === merchant.id);
+    const amounts = its.reduce((sum, payout) => sum.plus(payout.amount), new Decimal(0));
+    const nets = its.reduce((sum, payout) => sum.plus(payout.netAmount), new Decimal(0));
+    const expected = new Decimal(merchant.funded).minus(amounts);
+    ledger.available = ledger.available.plus(own.available);
+    ledger.held = ledger.held.plus(own.held);
+    ledger.paidOut = ledger.paidOut.plus(own.hotWalletPaidOut);
+    expectedAvailable = expectedAvailable.plus(expected);
+    if (!new Decimal(own.held).isZero()) failures.push(`${merchant.id}: held ${own.held} <> 0`);
+    if (!new Decimal(own.hotWalletPaidOut).negated().equals(nets)) {
+      failures.push(
+        `${merchant.id}: hot_wallet paid out ${own.hotWalletPaidOut} <> -(sum of net_amount ${nets.toFixed()})`,
+      );
+    }
+    if (!new Decimal(own.available).equals(expected)) {
+      failures.push(
+        `${merchant.id}: available ${own.available} <> funded ${merchant.funded} - sum of amount`,
+      );
+    }
+  }
+
   const expect = (actual: number, what: string) => {
     if (actual !== ids.length) failures.push(`${actual} of ${ids.length} ${what}`);
   };
@@ -105,17 +131,6 @@ export async function verify(
       `hot wallet token decrease ${decrease} base units <> sum of net_amount ${sumOfNetsBaseUnits}`,
     );
   }
-  if (!new Decimal(ledger.held).isZero()) failures.push(`ledger held ${ledger.held} <> 0`);
-  if (!new Decimal(ledger.hotWalletPaidOut).negated().equals(sumOfNets)) {
-    failures.push(
-      `ledger hot_wallet paid out ${ledger.hotWalletPaidOut} <> -(sum of net_amount ${sumOfNets})`,
-    );
-  }
-  if (!new Decimal(ledger.available).equals(expectedAvailable)) {
-    failures.push(
-      `ledger available ${ledger.available} <> funded ${merchant.funded} - sum of amount`,
-    );
-  }
   return {
     payouts: ids.length,
     completed,
@@ -126,8 +141,13 @@ export async function verify(
     hotWalletDecrease: new Decimal(decrease.toString())
       .dividedBy(new Decimal(10).pow(payouts[0]?.tokenDecimals ?? 6))
       .toFixed(),
-    ledger,
+    ledger: {
+      available: ledger.available.toFixed(),
+      held: ledger.held.toFixed(),
+      hotWalletPaidOut: ledger.paidOut.toFixed(),
+    },
     expectedAvailable: expectedAvailable.toFixed(),
+    merchants: merchants.length,
     failures,
   };
 }

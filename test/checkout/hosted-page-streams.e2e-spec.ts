@@ -4,6 +4,7 @@ import { StreamSlots } from '../../libs/checkout/src/hosted-page/stream-slots';
 import { overrideEnvironment } from '../support/environment';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { createSession } from '../support/sessions-api';
 
 const STREAMS_PER_CLIENT = 3;
 
@@ -96,20 +97,8 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
     await api?.close();
   });
 
-  const createSession = async () =>
-    (
-      await api
-        .post('/v1/checkout/sessions', merchant, {
-          pricing_amount: '25',
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as { id: string };
-
   it('closes every stream whose payer hung up while it was being set up', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { pricing_amount: '25' });
     const before = slots.taken;
     const payers = 50;
     // An address each, so the cap never refuses one: every request reaches the stream's setup.
@@ -127,7 +116,7 @@ describe('Hosted page streams: closed when the payer leaves, capped per client',
   });
 
   it('refuses a client past its open streams with 429 rate_limited; others and freed slots are served', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { pricing_amount: '25' });
     const client = '198.18.2.7';
     const open: OpenStream[] = [];
     try {

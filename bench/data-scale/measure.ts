@@ -108,6 +108,8 @@ export class Measurements {
     this.db = new CallbackQueryClient({ connectionString: url });
     this.runner = {
       query: (sql: string, params?: unknown[]) => this.select(sql, params),
+      // A transaction's runner, for queryPrepared: named statements on this one connection.
+      queryRunner: { isReleased: false, connect: async () => this.db },
     } as unknown as DataSource & EntityManager;
   }
 

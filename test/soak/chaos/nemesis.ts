@@ -162,10 +162,17 @@ export class Nemesis {
         target = 'anvil';
         const depth = this.random.int(2, 5);
         const holdBlocks = this.random.int(3, 6);
-        const snapshot = {
-          id: (await cluster.devnet.provider.send('evm_snapshot', [])) as string,
-          head: await cluster.devnet.head(),
-        };
+        // Mining stands still between the snapshot and the head read: a block mined between the
+        // two would be dropped by the revert and replayed by no one.
+        const provider = cluster.devnet.provider;
+        await provider.send('evm_setIntervalMining', [0]);
+        let snapshot: { id: string; head: number };
+        try {
+          const head = await cluster.devnet.head();
+          snapshot = { id: (await provider.send('evm_snapshot', [])) as string, head };
+        } finally {
+          await provider.send('evm_setIntervalMining', [1]);
+        }
         this.log(`nemesis: reorg of the ${depth} blocks above ${snapshot.head}`);
         reorged = await reorg(cluster.devnet, this.load, this.random, snapshot, depth, holdBlocks);
         detail = JSON.stringify(reorged);

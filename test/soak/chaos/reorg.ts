@@ -1,5 +1,5 @@
 import { Wallet } from 'ethers';
-import { DEVNET_ACCOUNTS, Devnet } from '../../support/devnet';
+import { DEVNET_ACCOUNTS, type Devnet } from '../../support/devnet';
 import type { SeededRandom } from '../../support/seeded-random';
 import { waitFor } from '../../support/wait-for';
 import type { Load } from './load';
@@ -15,6 +15,8 @@ export interface ReorgOutcome {
   paymentsOut: number;
   /** Others' (payouts', sweeps') transactions sent again at once. */
   othersReplayed: number;
+  /** Transactions that waited in the pool at the revert, sent again after those. */
+  pooledReplayed: number;
   /** Sends the node refused (e.g. one still in its pool after the revert). */
   refused: number;
 }
@@ -73,6 +75,9 @@ export async function reorg(
           raw: (await provider.send('eth_getRawTransactionByHash', [tx.hash])) as string,
         });
     }
+    // What waits in the pool (the service's latest sends) stays in the peers' pools through a
+    // reorg: sent again after the replayed blocks' transactions.
+    const pooled = await pooledRaw(devnet);
     const reverted = (await provider.send('evm_revert', [snapshot.id])) as boolean;
     if (!reverted) throw new Error(`anvil has no snapshot ${snapshot.id}`);
     let refused = 0;
@@ -87,6 +92,7 @@ export async function reorg(
     };
     const others = mined.filter((tx) => tx.from !== PAYER);
     for (const tx of others) await send(tx.raw);
+    for (const raw of pooled) await send(raw);
     // The new chain, longer than the old one by holdBlocks, without our payments.
     await provider.send('anvil_mine', [`0x${(head - snapshot.head + holdBlocks).toString(16)}`]);
 
@@ -114,6 +120,7 @@ export async function reorg(
       paymentsReMined: payments.length - (out ? 1 : 0),
       paymentsOut: out ? 1 : 0,
       othersReplayed: others.length,
+      pooledReplayed: pooled.length,
       refused,
     };
   } finally {
@@ -121,4 +128,20 @@ export async function reorg(
     // The payments sent again are mined before new ones follow them (the payer's nonces).
     load.resumeChain();
   }
+}
+
+/** The raw transactions waiting in anvil's pool (pending, then queued), by sender and nonce. */
+async function pooledRaw(devnet: Devnet): Promise<string[]> {
+  type Pool = Record<'pending' | 'queued', Record<string, Record<string, { hash: string }>>>;
+  const pool = (await devnet.provider.send('txpool_content', [])) as Pool;
+  const raws: string[] = [];
+  for (const part of [pool.pending, pool.queued])
+    for (const byNonce of Object.values(part ?? {}))
+      for (const nonce of Object.keys(byNonce).sort((a, b) => Number(a) - Number(b))) {
+        const raw = (await devnet.provider.send('eth_getRawTransactionByHash', [
+          byNonce[nonce].hash,
+        ])) as string | null;
+        if (raw) raws.push(raw);
+      }
+  return raws;
 }

@@ -5,8 +5,10 @@ import { SessionSettlementService } from '@app/checkout';
 import { insertSessionTransaction } from '../support/session-transactions';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { createSession } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
+/** The page's sessions: 25 USDT on ETHEREUM, with a reference the page must never show. */
+const PAGE_SESSION = { pricing_amount: '25', client_reference_id: 'order-secret-77' };
 
 interface PublicView {
   id: string;
@@ -79,22 +81,11 @@ describe('Hosted checkout page (HTTP)', () => {
     await api?.close();
   });
 
-  const createSession = async (extra: Record<string, unknown> = {}) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: '25',
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-          client_reference_id: 'order-secret-77',
-          ...extra,
-        })
-        .expect(201)
-    ).body as { id: string; url: string; pay_address: string };
-
   it("serves the page at the session's url path: essentials in the HTML, strict headers", async () => {
-    const session = await createSession({ cancel_url: 'https://shop.example/cart' });
+    const session = await createSession(api, merchant, {
+      ...PAGE_SESSION,
+      cancel_url: 'https://shop.example/cart',
+    });
     const path = new URL(session.url).pathname;
     expect(path).toBe(`/checkout/${session.id}`);
     const response = await request(api.http).get(path).expect(200);
@@ -122,7 +113,7 @@ describe('Hosted checkout page (HTTP)', () => {
   });
 
   it('chooses the language from ?locale= first, then Accept-Language', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, PAGE_SESSION);
     const german = await request(api.http)
       .get(`/checkout/${session.id}`)
       .set('Accept-Language', 'de-CH,de;q=0.9,en;q=0.5')
@@ -146,7 +137,7 @@ describe('Hosted checkout page (HTTP)', () => {
   });
 
   it('the public state carries what a payer needs and nothing of the merchant', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, PAGE_SESSION);
     const { body } = await request(api.http).get(`/checkout/${session.id}/state`).expect(200);
     expect(body).toMatchObject({
       id: session.id,
@@ -170,7 +161,7 @@ describe('Hosted checkout page (HTTP)', () => {
   });
 
   it('serves the QR code and the page assets from the app itself', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, PAGE_SESSION);
     const qr = await request(api.http).get(`/checkout/${session.id}/qr.svg`).expect(200);
     expect(qr.headers['content-type']).toMatch(/^image\/svg\+xml/);
     const js = await request(api.http).get('/checkout/assets/page.js').expect(200);
@@ -187,7 +178,7 @@ describe('Hosted checkout page (HTTP)', () => {
     const other = await TestApi.start();
     const server = other.app.getHttpServer() as http.Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const session = await createSession();
+    const session = await createSession(api, merchant, PAGE_SESSION);
     const stream = new StreamReader(
       `http://127.0.0.1:${(server.address() as AddressInfo).port}/checkout/${session.id}/stream`,
     );
@@ -201,7 +192,7 @@ describe('Hosted checkout page (HTTP)', () => {
   });
 
   it('streams a change committed by another connection (as the worker makes it) at once', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, PAGE_SESSION);
     const stream = new StreamReader(`${baseUrl}/checkout/${session.id}/stream`);
     await stream.until((views) => views.length === 1, 'the first view');
     // A payment of 10 seen on chain, settled in its own transaction, as the watcher does it.

@@ -7,8 +7,8 @@ import { startWorker } from '../support/in-process-worker';
 import { BalancerMode, LaggingBalancer } from '../support/lagging-balancer';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { createSession } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
 // The loop's backoff after failures doubles from the poll interval (250 ms on a devnet) up to
 // 10 s; a wait longer than this is a backoff after several failed ticks in a row.
@@ -61,17 +61,6 @@ describe('Deposit watcher behind a load-balanced RPC with a lagging backend (anv
     environment?.restore();
   });
 
-  const createSession = async (amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as { id: string; pay_address: string };
   const isPaid = async (id: string) => {
     const rows: unknown[] = await api.dataSource.query(
       `SELECT 1 FROM checkout_sessions WHERE id = $1 AND status = 'Paid'`,
@@ -104,7 +93,10 @@ describe('Deposit watcher behind a load-balanced RPC with a lagging backend (anv
       balancer.mode = mode;
       const answeredBefore = { ...balancer.answered };
       const waits = await startWatching();
-      const sessions = [await createSession('3'), await createSession('4')];
+      const sessions = [
+        await createSession(api, merchant, { pricing_amount: '3' }),
+        await createSession(api, merchant, { pricing_amount: '4' }),
+      ];
       for (const [index, session] of sessions.entries()) {
         await devnet.transfer('USDT', session.pay_address, String(index + 3));
       }

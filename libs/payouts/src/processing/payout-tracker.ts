@@ -169,8 +169,11 @@ export class PayoutTracker {
       return this.onNonceUsed(network, transport, payout, latest, report);
     }
     // Not mined yet. A transaction tried moments ago is left alone; an older one is looked up.
-    if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
+    // One signed moments ago and never sent is its claim's to send: a claim broadcasts its
+    // transactions one after the other, and the tracker would send the batch's tail a second
+    // time. Never sent 3 s after its signature, its claim died: the stored bytes are sent here.
     if (Date.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
+    if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
     const lookup = await transport.lookup(latest.tx_hash);
     if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):

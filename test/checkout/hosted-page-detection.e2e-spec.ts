@@ -7,8 +7,7 @@ import { WatcherStatusRepository } from '@app/deposits';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-
-const SESSIONS = '/v1/checkout/sessions';
+import { createSession } from '../support/sessions-api';
 
 /** The notice element of the page: its text and whether it is hidden. */
 function noticeOf(html: string): { text: string; hidden: boolean } {
@@ -67,17 +66,6 @@ describe('Hosted checkout page: detection delayed on the network', () => {
     else process.env.WATCH_NETWORKS = previousWatchNetworks;
   });
 
-  const createSession = async (network: string, currency = 'USDT') =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: '12',
-          pricing_currency: 'USD',
-          currency,
-          network,
-        })
-        .expect(201)
-    ).body as { id: string };
   const stateOf = async (id: string) =>
     (await request(api.http).get(`/checkout/${id}/state`).expect(200)).body as {
       detection: string;
@@ -88,7 +76,10 @@ describe('Hosted checkout page: detection delayed on the network', () => {
 
   it('says nothing while detection on the network is operational', async () => {
     await status.recordSuccess('ETHEREUM', 7_000_000, 7_000_000);
-    const session = await createSession('ETHEREUM');
+    const session = await createSession(api, merchant, {
+      pricing_amount: '12',
+      network: 'ETHEREUM',
+    });
     expect((await stateOf(session.id)).detection).toBe('operational');
     const html = await pageOf(session.id);
     expect(noticeOf(html)).toEqual({ text: '', hidden: true });
@@ -101,7 +92,7 @@ describe('Hosted checkout page: detection delayed on the network', () => {
   it('tells the payer, calmly and in their language, when detection is down', async () => {
     // The watcher has only failed on BSC so far.
     await status.recordFailure('BSC', 'eth_blockNumber: node unreachable (ECONNREFUSED)');
-    const session = await createSession('BSC');
+    const session = await createSession(api, merchant, { pricing_amount: '12', network: 'BSC' });
     const state = await stateOf(session.id);
     expect(state).toMatchObject({ detection: 'down', network_name: 'BNB Smart Chain Testnet' });
     expect(noticeOf(await pageOf(session.id))).toEqual({
@@ -128,7 +119,11 @@ describe('Hosted checkout page: detection delayed on the network', () => {
   });
 
   it('shows the notice while delayed and takes it away once the watcher recovers', async () => {
-    const session = await createSession('ETHEREUM', 'USDC');
+    const session = await createSession(api, merchant, {
+      pricing_amount: '12',
+      network: 'ETHEREUM',
+      currency: 'USDC',
+    });
     await status.recordSuccess('ETHEREUM', 7_000_010, 7_000_010);
     for (let failure = 0; failure < 3; failure += 1) {
       await status.recordFailure('ETHEREUM', 'eth_getLogs: timeout');
@@ -143,7 +138,7 @@ describe('Hosted checkout page: detection delayed on the network', () => {
 
   it('says nothing for a network this deployment does not watch', async () => {
     await status.recordFailure('TRON', 'TRON getNowBlock: HTTP 503');
-    const session = await createSession('TRON');
+    const session = await createSession(api, merchant, { pricing_amount: '12', network: 'TRON' });
     expect((await stateOf(session.id)).detection).toBe('operational');
     expect(noticeOf(await pageOf(session.id)).hidden).toBe(true);
   });
@@ -165,7 +160,10 @@ describe('Hosted checkout page: detection delayed on the network', () => {
 
     it('shows and hides the notice live, without a reload, and stays accessible', async () => {
       await status.recordSuccess('ETHEREUM', 7_000_100, 7_000_100);
-      const session = await createSession('ETHEREUM');
+      const session = await createSession(api, merchant, {
+        pricing_amount: '12',
+        network: 'ETHEREUM',
+      });
       const page = await browser.newPage({ locale: 'fr-FR' });
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));

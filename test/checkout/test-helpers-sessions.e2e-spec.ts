@@ -8,6 +8,7 @@ import { SweepPlannerRepository } from '@app/treasury';
 import { DetectedTransfersRepository } from '../../libs/deposits/src/detected-transfers.repository';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { createSession } from '../support/sessions-api';
 
 const helper = (id: string, action: string) => `/v1/test-helpers/checkout/sessions/${id}/${action}`;
 
@@ -21,18 +22,6 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   afterAll(() => api?.close());
-
-  async function createSession(owner = merchant): Promise<{ id: string; amount: string }> {
-    const created = await api
-      .post('/v1/checkout/sessions', owner, {
-        pricing_amount: '10',
-        pricing_currency: 'USD',
-        currency: 'USDT',
-        network: 'TRON',
-      })
-      .expect(201);
-    return { id: created.body.id, amount: created.body.amount };
-  }
 
   async function eventsOf(sessionId: string): Promise<string[]> {
     const rows: Array<{ type: string }> = await api.dataSource.query(
@@ -58,7 +47,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   }
 
   it('underpaid, then a top-up: Paid, with the events in order, through settlement', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const half = new Decimal(session.amount).div(2).toDecimalPlaces(6).toFixed();
     const first = await api
       .post(helper(session.id, 'payments'), merchant, { amount: half })
@@ -95,7 +84,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('overpaid: Paid with everything received', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const double = new Decimal(session.amount).times(2).toFixed();
     const paid = await api
       .post(helper(session.id, 'payments'), merchant, { amount: double })
@@ -105,7 +94,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('expire, then a late payment: Expired, then Paid', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const expired = await api.post(helper(session.id, 'expire'), merchant, {}).expect(200);
     expect(expired.body.status).toBe('Expired');
     expect(new Date(expired.body.expires_at).getTime()).toBeLessThanOrEqual(Date.now());
@@ -123,7 +112,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('a part paid after expiry is Underpaid', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     await api.post(helper(session.id, 'expire'), merchant, {}).expect(200);
     const part = await api
       .post(helper(session.id, 'payments'), merchant, { amount: '1' })
@@ -132,7 +121,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('a reorg reverts the last simulated transfer: back to Pending, credit taken back', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     await api
       .post(helper(session.id, 'payments'), merchant, { amount: session.amount })
       .expect(200);
@@ -155,7 +144,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('fewer confirmations than the network needs: detected only, and the watcher never reads it', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const detected = await api
       .post(helper(session.id, 'payments'), merchant, { amount: session.amount, confirmations: 1 })
       .expect(200);
@@ -197,7 +186,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('the hosted page streams a simulated payment as it streams a real one', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const server = http.createServer(api.app.getHttpAdapter().getInstance());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -221,7 +210,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   it('a simulated payment never marks its address for sweeping', async () => {
     // The planner clears a marked address on the zero it then reads: a simulated payment must
     // not look like activity on the chain (a sweep suite run after this one failed on it).
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const [{ pay_address: address }]: Array<{ pay_address: string }> = await api.dataSource.query(
       `SELECT pay_address FROM checkout_sessions WHERE id = $1`,
       [session.id],
@@ -236,7 +225,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('replays an Idempotency-Key: one transfer', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const send = () =>
       api.post(
         helper(session.id, 'payments'),
@@ -254,7 +243,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it("another merchant's session is a 404, and so is any route with a live key", async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const other = await api.createMerchant({ name: 'Other Shop' });
     for (const action of ['payments', 'reorg', 'expire']) {
       const missing = await api
@@ -273,7 +262,7 @@ describe('Sandbox test helpers: simulated payments, reorgs and expiry of session
   });
 
   it('bad input is a 400 naming the field', async () => {
-    const session = await createSession();
+    const session = await createSession(api, merchant, { network: 'TRON' });
     const cases: Array<[object, string]> = [
       [{}, 'amount'],
       [{ amount: '0' }, 'amount'],

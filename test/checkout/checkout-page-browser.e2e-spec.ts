@@ -7,12 +7,12 @@ import { Browser, chromium, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { SessionExpiryService } from '@app/checkout';
 import { DepositWatcherService } from '@app/deposits';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet } from '../support/devnet';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium';
-import { forgetChain } from '../support/chain-reset';
+import { createSession } from '../support/sessions-api';
 
 const CONFIRMATIONS = 2;
 // Screenshots of each state, for people (gitignored).
@@ -26,23 +26,26 @@ jest.setTimeout(120_000);
  * Server-Sent Events stream, without a reload.
  */
 describe('Hosted checkout page in Chromium', () => {
+  let browser: Browser;
+  let thanks: http.Server;
+  // This suite's chain is new: the one the previous suite watched as ETHEREUM is forgotten.
+  const chain = useChainSuite({
+    confirmations: CONFIRMATIONS,
+    merchant: { name: 'Corner Café' },
+    cleanUp: async () => {
+      await browser?.close();
+      thanks?.close();
+    },
+  });
   let devnet: Devnet;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let api: TestApi;
   let merchant: TestMerchant;
-  let browser: Browser;
   let baseUrl: string;
-  let thanks: http.Server;
   let thanksUrl: string;
 
   beforeAll(async () => {
+    ({ devnet, api, merchant } = chain);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
-    api = await TestApi.start();
-    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
-    await forgetChain(api.app, 'ETHEREUM');
-    merchant = await api.createMerchant({ name: 'Corner Café' });
     const server = api.app.getHttpServer() as http.Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -52,27 +55,7 @@ describe('Hosted checkout page in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    thanks?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
-
   const scan = () => api.app.get(DepositWatcherService).scan('ETHEREUM');
-  const createSession = async (amount: string, extra: Record<string, unknown> = {}) =>
-    (
-      await api
-        .post('/v1/checkout/sessions', merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-          ...extra,
-        })
-        .expect(201)
-    ).body as { id: string; pay_address: string };
   const open = async (sessionId: string, viewport = { width: 1024, height: 900 }) => {
     const page = await browser.newPage({ viewport, locale: 'en-US' });
     const errors: string[] = [];
@@ -97,7 +80,10 @@ describe('Hosted checkout page in Chromium', () => {
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
   it('shows what to pay, updates live through a partial payment to paid, then redirects', async () => {
-    const session = await createSession('25', { success_url: thanksUrl });
+    const session = await createSession(api, merchant, {
+      pricing_amount: '25',
+      ...{ success_url: thanksUrl },
+    });
     const { page, errors } = await open(session.id);
     expect(await page.locator('#address').textContent()).toBe(session.pay_address);
     expect(await page.locator('#pay-amount').textContent()).toBe('25');
@@ -135,7 +121,10 @@ describe('Hosted checkout page in Chromium', () => {
   });
 
   it('turns to expired when the session runs out, without a reload', async () => {
-    const session = await createSession('5', { cancel_url: 'https://shop.example/cart' });
+    const session = await createSession(api, merchant, {
+      pricing_amount: '5',
+      ...{ cancel_url: 'https://shop.example/cart' },
+    });
     const { page, errors } = await open(session.id);
     expect(await page.locator('#cancel').getAttribute('href')).toBe('https://shop.example/cart');
     await api.dataSource.query(
@@ -151,7 +140,7 @@ describe('Hosted checkout page in Chromium', () => {
   });
 
   it('fits a phone screen and has no serious accessibility violations (axe-core)', async () => {
-    const session = await createSession('12.5');
+    const session = await createSession(api, merchant, { pricing_amount: '12.5' });
     const { page, errors } = await open(session.id, { width: 360, height: 640 });
     // Evaluated in the page (strings: this project compiles without the DOM library).
     const overflow = await page.evaluate<number>(
@@ -172,7 +161,7 @@ describe('Hosted checkout page in Chromium', () => {
   });
 
   it('shows everything needed to pay without JavaScript', async () => {
-    const session = await createSession('7');
+    const session = await createSession(api, merchant, { pricing_amount: '7' });
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(`${baseUrl}/checkout/${session.id}?locale=de`);

@@ -1,14 +1,8 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { parseUnits, Wallet } from 'ethers';
 import request from 'supertest';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { balanceOf, ledgerLines } from '../support/payouts-api';
 import {
   paidSession,
@@ -34,15 +28,8 @@ const DELAY_MINUTES = 0.1;
  * On anvil with the in-process worker, which really signs and sends.
  */
 describe('The refund form’s secret and the delay before a customer’s address is sent', () => {
-  let devnet: Devnet;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
+  const chain = useChainSuite({
+    environment: () => ({
       WATCH_NETWORKS: 'none',
       HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
       PAYOUT_TRACK_INTERVAL_MS: '200',
@@ -50,19 +37,16 @@ describe('The refund form’s secret and the delay before a customer’s address
       PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
       PAYOUT_REVIEW_THRESHOLD: '5000',
       REFUND_DESTINATION_DELAY_MINUTES: String(DELAY_MINUTES),
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    worker = await startWorker();
-    merchant = await api.createMerchant({ name: 'Refund Links Shop' });
-  }, 120_000);
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
+    }),
+    newChain: 'payouts',
+    worker: true,
+    merchant: { name: 'Refund Links Shop' },
+    timeoutMs: 120_000,
   });
+  let devnet: Devnet;
+  let api: TestApi;
+  let merchant: TestMerchant;
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   const refundOf = async (id: string) =>
     (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;

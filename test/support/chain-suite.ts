@@ -21,20 +21,29 @@ export interface ChainSuiteOptions {
   /** Variables the apps are started with (and given back afterwards), read once the chain runs. */
   environment?:
     | Record<string, string>
-    | ((chain: { devnet: Devnet; proxy: RpcProxy | undefined }) => Record<string, string>);
+    | ((chain: {
+        devnet: Devnet;
+        proxy: RpcProxy | undefined;
+      }) => Record<string, string> | Promise<Record<string, string>>);
   /** The network name the devnet runs as; ETHEREUM. */
   network?: string;
   /**
    * What earlier suites left of the chain watched under that name: `forget` it (deposit suites),
-   * or also put their payouts off (`payouts`) and check no sweep of theirs is in flight (`sweeps`).
+   * or also put their payouts off (`payouts`) and check no sweep of theirs is in flight (`sweeps`);
+   * `keep` leaves it to the suite (one that tests forgetting).
    */
-  newChain?: 'forget' | 'payouts' | 'sweeps';
+  newChain?: 'forget' | 'payouts' | 'sweeps' | 'keep';
   /** The whole worker in this process (started after the API, closed first). */
   worker?: boolean;
   /** A merchant of the suite's own (created last); `false` for none. */
   merchant?: false | { name?: string };
   /** beforeAll's timeout, for a loaded box. */
   timeoutMs?: number;
+  /**
+   * Run first in afterAll, while the API still runs (jest-circus runs a describe's after-hooks in
+   * the order they were declared, so a suite's own afterAll would come after the API closed).
+   */
+  cleanUp?: (suite: ChainSuite) => Promise<void>;
 }
 
 /** What the suite's tests read; each throws if read before beforeAll has set it. */
@@ -68,7 +77,7 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
     if (options.proxy) proxy = await RpcProxy.start(devnet.rpcUrl);
     const variables =
       typeof options.environment === 'function'
-        ? options.environment({ devnet, proxy })
+        ? await options.environment({ devnet, proxy })
         : (options.environment ?? {});
     environment = useChainEnvironment(
       devnet.networksFileJson({
@@ -81,13 +90,14 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
     api = await TestApi.start();
     const newChain = options.newChain ?? 'forget';
     if (newChain === 'forget') await forgetChain(api.app, network);
-    else await startPayoutsOnNewChain(api, network);
+    else if (newChain !== 'keep') await startPayoutsOnNewChain(api, network);
     if (newChain === 'sweeps') await startSweepsOnNewChain(api.dataSource, network);
     if (options.worker) worker = await startWorker();
     if (options.merchant !== false) merchant = await api.createMerchant(options.merchant ?? {});
   }, options.timeoutMs);
 
   afterAll(async () => {
+    if (options.cleanUp && api) await options.cleanUp(suite);
     await worker?.close();
     await api?.close();
     await proxy?.stop();
@@ -100,7 +110,7 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
       throw new Error(`useChainSuite: no ${name} (not started, or not asked for)`);
     return value;
   };
-  return {
+  const suite: ChainSuite = {
     get devnet() {
       return started(devnet, 'devnet');
     },
@@ -120,4 +130,5 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
       return started(environment, 'environment').path;
     },
   };
+  return suite;
 }

@@ -137,18 +137,27 @@ export class Cluster {
     }
   }
 
-  /** Builds (when sources changed), starts the services and chains, sets the apps' variables. */
+  /**
+   * Builds (when sources changed), starts the services and chains, sets the apps' variables.
+   * The three steps wait on nothing of each other's and run side by side: the build (minutes
+   * when a library changed) hides the cluster's and the chains' start.
+   */
   async prepare(log: (line: string) => void): Promise<void> {
-    await this.timed('nest build api + worker (only when sources changed)', () => this.build(log));
-    log('api and worker built');
-    await this.timed('own PostgreSQL (initdb, start, migrations) and Redis', async () => {
-      [this.postgres, this.redis] = await Promise.all([
-        PrivatePostgres.start(),
-        PrivateRedis.start(),
-      ]);
-    });
-    log(`own PostgreSQL on ${this.postgres.port}, own Redis on ${this.redis.port}`);
-    await this.timed('anvil, contracts, fake TRON node, sweep delegate', () => this.chains());
+    const [, , setup] = await Promise.all([
+      this.timed('nest build api + worker (only when sources changed)', () => this.build(log)).then(
+        () => log('api and worker built'),
+      ),
+      this.timed('own PostgreSQL (initdb, start, migrations) and Redis', async () => {
+        [this.postgres, this.redis] = await Promise.all([
+          PrivatePostgres.start(),
+          PrivateRedis.start(),
+        ]);
+      }).then(() =>
+        log(`own PostgreSQL on ${this.postgres.port}, own Redis on ${this.redis.port}`),
+      ),
+      this.timed('anvil, contracts, fake TRON node, sweep delegate', () => this.chains()),
+    ]);
+    await this.configure(setup);
   }
 
   private async build(log: (line: string) => void): Promise<void> {
@@ -170,7 +179,7 @@ export class Cluster {
     }
   }
 
-  private async chains(): Promise<void> {
+  private async chains() {
     this.devnet = await startDevnet({ blockTime: 1 });
     this.firstBlock = await this.devnet.head();
     this.proxy = await RpcProxy.start(this.devnet.rpcUrl);
@@ -179,7 +188,7 @@ export class Cluster {
     const tronUrl = await this.tron.start();
     this.tron.mineEmpty(5);
     this.miner = setInterval(() => this.tron.mineBroadcasts(), 500);
-    const setup = await soakEnvironment({
+    return soakEnvironment({
       devnet: this.devnet,
       tronUrl,
       hot: this.hot,
@@ -188,6 +197,10 @@ export class Cluster {
       tronHotKey: this.tronHotKey,
       stakingKey: this.stakingKey,
     });
+  }
+
+  /** The apps' variables: this cluster's database, Redis and chains. */
+  private async configure(setup: Awaited<ReturnType<typeof soakEnvironment>>): Promise<void> {
     // The workers' and APIs' ETHEREUM RPC goes through the proxy (the nemesis's lag and failures);
     // the new-heads WebSocket and the soak's own payments reach anvil directly.
     const networks = JSON.parse(setup.networksFileJson);

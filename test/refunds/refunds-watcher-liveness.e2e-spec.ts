@@ -1,7 +1,6 @@
 import { DepositWatcherService } from '@app/deposits';
-import { forgetChain } from '../support/chain-reset';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet } from '../support/devnet';
 import { cleanUpPayouts, randomEvmAddress } from '../support/payouts-api';
 import { paidSession, postSessionRefund } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
@@ -17,26 +16,19 @@ const CONFIRMATIONS = 2;
  * FOR SHARE while it waited, and every tick skipped the locked cursor.)
  */
 describe('Refunds: a refund in progress and the deposit watcher of its network', () => {
+  const chain = useChainSuite({
+    confirmations: CONFIRMATIONS,
+    network: NETWORK,
+    merchant: { name: 'Refunding While Selling Shop' },
+    cleanUp: (suite) => cleanUpPayouts(suite.api, [suite.merchant]),
+  });
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
   let watcher: DepositWatcherService;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
-    api = await TestApi.start();
+  beforeAll(() => {
+    ({ devnet, api, merchant } = chain);
     watcher = api.app.get(DepositWatcherService);
-    await forgetChain(api.app, NETWORK);
-    merchant = await api.createMerchant({ name: 'Refunding While Selling Shop' });
-  });
-
-  afterAll(async () => {
-    if (merchant) await cleanUpPayouts(api, [merchant]);
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
   });
 
   /** Whether a backend of this database waits for a lock on a session's row. */

@@ -1,10 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { getAddress } from 'ethers';
+import { useChainSuite } from '../support/chain-suite';
 import { startWorker } from '../support/in-process-worker';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { DEVNET_ACCOUNTS, Devnet, startDevnet } from '../support/devnet';
-import { startPayoutsOnNewChain } from '../support/payout-chain';
-import { DEVNET_SWEEPER, startSweepsOnNewChain, sweepEnvironment } from '../support/sweep-env';
+import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
+import { DEVNET_SWEEPER, sweepEnvironment } from '../support/sweep-env';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -19,39 +18,33 @@ interface SweepRow {
 }
 
 describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 batches', () => {
+  let delegate: string;
+  let worker: INestApplicationContext | undefined;
+  // An earlier sweep suite in this run left the sweeper's nonce of its own chain: `sweeps`.
+  const chain = useChainSuite({
+    environment: async ({ devnet }) => {
+      const sweep = await sweepEnvironment(devnet);
+      delegate = sweep.delegate;
+      return {
+        ...sweep.environment,
+        WATCH_NETWORKS: 'ETHEREUM',
+        DEPOSIT_SCAN_INTERVAL_MS: '200',
+        TREASURY_SWEEP_INTERVAL_MS: '300',
+        PAYOUT_TRACK_INTERVAL_MS: '300',
+      };
+    },
+    newChain: 'sweeps',
+    timeoutMs: TIMEOUT_MS,
+    cleanUp: async () => {
+      await worker?.close();
+    },
+  });
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
-  let worker: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let delegate: string;
   let sweptBefore: string[] = [];
   let sweptBeforeTx = '';
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    const sweep = await sweepEnvironment(devnet);
-    delegate = sweep.delegate;
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
-      ...sweep.environment,
-      WATCH_NETWORKS: 'ETHEREUM',
-      DEPOSIT_SCAN_INTERVAL_MS: '200',
-      TREASURY_SWEEP_INTERVAL_MS: '300',
-      PAYOUT_TRACK_INTERVAL_MS: '300',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    // An earlier sweep suite in this run left the sweeper's nonce of its own chain.
-    await startSweepsOnNewChain(api.dataSource);
-    merchant = await api.createMerchant();
-  }, TIMEOUT_MS);
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   async function paidSessions(
     amounts: string[],

@@ -1,11 +1,10 @@
 import { SessionExpiryService } from '@app/checkout';
 import { DepositWatcherService } from '@app/deposits';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet } from '../support/devnet';
 import { TestApi, TestMerchant } from '../support/test-app';
-import { forgetChain } from '../support/chain-reset';
+import { createSession, SESSIONS } from '../support/sessions-api';
 
-const SESSIONS = '/v1/checkout/sessions';
 const CONFIRMATIONS = 2;
 
 interface Event {
@@ -25,37 +24,16 @@ interface Event {
  * in the transaction of each change: payment seen, confirmed, session paid; a reorg undoing it.
  */
 describe('Events of checkout sessions on a real EVM chain', () => {
+  // This suite's chain is new: the one the previous suite watched as ETHEREUM is forgotten.
+  const chain = useChainSuite({ confirmations: CONFIRMATIONS, merchant: false });
   let devnet: Devnet;
   let api: TestApi;
   let watcher: DepositWatcherService;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
-    api = await TestApi.start();
+  beforeAll(() => {
+    ({ devnet, api } = chain);
     watcher = api.app.get(DepositWatcherService);
-    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
-    await forgetChain(api.app, 'ETHEREUM');
   });
 
-  afterAll(async () => {
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
-
-  const createSession = async (merchant: TestMerchant, amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as { id: string; pay_address: string };
   /** The session's events in the order they happened (the list is newest first). */
   const eventsOf = async (merchant: TestMerchant, sessionId: string): Promise<Event[]> => {
     const { body } = await api.get(`/v1/events?object_id=${sessionId}`, merchant).expect(200);
@@ -66,7 +44,7 @@ describe('Events of checkout sessions on a real EVM chain', () => {
 
   it('Pending -> payment detected -> confirmed -> Paid, in sequence, each with the session as it was', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const sent = await devnet.transfer('USDT', session.pay_address, '10');
     await watcher.scan('ETHEREUM');
 
@@ -100,7 +78,9 @@ describe('Events of checkout sessions on a real EVM chain', () => {
     // Settlement builds events a slice of 64 sessions at a time while its statements run.
     const merchant = await api.createMerchant();
     const sessions = await Promise.all(
-      Array.from({ length: 70 }, (_, index) => createSession(merchant, String(index + 1))),
+      Array.from({ length: 70 }, (_, index) =>
+        createSession(api, merchant, { pricing_amount: String(index + 1) }),
+      ),
     );
     await devnet.transferMany(
       sessions.map((session, index) => ({
@@ -128,7 +108,7 @@ describe('Events of checkout sessions on a real EVM chain', () => {
 
   it('a reorg that drops the payment: transaction_reverted, then back to pending', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10' });
     const snapshot = await devnet.snapshot();
     await devnet.transfer('USDT', session.pay_address, '10');
     await devnet.mine(CONFIRMATIONS - 1);
@@ -148,8 +128,8 @@ describe('Events of checkout sessions on a real EVM chain', () => {
 
   it('expiry: an unpaid session announces expired, a part-paid one underpaid', async () => {
     const merchant = await api.createMerchant();
-    const unpaid = await createSession(merchant, '10');
-    const partPaid = await createSession(merchant, '10');
+    const unpaid = await createSession(api, merchant, { pricing_amount: '10' });
+    const partPaid = await createSession(api, merchant, { pricing_amount: '10' });
     await devnet.transfer('USDT', partPaid.pay_address, '4');
     await devnet.mine(CONFIRMATIONS - 1);
     await watcher.scan('ETHEREUM');

@@ -5,17 +5,7 @@ import { SessionSettlementService } from '@app/checkout';
 import { SessionFeeRule1764300000000 } from '../../libs/database/src/migrations/1764300000000-session-fee-rule';
 import { insertSessionTransaction } from '../support/session-transactions';
 import { TestApi, TestMerchant } from '../support/test-app';
-
-const SESSIONS = '/v1/checkout/sessions';
-
-interface Session {
-  id: string;
-  status: string;
-  amount: string;
-  amount_received: string;
-  fee_amount: string;
-  net_amount: string;
-}
+import { CheckoutSession, createSession, readSession } from '../support/sessions-api';
 
 /*
  * A session keeps the fee rule in force when it was created: a payment that arrives in parts, with
@@ -35,19 +25,6 @@ describe('The fee rule of a checkout session', () => {
 
   const setFeeRule = (merchant: TestMerchant, percent: string | null, fixed: string | null) =>
     api.app.get(MerchantsService).setFeeRule(merchant.id, percent, fixed);
-  const createSession = async (merchant: TestMerchant, amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'TRON',
-        })
-        .expect(201)
-    ).body as Session;
-  const read = async (merchant: TestMerchant, id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as Session;
   /** A confirmed transfer to the session, settled in its own transaction as the watcher does. */
   const pay = async (sessionId: string, amount: string) => {
     const transactionId = `ctx_${randomUUID().replace(/-/g, '')}`;
@@ -79,7 +56,7 @@ describe('The fee rule of a checkout session', () => {
     );
     return Object.fromEntries(rows.map((row) => [row.kind, new Decimal(row.total).toFixed()]));
   };
-  const amounts = (session: Session) => ({
+  const amounts = (session: CheckoutSession) => ({
     status: session.status,
     amount_received: session.amount_received,
     fee_amount: session.fee_amount,
@@ -89,11 +66,11 @@ describe('The fee rule of a checkout session', () => {
   it("charges a top-up after a rule change with the session's original rule, on the whole total", async () => {
     const merchant = await api.createMerchant();
     await setFeeRule(merchant, '2', '0.5');
-    const session = await createSession(merchant, '100');
+    const session = await createSession(api, merchant, { pricing_amount: '100', network: 'TRON' });
     expect(session.amount).toBe('100');
 
     await pay(session.id, '40');
-    expect(amounts(await read(merchant, session.id))).toEqual({
+    expect(amounts(await readSession(api, merchant, session.id))).toEqual({
       status: 'Pending',
       amount_received: '40',
       fee_amount: '1.3', // 40 × 2 % + 0.5
@@ -102,7 +79,7 @@ describe('The fee rule of a checkout session', () => {
 
     await setFeeRule(merchant, '5', '1');
     await pay(session.id, '60');
-    const paid = await read(merchant, session.id);
+    const paid = await readSession(api, merchant, session.id);
     expect(amounts(paid)).toEqual({
       status: 'Paid',
       amount_received: '100',
@@ -122,9 +99,9 @@ describe('The fee rule of a checkout session', () => {
     ]);
 
     // A session created after the change is charged with the new rule.
-    const later = await createSession(merchant, '100');
+    const later = await createSession(api, merchant, { pricing_amount: '100', network: 'TRON' });
     await pay(later.id, '100');
-    expect(amounts(await read(merchant, later.id))).toEqual({
+    expect(amounts(await readSession(api, merchant, later.id))).toEqual({
       status: 'Paid',
       amount_received: '100',
       fee_amount: '6', // 100 × 5 % + 1
@@ -138,14 +115,14 @@ describe('The fee rule of a checkout session', () => {
 
   it('keeps the configured default for a session created before the merchant had a rule', async () => {
     const merchant = await api.createMerchant();
-    const session = await createSession(merchant, '10');
+    const session = await createSession(api, merchant, { pricing_amount: '10', network: 'TRON' });
     await pay(session.id, '4');
     // The test configuration's default: FEE_PERCENT 1, FEE_FIXED 0.
-    expect((await read(merchant, session.id)).fee_amount).toBe('0.04');
+    expect((await readSession(api, merchant, session.id)).fee_amount).toBe('0.04');
 
     await setFeeRule(merchant, '3', '0.2');
     await pay(session.id, '6');
-    expect(amounts(await read(merchant, session.id))).toEqual({
+    expect(amounts(await readSession(api, merchant, session.id))).toEqual({
       status: 'Paid',
       amount_received: '10',
       fee_amount: '0.1', // 10 × 1 %, not 10 × 3 % + 0.2
@@ -171,7 +148,9 @@ describe('The fee rule of a checkout session', () => {
       fixed: string | null,
     ) => {
       await setFeeRule(merchant, percent, fixed);
-      return ruleStoredFor((await createSession(merchant, '10')).id);
+      return ruleStoredFor(
+        (await createSession(api, merchant, { pricing_amount: '10', network: 'TRON' })).id,
+      );
     };
     // The test configuration's default: FEE_PERCENT 1, FEE_FIXED 0.
     expect(await storedRule(await api.createMerchant(), null, null)).toEqual(['1', '0']);
@@ -182,16 +161,13 @@ describe('The fee rule of a checkout session', () => {
     const keyed = await api.createMerchant();
     await setFeeRule(keyed, '4', '0.4');
     await setFeeRule(await api.createMerchant(), '9', '9');
-    const { body } = await api
-      .post(SESSIONS, keyed, {
-        pricing_amount: '10',
-        pricing_currency: 'USD',
-        currency: 'USDT',
-        network: 'TRON',
-      })
-      .set('Idempotency-Key', randomUUID())
-      .expect(201);
-    expect(await ruleStoredFor((body as Session).id)).toEqual(['4', '0.4']);
+    const keyedSession = await createSession(
+      api,
+      keyed,
+      { pricing_amount: '10', network: 'TRON' },
+      { 'Idempotency-Key': randomUUID() },
+    );
+    expect(await ruleStoredFor(keyedSession.id)).toEqual(['4', '0.4']);
   });
 
   it("the migration backfills each existing session with its merchant's rule, else the configured default", async () => {
@@ -201,9 +177,11 @@ describe('The fee rule of a checkout session', () => {
     await setFeeRule(full, '2', '0.5');
     await setFeeRule(percentOnly, '3', null);
     const sessions = {
-      full: (await createSession(full, '10')).id,
-      percentOnly: (await createSession(percentOnly, '10')).id,
-      none: (await createSession(none, '10')).id,
+      full: (await createSession(api, full, { pricing_amount: '10', network: 'TRON' })).id,
+      percentOnly: (
+        await createSession(api, percentOnly, { pricing_amount: '10', network: 'TRON' })
+      ).id,
+      none: (await createSession(api, none, { pricing_amount: '10', network: 'TRON' })).id,
     };
     const migration = new SessionFeeRule1764300000000();
     const saved = { percent: process.env.FEE_PERCENT, fixed: process.env.FEE_FIXED };

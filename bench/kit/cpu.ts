@@ -97,14 +97,22 @@ export function anvilPid(): number | null {
  */
 export function otherBenchmarks(benchmarks = ['bench/api']): string[] {
   const found: string[] = [];
+  // This process and the ones that started it (npm, sh -c) are not "other".
+  const own = new Set<number>();
+  for (let pid = process.pid; pid > 1 && !own.has(pid); pid = parentPid(pid)) own.add(pid);
   for (const pid of numericEntries('/proc')) {
-    if (Number(pid) === process.pid) continue;
+    if (own.has(Number(pid))) continue;
     const commandLine = readProc(`/proc/${pid}/cmdline`)?.split('\0').join(' ').trim();
     if (commandLine && benchmarks.some((benchmark) => commandLine.includes(benchmark))) {
       found.push(`${pid} ${commandLine.slice(0, 80)}`);
     }
   }
   return found;
+}
+
+function parentPid(pid: number): number {
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat ? Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) : 0;
 }
 
 export function loadAverage(): number[] {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ChainResetService, DepositWatcherService } from '@app/deposits';
 import { LedgerAccounts } from '@app/ledger';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet } from '../support/devnet';
 import { cleanUpPayouts, ledgerLines, randomEvmAddress } from '../support/payouts-api';
 import {
   creditBalanceOf,
@@ -23,24 +23,16 @@ const NETWORK = 'ETHEREUM';
  * that is not the transfer's is no reorg of it (sweeps review M2).
  */
 describe('chains:forget and refunded unmatched transfers', () => {
+  // Forgetting the chain is what this suite tests: it does so itself.
+  const chain = useChainSuite({
+    newChain: 'keep',
+    merchant: { name: 'Forgotten Chain Refunds Shop' },
+    cleanUp: (suite) => cleanUpPayouts(suite.api, [suite.merchant]),
+  });
   let devnet: Devnet;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let api: TestApi;
   let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }));
-    api = await TestApi.start();
-    merchant = await api.createMerchant({ name: 'Forgotten Chain Refunds Shop' });
-  });
-
-  afterAll(async () => {
-    if (api) await cleanUpPayouts(api, [merchant]);
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
     const session = await paidSession(api, merchant, {

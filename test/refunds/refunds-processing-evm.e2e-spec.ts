@@ -1,14 +1,8 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { parseUnits, Wallet } from 'ethers';
 import { LedgerAccounts } from '@app/ledger';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { ledgerLines } from '../support/payouts-api';
 import {
   postRefundDestination,
@@ -28,15 +22,8 @@ const units = (amount: string) => parseUnits(amount, 6);
  * signed, journaled, tracked and completed by the payout machinery, once, and the refund follows.
  */
 describe('Refunds sent on a real chain', () => {
-  let devnet: Devnet;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
+  const chain = useChainSuite({
+    environment: () => ({
       WATCH_NETWORKS: 'ETHEREUM',
       DEPOSIT_SCAN_INTERVAL_MS: '200',
       HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
@@ -45,19 +32,15 @@ describe('Refunds sent on a real chain', () => {
       PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
       PAYOUT_REVIEW_THRESHOLD: '5000',
       FEE_PERCENT: '1',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    worker = await startWorker();
-    merchant = await api.createMerchant({ name: 'Refunds on chain' });
+    }),
+    newChain: 'payouts',
+    worker: true,
+    merchant: { name: 'Refunds on chain' },
   });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  let devnet: Devnet;
+  let api: TestApi;
+  let merchant: TestMerchant;
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   const refundOf = async (id: string) =>
     (await api.get(`/v1/refunds/${id}`, merchant).expect(200)).body as RefundBody;

@@ -2,16 +2,10 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { EvmSweeper } from '../../libs/treasury/src/sweeps/evm-sweeper';
 import { SweepStatus } from '@app/treasury';
+import { useChainSuite } from '../support/chain-suite';
 import { startWorker } from '../support/in-process-worker';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { deploySweepDelegate, Devnet, startDevnet } from '../support/devnet';
-import { startPayoutsOnNewChain } from '../support/payout-chain';
-import {
-  DEVNET_TREASURY,
-  devnetSweeper,
-  startSweepsOnNewChain,
-  sweepEnvironment,
-} from '../support/sweep-env';
+import { deploySweepDelegate, Devnet } from '../support/devnet';
+import { DEVNET_TREASURY, devnetSweeper, sweepEnvironment } from '../support/sweep-env';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -20,47 +14,41 @@ const TIMEOUT_MS = 60_000;
 const SWEEPER = devnetSweeper(8);
 
 describe('EVM sweeps refuse a delegate that is not this configuration', () => {
+  let worker: INestApplicationContext | undefined;
+  const chain = useChainSuite({
+    environment: async ({ devnet }) => {
+      const sweep = await sweepEnvironment(devnet, {}, undefined, SWEEPER);
+      // A delegate whose HOT_WALLET is the treasury address, not the registered hot wallet: the
+      // settings name it instead of the right one.
+      const wrong = await deploySweepDelegate(devnet, {
+        sweeper: SWEEPER.address,
+        hotWallet: DEVNET_TREASURY,
+        treasury: DEVNET_TREASURY,
+        tokens: [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
+      });
+      const file = sweep.environment.TREASURY_FILE;
+      const settings = JSON.parse(readFileSync(file, 'utf8')) as {
+        ETHEREUM: { sweepDelegate: string };
+      };
+      settings.ETHEREUM.sweepDelegate = wrong;
+      writeFileSync(file, JSON.stringify(settings));
+      return {
+        ...sweep.environment,
+        WATCH_NETWORKS: 'ETHEREUM',
+        DEPOSIT_SCAN_INTERVAL_MS: '200',
+        TREASURY_SWEEP_INTERVAL_MS: '300',
+      };
+    },
+    newChain: 'sweeps',
+    timeoutMs: TIMEOUT_MS,
+    cleanUp: async () => {
+      await worker?.close();
+    },
+  });
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
-  let worker: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    const sweep = await sweepEnvironment(devnet, {}, undefined, SWEEPER);
-    // A delegate whose HOT_WALLET is the treasury address, not the registered hot wallet: the
-    // settings name it instead of the right one.
-    const wrong = await deploySweepDelegate(devnet, {
-      sweeper: SWEEPER.address,
-      hotWallet: DEVNET_TREASURY,
-      treasury: DEVNET_TREASURY,
-      tokens: [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract],
-    });
-    const file = sweep.environment.TREASURY_FILE;
-    const settings = JSON.parse(readFileSync(file, 'utf8')) as {
-      ETHEREUM: { sweepDelegate: string };
-    };
-    settings.ETHEREUM.sweepDelegate = wrong;
-    writeFileSync(file, JSON.stringify(settings));
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
-      ...sweep.environment,
-      WATCH_NETWORKS: 'ETHEREUM',
-      DEPOSIT_SCAN_INTERVAL_MS: '200',
-      TREASURY_SWEEP_INTERVAL_MS: '300',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    await startSweepsOnNewChain(api.dataSource);
-    merchant = await api.createMerchant();
-  }, TIMEOUT_MS);
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   it(
     'signs nothing for a paid address and reports why in treasury:status',

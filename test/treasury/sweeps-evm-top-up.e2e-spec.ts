@@ -1,10 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { getAddress, Transaction } from 'ethers';
+import { useChainSuite } from '../support/chain-suite';
 import { startWorker } from '../support/in-process-worker';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { DEVNET_ACCOUNTS, Devnet, startDevnet } from '../support/devnet';
-import { startPayoutsOnNewChain } from '../support/payout-chain';
-import { startSweepsOnNewChain } from '../support/sweep-env';
+import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
 import { TOP_UP_SWEEPER, topUpEnvironment } from '../support/top-up-env';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -32,33 +30,25 @@ const wei = (amount: string): bigint => {
  * balance to the hot wallet itself. Deposits arrive through a session and the deposit watcher.
  */
 describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit address sends its tokens', () => {
-  let devnet: Devnet;
-  let api: TestApi;
-  let merchant: TestMerchant;
   let worker: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
+  const chain = useChainSuite({
+    environment: () => ({
       ...topUpEnvironment(),
       WATCH_NETWORKS: 'ETHEREUM',
       DEPOSIT_SCAN_INTERVAL_MS: '200',
       TREASURY_SWEEP_INTERVAL_MS: '300',
       PAYOUT_TRACK_INTERVAL_MS: '300',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    await startSweepsOnNewChain(api.dataSource);
-    merchant = await api.createMerchant();
-  }, TIMEOUT_MS);
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
+    }),
+    newChain: 'sweeps',
+    timeoutMs: TIMEOUT_MS,
+    cleanUp: async () => {
+      await worker?.close();
+    },
   });
+  let devnet: Devnet;
+  let api: TestApi;
+  let merchant: TestMerchant;
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   const linesOf = async (reference: string): Promise<Array<{ account: string; amount: string }>> =>
     api.dataSource.query(

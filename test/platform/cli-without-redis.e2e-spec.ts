@@ -19,7 +19,7 @@ describe('Operator CLI: database-only commands without Redis', () => {
   let database: Client;
 
   beforeAll(async () => {
-    cli = await CliProcess.build('no-redis');
+    cli = await CliProcess.shared();
     database = new Client({ connectionString: process.env.DATABASE_URL });
     await database.connect();
   });

@@ -1,10 +1,9 @@
 import { ChainResetService, DepositWatcherService } from '@app/deposits';
-import { useChainEnvironment } from '../support/chain-test-env';
+import { useChainSuite } from '../support/chain-suite';
 import { Devnet, startDevnet } from '../support/devnet';
 import { RpcProxy } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
-
-const SESSIONS = '/v1/checkout/sessions';
+import { createSession, readSession } from '../support/sessions-api';
 
 /**
  * A devnet restarted (or a testnet reset) is a new chain under the same network name. Until told,
@@ -12,58 +11,33 @@ const SESSIONS = '/v1/checkout/sessions';
  * forgets the old chain, its payments are taken back and the new chain is followed.
  */
 describe('Forgetting a chain that no longer exists (chains:forget)', () => {
-  let first: Devnet;
   let second: Devnet | undefined;
+  // The network's one RPC URL points at the proxy, which is re-pointed to the restarted chain.
+  const chain = useChainSuite({
+    proxy: true,
+    cleanUp: async () => {
+      await second?.stop();
+    },
+  });
+  let first: Devnet;
   let proxy: RpcProxy;
   let api: TestApi;
   let merchant: TestMerchant;
   let watcher: DepositWatcherService;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    first = await startDevnet();
-    // The network's one RPC URL points at the proxy, which is re-pointed to the restarted chain.
-    proxy = await RpcProxy.start(first.rpcUrl);
-    environment = useChainEnvironment(
-      first.networksFileJson({ rpcUrls: [proxy.url], confirmations: 1 }),
-    );
-    api = await TestApi.start();
+  beforeAll(() => {
+    ({ devnet: first, proxy, api, merchant } = chain);
     watcher = api.app.get(DepositWatcherService);
-    await api.app.get(ChainResetService).forget('ETHEREUM');
-    merchant = await api.createMerchant();
   });
-
-  afterAll(async () => {
-    await api?.close();
-    await proxy?.stop();
-    await second?.stop();
-    await first?.stop();
-    environment?.restore();
-  });
-
-  const createSession = async (amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201)
-    ).body as { id: string; pay_address: string };
-  const read = async (id: string) =>
-    (await api.get(`${SESSIONS}/${id}`, merchant).expect(200)).body as {
-      status: string;
-      amount_received: string;
-    };
 
   it('waits on the new chain, then takes the old payments back when told and follows the new one', async () => {
-    const paidBefore = await createSession('8');
+    const paidBefore = await createSession(api, merchant, { pricing_amount: '8' });
     await first.transfer('USDT', paidBefore.pay_address, '8');
     await first.mine(30);
     await watcher.scan('ETHEREUM');
-    expect(await read(paidBefore.id)).toMatchObject({ status: 'Paid', amount_received: '8' });
+    expect(await readSession(api, merchant, paidBefore.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '8',
+    });
 
     // The devnet restarts: a new chain, far shorter than the one the watcher followed.
     second = await startDevnet();
@@ -71,16 +45,25 @@ describe('Forgetting a chain that no longer exists (chains:forget)', () => {
     await first.stop();
     proxy.retarget(second.rpcUrl);
     await expect(watcher.scan('ETHEREUM')).rejects.toMatchObject({ kind: 'transient' });
-    expect(await read(paidBefore.id)).toMatchObject({ status: 'Paid', amount_received: '8' });
+    expect(await readSession(api, merchant, paidBefore.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '8',
+    });
 
     const report = await api.app.get(ChainResetService).forget('ETHEREUM');
     expect(report).toMatchObject({ revertedTransfers: 1, settledSessions: 1 });
-    expect(await read(paidBefore.id)).toMatchObject({ status: 'Pending', amount_received: '0' });
+    expect(await readSession(api, merchant, paidBefore.id)).toMatchObject({
+      status: 'Pending',
+      amount_received: '0',
+    });
 
-    const paidAfter = await createSession('3');
+    const paidAfter = await createSession(api, merchant, { pricing_amount: '3' });
     await second.transfer('USDT', paidAfter.pay_address, '3');
     await watcher.scan('ETHEREUM');
-    expect(await read(paidAfter.id)).toMatchObject({ status: 'Paid', amount_received: '3' });
+    expect(await readSession(api, merchant, paidAfter.id)).toMatchObject({
+      status: 'Paid',
+      amount_received: '3',
+    });
     const entries = await api.dataSource.query(
       `SELECT kind FROM ledger_entries WHERE reference LIKE $1 ORDER BY id`,
       [`checkout_session:${paidBefore.id}:%`],

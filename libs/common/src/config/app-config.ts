@@ -168,6 +168,11 @@ export interface PayoutConfig {
   /** When the hot wallet cannot cover a payout: wait (and retry) or fail it. */
   hotWalletShortfall: 'wait' | 'fail';
   replaceAfterMs: number;
+  /**
+   * In-flight payouts looked at per tracker tick and network: on EVM each wallet's lowest unmined
+   * nonces first, the rest walked by a cursor over ticks.
+   */
+  trackWindow: number;
   /** Cap of maxFeePerGas per network, in gwei, overriding the built-in defaults. */
   maxFeeGwei: Record<string, string>;
   trackIntervalMs: number;
@@ -243,6 +248,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       hotWalletsFile: env.HOT_WALLETS_FILE,
       hotWalletShortfall: env.PAYOUT_HOT_WALLET_SHORTFALL,
       replaceAfterMs: env.PAYOUT_REPLACE_AFTER_MS,
+      trackWindow: env.PAYOUT_TRACK_WINDOW,
       maxFeeGwei: parseDecimalMap(env.PAYOUT_MAX_FEE_GWEI),
       trackIntervalMs: env.PAYOUT_TRACK_INTERVAL_MS,
       retryDelayMs: env.PAYOUT_RETRY_DELAY_MS,

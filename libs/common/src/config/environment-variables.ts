@@ -230,6 +230,10 @@ export class EnvironmentVariables {
   @IntegerSetting({ min: 1000, max: 86400000 })
   PAYOUT_REPLACE_AFTER_MS = 120000;
 
+  /** In-flight payouts the tracker looks at per tick and network (docs/payouts.md). */
+  @IntegerSetting({ min: 2, max: 100000 })
+  PAYOUT_TRACK_WINDOW = 500;
+
   @Matches(decimalMap(NETWORK_KEY), {
     message: 'PAYOUT_MAX_FEE_GWEI must be a comma list of NETWORK=GWEI, e.g. "ETHEREUM=300".',
   })

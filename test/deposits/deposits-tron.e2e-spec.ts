@@ -5,7 +5,7 @@ import { useChainEnvironment } from '../support/chain-test-env';
 import { FakeTronNode } from '../support/fake-tron-node';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { forgetChain } from '../support/chain-reset';
-import { createSession, readSession, SESSIONS } from '../support/sessions-api';
+import { createSession, listSessions, readSession } from '../support/sessions-api';
 
 const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
 const PAYER = TronWeb.address.fromPrivateKey('1'.repeat(64)) as string;
@@ -64,8 +64,8 @@ describe('Deposit watcher on TRON (fake full node, tronweb encoding)', () => {
       { contract: USDT, from: PAYER, to: session.pay_address, amount: 1_000_000n },
     ]);
     await watcher.scan('TRON');
-    const { body } = await api.get(`${SESSIONS}?search_text=${txIds[0]}`, merchant).expect(200);
-    expect(body.map((item: { id: string }) => item.id)).toEqual([session.id]);
+    const found = await listSessions(api, merchant, { search_text: txIds[0] });
+    expect(found.map((item) => item.id)).toEqual([session.id]);
   });
 
   it('reverts a TRON payment whose block is replaced', async () => {

@@ -7,8 +7,7 @@ import { Devnet, devnetNetworksFile, startDevnet } from '../support/devnet';
 import { RpcProxy } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
-
-const SESSIONS = '/v1/checkout/sessions';
+import { createSession } from '../support/sessions-api';
 
 /**
  * A hosted RPC that accepts requests and never answers is the worst failure: each call waits out
@@ -52,17 +51,6 @@ describe('Deposit detection with a hanging RPC provider (worker, two networks)',
     environment?.restore();
   });
 
-  const createSession = async (network: string, amount: string) =>
-    (
-      await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: amount,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network,
-        })
-        .expect(201)
-    ).body as { id: string; pay_address: string };
   const paidAt = async (id: string): Promise<Date | null> => {
     const [row] = await api.dataSource.query(
       `SELECT paid_at FROM checkout_sessions WHERE id = $1 AND status = 'Paid'`,
@@ -76,8 +64,11 @@ describe('Deposit detection with a hanging RPC provider (worker, two networks)',
     worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
     await worker.init();
 
-    const onEthereum = await createSession('ETHEREUM', '4');
-    const onBsc = await createSession('BSC', '6');
+    const onEthereum = await createSession(api, merchant, {
+      pricing_amount: '4',
+      network: 'ETHEREUM',
+    });
+    const onBsc = await createSession(api, merchant, { pricing_amount: '6', network: 'BSC' });
     // Ethereum's payment first: it still must not be what BSC waits behind.
     await devnet.transfer('USDT', onEthereum.pay_address, '4');
     await devnet.transfer('USDT', onBsc.pay_address, '6');

@@ -1,10 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet } from '../support/devnet';
 import { TestApi, TestMerchant } from '../support/test-app';
-import { forgetChain } from '../support/chain-reset';
 
 const SESSIONS = '/v1/checkout/sessions';
 
@@ -17,34 +16,25 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 }
 
 describe('Deposits detected by running workers (one watch loop per network in each of two workers)', () => {
+  const workers: INestApplicationContext[] = [];
+  // This suite's chain is new: the one the previous suite watched as ETHEREUM is forgotten.
+  const chain = useChainSuite({
+    environment: { WATCH_NETWORKS: 'ETHEREUM', DEPOSIT_SCAN_INTERVAL_MS: '200' },
+    cleanUp: async () => {
+      await Promise.all(workers.map((worker) => worker.close()));
+    },
+  });
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
-  const workers: INestApplicationContext[] = [];
-  let environment: ReturnType<typeof useChainEnvironment>;
 
   beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
-      WATCH_NETWORKS: 'ETHEREUM',
-      DEPOSIT_SCAN_INTERVAL_MS: '200',
-    });
-    api = await TestApi.start();
-    // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
-    await forgetChain(api.app, 'ETHEREUM');
-    merchant = await api.createMerchant();
+    ({ devnet, api, merchant } = chain);
     // Two workers on the same database and Redis, as in a scaled-out deployment.
     for (let i = 0; i < 2; i++) {
       workers.push(await NestFactory.createApplicationContext(WorkerModule, { logger: false }));
     }
     await Promise.all(workers.map((worker) => worker.init()));
-  });
-
-  afterAll(async () => {
-    await Promise.all(workers.map((worker) => worker.close()));
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
   });
 
   it('marks sessions Paid without anyone calling the watcher, each payment counted once', async () => {

@@ -51,7 +51,8 @@ export class CliProcess {
    * build is a minute of a loaded 2-core machine; six suites each built their own). The output
    * directory is named by the newest source's time, so a run never sees files a build for newer
    * sources is writing: that build goes to a directory of its own and is renamed into place.
-   * Suites in other Jest workers or runs wait for a build under way instead of repeating it.
+   * Suites in other Jest workers or runs wait for a build of the same sources under way instead
+   * of repeating it.
    */
   static async shared(): Promise<CliProcess> {
     const stamp = Math.floor(newestCliSourceMs());
@@ -62,7 +63,11 @@ export class CliProcess {
     await lock.connect();
     try {
       // The lock goes with the connection, so a killed suite never leaves it taken.
-      await lock.query('SELECT pg_advisory_lock(hashtext($1))', ['payments-build-cli-e2e']);
+      // Per sources' time: runs that need the same build wait for one; a newer one is never
+      // held up behind a build of older sources (while files are being edited).
+      await lock.query('SELECT pg_advisory_lock(hashtext($1))', [
+        `payments-build-cli-e2e-${stamp}`,
+      ]);
       if (existsSync(main)) return new CliProcess(build, true);
       const partial = `${build}.partial-${process.pid}`;
       rmSync(partial, { recursive: true, force: true });

@@ -168,103 +168,117 @@ describe('List query plans at scale', () => {
     psp = await api.createMerchant({ name: 'Platform', kind: 'psp' });
     const other = await api.createMerchant({ name: 'Other' });
     seededMerchants.push(big.id, psp.id, other.id);
-    const ds = api.dataSource;
-    await seedSubMerchants(ds, {
-      merchantId: psp.id,
-      count: 3000,
-      idPrefix: 'sm_plan_',
-      newest: now,
-    });
-    await ds.query(`UPDATE sub_merchants SET id = $1 WHERE id = 'sm_plan_1'`, [SUB]);
-    const otherPsp = await api.createMerchant({ name: 'Other platform', kind: 'psp' });
-    seededMerchants.push(otherPsp.id);
-    await seedSubMerchants(ds, {
-      merchantId: otherPsp.id,
-      count: 20_000,
-      idPrefix: 'sm_other_',
-      newest: now,
-    });
-    const sessions = [
-      { merchantId: big.id, count: 40_000, idPrefix: 'cs_big_' },
-      { merchantId: psp.id, count: 4000, idPrefix: 'cs_psp_' },
-      { merchantId: psp.id, subMerchantId: SUB, count: 8000, idPrefix: 'cs_sub_' },
-      { merchantId: other.id, count: 8000, idPrefix: 'cs_other_' },
-    ];
-    for (const seed of sessions) await seedSessions(ds, { ...seed, newest: now });
-    await seedPayouts(ds, { merchantId: big.id, count: 20_000, idPrefix: 'po_big_', newest: now });
-    await seedPayouts(ds, {
-      merchantId: psp.id,
-      subMerchantId: SUB,
-      count: 4000,
-      idPrefix: 'po_sub_',
-      newest: now,
-    });
-    await seedPayouts(ds, {
-      merchantId: other.id,
-      count: 4000,
-      idPrefix: 'po_other_',
-      newest: now,
-    });
-    const types = EVENT_TYPES;
-    await seedEvents(ds, {
-      merchantId: big.id,
-      count: 40_000,
-      idPrefix: 'evt_big_',
-      newest: now,
-      types,
-    });
-    await seedEvents(ds, {
-      merchantId: psp.id,
-      subMerchantId: SUB,
-      count: 8000,
-      idPrefix: 'evt_sub_',
-      newest: now,
-      types,
-    });
-    await seedEvents(ds, {
-      merchantId: other.id,
-      count: 8000,
-      idPrefix: 'evt_other_',
-      newest: now,
-      types,
-    });
-    await seedUnmatchedTransfers(ds, {
-      merchantId: big.id,
-      count: 10_000,
-      idPrefix: 'utx_big_',
-      sessionPrefix: 'cs_big_',
-      newest: now,
-    });
-    await seedUnmatchedTransfers(ds, {
-      merchantId: psp.id,
-      subMerchantId: SUB,
-      count: 2000,
-      idPrefix: 'utx_sub_',
-      sessionPrefix: 'cs_sub_',
-      newest: now,
-    });
-    // The table holds every merchant's: the big one's are a minority, as they would be.
-    await seedUnmatchedTransfers(ds, {
-      merchantId: other.id,
-      count: 30_000,
-      idPrefix: 'utx_other_',
-      sessionPrefix: 'cs_big_',
-      newest: now,
-    });
-    await seedWebhookEndpoints(ds, {
-      merchantId: other.id,
-      count: 5000,
-      idPrefix: 'we_other_',
-      newest: now,
-    });
-    await seedWebhookEndpoints(ds, {
-      merchantId: big.id,
-      count: 3,
-      idPrefix: 'we_big_',
-      newest: now,
-    });
-    // As autovacuum leaves a table: statistics, and a visibility map for index-only scans.
-    await ds.query('VACUUM ANALYZE');
+    // One connection without the API's statement timeout (DATABASE_STATEMENT_TIMEOUT_MS): a seed
+    // of 40,000 sessions in one statement, or the VACUUM, outlasts it on a loaded machine.
+    const ds = api.dataSource.createQueryRunner();
+    await ds.connect();
+    try {
+      await ds.query('SET statement_timeout = 0');
+      await seedSubMerchants(ds, {
+        merchantId: psp.id,
+        count: 3000,
+        idPrefix: 'sm_plan_',
+        newest: now,
+      });
+      await ds.query(`UPDATE sub_merchants SET id = $1 WHERE id = 'sm_plan_1'`, [SUB]);
+      const otherPsp = await api.createMerchant({ name: 'Other platform', kind: 'psp' });
+      seededMerchants.push(otherPsp.id);
+      await seedSubMerchants(ds, {
+        merchantId: otherPsp.id,
+        count: 20_000,
+        idPrefix: 'sm_other_',
+        newest: now,
+      });
+      const sessions = [
+        { merchantId: big.id, count: 40_000, idPrefix: 'cs_big_' },
+        { merchantId: psp.id, count: 4000, idPrefix: 'cs_psp_' },
+        { merchantId: psp.id, subMerchantId: SUB, count: 8000, idPrefix: 'cs_sub_' },
+        { merchantId: other.id, count: 8000, idPrefix: 'cs_other_' },
+      ];
+      for (const seed of sessions) await seedSessions(ds, { ...seed, newest: now });
+      await seedPayouts(ds, {
+        merchantId: big.id,
+        count: 20_000,
+        idPrefix: 'po_big_',
+        newest: now,
+      });
+      await seedPayouts(ds, {
+        merchantId: psp.id,
+        subMerchantId: SUB,
+        count: 4000,
+        idPrefix: 'po_sub_',
+        newest: now,
+      });
+      await seedPayouts(ds, {
+        merchantId: other.id,
+        count: 4000,
+        idPrefix: 'po_other_',
+        newest: now,
+      });
+      const types = EVENT_TYPES;
+      await seedEvents(ds, {
+        merchantId: big.id,
+        count: 40_000,
+        idPrefix: 'evt_big_',
+        newest: now,
+        types,
+      });
+      await seedEvents(ds, {
+        merchantId: psp.id,
+        subMerchantId: SUB,
+        count: 8000,
+        idPrefix: 'evt_sub_',
+        newest: now,
+        types,
+      });
+      await seedEvents(ds, {
+        merchantId: other.id,
+        count: 8000,
+        idPrefix: 'evt_other_',
+        newest: now,
+        types,
+      });
+      await seedUnmatchedTransfers(ds, {
+        merchantId: big.id,
+        count: 10_000,
+        idPrefix: 'utx_big_',
+        sessionPrefix: 'cs_big_',
+        newest: now,
+      });
+      await seedUnmatchedTransfers(ds, {
+        merchantId: psp.id,
+        subMerchantId: SUB,
+        count: 2000,
+        idPrefix: 'utx_sub_',
+        sessionPrefix: 'cs_sub_',
+        newest: now,
+      });
+      // The table holds every merchant's: the big one's are a minority, as they would be.
+      await seedUnmatchedTransfers(ds, {
+        merchantId: other.id,
+        count: 30_000,
+        idPrefix: 'utx_other_',
+        sessionPrefix: 'cs_big_',
+        newest: now,
+      });
+      await seedWebhookEndpoints(ds, {
+        merchantId: other.id,
+        count: 5000,
+        idPrefix: 'we_other_',
+        newest: now,
+      });
+      await seedWebhookEndpoints(ds, {
+        merchantId: big.id,
+        count: 3,
+        idPrefix: 'we_big_',
+        newest: now,
+      });
+      // As autovacuum leaves a table: statistics, and a visibility map for index-only scans.
+      await ds.query('VACUUM ANALYZE');
+    } finally {
+      await ds.query('RESET statement_timeout');
+      await ds.release();
+    }
   }, 300_000);
 
   // The rows are this suite's alone: later suites share the database, and seeded Pending payouts

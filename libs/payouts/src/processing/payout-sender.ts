@@ -24,7 +24,7 @@ import { newSandboxClaim, SandboxFunding } from './sandbox-funding';
 export const CLAIM_BATCH_SIZE = 50;
 // Longer than a claim's chain reads and transaction take on a slow node; a worker that dies
 // leaves payouts that are due again after this (the reconciler sends them).
-const CLAIM_LEASE_MS = 30_000;
+const CLAIM_LEASE_MS = 10_000;
 
 /** One leased payout past the wallet's checks, with what its signature needs. */
 interface Candidate {
@@ -65,18 +65,20 @@ export class PayoutSender {
     const payout = await this.journal.findSendable(payoutId);
     if (!payout) return 'skipped';
     const sandbox = this.sandboxFunding.applies();
-    if (sandbox) {
-      // First, before any chain read or hot wallet check: a payout that simulated money funds
-      // waits for a test helper even where no hot wallet is configured. The claim checks again.
-      const early = await this.dataSource.transaction(async (manager) => {
-        const locked = await this.journal.lockSendable(manager, payout.id);
-        return locked ? this.sandboxFunding.decide(manager, locked) : null;
-      });
-      if (!early) return 'skipped';
-      if (early !== 'on_chain') return 'simulated';
-    }
     const key = this.wallets.get(payout.network as NetworkName);
-    if (!key) return this.waitOrFail(payout, 'hot_wallet_not_configured');
+    if (!key) {
+      // First: a payout that simulated money funds waits for a test helper even where no hot
+      // wallet is configured.
+      if (sandbox) {
+        const early = await this.dataSource.transaction(async (manager) => {
+          const locked = await this.journal.lockSendable(manager, payout.id);
+          return locked ? this.sandboxFunding.decide(manager, locked) : null;
+        });
+        if (!early) return 'skipped';
+        if (early !== 'on_chain') return 'simulated';
+      }
+      return this.waitOrFail(payout, 'hot_wallet_not_configured');
+    }
     // The claim takes the other due payouts of the token along (a refund's payout goes alone).
     const leased = await this.journal.leaseSendable(payout, CLAIM_BATCH_SIZE, CLAIM_LEASE_MS);
     if (!leased.length) return 'skipped';
@@ -143,11 +145,19 @@ export class PayoutSender {
    * attempts stored (in nonce order), none yet broadcast.
    */
   private async claim(
-    leased: PayoutRecord[],
+    claimable: PayoutRecord[],
     key: HotWalletKey,
     sandbox: boolean,
     outcomes: Map<string, SendOutcome>,
   ): Promise<PayoutAttempt[]> {
+    let leased = claimable;
+    if (sandbox) {
+      // First, before any chain read or hot wallet check: a payout that simulated money funds
+      // waits for a test helper (a wallet shortfall must not fail it). Each judged on its own
+      // here; the claim's transaction decides again, counting the claim's earlier payouts.
+      leased = await this.parkSimulated(leased, outcomes);
+      if (!leased.length) return [];
+    }
     // Chain reads first, outside any transaction: a slow node never holds a lock.
     const wallet = await this.walletState(leased[0], key.address);
     const covered: PayoutRecord[] = [];
@@ -315,6 +325,46 @@ export class PayoutSender {
       outcomes.set(candidate.payout.id, await this.postpone(candidate.payout, reason));
     }
     return attempts;
+  }
+
+  /**
+   * The sandbox's first look: parks (or, a refund's, completes) the leased payouts that simulated
+   * money funds, in one transaction, and returns those that may go on chain (the claim's
+   * transaction decides again). Payouts no longer sendable are left out, without an outcome.
+   */
+  private async parkSimulated(
+    leased: PayoutRecord[],
+    outcomes: Map<string, SendOutcome>,
+  ): Promise<PayoutRecord[]> {
+    const decided = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.journal.lockSendableMany(
+        manager,
+        leased.map((payout) => payout.id),
+      );
+      if (locked.length === 1 && refundIdOf(locked[0]) !== null) {
+        const decision = await this.sandboxFunding.decide(manager, locked[0]);
+        return { locked, kept: decision === 'on_chain' ? locked : [] };
+      }
+      if (locked.some((payout) => refundIdOf(payout) !== null)) {
+        throw new Error("A refund's payout is claimed alone.");
+      }
+      await this.sandboxFunding.lockBalances(manager, locked);
+      // No claimSigns here: each payout is judged against what is on chain, without the others.
+      const alone = newSandboxClaim();
+      const kept: PayoutRecord[] = [];
+      for (const payout of locked) {
+        if ((await this.sandboxFunding.decideInClaim(manager, payout, alone)) === 'on_chain') {
+          kept.push(payout);
+        }
+      }
+      return { locked, kept };
+    });
+    const kept = new Set(decided.kept.map((payout) => payout.id));
+    // Locked and not kept: parked (or a refund's completed) in that transaction.
+    for (const payout of decided.locked) {
+      if (!kept.has(payout.id)) outcomes.set(payout.id, 'simulated');
+    }
+    return leased.filter((payout) => kept.has(payout.id));
   }
 
   /** EVM: balances and mined count at one block; TRON: balances now (no nonces to count from). */

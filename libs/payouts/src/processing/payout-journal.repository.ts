@@ -36,6 +36,11 @@ export interface PayoutAttempt {
    */
   last_broadcast_at: Date | null;
   last_broadcast_result: string | null;
+  /**
+   * When it was stored: clock_timestamp() at the insert, not its transaction's start (a claim
+   * waits for the wallet's lock). The tracker compares it with the database's clock, never its
+   * own (review r6, L1).
+   */
   created_at: Date;
   /** Touched by every broadcast, accepted or not. */
   updated_at: Date;
@@ -238,15 +243,82 @@ export class PayoutJournalRepository {
     return BigInt(row.total);
   }
 
-  async inFlight(network: string, limit: number): Promise<InFlightPayout[]> {
-    return this.dataSource.query(
-      `SELECT p.*, COALESCE((
-                SELECT json_agg(a ORDER BY a.attempt_number DESC) FROM payout_attempts a
-                 WHERE a.payout_id = p.id AND a.status IN ('Signed', 'Broadcast')), '[]'::json) AS attempts
-         FROM payouts p WHERE p.network = $1 AND p.status = 'Processing'
-        ORDER BY p.updated_at LIMIT $2`,
-      [network, limit],
+  /**
+   * The wallets that signed live attempts of this network's `Processing` payouts (one but for a
+   * rotated key): the tracker reads their mined counts before it picks its window.
+   */
+  async inFlightWallets(network: string): Promise<string[]> {
+    const rows: Array<{ wallet_address: string }> = await this.dataSource.query(
+      `SELECT DISTINCT a.wallet_address
+         FROM payouts p JOIN payout_attempts a ON a.payout_id = p.id
+        WHERE p.network = $1 AND p.status = 'Processing' AND a.status IN ('Signed', 'Broadcast')`,
+      [network],
     );
+    return rows.map((row) => row.wallet_address);
+  }
+
+  /**
+   * One tick's window of `Processing` payouts, with their live attempts (newest first) and the
+   * database's clock at the read. `lowest` (EVM): per wallet, the payouts holding its lowest live
+   * nonces at or above its mined count, at most `lowest.perWallet` each and `lowest.total` in
+   * all: a wallet's later nonces all wait behind them, so every tick must look at them (review
+   * r6, M1: a window by `updated_at` left a dropped lowest nonce unseen for good). The rest of
+   * `limit`: the payouts after `after` in id order, then from the first again, so a cursor the
+   * caller moves to the last id returned walks every payout in flight over successive ticks.
+   */
+  async inFlight(
+    network: string,
+    window: {
+      limit: number;
+      after: string | null;
+      lowest?: { minedCounts: Map<string, number>; perWallet: number; total: number };
+    },
+  ): Promise<{ payouts: InFlightPayout[]; clock: Date | null; walked: string | null }> {
+    const wallets = [...(window.lowest?.minedCounts.keys() ?? [])];
+    const rows: Array<InFlightPayout & { walk_last: string | null; clock: Date }> =
+      await this.dataSource.query(
+        `WITH lowest AS (
+           SELECT l.payout_id AS id FROM unnest($3::text[], $4::bigint[]) AS w(wallet_address, mined)
+             CROSS JOIN LATERAL (
+               SELECT DISTINCT ON (a.nonce) a.payout_id, a.nonce FROM payout_attempts a
+                WHERE a.network = $1 AND a.wallet_address = w.wallet_address
+                  AND a.nonce >= w.mined AND a.status IN ('Signed', 'Broadcast')
+                  AND EXISTS (SELECT 1 FROM payouts p
+                               WHERE p.id = a.payout_id AND p.status = 'Processing')
+                ORDER BY a.nonce LIMIT $5) l
+            ORDER BY l.nonce LIMIT $6),
+         walk AS (
+           SELECT id, lap FROM (
+             (SELECT id, 0 AS lap FROM payouts
+               WHERE network = $1 AND status = 'Processing' AND ($7::text IS NULL OR id > $7)
+                 AND id NOT IN (SELECT id FROM lowest)
+               ORDER BY id LIMIT $2)
+             UNION ALL
+             (SELECT id, 1 AS lap FROM payouts
+               WHERE network = $1 AND status = 'Processing' AND $7::text IS NOT NULL AND id <= $7
+                 AND id NOT IN (SELECT id FROM lowest)
+               ORDER BY id LIMIT $2)) laps
+            ORDER BY lap, id LIMIT greatest($2 - (SELECT count(*) FROM lowest), 0)),
+         picked AS (SELECT id FROM lowest UNION ALL SELECT id FROM walk)
+         SELECT p.*, clock_timestamp() AS clock,
+                (SELECT id FROM walk ORDER BY lap DESC, id DESC LIMIT 1) AS walk_last, COALESCE((
+                  SELECT json_agg(a ORDER BY a.attempt_number DESC) FROM payout_attempts a
+                   WHERE a.payout_id = p.id AND a.status IN ('Signed', 'Broadcast')), '[]'::json) AS attempts
+           FROM picked JOIN payouts p ON p.id = picked.id`,
+        [
+          network,
+          window.limit,
+          wallets,
+          wallets.map((wallet) => window.lowest!.minedCounts.get(wallet)!),
+          window.lowest?.perWallet ?? 0,
+          window.lowest?.total ?? 0,
+          window.after,
+        ],
+      );
+    // The walk goes on after the last id it took this time (the database's order of ids).
+    const walked = rows.length ? (rows[0].walk_last ?? window.after) : window.after;
+    const payouts = rows.map(({ walk_last: _last, clock: _clock, ...payout }) => payout);
+    return { payouts: payouts as InFlightPayout[], clock: rows[0]?.clock ?? null, walked };
   }
 
   /**
@@ -477,12 +549,14 @@ export class PayoutJournalRepository {
     const attempts: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts
          (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
-          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose)
+          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose,
+          created_at)
        SELECT v.payout_id,
               COALESCE((SELECT max(a.attempt_number) FROM payout_attempts a
                          WHERE a.payout_id = v.payout_id), 0) + 1,
               $1, $2, v.nonce, v.tx_hash, v.raw_transaction, v.max_fee_per_gas,
-              v.max_priority_fee_per_gas, v.gas_limit, v.expires_at, 'Signed', 'transfer'
+              v.max_priority_fee_per_gas, v.gas_limit, v.expires_at, 'Signed', 'transfer',
+              clock_timestamp()
          FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::numeric[],
                      $8::numeric[], $9::numeric[], $10::timestamptz[])
               AS v(payout_id, nonce, tx_hash, raw_transaction, max_fee_per_gas,
@@ -529,8 +603,10 @@ export class PayoutJournalRepository {
     const [attempt]: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts
          (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
-          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose)
-       SELECT $1, COALESCE(max(attempt_number), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Signed', $11
+          max_fee_per_gas, max_priority_fee_per_gas, gas_limit, expires_at, status, purpose,
+          created_at)
+       SELECT $1, COALESCE(max(attempt_number), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'Signed', $11,
+              clock_timestamp()
          FROM payout_attempts WHERE payout_id = $1
        RETURNING *`,
       [

@@ -23,12 +23,23 @@ import {
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, transferOrder } from './payout-signer';
 
-// In-flight payouts followed per tick and network; the rest wait for the next tick.
-const BATCH_SIZE = 500;
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
 const REBROADCAST_AFTER_MS = 3_000;
 
 type MinedLookup = Extract<TransactionLookup, { state: 'mined' }>;
+
+/** What one tick shares between its payouts. */
+interface Tick {
+  /** The database's clock now (read with the window, then moved on by ours): every time compared
+   * here was written by PostgreSQL, and another host's clock must not matter (review r6, L1). */
+  now(): number;
+  /**
+   * Per wallet, the lowest nonce the node was found not to have this tick (unknown, and not taken
+   * back when re-sent): its later nonces cannot be mined before it, and outbidding them only buys
+   * fees. Filled in nonce order (the window is walked by wallet and nonce).
+   */
+  missing: Map<string, bigint>;
+}
 
 export interface TrackReport {
   network: NetworkName;
@@ -54,6 +65,8 @@ export interface TrackReport {
 @Injectable()
 export class PayoutTracker {
   private readonly logger = new Logger(PayoutTracker.name);
+  /** Per network, the last payout id the window's walk took: the next tick goes on after it. */
+  private readonly walked = new Map<string, string | null>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,7 +92,8 @@ export class PayoutTracker {
 
   private async trackOnce(name: NetworkName): Promise<TrackReport> {
     const network = this.networks.get(name);
-    const payouts = await this.journal.inFlight(name, BATCH_SIZE);
+    const transport = this.transports.transportFor(name);
+    const { payouts, clock, mined } = await this.window(name, transport);
     const report: TrackReport = {
       network: name,
       inFlight: payouts.length,
@@ -90,19 +104,21 @@ export class PayoutTracker {
       resigned: 0,
       unreplaceable: [],
     };
-    if (!payouts.length) return report;
-    const transport = this.transports.transportFor(name);
+    if (!payouts.length || !clock) return report;
+    const skew = clock.getTime() - Date.now();
+    const tick: Tick = { now: () => Date.now() + skew, missing: new Map() };
     if (transport.family === 'EVM') {
-      const mined = await this.minedCounts(transport, payouts);
       await this.nonceProofWaits.nonceUnused(
         payouts.filter((payout) => !nonceUsed(payout, mined)).map((payout) => payout.id),
       );
       for (const payout of payouts) {
-        await this.isolated(payout, () => this.trackEvm(network, transport, payout, mined, report));
+        await this.isolated(payout, () =>
+          this.trackEvm(network, transport, payout, mined, report, tick),
+        );
       }
     } else {
       for (const payout of payouts) {
-        await this.isolated(payout, () => this.trackTron(network, transport, payout, report));
+        await this.isolated(payout, () => this.trackTron(network, transport, payout, report, tick));
       }
     }
     if (report.completed || report.failed || report.replaced || report.resigned) {
@@ -134,16 +150,51 @@ export class PayoutTracker {
     }
   }
 
+  /**
+   * The payouts this tick looks at (`PAYOUT_TRACK_WINDOW`), with the database's clock at the
+   * read. EVM: half of the window at most goes to each wallet's lowest unmined nonces, every tick
+   * (they hold up every later nonce: one dropped from the pool and never looked at again stalled
+   * the wallet for good, review r6 M1); the rest, and on TRON all of it, is walked by a cursor over
+   * every payout in flight, so each is looked at within about 2 x in-flight / window ticks. EVM
+   * payouts come in wallet and nonce order: a lower nonce's state is known before a higher one
+   * is outbid.
+   */
+  private async window(
+    name: NetworkName,
+    transport: EvmPayoutTransport | TronPayoutTransport,
+  ): Promise<{ payouts: InFlightPayout[]; clock: Date | null; mined: Map<string, number> }> {
+    const limit = this.config.payouts.trackWindow;
+    const after = this.walked.get(name) ?? null;
+    if (transport.family !== 'EVM') {
+      const read = await this.journal.inFlight(name, { limit, after });
+      this.walked.set(name, read.walked);
+      return { payouts: read.payouts, clock: read.clock, mined: new Map() };
+    }
+    const mined = await this.minedCounts(transport, await this.journal.inFlightWallets(name));
+    const half = Math.floor(limit / 2);
+    const read = await this.journal.inFlight(name, {
+      limit,
+      after,
+      lowest: { minedCounts: mined, perWallet: half, total: half },
+    });
+    this.walked.set(name, read.walked);
+    // A wallet first seen in the window (a claim committed between the two reads).
+    const others = read.payouts
+      .flatMap((payout) => payout.attempts.map((attempt) => attempt.wallet_address))
+      .filter((address) => !mined.has(address));
+    for (const [address, count] of await this.minedCounts(transport, others)) {
+      mined.set(address, count);
+    }
+    return { payouts: read.payouts.sort(byWalletAndNonce), clock: read.clock, mined };
+  }
+
   /** Each hot wallet's count of mined transactions: nonces below it are used on chain. */
   private async minedCounts(
     transport: EvmPayoutTransport,
-    payouts: InFlightPayout[],
+    addresses: string[],
   ): Promise<Map<string, number>> {
-    const addresses = new Set(
-      payouts.flatMap((payout) => payout.attempts.map((a) => a.wallet_address)),
-    );
     const counts = new Map<string, number>();
-    for (const address of addresses) {
+    for (const address of new Set(addresses)) {
       counts.set(address, await transport.transactionCount(address, 'latest'));
     }
     return counts;
@@ -155,6 +206,7 @@ export class PayoutTracker {
     payout: InFlightPayout,
     minedCounts: Map<string, number>,
     report: TrackReport,
+    tick: Tick,
   ): Promise<void> {
     const [latest] = payout.attempts;
     // Processing without a live attempt is never written (retiring and signing share a transaction).
@@ -172,17 +224,28 @@ export class PayoutTracker {
     // One signed moments ago and never sent is its claim's to send: a claim broadcasts its
     // transactions one after the other, and the tracker would send the batch's tail a second
     // time. Never sent 3 s after its signature, its claim died: the stored bytes are sent here.
-    if (Date.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
-    if (latest.broadcast_count === 0) return this.rebroadcast(latest, report);
+    if (tick.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
+    if (latest.broadcast_count === 0) {
+      await this.rebroadcast(latest, report, tick);
+      return;
+    }
     const lookup = await transport.lookup(latest.tx_hash);
     if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):
-    // outbid it with the same nonce.
-    if (Date.now() - firstAccepted(latest) >= this.config.payouts.replaceAfterMs) {
+    // outbid it with the same nonce. Not while a lower nonce of the wallet is missing from the
+    // node: this one cannot be mined before that one, whatever it bids.
+    if (
+      tick.now() - firstAccepted(latest) >= this.config.payouts.replaceAfterMs &&
+      !behindMissing(latest, tick)
+    ) {
       if (await this.replaceEvm(payout, latest, transport, report)) return;
     }
     // Unknown to the node (dropped from the pool, or refused): send the same bytes again.
-    if (lookup.state === 'unknown') await this.rebroadcast(latest, report);
+    if (lookup.state === 'unknown' && (await this.rebroadcast(latest, report, tick)) !== true) {
+      const lowest = tick.missing.get(latest.wallet_address);
+      const nonce = BigInt(latest.nonce ?? 0);
+      if (lowest === undefined || nonce < lowest) tick.missing.set(latest.wallet_address, nonce);
+    }
   }
 
   /**
@@ -348,6 +411,7 @@ export class PayoutTracker {
     transport: TronPayoutTransport,
     payout: InFlightPayout,
     report: TrackReport,
+    tick: Tick,
   ): Promise<void> {
     const [latest] = payout.attempts;
     if (!latest) return;
@@ -361,7 +425,7 @@ export class PayoutTracker {
     if (await transport.provenExpired(latest.raw_transaction)) {
       return this.resignTron(payout, known, latest, report);
     }
-    await this.rebroadcast(latest, report);
+    await this.rebroadcast(latest, report, tick);
   }
 
   /** The live transaction expired unmined (proven by the caller from `known`): a new one. */
@@ -395,12 +459,20 @@ export class PayoutTracker {
     await this.broadcaster.broadcast(attempt);
   }
 
-  /** Re-sends the stored bytes of an attempt the node does not know (never sent, or dropped). */
-  private async rebroadcast(attempt: PayoutAttempt, report: TrackReport): Promise<void> {
-    if (attempt.broadcast_count > 0 && Date.now() - lastTried(attempt) < REBROADCAST_AFTER_MS)
-      return;
+  /**
+   * Re-sends the stored bytes of an attempt the node does not know (never sent, or dropped).
+   * Whether the node took them: null when not sent (tried less than 3 s ago).
+   */
+  private async rebroadcast(
+    attempt: PayoutAttempt,
+    report: TrackReport,
+    tick: Tick,
+  ): Promise<boolean | null> {
+    if (attempt.broadcast_count > 0 && tick.now() - lastTried(attempt) < REBROADCAST_AFTER_MS)
+      return null;
     report.rebroadcast += 1;
-    await this.broadcaster.broadcast(attempt);
+    const result = await this.broadcaster.broadcast(attempt);
+    return result?.kind === 'accepted' || result?.kind === 'already_known';
   }
 
   private async onMined(
@@ -473,4 +545,20 @@ function nonceUsed(payout: InFlightPayout, minedCounts: Map<string, number>): bo
   const [latest] = payout.attempts;
   if (!latest) return false;
   return Number(latest.nonce) < (minedCounts.get(latest.wallet_address) ?? 0);
+}
+
+/** A lower nonce of the attempt's wallet was found missing from the node this tick. */
+function behindMissing(attempt: PayoutAttempt, tick: Tick): boolean {
+  const missing = tick.missing.get(attempt.wallet_address);
+  return missing !== undefined && BigInt(attempt.nonce ?? 0) > missing;
+}
+
+/** By the live attempt's wallet, then nonce (the order the chain mines a wallet's transactions). */
+function byWalletAndNonce(a: InFlightPayout, b: InFlightPayout): number {
+  const [x] = a.attempts;
+  const [y] = b.attempts;
+  if (!x || !y) return x ? -1 : y ? 1 : 0;
+  if (x.wallet_address !== y.wallet_address) return x.wallet_address < y.wallet_address ? -1 : 1;
+  const [m, n] = [BigInt(x.nonce ?? 0), BigInt(y.nonce ?? 0)];
+  return m < n ? -1 : m > n ? 1 : 0;
 }

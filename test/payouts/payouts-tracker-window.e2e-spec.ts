@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Transaction, Wallet } from 'ethers';
+import { useChainSuite } from '../support/chain-suite';
+import { creditedMerchant } from '../support/ledger-credit';
+import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
+import { TestMerchant } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
+
+// A hot wallet of this suite's own: no earlier suite's nonces in flight.
+const HOT_KEY = Wallet.createRandom();
+const HOT_WALLET = HOT_KEY.address;
+// The tracker looks at this many payouts per tick (PAYOUT_TRACK_WINDOW); the suite sends more.
+const WINDOW = 4;
+const PAYOUTS = 7;
+
+interface AttemptRow {
+  payout_id: string;
+  nonce: string;
+  tx_hash: string;
+}
+
+/*
+ * More payouts in flight than the tracker's window (review r6, M1). The window used to be the
+ * payouts least recently updated: a replacement moves a payout to the back, so a wallet's lowest
+ * nonce, replaced once and then dropped from the pool, was never looked at again, and every later
+ * nonce of the wallet waited behind it for good. Every tick now looks at each wallet's lowest
+ * unmined nonces, and walks the rest of the payouts in flight over successive ticks.
+ */
+describe('Payout tracker window', () => {
+  const sentRaw: string[] = [];
+  const suite = useChainSuite({
+    proxy: true,
+    newChain: 'payouts',
+    worker: true,
+    merchant: false,
+    timeoutMs: 120_000,
+    environment: async ({ devnet }) => {
+      await devnet.provider.send('anvil_setBalance', [
+        HOT_WALLET,
+        '0x' + (10n ** 21n).toString(16),
+      ]);
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, 10n ** 12n);
+      return {
+        WATCH_NETWORKS: 'none',
+        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
+        PAYOUT_TRACK_INTERVAL_MS: '200',
+        PAYOUT_TRACK_WINDOW: String(WINDOW),
+        PAYOUT_RETRY_DELAY_MS: '300',
+        // No replacement during the test: what moves is the window, not the bids.
+        PAYOUT_REPLACE_AFTER_MS: '600000',
+        PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
+      };
+    },
+  });
+  let merchant: TestMerchant;
+
+  beforeAll(async () => {
+    merchant = await creditedMerchant(suite.api, {
+      network: 'ETHEREUM',
+      currency: 'USDT',
+      amount: '1000',
+    });
+    // Every raw transaction sent to the node, whoever sends it.
+    suite.proxy.intercept((request) => {
+      if (request.method === 'eth_sendRawTransaction') {
+        sentRaw.push(Transaction.from(String((request.params as unknown[])[0])).hash!);
+      }
+      return undefined;
+    });
+  });
+
+  async function createPayouts(count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) {
+      const { body } = await suite.api
+        .post(
+          '/v1/payouts',
+          merchant,
+          {
+            amount: '1',
+            currency: 'USDT',
+            network: 'ETHEREUM',
+            to_address: Wallet.createRandom().address,
+          },
+          { 'Idempotency-Key': randomUUID() },
+        )
+        .expect(201);
+      ids.push((body as { id: string }).id);
+    }
+    return ids;
+  }
+
+  const liveAttempts = (ids: string[]) =>
+    suite.api.dataSource.query(
+      `SELECT payout_id, nonce, tx_hash FROM payout_attempts
+        WHERE payout_id = ANY($1) AND status = 'Broadcast' ORDER BY nonce`,
+      [ids],
+    ) as Promise<AttemptRow[]>;
+
+  it('re-sends the lowest nonce dropped from the pool while the window is full of higher ones', async () => {
+    const { devnet, api } = suite;
+    await devnet.provider.send('evm_setAutomine', [false]);
+    try {
+      const ids = await createPayouts(PAYOUTS);
+      await waitFor(
+        async () => (await liveAttempts(ids)).length === PAYOUTS,
+        60_000,
+        'every payout broadcast',
+      );
+      const attempts = await liveAttempts(ids);
+      const [lowest] = attempts;
+      // Consecutive nonces from the wallet's first: the lowest one holds up all the others.
+      expect(attempts.map((attempt) => Number(attempt.nonce))).toEqual(
+        Array.from({ length: PAYOUTS }, (_, index) => index),
+      );
+      // As a replacement of the lowest one leaves it (insertAttempt moves updated_at to now):
+      // the most recently updated payout in flight, last in the order the window used to take.
+      await api.dataSource.query(
+        `UPDATE payouts SET updated_at = now() + interval '1 second' WHERE id = $1`,
+        [lowest.payout_id],
+      );
+      await devnet.provider.send('anvil_dropTransaction', [lowest.tx_hash]);
+      expect(await devnet.provider.getTransaction(lowest.tx_hash)).toBeNull();
+      const sentBefore = sentRaw.filter((hash) => hash === lowest.tx_hash).length;
+
+      // The tracker sends its stored bytes again (3 s after its last broadcast at most).
+      await waitFor(
+        async () => (await devnet.provider.getTransaction(lowest.tx_hash)) !== null,
+        30_000,
+        'the lowest nonce re-sent',
+      );
+      expect(sentRaw.filter((hash) => hash === lowest.tx_hash).length).toBeGreaterThan(sentBefore);
+      // A block at each look (anvil mines what its pool holds ready). Mined, more payouts than
+      // the window complete as the walk reaches them.
+      await waitFor(
+        async () => {
+          await devnet.provider.send('evm_mine', []);
+          const completed = await api.count('payouts', `id = ANY($1) AND status = 'Completed'`, [
+            ids,
+          ]);
+          return completed === PAYOUTS;
+        },
+        60_000,
+        'every payout Completed',
+      );
+      const onChain = await transfersFrom(devnet, 'USDT', HOT_WALLET);
+      expect(onChain).toHaveLength(PAYOUTS);
+      // Each mined once, with the bytes stored first: nothing was signed anew.
+      expect(await api.count('payout_attempts', 'payout_id = ANY($1)', [ids])).toBe(PAYOUTS);
+    } finally {
+      await devnet.provider.send('evm_setAutomine', [true]);
+    }
+  });
+});

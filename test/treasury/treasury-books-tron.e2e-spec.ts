@@ -54,7 +54,7 @@ describe('Treasury books on TRON (fake full node)', () => {
 
   beforeAll(async () => {
     node = new FakeTronNode();
-    [url, cli] = await Promise.all([node.start(), CliProcess.build('treasury-books-tron')]);
+    [url, cli] = await Promise.all([node.start(), CliProcess.shared()]);
     node.mineEmpty(3);
     // The operator's wallet, outside the service: what it holds is never reconciled.
     node.setTrxBalance(PAYER, 10_000n * TRX);

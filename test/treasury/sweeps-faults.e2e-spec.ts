@@ -497,7 +497,7 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
       await useSettings({});
       await context?.close();
       context = undefined;
-      const cli = await CliProcess.build('sweeps-faults');
+      const cli = await CliProcess.shared();
       try {
         const [address] = await paidSessions('USDT', ['27']);
         const before = await cli.run('treasury:status', '--network', 'ETHEREUM');

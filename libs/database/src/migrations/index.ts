@@ -45,6 +45,7 @@ import { PayoutAwaitingSimulation1795836083082 } from './1795836083082-payout-aw
 import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
 import { DataRetention1795836614861 } from './1795836614861-data-retention';
 import { TraceContext1795837885066 } from './1795837885066-trace-context';
+import { PayoutsFinishedIndex1795838000000 } from './1795838000000-payouts-finished-index';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   NonceProofs1795836459785,
   DataRetention1795836614861,
   TraceContext1795837885066,
+  PayoutsFinishedIndex1795838000000,
 ];

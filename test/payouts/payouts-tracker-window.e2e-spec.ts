@@ -151,4 +151,57 @@ describe('Payout tracker window', () => {
       await devnet.provider.send('evm_setAutomine', [true]);
     }
   });
+
+  it('leaves a claim that waited on the wallet lock to send what it signed: each sent once', async () => {
+    const { api } = suite;
+    // Another claim's lock on the wallet row, held while this claim's transaction waits for it.
+    const holder = api.dataSource.createQueryRunner();
+    await holder.connect();
+    let ids: string[] = [];
+    try {
+      await holder.startTransaction();
+      await holder.query(`SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' FOR UPDATE`);
+      ids = await createPayouts(10);
+      // The claim has waited on the lock for longer than the tracker leaves a claim to send its
+      // transactions (3 s): its transaction started that long ago.
+      await waitFor(
+        async () =>
+          Number(
+            (
+              await api.dataSource.query(
+                `SELECT count(*) AS count FROM pg_stat_activity
+                  WHERE wait_event_type = 'Lock' AND query ILIKE '%hot_wallets%FOR UPDATE%'
+                    AND now() - xact_start > interval '4 seconds'`,
+              )
+            )[0].count,
+          ) > 0,
+        60_000,
+        'a claim waiting on the wallet lock for 4 s',
+      );
+      await holder.commitTransaction();
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+    await waitFor(
+      async () =>
+        (await api.count('payouts', `id = ANY($1) AND status = 'Completed'`, [ids])) === ids.length,
+      60_000,
+      'every payout Completed',
+    );
+    const attempts: Array<{ tx_hash: string; broadcast_count: number }> =
+      await api.dataSource.query(
+        `SELECT tx_hash, broadcast_count FROM payout_attempts WHERE payout_id = ANY($1)`,
+        [ids],
+      );
+    expect(attempts).toHaveLength(ids.length);
+    // Sent by its claim only: the tracker left each to it (stored less than 3 s before).
+    for (const attempt of attempts) {
+      expect({ tx: attempt.tx_hash, count: attempt.broadcast_count }).toEqual({
+        tx: attempt.tx_hash,
+        count: 1,
+      });
+      expect(sentRaw.filter((hash) => hash === attempt.tx_hash)).toHaveLength(1);
+    }
+  });
 });

@@ -174,6 +174,8 @@ export class FakeTronNode {
    * hex address -> [block from which it holds it, sun], recorded as blocks are mined.
    */
   private readonly trxHistory = new Map<string, Array<[number, bigint]>>();
+  /** Paths whose answers wait for the test (`hold`). */
+  private readonly holds = new Map<string, { reach: () => void; released: Promise<void> }>();
   /** Transactions built by triggersmartcontract so far. */
   private builds = 0;
   private readonly blocks: FakeBlock[] = [];
@@ -203,6 +205,26 @@ export class FakeTronNode {
       this.handle(request, response).catch(() => response.destroy());
     });
     this.blocks.push(this.makeBlock(0, '0'.repeat(64), []));
+  }
+
+  /**
+   * Holds every answer of `path` until `release()`: `reached` resolves when the first request
+   * arrives, so a test can act between a client's request and its answer (e.g. finish a payout
+   * while the worker builds its transactions).
+   */
+  hold(path: string): { reached: Promise<void>; release: () => void } {
+    let reach!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.holds.set(path, { reach, released });
+    return {
+      reached,
+      release: () => {
+        this.holds.delete(path);
+        release();
+      },
+    };
   }
 
   async start(): Promise<string> {
@@ -538,6 +560,11 @@ export class FakeTronNode {
       body,
       headers: request.headers,
     });
+    const held = this.holds.get(url.pathname);
+    if (held) {
+      held.reach();
+      await held.released;
+    }
     if (this.outage === 'hang') return;
     if (this.outage === 'unavailable' || this.unavailablePaths.has(url.pathname)) {
       response.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');

@@ -64,6 +64,13 @@ export class UnregisteredHotWalletError extends Error {
   }
 }
 
+/**
+ * What a coverage check's balance read saw: EVM, the wallet's mined count at the block read;
+ * TRON (no nonces), the database's clock just before the read (`coverageClock`).
+ */
+export type CoverageReadPoint =
+  { fromNonce: number; readAt?: undefined } | { fromNonce: null; readAt: Date };
+
 /** SQL of the payout journal: claims, attempts and final states, each a compare-and-set. */
 @Injectable()
 export class PayoutJournalRepository {
@@ -180,24 +187,28 @@ export class PayoutJournalRepository {
 
   /**
    * Net amounts of this token that a balance read earlier does not show as gone yet. EVM
-   * (`fromNonce`, the wallet's mined count at the block of that read): every payout signed at or
-   * above it, finished since or not (a reverted one takes no tokens: Failed). TRON (null): every
-   * payout in flight, mined or not: counting one twice only delays. Run under the wallet's row
-   * lock, it includes every claim made before this one.
+   * (`since.fromNonce`, the wallet's mined count at the block of that read): every payout signed
+   * at or above it, finished since or not (a reverted one takes no tokens: Failed). TRON
+   * (`since.readAt`, the database's clock just before the read): every payout in flight, mined or
+   * not, and every payout Completed since then (mined after the read, its tokens are still in it:
+   * review r6, M2); counting one twice only delays. Run under the wallet's row lock, it includes
+   * every claim made before this one.
    */
   async committedNetAmount(
     manager: EntityManager,
     network: string,
     walletAddress: string,
     tokenContract: string,
-    fromNonce: number | null,
+    since: CoverageReadPoint,
   ): Promise<string> {
+    const fromNonce = since.fromNonce;
     const [row]: Array<{ total: string }> =
       fromNonce === null
         ? await manager.query(
             `SELECT COALESCE(sum(net_amount), 0) AS total FROM payouts
-              WHERE network = $1 AND token_contract = $2 AND status = 'Processing'`,
-            [network, tokenContract],
+              WHERE network = $1 AND token_contract = $2
+                AND (status = 'Processing' OR (status = 'Completed' AND updated_at >= $3))`,
+            [network, tokenContract, since.readAt],
           )
         : await manager.query(
             `SELECT COALESCE(sum(p.net_amount), 0) AS total
@@ -214,22 +225,28 @@ export class PayoutJournalRepository {
    * Native coin (wei) that transactions not yet mined as of the balance read may still burn: per
    * nonce at or above `fromNonce`, the largest gas limit x max fee among its live attempts (only
    * one of them can be mined), whatever became of its payout since (mined after the read, it
-   * burnt gas the balance read does not show). TRON (null) has no nonces and no gas price: `tronFeeLimitSun` per
-   * payout in flight, mined or not (counting one twice only delays). Under the wallet's row lock.
+   * burnt gas the balance read does not show). TRON (`since.readAt`) has no nonces and no gas
+   * price: `tronFeeLimitSun` per payout in flight, mined or not, and per payout that went on chain
+   * and finished since the read, reverted or not (its fee is not in the read: review r6, M2);
+   * counting one twice only delays. Under the wallet's row lock.
    */
   async committedFees(
     manager: EntityManager,
     network: string,
     walletAddress: string,
-    fromNonce: number | null,
+    since: CoverageReadPoint,
     tronFeeLimitSun: string,
   ): Promise<bigint> {
+    const fromNonce = since.fromNonce;
     const [row]: Array<{ total: string }> =
       fromNonce === null
         ? await manager.query(
             `SELECT (count(*) * $2::numeric)::text AS total FROM payouts
-              WHERE network = $1 AND status = 'Processing'`,
-            [network, tronFeeLimitSun],
+              WHERE network = $1
+                AND (status = 'Processing'
+                     OR (status IN ('Completed', 'Failed') AND updated_at >= $3
+                         AND tx_hash IS NOT NULL))`,
+            [network, tronFeeLimitSun, since.readAt],
           )
         : await manager.query(
             `SELECT COALESCE(sum(most), 0)::text AS total FROM (
@@ -419,6 +436,19 @@ export class PayoutJournalRepository {
       [payoutId],
     );
     return row.newest;
+  }
+
+  /**
+   * The database's clock, read just before a TRON balance read: a payout finished at or after it
+   * may have left the wallet after the read (finishing a payout stamps `updated_at` with its
+   * transaction's start, which follows the tracker's chain read). The database's clock, never the
+   * worker's: the tracker of another machine stamps it.
+   */
+  async coverageClock(): Promise<Date> {
+    const [row]: Array<{ clock: Date }> = await this.dataSource.query(
+      `SELECT clock_timestamp() AS clock`,
+    );
+    return row.clock;
   }
 
   /** Locks the network's hot wallet row: nonces are handed out one signer at a time. */

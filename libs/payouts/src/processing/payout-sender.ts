@@ -12,6 +12,7 @@ import { PendingReason, PayoutRecord } from '../payout.types';
 import { HotWallets } from './hot-wallets';
 import { PayoutBroadcaster } from './payout-broadcaster';
 import {
+  CoverageReadPoint,
   PayoutAttempt,
   PayoutJournalRepository,
   UnregisteredHotWalletError,
@@ -265,13 +266,13 @@ export class PayoutSender {
         first.network,
         key.address,
         first.token_contract,
-        wallet.minedCount,
+        wallet.since,
       );
       const fees = await this.journal.committedFees(
         manager,
         first.network,
         key.address,
-        wallet.minedCount,
+        wallet.since,
         this.config.payouts.tronFeeLimitSun,
       );
       let tokenLeft = wallet.token - toBaseUnits(committed, first.token_decimals);
@@ -367,16 +368,24 @@ export class PayoutSender {
     return leased.filter((payout) => kept.has(payout.id));
   }
 
-  /** EVM: balances and mined count at one block; TRON: balances now (no nonces to count from). */
+  /**
+   * EVM: balances and mined count at one block. TRON: balances now (no nonces to count from),
+   * with the database's clock just before: the claim's lock may come long after (up to 50
+   * transactions built in between), and a payout finished meanwhile took tokens this read still
+   * shows (review r6, M2).
+   */
   private async walletState(
     payout: PayoutRecord,
     address: string,
-  ): Promise<{ token: bigint; native: bigint; minedCount: number | null }> {
+  ): Promise<{ token: bigint; native: bigint; since: CoverageReadPoint }> {
     const transport = this.transports.transportFor(payout.network as NetworkName);
     if (transport.family === 'EVM') {
-      return transport.walletStateAtBlock(address, payout.token_contract);
+      const state = await transport.walletStateAtBlock(address, payout.token_contract);
+      return { token: state.token, native: state.native, since: { fromNonce: state.minedCount } };
     }
-    return { ...(await transport.balances(address, payout.token_contract)), minedCount: null };
+    const readAt = await this.journal.coverageClock();
+    const balances = await transport.balances(address, payout.token_contract);
+    return { ...balances, since: { fromNonce: null, readAt } };
   }
 
   private async waitOrFail(payout: PayoutRecord, reason: PendingReason): Promise<SendOutcome> {

@@ -4,8 +4,8 @@ import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bull';
 import type Redis from 'ioredis';
 import { QUEUES } from '@app/common';
-import { WebhookDispatcher } from '@app/events/delivery/webhook-dispatcher';
 import { DepositWatchLoops } from './deposits/deposit-watch-loops';
+import { WebhookDeliveryLoop } from './webhooks/webhook-delivery-loop';
 
 // Bull sets its local pause flag once the queue is ready: a few turns of the event loop at most.
 const PAUSE_FLAG_TURNS = 1_000;
@@ -29,6 +29,7 @@ export class WorkerDrain {
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly depositLoops: DepositWatchLoops,
+    private readonly webhookLoop: WebhookDeliveryLoop,
   ) {}
 
   /** Takes no new work at once; resolves when every job, webhook attempt and tick has ended. */
@@ -38,7 +39,7 @@ export class WorkerDrain {
       // A local pause resolves when the queue's active jobs have finished.
       ...queues.map((queue) => queue.finished),
       // Stops claiming deliveries and waits for the attempts in flight (bounded by their timeout).
-      this.moduleRef.get(WebhookDispatcher, { strict: false }).onApplicationShutdown(),
+      this.webhookLoop.stop(),
       // Each loop ends after its current tick, which commits whole or not at all.
       this.depositLoops.onModuleDestroy(),
     ];

@@ -25,6 +25,7 @@ import { PayoutsScheduler } from './payouts/payouts.scheduler';
 import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
 import { SweepsProcessor } from './treasury/sweeps.processor';
 import { SweepsScheduler } from './treasury/sweeps.scheduler';
+import { WebhookDeliveryLoop } from './webhooks/webhook-delivery-loop';
 import { WorkerDrain } from './worker-drain';
 
 /** The worker: the same domain modules as the API, plus the queue processors. No HTTP listener. */
@@ -65,6 +66,7 @@ import { WorkerDrain } from './worker-drain';
     NonceProofWaitGauge,
     SweepsProcessor,
     SweepsScheduler,
+    WebhookDeliveryLoop,
     JobMetrics,
     WorkerDrain,
   ],

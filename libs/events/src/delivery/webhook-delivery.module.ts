@@ -6,7 +6,7 @@ import { EndpointHealth } from './endpoint-health';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookSender } from './webhook-sender';
 
-/** Webhook delivery: the worker imports it and the dispatcher starts with the application. */
+/** Webhook delivery: the worker imports it and starts the dispatcher (apps/worker/src/webhooks). */
 @Module({
   imports: [EventOutboxModule],
   providers: [
@@ -16,5 +16,6 @@ import { WebhookSender } from './webhook-sender';
     WebhookSender,
     WebhookDispatcher,
   ],
+  exports: [WebhookDispatcher],
 })
 export class WebhookDeliveryModule {}

@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, AppConfig, inSpanContinuing } from '@app/common';
 import {
@@ -32,9 +26,11 @@ const UNRECORDED_ERROR = 'delivery failed (details could not be stored)';
  * per merchant, so a slow or dead endpoint, or a merchant's many, hold at most their share and
  * never delay deliveries to the others. Slow answers count as failures for the breaker: an
  * endpoint answering just under the timeout would otherwise hold its slots forever.
+ * Nothing starts it on its own: the worker calls start() and stop() (apps/worker/src/webhooks),
+ * so a process that imports this library only to read or write events never delivers.
  */
 @Injectable()
-export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookDispatcher {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly leaseToken = randomUUID();
   private readonly perEndpoint = new Map<string, number>();
@@ -53,13 +49,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly health: EndpointHealth,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /** Starts the claim loop; a second call while it runs does nothing. */
+  start(): void {
+    if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
   }
 
-  /** Stops claiming and lets attempts in flight finish (each is bounded by the timeout). */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops claiming and lets attempts in flight finish (each is bounded by the timeout). Safe to
+   * call again: the worker's drain stops it first, its shutdown hook a second time.
+   */
+  async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loopDone;
@@ -104,7 +105,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         overflow.push(claim.delivery_id);
         continue;
       }
-      this.start(claim);
+      this.startAttempt(claim);
     }
     await this.queue.release(overflow, this.leaseToken);
     return claims.length;
@@ -131,7 +132,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return [...this.perMerchant].filter(([, count]) => count >= limit).map(([id]) => id);
   }
 
-  private start(claim: ClaimedDelivery): void {
+  private startAttempt(claim: ClaimedDelivery): void {
     this.inFlight += 1;
     count(this.perEndpoint, claim.endpoint_id, +1);
     count(this.perMerchant, claim.merchant_id, +1);

@@ -1,8 +1,8 @@
-import { Process, Processor } from '@nestjs/bull';
-import { Logger } from '@nestjs/common';
-import type { Job } from 'bull';
+import { InjectQueue, Process, Processor } from '@nestjs/bull';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
 import { NetworkName } from '@app/chains';
-import { inSpan, inSpanContinuing, PAYOUT_JOBS, QUEUES } from '@app/common';
+import { APP_CONFIG, AppConfig, inSpan, inSpanContinuing, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutReconciler, PayoutSender, PayoutTracker } from '@app/payouts';
 
 export interface SendPayoutJob {
@@ -17,20 +17,30 @@ export interface TrackPayoutsJob {
 
 /** Thin: each job delegates to one service; state lives in PostgreSQL, so any job may be lost or repeated. */
 @Processor(QUEUES.payouts)
-export class PayoutsProcessor {
+export class PayoutsProcessor implements OnModuleInit {
   private readonly logger = new Logger(PayoutsProcessor.name);
 
   constructor(
     private readonly sender: PayoutSender,
     private readonly tracker: PayoutTracker,
     private readonly reconciler: PayoutReconciler,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectQueue(QUEUES.payouts) private readonly queue: Queue,
   ) {}
 
-  // Concurrency is per process; claims are serialized per hot wallet by its row lock anyway.
-  @Process({
-    name: PAYOUT_JOBS.send,
-    concurrency: Number(process.env.PAYOUT_SEND_CONCURRENCY ?? 8),
-  })
+  /**
+   * The send handler is registered here rather than with @Process: a decorator's options are
+   * read when the file is imported, before the validated config exists. Concurrency is per
+   * process (PAYOUT_SEND_CONCURRENCY); claims are serialized per hot wallet by its row lock anyway.
+   */
+  onModuleInit(): void {
+    this.queue
+      .process(PAYOUT_JOBS.send, this.config.payouts.sendConcurrency, (job: Job<SendPayoutJob>) =>
+        this.send(job),
+      )
+      .catch((error: Error) => this.logger.error({ err: error }, 'Payout send handler stopped'));
+  }
+
   async send(job: Job<SendPayoutJob>): Promise<void> {
     const { payoutId, traceparent } = job.data;
     const outcome = await inSpanContinuing(

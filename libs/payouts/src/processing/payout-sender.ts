@@ -218,7 +218,11 @@ export class PayoutSender {
     }
     if (!ready.length) return [];
     const shortOf = new Map<string, 'token' | 'gas'>();
+    // Parked (or a refund's completed) in the transaction below: outcomes only once it commits.
+    // One that rolls back parked nothing, and its payouts must be due again (review r6, L2).
+    let simulatedInTransaction: string[] = [];
     const attempts = await this.dataSource.transaction(async (manager) => {
+      simulatedInTransaction = [];
       const locked = new Map(
         (
           await this.journal.lockSendableMany(
@@ -245,7 +249,7 @@ export class PayoutSender {
           alone &&
           (await this.sandboxFunding.decide(manager, row.locked)) !== 'on_chain'
         ) {
-          outcomes.set(row.locked.id, 'simulated');
+          simulatedInTransaction.push(row.locked.id);
           continue;
         }
         onChain.push(row);
@@ -287,7 +291,7 @@ export class PayoutSender {
           (await this.sandboxFunding.decideInClaim(manager, candidate.locked, sandboxClaim)) !==
             'on_chain'
         ) {
-          outcomes.set(candidate.locked.id, 'simulated');
+          simulatedInTransaction.push(candidate.locked.id);
           continue;
         }
         const amount = transferOrder(candidate.locked).amountBaseUnits;
@@ -315,6 +319,7 @@ export class PayoutSender {
         taken.map((candidate) => candidate.tronSigned!),
       );
     });
+    for (const id of simulatedInTransaction) outcomes.set(id, 'simulated');
     for (const attempt of attempts) outcomes.set(attempt.payout_id, 'sent');
     // Short only because of payouts on their way out: they may still settle (or revert), so the
     // payout waits whatever the shortfall setting says.

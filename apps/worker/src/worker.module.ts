@@ -35,11 +35,7 @@ import { WorkerDrain } from './worker-drain';
     AppLoggerModule,
     DatabaseModule,
     queueRootModule(),
-    BullModule.registerQueue(
-      { name: QUEUES.maintenance },
-      { name: QUEUES.deposits },
-      { name: QUEUES.treasury },
-    ),
+    BullModule.registerQueue({ name: QUEUES.maintenance }, { name: QUEUES.treasury }),
     ChainsModule,
     CheckoutModule,
     IdempotencyModule,

@@ -1,7 +1,6 @@
 /** Queue and job names in one place, so producers and processors cannot drift apart. */
 export const QUEUES = {
   maintenance: 'maintenance',
-  deposits: 'deposits',
   payouts: 'payouts',
   treasury: 'treasury',
   reconciliation: 'reconciliation',
@@ -26,10 +25,6 @@ export const RECONCILIATION_JOBS = {
   incremental: 'reconcile-incremental',
   /** Books = chain over every controlled address (repeatable). */
   full: 'reconcile-full',
-} as const;
-
-export const DEPOSIT_JOBS = {
-  scanNetwork: 'scan-network',
 } as const;
 
 export const MAINTENANCE_JOBS = {

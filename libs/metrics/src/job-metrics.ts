@@ -18,7 +18,6 @@ export class JobMetrics implements OnModuleInit {
     @Inject(METRICS_REGISTRY) registry: Registry,
     @InjectQueue(QUEUES.payouts) private readonly payouts: Queue,
     @InjectQueue(QUEUES.maintenance) private readonly maintenance: Queue,
-    @InjectQueue(QUEUES.deposits) private readonly deposits: Queue,
   ) {
     const labelNames = ['queue', 'job', 'outcome'] as const;
     this.jobs = new Counter({
@@ -37,7 +36,7 @@ export class JobMetrics implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    for (const queue of [this.payouts, this.maintenance, this.deposits]) {
+    for (const queue of [this.payouts, this.maintenance]) {
       queue.on('completed', (job: Job) => this.record(queue.name, job, 'completed'));
       queue.on('failed', (job: Job) => this.record(queue.name, job, 'failed'));
     }

@@ -1,4 +1,3 @@
-import type { Queue } from 'bull';
 import {
   ChainAdapters,
   ChainError,
@@ -76,8 +75,7 @@ describe('DepositWatchLoops', () => {
     } as unknown as ChainAdapters;
     const networks = { get: () => MAINNET_NETWORKS.ETHEREUM } as unknown as NetworkRegistry;
     const config = { watchNetworks: ['ETHEREUM'], depositScanIntervalMs: POLL_MS } as AppConfig;
-    const queue = { getRepeatableJobs: async () => [] } as unknown as Queue;
-    loops = new DepositWatchLoops(watcher, networks, adapters, config, queue);
+    loops = new DepositWatchLoops(watcher, networks, adapters, config);
     await loops.onApplicationBootstrap();
   });
 

@@ -1,4 +1,3 @@
-import { InjectQueue } from '@nestjs/bull';
 import {
   Inject,
   Injectable,
@@ -6,7 +5,6 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
-import type { Queue } from 'bull';
 import {
   ChainAdapters,
   ChainError,
@@ -17,7 +15,7 @@ import {
   NotYetError,
 } from '@app/chains';
 import { DepositWatcherService, pollIntervalMs } from '@app/deposits';
-import { APP_CONFIG, AppConfig, DEPOSIT_JOBS, inSpan, QUEUES } from '@app/common';
+import { APP_CONFIG, AppConfig, inSpan } from '@app/common';
 
 // After failures the loop backs off, up to this long: an RPC outage is not worth a log line
 // every 250 ms, and detection resumes within this long of the RPC coming back.
@@ -51,7 +49,6 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
     private readonly networks: NetworkRegistry,
     private readonly adapters: ChainAdapters,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectQueue(QUEUES.deposits) private readonly queue: Queue,
   ) {}
 
   watchedNetworks(): NetworkName[] {
@@ -68,7 +65,6 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
 
   async onApplicationBootstrap(): Promise<void> {
     const networks = this.watchedNetworks();
-    await this.dropQueuedSchedules();
     const intervals: Record<string, number> = {};
     for (const name of networks) {
       const interval = pollIntervalMs(this.networks.get(name), this.config.depositScanIntervalMs);
@@ -191,17 +187,5 @@ export class DepositWatchLoops implements OnApplicationBootstrap, OnModuleDestro
       this.wakeUps.add(wakeUp);
       if (network) this.waiting.set(network, wakeUp);
     });
-  }
-
-  /** Earlier versions scanned through repeatable Bull jobs: remove their schedules. */
-  private async dropQueuedSchedules(): Promise<void> {
-    try {
-      for (const job of await this.queue.getRepeatableJobs()) {
-        if (job.name === DEPOSIT_JOBS.scanNetwork) await this.queue.removeRepeatableByKey(job.key);
-      }
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ reason }, 'Could not remove old scan schedules from Redis');
-    }
   }
 }

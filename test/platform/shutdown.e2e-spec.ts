@@ -237,17 +237,28 @@ describe('Graceful shutdown', () => {
         }).expect(201)
       ).body as { id: string; to_address: string };
 
-    // Queued before the worker starts; its send will wait on the row lock the test holds.
-    const inFlight = await newPayout();
-    const release = await holdLock(`SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE`, [inFlight.id]);
     const metricsPort = await freePort();
     const worker = SpawnedApp.start('worker', {
       WORKER_METRICS_PORT: String(metricsPort),
       // Its log says when the signal has been taken (a signal is delivered asynchronously).
       LOG_LEVEL: 'info',
     });
+    // The send in flight waits on the hot wallet's row, which the test holds. Not the payout's
+    // row: a claim leases its payouts with SKIP LOCKED and would pass a locked one by. Taken
+    // once the worker has registered the wallet, whose start would otherwise wait on it.
+    await explainFailure(worker, () =>
+      waitFor(
+        async () => worker.log.includes('"msg":"Hot wallets registered"'),
+        120_000,
+        'the hot wallet registered',
+      ),
+    );
+    const release = await holdLock(
+      `SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' FOR UPDATE`,
+    );
+    const inFlight = await newPayout();
     await explainFailure(worker, async () => {
-      await waitForLockWait('payouts');
+      await waitForLockWait('hot_wallets');
       await waitFor(async () => receiver.held.length > 0, 30_000, 'a webhook attempt in flight');
     });
 
@@ -299,7 +310,7 @@ describe('Graceful shutdown', () => {
     ]);
     // The webhook attempt in flight was recorded. It was for the payout's first event: its send,
     // and so every later event of it (written as the send went on during the shutdown, never
-    // attempted), waited on the row lock. Rows in event order: without ORDER BY, the first row of
+    // attempted), waited on the hot wallet's row. Rows in event order: without ORDER BY, the first row of
     // the payout was sometimes a later event's delivery, still Pending.
     const deliveries: Array<{ object_id: string; status: string; attempt_count: number }> =
       await api.dataSource.query(

@@ -3,6 +3,7 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
+import { Client } from 'pg';
 import { QUEUES } from '@app/common';
 import { PayoutSender } from '@app/payouts';
 import { PayoutBroadcaster } from '../../libs/payouts/src/processing/payout-broadcaster';
@@ -19,6 +20,7 @@ import {
   writeHotWalletsFile,
 } from '../support/payout-chain';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { TEST_DATABASE_URL } from '../setup/test-database';
 import { waitFor } from '../support/wait-for';
 
 // A hot wallet of this suite's own (see payouts-hot-wallet-coverage): no earlier suite's nonces.
@@ -117,6 +119,15 @@ describe('Payouts claimed in batches', () => {
       [ids],
     ) as Promise<AttemptRow[]>;
 
+  /** Queries of this suite's database waiting for a lock (a row's or an advisory one). */
+  const claimsWaiting = async (observer: Client): Promise<number> =>
+    (
+      await observer.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+      )
+    ).rows[0].waiting;
+
   const statusesOf = async (ids: string[]) =>
     (
       (await api.dataSource.query(`SELECT status FROM payouts WHERE id = ANY($1)`, [
@@ -142,7 +153,30 @@ describe('Payouts claimed in batches', () => {
     });
     const senders = [first.worker.get(PayoutSender), second.worker.get(PayoutSender)];
 
-    await Promise.all(ids.map((id, index) => senders[index % 2].send(id)));
+    // Both workers inside a claim at once, whatever the machine's speed: the hot wallet's row is
+    // held while the first claim leases its payouts and waits on it; the second worker then
+    // sends a payout the first did not lease and waits too (on the row, or on the sandbox
+    // balance's lock the first claim holds). Left to Promise.all alone, a quick first worker
+    // could lease all of them before the second asked.
+    const holder = new Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    const claims: Array<Promise<void>> = [];
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' FOR UPDATE`);
+      claims.push(senders[0].send(ids[0]));
+      await waitFor(async () => (await claimsWaiting(holder)) >= 1, 60_000, 'the first claim');
+      const [unleased] = (await api.dataSource.query(
+        `SELECT id FROM payouts WHERE id = ANY($1) AND next_attempt_at <= now() ORDER BY id LIMIT 1`,
+        [ids],
+      )) as Array<{ id: string }>;
+      claims.push(senders[1].send(unleased.id));
+      await waitFor(async () => (await claimsWaiting(holder)) >= 2, 60_000, 'the second claim');
+    } finally {
+      await holder.query('COMMIT').catch(() => undefined);
+      await holder.end();
+    }
+    await Promise.all([...claims, ...ids.map((id, index) => senders[index % 2].send(id))]);
     // Each worker claimed some, none claimed by both, and every payout by one of them.
     expect(claimedBy[0].length).toBeGreaterThan(0);
     expect(claimedBy[1].length).toBeGreaterThan(0);

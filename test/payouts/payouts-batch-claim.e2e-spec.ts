@@ -160,7 +160,7 @@ describe('Payouts claimed in batches', () => {
     // could lease all of them before the second asked.
     const holder = new Client({ connectionString: TEST_DATABASE_URL });
     await holder.connect();
-    const claims: Array<Promise<void>> = [];
+    const claims: Array<Promise<unknown>> = [];
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' FOR UPDATE`);

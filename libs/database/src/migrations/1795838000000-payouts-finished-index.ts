@@ -22,7 +22,9 @@ export class PayoutsFinishedIndex1795838000000 implements MigrationInterface {
     );
   }
 
+  // Plain DROP INDEX: TypeORM's migration:revert runs down() in a transaction whatever
+  // `transaction` says (CONCURRENTLY failed there), and a drop holds its lock only for a moment.
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${NAME}`);
+    await queryRunner.query(`DROP INDEX IF EXISTS ${NAME}`);
   }
 }

@@ -98,12 +98,14 @@ describe('TRON coverage counts a payout completed between the balance read and t
   it('postpones the payout the wallet no longer covers instead of signing it', async () => {
     // Earlier suites' TRON payouts still in flight count as committed: the wallet holds them
     // too, plus 20 USDT for this test.
+    // In base units, exact: the sum is a NUMERIC with decimals ('9.000000000000000000').
     const [{ others }] = await api.dataSource.query(
-      `SELECT COALESCE(sum(net_amount), 0)::text AS others FROM payouts
+      `SELECT (COALESCE(sum(net_amount), 0) * $2::numeric)::numeric(78, 0)::text AS others
+         FROM payouts
         WHERE network = 'TRON' AND token_contract = $1 AND status = 'Processing'`,
-      [USDT],
+      [USDT, USDT_UNIT.toString()],
     );
-    node.setTokenBalance(USDT, HOT, BigInt(others) * USDT_UNIT + 20n * USDT_UNIT);
+    node.setTokenBalance(USDT, HOT, BigInt(others) + 20n * USDT_UNIT);
 
     // Y: 10 of the 20, signed and broadcast, not mined yet.
     const y = await createPayout('10');

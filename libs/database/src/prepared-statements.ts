@@ -29,7 +29,13 @@ export async function queryPrepared<T>(
   values: unknown[],
 ): Promise<T[]> {
   const runner = manager.queryRunner;
-  if (!runner || runner.isReleased) {
+  if (runner?.isReleased) {
+    // A transaction's manager outliving its transaction (a callback kept past its commit or
+    // rollback): running on the pool would apply a money statement outside the transaction that
+    // was meant to make it atomic with the rest (review r6, L5). Fail loudly instead.
+    throw new Error('queryPrepared: the transaction of this EntityManager has already ended');
+  }
+  if (!runner) {
     const pool = (manager.connection.driver as PostgresDriver).master as Pool;
     return (await pool.query({ name: nameOf(text), text, values })).rows as T[];
   }

@@ -10,7 +10,7 @@ import { dropDatabase, migrateDatabase } from '../../libs/database/src/migrate';
 import { describeMachine, gitDescription } from '../deposits/report';
 import { RESULTS_DIR, ROOT } from '../deposits/settings';
 import { seedPayouts, seedSessions } from '../lists/seed';
-import { fullMachineLine, quietness, quietnessWarnings } from '../payouts/report';
+import { fullMachineLine, quietness, quietnessWarnings } from '../kit/report';
 import { Measurements, PlanFigure, Sizes, Timing } from './measure';
 import {
   ATTEMPTS_PER_DELIVERY,

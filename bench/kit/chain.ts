@@ -21,6 +21,7 @@ import { sleep, timestamp } from './clock';
 const TRANSFER = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 // The devnet token's owner-only mint (contracts/TestToken.sol).
 const MINT = new Interface(['function mint(address to, uint256 amount)']);
+const BALANCE_OF = new Interface(['function balanceOf(address owner) view returns (uint256)']);
 const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 // anvil's default accounts come from this public mnemonic (#0-#2 are the devnet's deployer, payer
 // and hot wallet); they are unlocked, so anvil signs eth_sendTransaction from them itself.
@@ -346,6 +347,8 @@ export interface TransferLog {
   txHash: string;
   from: string;
   to: string;
+  /** Base units. */
+  amount: bigint;
 }
 
 /** The token's Transfer logs in a block range (read after a measured window). */
@@ -359,7 +362,7 @@ export async function transferLogs(
   const step = 20;
   for (let from = fromBlock; from <= toBlock; from += step) {
     const answer = await rpc.call<
-      Array<{ blockNumber: string; transactionHash: string; topics: string[] }>
+      Array<{ blockNumber: string; transactionHash: string; topics: string[]; data: string }>
     >('eth_getLogs', [
       {
         address: token,
@@ -374,10 +377,44 @@ export async function transferLogs(
         txHash: log.transactionHash.toLowerCase(),
         from: topicAddress(log.topics[1]),
         to: topicAddress(log.topics[2]),
+        amount: BigInt(log.data),
       });
     }
   }
   return logs;
+}
+
+/** The holder's balance of an ERC-20 token, in base units, at the latest block. */
+export async function tokenBalance(rpc: Rpc, token: string, holder: string): Promise<bigint> {
+  const data = BALANCE_OF.encodeFunctionData('balanceOf', [holder]);
+  return BigInt(await rpc.call<string>('eth_call', [{ to: token, data }, 'latest']));
+}
+
+export interface MinedReceipt {
+  blockNumber: number;
+  succeeded: boolean;
+}
+
+/** Receipts by lower-case transaction hash, 100 to a JSON-RPC batch; a hash not mined is absent. */
+export async function receipts(rpc: Rpc, txHashes: string[]): Promise<Map<string, MinedReceipt>> {
+  const found = new Map<string, MinedReceipt>();
+  for (let start = 0; start < txHashes.length; start += 100) {
+    const hashes = txHashes.slice(start, start + 100);
+    const answers = await rpc.batch(
+      hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
+    );
+    answers.forEach((answer, index) => {
+      if (answer.error !== undefined) throw new Error(answer.error);
+      const receipt = answer.result as Receipt | null;
+      if (receipt) {
+        found.set(hashes[index].toLowerCase(), {
+          blockNumber: Number(receipt.blockNumber),
+          succeeded: receipt.status === '0x1',
+        });
+      }
+    });
+  }
+  return found;
 }
 
 function topicAddress(topic: string): string {

@@ -17,6 +17,8 @@ export interface Parsed<T extends Spec> {
   wholeList(name: keyof T & string, minimum?: number): number[];
   /** A comma-separated subset of `choices`, in the order of `choices`. */
   choices<C extends string>(name: keyof T & string, choices: readonly C[]): C[];
+  /** Exactly one of `choices`. */
+  choice<C extends string>(name: keyof T & string, choices: readonly C[]): C;
   fail(message: string): never;
 }
 
@@ -75,6 +77,13 @@ export function parseOptions<T extends Spec>(
         }
       }
       return all.filter((choice) => picked.includes(choice));
+    },
+    choice: <C extends string>(name: string, all: readonly C[]) => {
+      const value = text(name).trim() as C;
+      if (!all.includes(value)) {
+        fail(`--${name} must be one of ${all.join(', ')}, got ${JSON.stringify(value)}.`);
+      }
+      return value;
     },
     fail,
   };

@@ -12,7 +12,7 @@ import { describeMachine, gitDescription, machineLine, writeJson } from '../kit/
 import { runBenchmark } from '../kit/run';
 import { hotWalletRegisteredSince, startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { environment, target } from '../kit/settings';
-import { fundMerchant } from '../payouts/funding';
+import { fundMerchant } from '../kit/funding';
 import { batchItems, BatchRun, postBatch } from './load';
 
 const GOAL_MS = 2000;

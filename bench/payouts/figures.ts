@@ -1,5 +1,6 @@
-import { distribution, Distribution } from '../deposits/stats';
-import type { HeadTracker, Receipt } from './chain';
+import type { MinedReceipt } from '../kit/chain';
+import type { HeadTracker } from '../kit/heads';
+import { distribution, Distribution } from '../kit/stats';
 import type { PayoutTimes } from './journal';
 import type { RequestRecord } from './load';
 
@@ -11,19 +12,16 @@ import type { RequestRecord } from './load';
 
 export interface Rate {
   count: number;
-  /** From the first request sent to the last event of the kind. */
+  /** From the first request sent (unless said otherwise) to the last event of the kind. */
   seconds: number | null;
   perSecond: number | null;
 }
 
 export interface Figures {
+  /** Payouts asked for. */
   payouts: number;
-  api: Rate & {
-    failed: number;
-    /** The first few non-201 answers or errors, for the report. */
-    errors: string[];
-    latencyMs: Distribution;
-  };
+  /** Payouts created (201s), per second; requests (a batch is one) and their latency. */
+  api: Rate & { requests: number; failed: number; errors: string[]; latencyMs: Distribution };
   /** Payouts whose first transaction a node accepted: Processing, on the wire. */
   broadcast: Rate & {
     /** Most first broadcasts within one second of the phase. */
@@ -31,10 +29,10 @@ export interface Figures {
     /** Between the first and the last broadcast: the rate once the worker is busy. */
     steadyPerSecond: number | null;
     /**
-     * After the last 201 until the last broadcast, when a backlog is left: the worker's rate
-     * without the API and the load competing for the cores (null without a backlog).
+     * From the last answer to the last broadcast: the workers' own rate on the backlog the API
+     * left, nothing being created (perSecond null with fewer than 10 such broadcasts).
      */
-    afterLoadPerSecond: number | null;
+    afterCreation: Rate;
   };
   completed: Rate;
   /** From the request being sent, in ms. */
@@ -44,13 +42,14 @@ export interface Figures {
    * waits for the hot wallet's row lock, signs, commits) -> broadcast -> mined -> Completed. The job
    * is enqueued before the 201 is sent, so a claim can come first.
    */
-  stagesMs: {
-    requestToAnswered: Distribution;
-    answeredToSigned: Distribution;
-    signedToBroadcast: Distribution;
-    broadcastToMined: Distribution;
-    minedToCompleted: Distribution;
-  };
+  stagesMs: Record<
+    | 'requestToAnswered'
+    | 'answeredToSigned'
+    | 'signedToBroadcast'
+    | 'broadcastToMined'
+    | 'minedToCompleted',
+    Distribution
+  >;
   /** Blocks: the transaction's block minus the head when the request was sent. */
   blocks: { toMined: Distribution; toCompleted: Distribution };
   /** First attempts broadcast more than once, and payouts with more than one attempt. */
@@ -61,75 +60,65 @@ export interface Figures {
 }
 
 const ERRORS_KEPT = 5;
+const AFTER_CREATION_MIN = 10;
 
 /** One payout seen from the three sides. */
 interface Sample {
   payout: PayoutTimes;
   record: RequestRecord;
-  receipt: Receipt | undefined;
+  block: number | null;
   /** When its block was first seen. */
   minedAt: number | null;
 }
 
 type Moment = (sample: Sample) => number | null;
 
-const MOMENTS = {
-  requested: (sample) => sample.record.startedAt,
-  answered: (sample) => sample.record.endedAt,
-  signed: (sample) => sample.payout.signedAt,
-  broadcast: (sample) => sample.payout.broadcastAt,
-  mined: (sample) => sample.minedAt,
-  completed: (sample) => sample.payout.completedAt,
-} satisfies Record<string, Moment>;
-
 export function figures(
   records: RequestRecord[],
   times: PayoutTimes[],
-  mined: Map<string, Receipt>,
+  mined: Map<string, MinedReceipt>,
   head: HeadTracker,
 ): Figures {
   const start = Math.min(...records.map((record) => record.startedAt));
-  const created = records.filter((record) => record.payoutId !== null);
-  const sentAt = new Map(created.map((record) => [record.payoutId as string, record]));
   const lastAnswer = Math.max(...records.map((record) => record.endedAt));
+  const recordOf = new Map(records.flatMap((record) => record.payoutIds.map((id) => [id, record])));
+  const created = recordOf.size;
+  const payouts = records.reduce((sum, record) => sum + record.items, 0);
+  const samples: Sample[] = times.map((payout) => {
+    const block = payout.txHash ? (mined.get(payout.txHash)?.blockNumber ?? null) : null;
+    const record = recordOf.get(payout.id) as RequestRecord;
+    return { payout, record, block, minedAt: block === null ? null : head.seenAt(block) };
+  });
+  const span = (from: Moment, to: Moment) =>
+    distribution(defined(samples.map((s) => difference(from(s), to(s)))));
+  const blocksTo = (block: Moment) =>
+    distribution(defined(samples.map((s) => difference(s.record.headAtStart, block(s)))));
+  const requested: Moment = (s) => s.record.startedAt;
+  const answered: Moment = (s) => s.record.endedAt;
+  const signed: Moment = (s) => s.payout.signedAt;
+  const broadcast: Moment = (s) => s.payout.broadcastAt;
+  const minedAt: Moment = (s) => s.minedAt;
+  const completed: Moment = (s) => s.payout.completedAt;
 
   const broadcastAts = defined(times.map((payout) => payout.broadcastAt));
   const completedAts = defined(times.map((payout) => payout.completedAt));
-  const samples: Sample[] = times.map((payout) => {
-    const record = sentAt.get(payout.id) as RequestRecord;
-    const receipt = payout.txHash ? mined.get(payout.txHash) : undefined;
-    return { payout, record, receipt, minedAt: receipt ? head.seenAt(receipt.blockNumber) : null };
-  });
-  const span = (from: Moment, to: Moment) =>
-    distribution(
-      defined(
-        samples.map((sample) => {
-          const [a, b] = [from(sample), to(sample)];
-          return a === null || b === null ? null : b - a;
-        }),
-      ),
-    );
-  const blocksTo = (block: Moment) =>
-    distribution(
-      defined(
-        samples.map((sample) => {
-          const value = block(sample);
-          return value === null ? null : value - sample.record.headAtStart;
-        }),
-      ),
-    );
-  const lastBroadcast = broadcastAts.length ? Math.max(...broadcastAts) : null;
   const firstBroadcast = broadcastAts.length ? Math.min(...broadcastAts) : null;
-
+  const lastBroadcast = broadcastAts.length ? Math.max(...broadcastAts) : null;
+  const afterCreation = rate(
+    broadcastAts.filter((at) => at > lastAnswer).length,
+    lastAnswer,
+    lastBroadcast,
+  );
   return {
-    payouts: records.length,
+    payouts,
     api: {
-      ...rate(created.length, start, lastAnswer),
-      failed: records.length - created.length,
+      ...rate(created, start, lastAnswer),
+      requests: records.length,
+      failed: payouts - created,
       errors: records
-        .filter((record) => record.payoutId === null)
+        .filter((record) => record.error !== null)
         .slice(0, ERRORS_KEPT)
-        .map((record) => `${record.status || 'no answer'} ${record.error ?? ''}`.trim()),
+        .map((record) => `${record.status || 'no answer'} ${record.error}`),
       latencyMs: distribution(records.map((record) => record.endedAt - record.startedAt)),
     },
     broadcast: {
@@ -139,28 +128,28 @@ export function figures(
         firstBroadcast !== null && lastBroadcast !== null && lastBroadcast > firstBroadcast
           ? round((broadcastAts.length - 1) / ((lastBroadcast - firstBroadcast) / 1000))
           : null,
-      afterLoadPerSecond: afterLoad(broadcastAts, lastAnswer),
+      afterCreation: {
+        ...afterCreation,
+        perSecond: afterCreation.count < AFTER_CREATION_MIN ? null : afterCreation.perSecond,
+      },
     },
     completed: rate(
       completedAts.length,
       start,
       completedAts.length ? Math.max(...completedAts) : null,
     ),
-    latencyMs: {
-      toBroadcast: span(MOMENTS.requested, MOMENTS.broadcast),
-      toCompleted: span(MOMENTS.requested, MOMENTS.completed),
-    },
+    latencyMs: { toBroadcast: span(requested, broadcast), toCompleted: span(requested, completed) },
     stagesMs: {
-      requestToAnswered: span(MOMENTS.requested, MOMENTS.answered),
-      answeredToSigned: span(MOMENTS.answered, MOMENTS.signed),
-      signedToBroadcast: span(MOMENTS.signed, MOMENTS.broadcast),
-      broadcastToMined: span(MOMENTS.broadcast, MOMENTS.mined),
-      minedToCompleted: span(MOMENTS.mined, MOMENTS.completed),
+      requestToAnswered: span(requested, answered),
+      answeredToSigned: span(answered, signed),
+      signedToBroadcast: span(signed, broadcast),
+      broadcastToMined: span(broadcast, minedAt),
+      minedToCompleted: span(minedAt, completed),
     },
     blocks: {
-      toMined: blocksTo((sample) => sample.receipt?.blockNumber ?? null),
-      toCompleted: blocksTo((sample) =>
-        sample.payout.completedAt === null ? null : head.headAt(sample.payout.completedAt),
+      toMined: blocksTo((s) => s.block),
+      toCompleted: blocksTo((s) =>
+        s.payout.completedAt === null ? null : head.headAt(s.payout.completedAt),
       ),
     },
     rebroadcast: times.filter((payout) => payout.firstAttemptBroadcasts > 1).length,
@@ -178,13 +167,6 @@ function rate(count: number, start: number, end: number | null): Rate {
   return { count, seconds: round(seconds), perSecond: round(count / seconds) };
 }
 
-function afterLoad(broadcastAts: number[], lastAnswer: number): number | null {
-  const after = broadcastAts.filter((at) => at > lastAnswer);
-  // A handful of stragglers say nothing about a rate.
-  if (after.length < 10) return null;
-  return round(after.length / ((Math.max(...after) - lastAnswer) / 1000));
-}
-
 /** How many of the moments fall in each second since `start`. */
 function perSecond(moments: number[], start: number): number[] {
   const counts: number[] = [];
@@ -194,6 +176,10 @@ function perSecond(moments: number[], start: number): number[] {
     counts[second]++;
   }
   return counts;
+}
+
+function difference(from: number | null, to: number | null): number | null {
+  return from === null || to === null ? null : to - from;
 }
 
 function defined(values: Array<number | null>): number[] {

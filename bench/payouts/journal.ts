@@ -2,7 +2,8 @@ import type { Client } from 'pg';
 
 /*
  * What PostgreSQL says about the benchmark's payouts: their progress while a phase runs, and
- * afterwards each payout's moments from the write-ahead journal (payouts, payout_attempts).
+ * afterwards each payout's moments from the write-ahead journal (payouts, payout_attempts) and
+ * each merchant's books.
  */
 
 /** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
@@ -19,11 +20,11 @@ export interface Progress {
 export async function progress(db: Client, ids: string[]): Promise<Progress> {
   const { rows } = await db.query<{
     status: string;
-    pending_reason: string | null;
+    reason: string | null;
     n: number;
     broadcast: number;
   }>(
-    `SELECT p.status, p.pending_reason, count(*)::int AS n,
+    `SELECT p.status, p.pending_reason AS reason, count(*)::int AS n,
             count(a.id) FILTER (WHERE a.last_broadcast_at IS NOT NULL)::int AS broadcast
        FROM payouts p
        LEFT JOIN payout_attempts a ON a.payout_id = p.id AND a.attempt_number = 1
@@ -36,12 +37,19 @@ export async function progress(db: Client, ids: string[]): Promise<Progress> {
     result.broadcast += row.broadcast;
     result.byStatus[row.status] = (result.byStatus[row.status] ?? 0) + row.n;
     if (row.status === 'Completed') result.completed += row.n;
-    if (row.pending_reason) {
-      result.pendingReasons[row.pending_reason] =
-        (result.pendingReasons[row.pending_reason] ?? 0) + row.n;
-    }
+    if (row.reason)
+      result.pendingReasons[row.reason] = (result.pendingReasons[row.reason] ?? 0) + row.n;
   }
   return result;
+}
+
+export function describeProgress(state: Progress): string {
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([name, count]) => `${count} ${name}`)
+      .join(', ');
+  const reasons = list(state.pendingReasons);
+  return `${state.broadcast} broadcast; ${list(state.byStatus)}${reasons ? ` (pending: ${reasons})` : ''}`;
 }
 
 /** One payout's life, in epoch ms. */
@@ -53,9 +61,8 @@ export interface PayoutTimes {
   amount: string;
   netAmount: string;
   tokenDecimals: number;
+  /** Lower case. */
   txHash: string | null;
-  /** now() of the API's transaction that inserted it. */
-  createdAt: number;
   /**
    * now() of the worker's claim transaction that signed and stored the first attempt: when it
    * started, before it waited for the hot wallet's row lock.
@@ -73,49 +80,20 @@ export interface PayoutTimes {
 }
 
 export async function payoutTimes(db: Client, ids: string[]): Promise<PayoutTimes[]> {
-  const { rows } = await db.query<{
-    id: string;
-    merchant_id: string;
-    status: string;
-    to_address: string;
-    amount: string;
-    net_amount: string;
-    token_decimals: number;
-    tx_hash: string | null;
-    created_at: number;
-    signed_at: number | null;
-    broadcast_at: number | null;
-    broadcast_count: number | null;
-    attempts: number;
-    completed_at: number | null;
-  }>(
-    `SELECT p.id, p.merchant_id, p.status, p.to_address, p.amount::text, p.net_amount::text, p.token_decimals,
-            p.tx_hash, ${EPOCH_MS('p.created_at')} AS created_at,
-            ${EPOCH_MS('a.created_at')} AS signed_at,
-            ${EPOCH_MS('a.last_broadcast_at')} AS broadcast_at, a.broadcast_count,
+  const { rows } = await db.query<PayoutTimes>(
+    `SELECT p.id, p.merchant_id AS "merchantId", p.status, p.to_address AS "toAddress",
+            p.amount::text, p.net_amount::text AS "netAmount", p.token_decimals AS "tokenDecimals",
+            lower(p.tx_hash) AS "txHash", ${EPOCH_MS('a.created_at')} AS "signedAt",
+            ${EPOCH_MS('a.last_broadcast_at')} AS "broadcastAt",
+            COALESCE(a.broadcast_count, 0)::int AS "firstAttemptBroadcasts",
             (SELECT count(*)::int FROM payout_attempts x WHERE x.payout_id = p.id) AS attempts,
-            ${EPOCH_MS('p.completed_at')} AS completed_at
+            ${EPOCH_MS('p.completed_at')} AS "completedAt"
        FROM payouts p
        LEFT JOIN payout_attempts a ON a.payout_id = p.id AND a.attempt_number = 1
       WHERE p.id = ANY($1)`,
     [ids],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    merchantId: row.merchant_id,
-    status: row.status,
-    toAddress: row.to_address,
-    amount: row.amount,
-    netAmount: row.net_amount,
-    tokenDecimals: row.token_decimals,
-    txHash: row.tx_hash?.toLowerCase() ?? null,
-    createdAt: row.created_at,
-    signedAt: row.signed_at,
-    broadcastAt: row.broadcast_at,
-    firstAttemptBroadcasts: row.broadcast_count ?? 0,
-    attempts: row.attempts,
-    completedAt: row.completed_at,
-  }));
+  return rows;
 }
 
 export interface MerchantLedger {
@@ -129,7 +107,7 @@ export interface MerchantLedger {
 }
 
 export async function merchantLedger(db: Client, merchantId: string): Promise<MerchantLedger> {
-  const { rows } = await db.query<{ available: string; held: string; sent: string }>(
+  const { rows } = await db.query<MerchantLedger>(
     `SELECT (SELECT COALESCE(-sum(balance), 0) FROM ledger_balances
               WHERE merchant_id = $1 AND kind = 'merchant')::text AS available,
             (SELECT COALESCE(-sum(balance), 0) FROM ledger_balances
@@ -138,8 +116,8 @@ export async function merchantLedger(db: Client, merchantId: string): Promise<Me
                JOIN ledger_entries e ON e.id = l.entry_id
               WHERE l.account = 'hot_wallet:ETHEREUM:USDT'
                 AND e.reference IN (SELECT 'payout:' || id || ':completed' FROM payouts
-                                     WHERE merchant_id = $1))::text AS sent`,
+                                     WHERE merchant_id = $1))::text AS "hotWalletPaidOut"`,
     [merchantId],
   );
-  return { available: rows[0].available, held: rows[0].held, hotWalletPaidOut: rows[0].sent };
+  return rows[0];
 }

@@ -21,7 +21,7 @@ import {
 import { runBenchmark } from '../kit/run';
 import { startApi, startWorker } from '../kit/services';
 import { RAISED_RATE_LIMITS, ROOT } from '../kit/settings';
-import { HeadTracker } from '../payouts/chain';
+import { HeadTracker } from '../kit/heads';
 import { cliJson } from './cli';
 import { parseOptions } from './options';
 import { measureReconcile, ReconcileResult } from './reconcile';

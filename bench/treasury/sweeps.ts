@@ -5,7 +5,8 @@ import { DEVNET_ACCOUNTS, DEVNET_TOKEN_DECIMALS, type Devnet } from '../../test/
 import type { Rpc } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
 import type { TrackedProcess } from '../kit/processes';
-import { type HeadTracker, tokenBalance } from '../payouts/chain';
+import { tokenBalance } from '../kit/chain';
+import type { HeadTracker } from '../kit/heads';
 import { assertRunning } from '../kit/processes';
 import { payAll } from './pay';
 import type { Api } from '../kit/services';

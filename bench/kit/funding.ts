@@ -2,26 +2,23 @@ import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import type { Client } from 'pg';
 import type { Devnet } from '../../test/support/devnet';
-import { sleep, timestamp } from '../deposits/clock';
-import { runCli } from '../deposits/processes';
-import type { Api } from './services';
-import { benchEnvironment } from './settings';
+import { sleep, timestamp } from './clock';
+import type { Merchant } from './database';
+import { Api, callApi } from './services';
 
 /*
- * The merchant whose balance the payouts spend. Funded, by default, the way a merchant's money
+ * A merchant's ETHEREUM/USDT balance for payouts. By default funded the way a merchant's money
  * arrives: a checkout session paid on the devnet and settled by the worker's deposit watcher.
- * `--fund ledger` writes the same credit as one SQL ledger entry instead.
+ * `ledger` writes the same credit as one SQL ledger entry instead.
  */
 
 export type FundingMode = 'session' | 'ledger';
 
-export interface Merchant {
-  id: string;
-  apiKey: string;
-  /** ETHEREUM/USDT available once funded (what the payouts may spend). */
+export interface FundedMerchant extends Merchant {
+  /** Available once funded: what its payouts may spend. */
   funded: string;
   fundedBy: FundingMode;
-  /** Session funding: the session and its payment. */
+  /** Session funding: the session and the transfer that paid it. */
   sessionId: string | null;
   fundingTxHash: string | null;
 }
@@ -30,21 +27,13 @@ export interface Merchant {
 const SETTLE_TIMEOUT_MS = 60_000;
 const BALANCE_POLL_MS = 250;
 
-export async function createMerchant(): Promise<{ id: string; apiKey: string }> {
-  const created = runCli<{ merchant_id: string; api_key: string }>(
-    ['merchants:create', '--name', 'Bench payouts'],
-    benchEnvironment(),
-  );
-  return { id: created.merchant_id, apiKey: created.api_key };
-}
-
 /** Funds the merchant with at least `needed` USDT on ETHEREUM. */
 export async function fundMerchant(
   mode: FundingMode,
   context: { db: Client; api: Api; devnet: Devnet },
-  merchant: { id: string; apiKey: string },
+  merchant: Merchant,
   needed: Decimal,
-): Promise<Merchant> {
+): Promise<FundedMerchant> {
   if (mode === 'ledger') {
     await creditInLedger(context.db, merchant.id, needed);
     const funded = await available(context.api, merchant.apiKey);
@@ -52,9 +41,10 @@ export async function fundMerchant(
   }
   // The merchant's checkout fee (FEE_PERCENT, 1 % by default) is taken from what arrives.
   const price = needed.times(1.05).plus(10).toDecimalPlaces(2, Decimal.ROUND_UP);
-  const session = await api<{ id: string; pay_address: string; amount: string }>(
+  const session = await callApi<{ id: string; pay_address: string; amount: string }>(
     context.api,
     merchant.apiKey,
+    'POST',
     '/v1/checkout/sessions',
     {
       pricing_amount: price.toFixed(2),
@@ -62,42 +52,21 @@ export async function fundMerchant(
       currency: 'USDT',
       network: 'ETHEREUM',
     },
+    { 'idempotency-key': randomUUID() },
   );
   const payment = await context.devnet.transfer('USDT', session.pay_address, session.amount);
-  const funded = await waitForAvailable(context.api, merchant.apiKey, needed);
-  return {
-    ...merchant,
-    funded,
-    fundedBy: mode,
-    sessionId: session.id,
-    fundingTxHash: payment.txHash,
-  };
-}
-
-/** ETHEREUM/USDT available to the merchant, from GET /v1/balances. */
-export async function available(target: Api, apiKey: string): Promise<string> {
-  const response = await fetch(`${target.url}/v1/balances`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  if (!response.ok) throw new Error(`GET /v1/balances: ${response.status}`);
-  const balances = (await response.json()) as Array<{
-    currency: string;
-    network: string;
-    sub_merchant_code: string | null;
-    available: string;
-  }>;
-  const balance = balances.find(
-    (entry) =>
-      entry.currency === 'USDT' && entry.network === 'ETHEREUM' && entry.sub_merchant_code === null,
-  );
-  return balance?.available ?? '0';
-}
-
-async function waitForAvailable(target: Api, apiKey: string, needed: Decimal): Promise<string> {
   const deadline = timestamp() + SETTLE_TIMEOUT_MS;
   for (;;) {
-    const funded = await available(target, apiKey);
-    if (new Decimal(funded).greaterThanOrEqualTo(needed)) return funded;
+    const funded = await available(context.api, merchant.apiKey);
+    if (new Decimal(funded).greaterThanOrEqualTo(needed)) {
+      return {
+        ...merchant,
+        funded,
+        fundedBy: mode,
+        sessionId: session.id,
+        fundingTxHash: payment.txHash,
+      };
+    }
     if (timestamp() > deadline) {
       throw new Error(
         `The funding session was not credited within ${SETTLE_TIMEOUT_MS / 1000} s ` +
@@ -106,6 +75,23 @@ async function waitForAvailable(target: Api, apiKey: string, needed: Decimal): P
     }
     await sleep(BALANCE_POLL_MS);
   }
+}
+
+/** ETHEREUM/USDT available to the merchant itself (no sub-merchant), from GET /v1/balances. */
+async function available(api: Api, apiKey: string): Promise<string> {
+  const balances = await callApi<
+    Array<{
+      currency: string;
+      network: string;
+      sub_merchant_code: string | null;
+      available: string;
+    }>
+  >(api, apiKey, 'GET', '/v1/balances');
+  const balance = balances.find(
+    (entry) =>
+      entry.currency === 'USDT' && entry.network === 'ETHEREUM' && entry.sub_merchant_code === null,
+  );
+  return balance?.available ?? '0';
 }
 
 /**
@@ -130,21 +116,4 @@ async function creditInLedger(db: Client, merchantId: string, amount: Decimal): 
     await db.query('ROLLBACK');
     throw error;
   }
-}
-
-async function api<T>(target: Api, apiKey: string, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${target.url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      'content-type': 'application/json',
-      'idempotency-key': randomUUID(),
-    },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as T;
-  if (response.status !== 201) {
-    throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(answer)}`);
-  }
-  return answer;
 }

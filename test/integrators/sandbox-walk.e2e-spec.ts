@@ -69,7 +69,7 @@ function parseCsv(text: string): string[][] {
 
 /*
  * Issue 26's first Done-when: an integrator walks the sandbox with only the SDK and what README.md
- * ("Integrating") and docs/sandbox.md say. The harness starts the service (the API on a loopback
+ * ("Try it") and docs/sandbox.md say. The harness starts the service (the API on a loopback
  * port, the worker's webhook delivery) and makes the merchant's sk_test_ key, as `npm run demo`
  * does; everything after that is the integrator's side: SDK calls, and a webhook endpoint that
  * verifies every delivery with the SDK's helper. No repository code, no SQL.

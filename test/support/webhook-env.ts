@@ -21,7 +21,7 @@ export function withEnvironment(values: Record<string, string>): () => void {
   };
 }
 
-/** The Stripe-style header checked with node:crypto alone, as the README shows receivers. */
+/** The Stripe-style header checked with node:crypto alone, as docs/events-and-webhooks.md shows receivers. */
 export function verifyStripeStyle(webhook: ReceivedWebhook, secret: string): boolean {
   const header = String(webhook.headers['x-signature']);
   const parts = header.split(',').map((part) => part.split('=') as [string, string]);

@@ -11,7 +11,7 @@ const body = JSON.stringify({ id: 'evt_1', type: 'checkout.session.completed', a
 const now = () => Math.floor(Date.now() / 1000);
 
 /**
- * Verifies x-signature with node:crypto alone (the README example): recompute the HMAC of
+ * Verifies x-signature with node:crypto alone (the example in docs/events-and-webhooks.md): recompute the HMAC of
  * "<t>.<raw body>" with the secret's key, compare in constant time, refuse stale timestamps.
  */
 function verifyXSignature(header: string, rawBody: string, secret: string): boolean {

@@ -1,8 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
 import type { Client } from 'pg';
-import { runCli } from '../kit/processes';
-import { appEnvironment } from './settings';
 
 // bench/payouts imports these from here; they go when it moves onto bench/kit.
 export { connectDatabase, flushRedis, postgresVersion, resetDatabase } from '../kit/database';
@@ -15,21 +13,15 @@ export interface BenchSession {
   amount: string;
 }
 
-export interface SessionBatch {
-  merchantId: string;
-  /** The USDT contract of the devnet, checksummed as the watcher compares it. */
-  tokenContract: string;
-  sessions: BenchSession[];
-}
-
 // Sessions are open for the whole run: nothing may expire (and be settled by the expiry job)
 // while it is being measured.
 const SESSION_LIFETIME_MINUTES = 180;
-
-export function createMerchant(name: string): string {
-  return runCli<{ merchant_id: string }>(['merchants:create', '--name', name], appEnvironment())
-    .merchant_id;
-}
+// The configured default fee rule (FEE_PERCENT / FEE_FIXED, not set here): what the API stores
+// on a session of a merchant without its own rule.
+const DEFAULT_FEE_PERCENT = '1';
+const DEFAULT_FEE_FIXED = '0';
+/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
+const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 /**
  * Sessions with fresh random checksummed addresses (what the EVM adapter reports as a transfer's
@@ -43,17 +35,16 @@ export function randomSessions(count: number, idPrefix: string): BenchSession[] 
   }));
 }
 
-// The configured default fee rule (FEE_PERCENT / FEE_FIXED, not set here): what the API stores
-// on a session of a merchant without its own rule.
-const DEFAULT_FEE_PERCENT = '1';
-const DEFAULT_FEE_FIXED = '0';
-
 /**
  * Inserts Pending ETHEREUM/USDT sessions in one statement, with the columns the API's
  * CheckoutSessionsRepository.insertWithAddress writes, the fee rule included (the merchant's,
- * part by part, else the configured default).
+ * part by part, else the configured default). `tokenContract`: the devnet's USDT, checksummed
+ * as the watcher compares it.
  */
-export async function insertSessions(db: Client, batch: SessionBatch): Promise<void> {
+export async function insertSessions(
+  db: Client,
+  batch: { merchantId: string; tokenContract: string; sessions: BenchSession[] },
+): Promise<void> {
   await db.query(
     `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
        chain_family, currency_contract, pricing_amount, pricing_currency, exchange_rate,
@@ -78,29 +69,17 @@ export async function insertSessions(db: Client, batch: SessionBatch): Promise<v
   );
 }
 
-/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
-const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
-
 /**
  * When each session's settlement started: paid_at is now() of the scan tick's transaction, so
  * sessions settled by the same tick share it.
  */
 export async function paidAtBySession(db: Client, ids: string[]): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ id: string; paid_at: number | null }>(
-    `SELECT id, ${EPOCH_MS('paid_at')} AS paid_at FROM checkout_sessions WHERE id = ANY($1)`,
+  const { rows } = await db.query<{ id: string; paid_at: number }>(
+    `SELECT id, ${EPOCH_MS('paid_at')} AS paid_at FROM checkout_sessions
+      WHERE id = ANY($1) AND paid_at IS NOT NULL`,
     [ids],
   );
-  return new Map(
-    rows.filter((row) => row.paid_at !== null).map((row) => [row.id, row.paid_at as number]),
-  );
-}
-
-export async function isPaid(db: Client, id: string): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM checkout_sessions WHERE id = $1 AND status = 'Paid'`,
-    [id],
-  );
-  return rows.length > 0;
+  return new Map(rows.map((row) => [row.id, row.paid_at]));
 }
 
 /** Which of these sessions read Paid now. */
@@ -126,13 +105,13 @@ export async function settlementTicks(
   db: Client,
   merchantId: string,
 ): Promise<Array<{ startedAt: number; sessions: number }>> {
-  const { rows } = await db.query<{ started_at: number; sessions: number }>(
-    `SELECT ${EPOCH_MS('paid_at')} AS started_at, count(*)::int AS sessions
+  const { rows } = await db.query<{ startedAt: number; sessions: number }>(
+    `SELECT ${EPOCH_MS('paid_at')} AS "startedAt", count(*)::int AS sessions
        FROM checkout_sessions WHERE merchant_id = $1 AND status = 'Paid'
       GROUP BY paid_at ORDER BY paid_at`,
     [merchantId],
   );
-  return rows.map((row) => ({ startedAt: row.started_at, sessions: row.sessions }));
+  return rows;
 }
 
 /** The moment the watcher's cursor row last moved: every full tick saves it (not a bare poll). */

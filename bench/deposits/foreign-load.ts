@@ -3,7 +3,7 @@ import { getAddress, hexlify } from 'ethers';
 import { pendingNonces, Rpc, unlockedTransfer } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
 import type { HeadTracker } from './heads';
-import { distribution, Distribution } from '../kit/stats';
+import { distribution } from '../kit/stats';
 
 /*
  * The rest of a busy chain: token transfers between addresses that are not ours, `perBlock` of
@@ -23,25 +23,7 @@ export const MAX_FOREIGN_TRANSFER_BASE_UNITS = BigInt(MAX_BASE_UNITS);
 /** When each batch of a block goes out, as a share of the block time after the head. */
 export const BATCH_MOMENTS = [0.1, 0.3, 0.5, 0.7];
 
-export interface ForeignLoadSettings {
-  perBlock: number;
-  blockTimeMs: number;
-  senders: string[];
-}
-
-export interface ForeignLoadStats {
-  perBlock: number;
-  senders: string[];
-  batches: number;
-  sent: number;
-  /** Calls anvil refused (a wrong nonce would stall the sender behind it). */
-  errors: number;
-  firstError: string | null;
-  /** Batches that went out after their moment (the one before was still in flight). */
-  lateBatches: number;
-  /** How long each batch took to be accepted. */
-  batchMs: Distribution;
-}
+export type ForeignLoadStats = Awaited<ReturnType<ForeignLoad['stop']>>;
 
 export class ForeignLoad {
   private readonly batchMs: number[] = [];
@@ -56,7 +38,7 @@ export class ForeignLoad {
   private constructor(
     private readonly rpc: Rpc,
     private readonly token: string,
-    private readonly settings: ForeignLoadSettings,
+    private readonly settings: { perBlock: number; blockTimeMs: number; senders: string[] },
     private readonly nonces: Map<string, number>,
   ) {}
 
@@ -65,7 +47,7 @@ export class ForeignLoad {
     rpc: Rpc,
     heads: HeadTracker,
     token: string,
-    settings: ForeignLoadSettings,
+    settings: { perBlock: number; blockTimeMs: number; senders: string[] },
   ): Promise<ForeignLoad> {
     const nonces = await pendingNonces(rpc, settings.senders);
     const load = new ForeignLoad(rpc, token, settings, nonces);
@@ -73,7 +55,7 @@ export class ForeignLoad {
     return load;
   }
 
-  async stop(): Promise<ForeignLoadStats> {
+  async stop() {
     this.stopped = true;
     await this.inFlight;
     return {
@@ -81,9 +63,12 @@ export class ForeignLoad {
       senders: this.settings.senders,
       batches: this.batches,
       sent: this.sent,
+      /** Calls anvil refused (a wrong nonce would stall the sender behind it). */
       errors: this.errors,
       firstError: this.firstError,
+      /** Batches that went out after their moment (the one before was still in flight). */
       lateBatches: this.lateBatches,
+      /** How long each batch took to be accepted. */
       batchMs: distribution(this.batchMs),
     };
   }
@@ -121,7 +106,13 @@ export class ForeignLoad {
       const sender = senders[(this.sent + this.errors + index) % senders.length];
       const nonce = this.nonces.get(sender) as number;
       this.nonces.set(sender, nonce + 1);
-      return unlockedTransfer(this.token, sender, nonce, randomAddress(), randomBaseUnits());
+      return unlockedTransfer(
+        this.token,
+        sender,
+        nonce,
+        getAddress(hexlify(randomBytes(20))),
+        BigInt(randomInt(MIN_BASE_UNITS, MAX_BASE_UNITS)),
+      );
     });
     const startedAt = timestamp();
     const errorsBefore = this.errors;
@@ -164,12 +155,4 @@ function batchSizes(perBlock: number): number[] {
     (_, index) =>
       Math.floor((perBlock * (index + 1)) / count) - Math.floor((perBlock * index) / count),
   );
-}
-
-function randomAddress(): string {
-  return getAddress(hexlify(randomBytes(20)));
-}
-
-function randomBaseUnits(): bigint {
-  return BigInt(randomInt(MIN_BASE_UNITS, MAX_BASE_UNITS));
 }

@@ -1,4 +1,3 @@
-import { DATABASE } from './settings';
 import type { Client } from 'pg';
 import {
   mintTo,
@@ -9,26 +8,23 @@ import {
   waitForReceipt,
 } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
-import { BenchContext, STATUS_POLL_MS } from './context';
-import { cpuSnapshot, cpuUsage, CpuUsage } from '../kit/cpu';
+import { createMerchant } from '../kit/database';
+import { assertRunning } from '../kit/processes';
+import type { WorkerRpcCalls } from '../kit/rpc-log';
+import { distribution, shuffledIndexes } from '../kit/stats';
 import {
   BenchSession,
-  createMerchant,
   cursorBlock,
   insertSessions,
   paidAmong,
   paidAtBySession,
   randomSessions,
 } from './database';
-import { ForeignLoad, ForeignLoadStats, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
+import { ForeignLoad, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
 import { HeadTracker } from './heads';
-import { WorkerRpcCalls } from '../kit/rpc-log';
-import { CONFIRMATIONS } from './settings';
-import { TickSql, tickSql } from './sql-trace';
-import { distribution, Distribution, shuffledIndexes } from '../kit/stats';
-import { MAX_LAG_BLOCKS } from './targets';
-import { readSqlTrace } from '../kit/sql-trace';
-import { assertRunning, Worker } from './worker';
+import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
+import { appEnvironment, CONFIRMATIONS, TARGETS } from './settings';
+import type { Worker } from './worker';
 
 /*
  * Phase 3: a mainnet-shaped chain. anvil mines a block every second (interval mining), and every
@@ -46,74 +42,8 @@ export interface MainnetSettings {
 }
 
 /** What the phase prepared before its worker starts (the worker must not see the minting). */
-export interface MainnetPreparation {
-  merchantId: string;
-  sessions: BenchSession[];
-  paid: BenchSession[];
-  senders: string[];
-}
-
-export interface MainnetSample {
-  sessionId: string;
-  txHash: string;
-  blockNumber: number;
-  /** Block mined (the confirming one: + confirmations - 1) -> Paid visible. */
-  latencyMs: number;
-  /** Mined -> start of the transaction that settled it (paid_at). */
-  waitForTickMs: number;
-  /** That transaction's start -> Paid visible. */
-  tickMs: number;
-  /** eth_sendRawTransaction -> its block announced. */
-  sendToMinedMs: number;
-}
-
-export interface LagFigures {
-  /**
-   * Sampled every 200 ms on average over the window (each wait drawn from 100-300 ms, so the
-   * samples do not lock onto one phase of the 1 s block cycle): head (newHeads) -
-   * chain_cursors.last_scanned_block.
-   */
-  samples: number;
-  /** Samples by lag in blocks. */
-  histogram: Record<string, number>;
-  p50: number;
-  p90: number;
-  max: number;
-  /** Samples more than MAX_LAG_BLOCKS behind. */
-  overLimit: number;
-  keptUp: boolean;
-}
-
-export interface MainnetResult extends MainnetSettings {
-  warmUpSeconds: number;
-  windowSeconds: number;
-  /** Blocks mined in the window, and the time between consecutive ones. */
-  blocks: number;
-  blockIntervalMs: Distribution;
-  /** Transfer logs of the token per block of the window (foreign + ours), read afterwards. */
-  transfersPerBlock: Distribution;
-  foreignPerBlockSeen: Distribution;
-  foreign: ForeignLoadStats;
-  latencyMs: Distribution;
-  waitForTickMs: Distribution;
-  tickMs: Distribution;
-  lag: LagFigures;
-  rpc: WorkerRpcCalls;
-  /** The worker's calls per block mined in the window, by method, and all of them. */
-  rpcPerBlock: Record<string, number>;
-  cpu: CpuUsage;
-  /** Worker CPU over the window, in cores (1 = one core busy all the time). */
-  workerCores: number | null;
-  sql: TickSql | null;
-  merchantId: string;
-  paid: BenchSession[];
-  /** The accounts that sent the foreign transfers, and the blocks they were sent into. */
-  foreignSenders: string[];
-  blockRange: { from: number; to: number };
-  /** Our payments' transaction hashes (lower case): nothing else in blockRange is a session's. */
-  paymentTxHashes: string[];
-  samples: MainnetSample[];
-}
+export type MainnetPreparation = Awaited<ReturnType<typeof prepareMainnet>>;
+export type MainnetResult = Awaited<ReturnType<typeof measureMainnet>>;
 
 // anvil's spare unlocked accounts that send the foreign transfers (nonces per sender stay low).
 const FOREIGN_SENDERS = 4;
@@ -127,26 +57,17 @@ const PAID_TIMEOUT_MS = 60_000;
 const RECEIPT_TIMEOUT_MS = 30_000;
 
 /** The merchant, its sessions, and tokens for the foreign senders (on the automining devnet). */
-export async function prepareMainnet(
-  context: BenchContext,
-  settings: MainnetSettings,
-): Promise<MainnetPreparation> {
-  const merchantId = createMerchant('Bench mainnet-shaped');
+export async function prepareMainnet(context: BenchContext, settings: MainnetSettings) {
+  const merchantId = createMerchant(appEnvironment(), 'Bench mainnet-shaped').id;
   // Three open sessions per paid one: the unpaid must stay untouched among the foreign traffic.
   const sessions = randomSessions(settings.payments * 3, 'main_');
-  await insertSessions(context.db, {
-    merchantId,
-    tokenContract: context.tokenContract,
-    sessions,
-  });
+  await insertSessions(context.db, { merchantId, tokenContract: context.tokenContract, sessions });
   const paid = shuffledIndexes(sessions.length)
     .slice(0, settings.payments)
     .map((index) => sessions[index]);
   const senders = spareAccounts(FOREIGN_SENDERS);
-  const blocks =
-    Math.ceil(
-      (WARM_UP_SECONDS + settings.seconds + PAID_TIMEOUT_MS / 1000) / settings.blockTimeSeconds,
-    ) + 10;
+  const seconds = WARM_UP_SECONDS + settings.seconds + PAID_TIMEOUT_MS / 1000;
+  const blocks = Math.ceil(seconds / settings.blockTimeSeconds) + 10;
   const perSender = Math.ceil(settings.foreignPerBlock / senders.length);
   await mintTo(
     context.rpc,
@@ -162,11 +83,11 @@ export async function measureMainnet(
   worker: Worker,
   prepared: MainnetPreparation,
   settings: MainnetSettings,
-): Promise<MainnetResult> {
+) {
   const { rpc, step } = context;
   const heads = await HeadTracker.start(rpc, context.rpcUrl);
   let load: ForeignLoad | null = null;
-  let lagSampler: LagSampler | null = null;
+  let lagSampler: ReturnType<typeof sampleLag> | null = null;
   try {
     await setIntervalMining(rpc, settings.blockTimeSeconds);
     load = await ForeignLoad.start(rpc, heads, context.tokenContract, {
@@ -182,25 +103,19 @@ export async function measureMainnet(
     );
     await sleep(WARM_UP_SECONDS * 1000);
 
-    const pid = worker.process.child.pid ?? 0;
-    const rpcMark = context.rpcLog.mark();
-    const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
-    const windowStart = timestamp();
+    const window = openWindow(context, worker);
     const headAtStart = heads.head();
     lagSampler = sampleLag(context.db, heads);
     const payments = payAtRandomMoments(context, worker, prepared.paid, settings.seconds * 1000);
     // A failed payment ends the phase at once; a late one is waited for after the window.
     await Promise.race([sleep(settings.seconds * 1000), payments]);
-    await sleep(Math.max(windowStart + settings.seconds * 1000 - timestamp(), 0));
-    const windowEnd = timestamp();
+    await sleep(Math.max(window.startedAt + settings.seconds * 1000 - timestamp(), 0));
     const headAtEnd = heads.head();
-    const cpu = cpuUsage(
-      cpuBefore,
-      cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }),
-    );
-    const lagSamples = await lagSampler.stop();
+    // close() takes the CPU at once; the worker's RPC calls are counted once anvil's log is in.
+    const closing = window.close();
+    const lag = await lagSampler.stop();
     lagSampler = null;
-    const calls = await context.rpcLog.workerCallsSince(rpcMark);
+    const { cpu, rpc: calls, sql, endedAt } = await closing;
     const observed = await payments;
     const foreign = await load.stop();
     load = null;
@@ -210,36 +125,45 @@ export async function measureMainnet(
     const blocks = headAtEnd - headAtStart;
     const logs = await transferLogs(rpc, context.tokenContract, headAtStart + 1, headAtEnd);
     const senders = new Set(prepared.senders.map((sender) => sender.toLowerCase()));
-    const perBlock = (filter: (from: string) => boolean) =>
-      distribution(
-        range(headAtStart + 1, headAtEnd).map(
-          (block) => logs.filter((log) => log.blockNumber === block && filter(log.from)).length,
-        ),
-      );
+    const perBlock = (filter: (from: string) => boolean) => {
+      const counts = [];
+      for (let block = headAtStart + 1; block <= headAtEnd; block++) {
+        counts.push(logs.filter((log) => log.blockNumber === block && filter(log.from)).length);
+      }
+      return distribution(counts);
+    };
+    const announced = heads.blocksBetween(window.startedAt, endedAt);
     const samples = await toSamples(context, heads, observed);
-    const sql = tickSql(await readSqlTrace(worker.process), windowStart, windowEnd);
-    const result: MainnetResult = {
+    const of = (key: 'latencyMs' | 'waitForTickMs' | 'tickMs') =>
+      distribution(samples.map((sample) => sample[key]));
+    const result = {
       ...settings,
       warmUpSeconds: WARM_UP_SECONDS,
-      windowSeconds: round((windowEnd - windowStart) / 1000),
+      windowSeconds: round((endedAt - window.startedAt) / 1000, 2),
+      /** Blocks mined in the window, and the time between consecutive ones. */
       blocks,
-      blockIntervalMs: distribution(intervals(heads.blocksBetween(windowStart, windowEnd))),
+      blockIntervalMs: distribution(announced.slice(1).map((b, i) => b.at - announced[i].at)),
+      /** Transfer logs of the token per block of the window (foreign + ours), read afterwards. */
       transfersPerBlock: perBlock(() => true),
       foreignPerBlockSeen: perBlock((from) => senders.has(from)),
       foreign,
-      latencyMs: distribution(samples.map((sample) => sample.latencyMs)),
-      waitForTickMs: distribution(samples.map((sample) => sample.waitForTickMs)),
-      tickMs: distribution(samples.map((sample) => sample.tickMs)),
-      lag: lagFigures(lagSamples),
+      latencyMs: of('latencyMs'),
+      waitForTickMs: of('waitForTickMs'),
+      tickMs: of('tickMs'),
+      lag: lagFigures(lag),
       rpc: calls,
+      /** The worker's calls per block mined in the window, by method, and all of them. */
       rpcPerBlock: perBlockCalls(calls, blocks),
       cpu,
-      workerCores: cpu.ms.worker === null ? null : round(cpu.ms.worker / (cpu.seconds * 1000)),
+      /** Worker CPU over the window, in cores (1 = one core busy all the time). */
+      workerCores: cpu.ms.worker === null ? null : round(cpu.ms.worker / (cpu.seconds * 1000), 2),
       sql,
       merchantId: prepared.merchantId,
       paid: prepared.paid,
+      /** The accounts that sent the foreign transfers, and the blocks they were sent into. */
       foreignSenders: prepared.senders,
       blockRange: { from: firstBlock, to: lastBlock },
+      /** Our payments' hashes (lower case): nothing else in blockRange is a session's. */
       paymentTxHashes: observed.map((item) => item.txHash.toLowerCase()),
       samples,
     };
@@ -262,9 +186,7 @@ interface SentPayment {
   sentAt: number;
 }
 
-interface Observed extends SentPayment {
-  paidSeenAt: number;
-}
+type Observed = SentPayment & { paidSeenAt: number };
 
 /**
  * Sends each payment at a random moment of the window (uniform, in order), and notes when each
@@ -296,7 +218,7 @@ async function payAtRandomMoments(
   const deadline = start + windowMs + PAID_TIMEOUT_MS;
   while (observed.length < sessions.length) {
     if (failure) throw failure;
-    assertRunning(worker);
+    assertRunning(worker.process);
     if (timestamp() > deadline) {
       throw new Error(
         `mainnet-shaped: ${sessions.length - observed.length} payments not Paid ` +
@@ -307,9 +229,8 @@ async function payAtRandomMoments(
       const paid = await paidAmong(context.db, [...outstanding.keys()]);
       const seenAt = timestamp();
       for (const id of paid) {
-        const payment = outstanding.get(id) as SentPayment;
+        observed.push({ ...(outstanding.get(id) as SentPayment), paidSeenAt: seenAt });
         outstanding.delete(id);
-        observed.push({ ...payment, paidSeenAt: seenAt });
       }
     }
     await sleep(STATUS_POLL_MS);
@@ -319,20 +240,17 @@ async function payAtRandomMoments(
 }
 
 /** Block of each payment (from its receipt, read afterwards) and when that block was announced. */
-async function toSamples(
-  context: BenchContext,
-  heads: HeadTracker,
-  observed: Observed[],
-): Promise<MainnetSample[]> {
+async function toSamples(context: BenchContext, heads: HeadTracker, observed: Observed[]) {
   const paidAt = await paidAtBySession(
     context.db,
     observed.map((item) => item.session.id),
   );
-  const samples: MainnetSample[] = [];
+  const samples = [];
   for (const item of observed) {
     const receipt = await waitForReceipt(context.rpc, item.txHash, RECEIPT_TIMEOUT_MS);
     if (receipt.status !== '0x1') throw new Error(`Payment ${item.txHash} reverted.`);
     const blockNumber = Number(receipt.blockNumber);
+    // The confirming block: the payment's own + confirmations - 1.
     const minedAt = heads.seenAt(blockNumber + CONFIRMATIONS - 1);
     if (minedAt === null) throw new Error(`Block ${blockNumber} was never announced.`);
     const tickStart = paidAt.get(item.session.id) ?? item.paidSeenAt;
@@ -340,40 +258,29 @@ async function toSamples(
       sessionId: item.session.id,
       txHash: item.txHash,
       blockNumber,
-      latencyMs: round(item.paidSeenAt - minedAt),
-      waitForTickMs: round(tickStart - minedAt),
-      tickMs: round(item.paidSeenAt - tickStart),
-      sendToMinedMs: round(minedAt - item.sentAt),
+      latencyMs: round(item.paidSeenAt - minedAt, 2),
+      waitForTickMs: round(tickStart - minedAt, 2),
+      tickMs: round(item.paidSeenAt - tickStart, 2),
+      sendToMinedMs: round(minedAt - item.sentAt, 2),
     });
   }
   return samples;
 }
 
-interface LagSample {
-  at: number;
-  lag: number;
-}
-
-interface LagSampler {
-  stop: () => Promise<LagSample[]>;
-}
-
 /**
- * head - cursor about every 200 ms: the head as newHeads announced it, the cursor from PostgreSQL.
- * A fixed 200 ms would sample the same five moments of every 1 s block; jitter spreads them.
+ * head (as newHeads announced it) - cursor (from PostgreSQL) about every 200 ms: a fixed 200 ms
+ * would sample the same five moments of every 1 s block, so each wait is drawn from 100-300 ms.
  */
-function sampleLag(db: Client, heads: HeadTracker): LagSampler {
-  const samples: LagSample[] = [];
+function sampleLag(db: Client, heads: HeadTracker) {
+  const lags: number[] = [];
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       const at = timestamp();
       // The head first: a block announced while the cursor is read cannot be in it anyway.
       const head = heads.head();
-      const cursor = (await cursorBlock(db)) ?? -1;
-      samples.push({ at, lag: Math.max(head - cursor, 0) });
-      const wait = LAG_SAMPLE_MS * (0.5 + Math.random());
-      await sleep(Math.max(at + wait - timestamp(), 0));
+      lags.push(Math.max(head - ((await cursorBlock(db)) ?? -1), 0));
+      await sleep(Math.max(at + LAG_SAMPLE_MS * (0.5 + Math.random()) - timestamp(), 0));
     }
   })();
   // A failed query ends the sampling; the phase's own error says why.
@@ -382,46 +289,36 @@ function sampleLag(db: Client, heads: HeadTracker): LagSampler {
     stop: async () => {
       stopped = true;
       await finished;
-      return samples;
+      return lags;
     },
   };
 }
 
-function lagFigures(samples: LagSample[]): LagFigures {
-  const lags = distribution(samples.map((sample) => sample.lag));
-  const overLimit = samples.filter((sample) => sample.lag > MAX_LAG_BLOCKS).length;
+function lagFigures(lags: number[]) {
+  const { p50, p90, max } = distribution(lags);
+  const overLimit = lags.filter((lag) => lag > TARGETS.maxLagBlocks).length;
   const histogram: Record<string, number> = {};
-  for (const sample of samples) histogram[sample.lag] = (histogram[sample.lag] ?? 0) + 1;
+  for (const lag of lags) histogram[lag] = (histogram[lag] ?? 0) + 1;
   return {
-    samples: samples.length,
+    samples: lags.length,
+    /** Samples by lag in blocks. */
     histogram,
-    p50: lags.p50,
-    p90: lags.p90,
-    max: lags.max,
+    p50,
+    p90,
+    max,
+    /** Samples more than maxLagBlocks behind. */
     overLimit,
-    keptUp: samples.length > 0 && overLimit === 0,
+    keptUp: lags.length > 0 && overLimit === 0,
   };
 }
 
 function perBlockCalls(calls: WorkerRpcCalls, blocks: number): Record<string, number> {
   const all: Record<string, number> = { ...calls.byMethod, ...calls.other };
-  const per = (count: number) => (blocks > 0 ? round(count / blocks) : 0);
+  const per = (count: number) => (blocks > 0 ? round(count / blocks, 2) : 0);
   const result: Record<string, number> = {};
   for (const [method, count] of Object.entries(all)) result[method] = per(count);
   result.total = per(Object.values(all).reduce((sum, count) => sum + count, 0));
   result.polls = per(calls.polls);
   result.fullTicks = per(calls.fullTicks);
   return result;
-}
-
-function intervals(blocks: Array<{ at: number }>): number[] {
-  return blocks.slice(1).map((block, index) => block.at - blocks[index].at);
-}
-
-function range(from: number, to: number): number[] {
-  return from > to ? [] : Array.from({ length: to - from + 1 }, (_, offset) => from + offset);
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

@@ -1,9 +1,8 @@
 import { parseOptions as parseKit } from '../kit/options';
 
 export const PHASES = ['latency', 'throughput', 'mainnet'] as const;
-export type Phase = (typeof PHASES)[number];
 
-export const USAGE = `Usage: npm run bench:deposits [-- options]
+const USAGE = `Usage: npm run bench:deposits [-- options]
   --no-build              use dist/ as it is (default: npm run build first)
   --phases A,B            which phases to run, in this order: latency, throughput, mainnet
                           (default all three)
@@ -22,24 +21,9 @@ export const USAGE = `Usage: npm run bench:deposits [-- options]
                           and SQL time per scan tick (diagnosis; adds a little overhead)
   --cpu-prof              run the worker under node --cpu-prof (profiles in bench/results/)`;
 
-export interface BenchOptions {
-  build: boolean;
-  phases: Phase[];
-  payments: number;
-  /** DEPOSIT_SCAN_INTERVAL_MS of the extra latency runs (the first run sets none). */
-  intervalsMs: number[];
-  sessions: number;
-  paid: number;
-  perBlock: number;
-  mainnetSeconds: number;
-  mainnetPayments: number;
-  foreignPerBlock: number;
-  blockTimeSeconds: number;
-  traceSql: boolean;
-  cpuProfile: boolean;
-}
+export type BenchOptions = ReturnType<typeof parseOptions>;
 
-export function parseOptions(argv: string[]): BenchOptions {
+export function parseOptions(argv = process.argv.slice(2)) {
   const parsed = parseKit(
     USAGE,
     {
@@ -58,11 +42,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     },
     argv,
   );
-  const options: BenchOptions = {
+  const options = {
     build: parsed.build,
     phases: parsed.choices('phases', PHASES),
     payments: parsed.whole('payments'),
-    // The worker refuses intervals outside 100-600000 ms; say so before anything starts.
+    // DEPOSIT_SCAN_INTERVAL_MS of the extra latency runs; the worker refuses values outside
+    // 100-600000 ms, so say so before anything starts.
     intervalsMs: parsed.wholeList('intervals', 100),
     sessions: parsed.whole('sessions'),
     paid: parsed.whole('paid'),

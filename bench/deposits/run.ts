@@ -4,13 +4,12 @@
 // transfers), then a correctness check. See bench/deposits/README.md.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { Client } from 'pg';
 import { loadAppConfig } from '@app/common/config/app-config';
 import { Devnet, startDevnet } from '../../test/support/devnet';
 import { clientVersion, mineEmptyBlocks, Payer, Rpc } from '../kit/chain';
 import { anvilPid, CpuUsage, OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
 import { freshTarget, postgresVersion } from '../kit/database';
-import { build, runCli } from '../kit/processes';
+import { build, runCli, stopProcess } from '../kit/processes';
 import {
   describeMachine,
   gitDescription,
@@ -19,72 +18,21 @@ import {
   quietnessWarnings,
 } from '../kit/report';
 import { RpcLog } from '../kit/rpc-log';
-import { Run, runBenchmark } from '../kit/run';
+import { runBenchmark } from '../kit/run';
 import { ROOT } from '../kit/settings';
-import { BenchContext } from './context';
 import { LatencyResult, measureLatency } from './latency';
 import { MainnetResult, measureMainnet, prepareMainnet } from './mainnet';
+import { BenchContext } from './measure';
 import { BenchOptions, parseOptions } from './options';
-import { printReport, Report, writeReport } from './report';
+import { printReport, writeReport } from './report';
 import { appEnvironment, CONFIRMATIONS, TARGET } from './settings';
 import { measureThroughput, ThroughputResult } from './throughput';
-import { ForeignCheck, MerchantCheck, verifyForeign, verifyMerchant } from './verify';
-import {
-  startWorker,
-  stopWorker,
-  waitForCursor,
-  Worker,
-  WorkerConfig,
-  WorkerFiles,
-} from './worker';
+import { verifyForeign, verifyMerchant } from './verify';
+import { startWorker, waitForCursor, Worker, WorkerConfig } from './worker';
 
 // More than the devnet's reorg window (confirmations 1 + 64 blocks): mined between phases, so the
 // payments of one phase are no longer re-checked by every tick of the next, and phases compare.
 const BLOCKS_BETWEEN_PHASES = 100;
-const DEFAULT_WORKER: WorkerConfig = { label: 'default', scanIntervalMs: null };
-
-interface RunFiles {
-  report: string;
-  anvilLog: string;
-  networks: string;
-  /** The worker files of one run, by a key that names it in file names. */
-  worker: (key: string) => WorkerFiles;
-  workerLogs: Map<string, string>;
-}
-
-function runFiles(options: BenchOptions, base: string): RunFiles {
-  const workerLogs = new Map<string, string>();
-  return {
-    report: `${base}.json`,
-    anvilLog: `${base}.anvil.log`,
-    networks: `${base}.networks.json`,
-    workerLogs,
-    worker: (key) => {
-      const logFile = `${base}.worker-${key}.log`;
-      workerLogs.set(key, logFile);
-      return {
-        networksFile: `${base}.networks.json`,
-        logFile,
-        sqlTrace: options.traceSql,
-        cpuProfileDir: options.cpuProfile ? `${base}.worker-${key}-profile` : null,
-      };
-    },
-  };
-}
-
-function windowWarnings(results: PhaseResults): string[] {
-  const windows: Array<[string, CpuUsage]> = [
-    ...results.latency.map((result): [string, CpuUsage] => [
-      `latency (${result.label})`,
-      result.cpu,
-    ]),
-    ...(results.throughput ? [['throughput', results.throughput.cpu] as [string, CpuUsage]] : []),
-    ...(results.mainnet ? [['mainnet-shaped', results.mainnet.cpu] as [string, CpuUsage]] : []),
-  ];
-  return windows
-    .filter(([, cpu]) => (cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
-    .map(([name, cpu]) => `${name}: other processes used ${cpu.otherCores} cores`);
-}
 
 interface PhaseResults {
   latency: LatencyResult[];
@@ -95,56 +43,57 @@ interface PhaseResults {
 async function runPhases(
   options: BenchOptions,
   context: BenchContext,
-  files: RunFiles,
+  base: string,
+  workerLogs: Map<string, string>,
 ): Promise<PhaseResults> {
   const results: PhaseResults = { latency: [], throughput: null, mainnet: null };
   const phases = new Set(options.phases);
-  // An automining devnet only moves when we send something: the warm-up mines empty blocks.
-  const nudge = () => mineEmptyBlocks(context.rpc, 1);
-  const start = async (config: WorkerConfig, key: string): Promise<Worker> => {
+  /** Starts a worker (`key` names its files), runs `measure` with it, stops it. */
+  const withWorker = async (config: WorkerConfig, key: string, measure: (w: Worker) => unknown) => {
     await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
     const setting =
       config.scanIntervalMs === null
         ? 'the default configuration (DEPOSIT_SCAN_INTERVAL_MS not set)'
         : `DEPOSIT_SCAN_INTERVAL_MS=${config.scanIntervalMs}`;
     context.step(`starting the worker (${config.label}): ${setting}`);
-    const worker = await startWorker(context.db, config, files.worker(key), nudge);
+    const logFile = `${base}.worker-${key}.log`;
+    workerLogs.set(key, logFile);
+    const files = {
+      networksFile: `${base}.networks.json`,
+      logFile,
+      sqlTrace: options.traceSql,
+      cpuProfileDir: options.cpuProfile ? `${base}.worker-${key}-profile` : null,
+    };
+    // An automining devnet only moves when we send something: the warm-up mines empty blocks.
+    const nudge = () => mineEmptyBlocks(context.rpc, 1);
+    const worker = await startWorker(context.db, config, files, nudge);
     context.step(`worker (${config.label}) polls the devnet every ${worker.pollIntervalMs} ms`);
-    return worker;
+    try {
+      await measure(worker);
+    } finally {
+      await stopProcess(worker.process);
+    }
   };
 
   // The headline: the default configuration, latency then throughput on the same worker.
   if (phases.has('latency') || phases.has('throughput')) {
-    const worker = await start(DEFAULT_WORKER, 'default');
-    try {
+    await withWorker({ label: 'default', scanIntervalMs: null }, 'default', async (worker) => {
       if (phases.has('latency')) {
         results.latency.push(await measureLatency(context, worker, options.payments));
       }
       if (phases.has('throughput')) {
         const head = await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
         await waitForCursor(context.db, worker, head);
-        results.throughput = await measureThroughput(context, worker, {
-          sessions: options.sessions,
-          paid: options.paid,
-          perBlock: options.perBlock,
-        });
+        const { sessions, paid, perBlock } = options;
+        results.throughput = await measureThroughput(context, worker, { sessions, paid, perBlock });
       }
-    } finally {
-      await stopWorker(worker);
-    }
+    });
   }
-  if (phases.has('latency')) {
-    for (const scanIntervalMs of options.intervalsMs) {
-      const worker = await start(
-        { label: `${scanIntervalMs} ms`, scanIntervalMs },
-        String(scanIntervalMs),
-      );
-      try {
-        results.latency.push(await measureLatency(context, worker, options.payments));
-      } finally {
-        await stopWorker(worker);
-      }
-    }
+  for (const scanIntervalMs of phases.has('latency') ? options.intervalsMs : []) {
+    const config = { label: `${scanIntervalMs} ms`, scanIntervalMs };
+    await withWorker(config, String(scanIntervalMs), async (worker) => {
+      results.latency.push(await measureLatency(context, worker, options.payments));
+    });
   }
   if (phases.has('mainnet')) {
     const settings = {
@@ -155,48 +104,34 @@ async function runPhases(
     };
     await mineEmptyBlocks(context.rpc, BLOCKS_BETWEEN_PHASES);
     const prepared = await prepareMainnet(context, settings);
-    const worker = await start({ label: 'mainnet-shaped', scanIntervalMs: null }, 'mainnet');
-    try {
+    const config = { label: 'mainnet-shaped', scanIntervalMs: null };
+    await withWorker(config, 'mainnet', async (worker) => {
       results.mainnet = await measureMainnet(context, worker, prepared, settings);
-    } finally {
-      await stopWorker(worker);
-    }
+    });
   }
   return results;
 }
 
-async function verify(
-  db: Client,
-  results: PhaseResults,
-): Promise<{ verification: MerchantCheck[]; foreignCheck: ForeignCheck | null }> {
-  const verification: MerchantCheck[] = [];
-  for (const { merchantId, paid } of [
-    ...results.latency.map((result) => ({ merchantId: result.merchantId, paid: result.paid })),
-    ...(results.throughput
-      ? [{ merchantId: results.throughput.merchantId, paid: results.throughput.paidSessions }]
-      : []),
-    ...(results.mainnet
-      ? [{ merchantId: results.mainnet.merchantId, paid: results.mainnet.paid }]
-      : []),
-  ]) {
-    verification.push(await verifyMerchant(db, merchantId, paid));
-  }
-  const mainnet = results.mainnet;
-  const foreignCheck = mainnet
-    ? await verifyForeign(db, mainnet.foreignSenders, mainnet.blockRange, mainnet.paymentTxHashes)
-    : null;
-  return { verification, foreignCheck };
-}
-
-async function prepare(
-  devnet: Devnet,
-  db: Client,
-  files: RunFiles,
-  step: (message: string) => void,
-): Promise<BenchContext> {
+runBenchmark('deposits', async ({ step, base, onStop, startedAt }) => {
+  const options = parseOptions();
+  const files = { anvilLog: `${base}.anvil.log`, networks: `${base}.networks.json` };
+  const workerLogs = new Map<string, string>();
+  const warnings = quietnessWarnings(quietness(), 'start');
+  warnings.forEach((warning) => step(`WARNING: ${warning}`));
+  let devnet: Devnet | null = null;
+  onStop(() => devnet?.stop());
+  build(options.build, step);
+  const db = await freshTarget(TARGET, step, appEnvironment());
+  onStop(() => db.end());
+  // Up to the worker's low watermark (a sixth of PAY_ADDRESS_POOL_TARGET by default): below it
+  // the worker's refill job derives the whole shortfall (tens of thousands of addresses, tens
+  // of seconds of CPU) while we measure.
+  const { lowWatermark } = loadAppConfig(appEnvironment()).payAddressPool;
+  runCli(['pool:fill', '--count', String(lowWatermark)], appEnvironment());
+  devnet = await startDevnet({ logFile: files.anvilLog });
   writeFileSync(files.networks, devnet.networksFileJson({ confirmations: CONFIRMATIONS }));
   const rpc = new Rpc(devnet.rpcUrl);
-  return {
+  const context: BenchContext = {
     db,
     rpc,
     rpcUrl: devnet.rpcUrl,
@@ -206,42 +141,42 @@ async function prepare(
     anvilPid: anvilPid(),
     step,
   };
-}
-
-runBenchmark('deposits', async (run: Run) => {
-  const { step } = run;
-  const options = parseOptions(process.argv.slice(2));
-  const files = runFiles(options, run.base);
-  const start = quietness();
-  const warnings = quietnessWarnings(start, 'start');
-  warnings.forEach((warning) => step(`WARNING: ${warning}`));
-  let devnet: Devnet | null = null;
-  run.onStop(() => devnet?.stop());
-  build(options.build, step);
-  const db = await freshTarget(TARGET, step, appEnvironment());
-  run.onStop(() => db.end());
-  // Up to the worker's low watermark (a sixth of PAY_ADDRESS_POOL_TARGET by default): below it
-  // the worker's refill job derives the whole shortfall (tens of thousands of addresses, tens
-  // of seconds of CPU) while we measure.
-  const { lowWatermark } = loadAppConfig(appEnvironment()).payAddressPool;
-  runCli(['pool:fill', '--count', String(lowWatermark)], appEnvironment());
-  devnet = await startDevnet({ logFile: files.anvilLog });
-  const context = await prepare(devnet, db, files, step);
-  const machine = describeMachine(await postgresVersion(db), await clientVersion(context.rpc));
+  const machine = describeMachine(await postgresVersion(db), await clientVersion(rpc));
   console.log(machineLine(machine));
   step(`devnet at ${devnet.rpcUrl}, USDT ${context.tokenContract}`);
 
-  const results = await runPhases(options, context, files);
-  const { verification, foreignCheck } = await verify(db, results);
-  warnings.push(...windowWarnings(results), ...quietnessWarnings(quietness(), 'end'));
+  const results = await runPhases(options, context, base, workerLogs);
+  const { latency, throughput, mainnet } = results;
+  const verification = [];
+  for (const [merchantId, paid] of [
+    ...latency.map((result) => [result.merchantId, result.paid] as const),
+    ...(throughput ? [[throughput.merchantId, throughput.paidSessions] as const] : []),
+    ...(mainnet ? [[mainnet.merchantId, mainnet.paid] as const] : []),
+  ]) {
+    verification.push(await verifyMerchant(db, merchantId, paid));
+  }
+  const foreignCheck = mainnet
+    ? await verifyForeign(db, mainnet.foreignSenders, mainnet.blockRange, mainnet.paymentTxHashes)
+    : null;
+  const windows: Array<[string, CpuUsage]> = [
+    ...latency.map((result): [string, CpuUsage] => [`latency (${result.label})`, result.cpu]),
+    ...(throughput ? [['throughput', throughput.cpu] as [string, CpuUsage]] : []),
+    ...(mainnet ? [['mainnet-shaped', mainnet.cpu] as [string, CpuUsage]] : []),
+  ];
+  warnings.push(
+    ...windows
+      .filter(([, cpu]) => (cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
+      .map(([name, cpu]) => `${name}: other processes used ${cpu.otherCores} cores`),
+    ...quietnessWarnings(quietness(), 'end'),
+  );
   const failures = [
     ...verification.flatMap((check) =>
       check.failures.map((failure) => `${check.merchantId}: ${failure}`),
     ),
     ...(foreignCheck?.failures ?? []).map((failure) => `mainnet-shaped: ${failure}`),
   ];
-  const report: Report = {
-    startedAt: new Date(run.startedAt).toISOString(),
+  const report = {
+    startedAt: new Date(startedAt).toISOString(),
     git: gitDescription(),
     machine,
     options,
@@ -254,11 +189,11 @@ runBenchmark('deposits', async (run: Run) => {
       anvilLog: relative(ROOT, files.anvilLog),
       networks: relative(ROOT, files.networks),
       ...Object.fromEntries(
-        [...files.workerLogs].map(([key, file]) => [`worker-${key}`, relative(ROOT, file)]),
+        [...workerLogs].map(([key, file]) => [`worker-${key}`, relative(ROOT, file)]),
       ),
     },
   };
   printReport(report);
-  writeReport(files.report, report);
+  writeReport(`${base}.json`, report);
   if (failures.length) process.exitCode = 1;
 });

@@ -1,66 +1,19 @@
-import { DATABASE } from './settings';
 import { mineQueued, queueTransfers, transactionsPerBlock } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
-import { BenchContext, STATUS_POLL_MS } from './context';
-import { cpuSnapshot, cpuUsage, CpuUsage } from '../kit/cpu';
-import {
-  BenchSession,
-  createMerchant,
-  insertSessions,
-  paidCount,
-  randomSessions,
-  settlementTicks,
-} from './database';
-import { WorkerRpcCalls } from '../kit/rpc-log';
-import { TickSql, tickSql } from './sql-trace';
+import { createMerchant } from '../kit/database';
+import { assertRunning } from '../kit/processes';
 import { shuffledIndexes } from '../kit/stats';
-import { readSqlTrace } from '../kit/sql-trace';
-import { assertRunning, Worker } from './worker';
+import { insertSessions, paidCount, randomSessions, settlementTicks } from './database';
+import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
+import { appEnvironment } from './settings';
+import type { Worker } from './worker';
 
 /*
  * Phase 2: throughput. Many open sessions, a share of them paid in a burst of full blocks; how
  * long from the last block mined until every paid session reads Paid.
  */
 
-export interface ThroughputSettings {
-  sessions: number;
-  paid: number;
-  perBlock: number;
-}
-
-export interface SettlementTick {
-  /** Relative to the last block mined: when the tick's transaction started, when it was seen. */
-  startedMs: number;
-  seenMs: number;
-  sessions: number;
-}
-
-export interface ThroughputResult extends ThroughputSettings {
-  /** The worker's label ("default") and poll interval. */
-  worker: string;
-  pollIntervalMs: number;
-  insertMs: number;
-  queueMs: number;
-  blocks: number[];
-  burstMs: number;
-  /** Last block mined -> first / all paid sessions Paid. */
-  firstPaidMs: number | null;
-  allPaidMs: number | null;
-  paymentsPerSecond: number | null;
-  /** Payments per second of tick time (from each settling tick's start until it was seen). */
-  processingPerSecond: number | null;
-  ticks: SettlementTick[];
-  rpc: WorkerRpcCalls;
-  cpu: CpuUsage;
-  sql: TickSql | null;
-  /**
-   * The seconds after the drain, no new block: the worker only polls the head, with the paid
-   * transfers still inside the reorg window.
-   */
-  afterDrain: { rpc: WorkerRpcCalls; cpu: CpuUsage; sql: TickSql | null };
-  merchantId: string;
-  paidSessions: BenchSession[];
-}
+export type ThroughputResult = Awaited<ReturnType<typeof measureThroughput>>;
 
 // Generous: a slow machine must still finish (the figures say how slow), not time out.
 const DRAIN_TIMEOUT_MS = 300_000;
@@ -69,10 +22,10 @@ const AFTER_DRAIN_WINDOW_MS = 5_000;
 export async function measureThroughput(
   context: BenchContext,
   worker: Worker,
-  settings: ThroughputSettings,
-): Promise<ThroughputResult> {
+  settings: { sessions: number; paid: number; perBlock: number },
+) {
   const { db, step } = context;
-  const merchantId = createMerchant('Bench throughput');
+  const merchantId = createMerchant(appEnvironment(), 'Bench throughput').id;
   const sessions = randomSessions(settings.sessions, 'tput_');
   const insertStartedAt = timestamp();
   await insertSessions(db, { merchantId, tokenContract: context.tokenContract, sessions });
@@ -93,28 +46,42 @@ export async function measureThroughput(
   const queueMs = timestamp() - queueStartedAt;
   step(`throughput: ${raws.length} transfers in the pool (${Math.round(queueMs)} ms), mining`);
 
-  const windowStart = timestamp();
-  const rpcMark = context.rpcLog.mark();
-  const pid = worker.process.child.pid ?? 0;
-  const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
+  const window = openWindow(context, worker);
   const packed = await mineQueued(context.rpc, queued, settings.perBlock);
-  const timeline = await waitUntilAllPaid(context, worker, merchantId, settings.paid);
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }));
-  const rpc = await context.rpcLog.workerCallsSince(rpcMark);
-  const drainEnd = timestamp();
-  const afterDrain = await measureAfterDrain(context, worker);
-  const sql = tickSql(await readSqlTrace(worker.process), windowStart, drainEnd);
+  // The merchant's Paid count, a point each time it changes.
+  const timeline: Array<{ at: number; paid: number }> = [];
+  const deadline = timestamp() + DRAIN_TIMEOUT_MS;
+  let last = -1;
+  while (last < settings.paid && timestamp() < deadline) {
+    assertRunning(worker.process);
+    const paid = await paidCount(db, merchantId);
+    if (paid !== last) timeline.push({ at: timestamp(), paid });
+    last = paid;
+    if (paid < settings.paid) await sleep(STATUS_POLL_MS);
+  }
+  if (last < settings.paid) step(`throughput: only ${last} of ${settings.paid} Paid: timed out`);
+  const { cpu, rpc, sql } = await window.close();
+  // Right after the drain: no new block (only head polls), the paid transfers in the reorg window.
+  const idle = openWindow(context, worker);
+  await sleep(AFTER_DRAIN_WINDOW_MS);
+  const afterDrain = await idle.close();
 
-  const ticks = toSettlementTicks(
-    await settlementTicks(db, merchantId),
-    timeline,
-    packed.lastMinedAt,
-  );
-  const allPaidAt = timeline.find((point) => point.paid >= settings.paid)?.at ?? null;
-  const firstPaidAt = timeline.find((point) => point.paid > 0)?.at ?? null;
-  const allPaidMs = allPaidAt === null ? null : allPaidAt - packed.lastMinedAt;
+  // Each settling tick (paid_at) joined with the moment its sessions were first seen Paid.
+  let cumulative = 0;
+  const ticks = (await settlementTicks(db, merchantId)).map((tick) => {
+    cumulative += tick.sessions;
+    const seenAt = timeline.find((point) => point.paid >= cumulative)?.at ?? NaN;
+    return {
+      startedMs: Math.round(tick.startedAt - packed.lastMinedAt),
+      seenMs: Math.round(seenAt - packed.lastMinedAt),
+      sessions: tick.sessions,
+    };
+  });
+  const allPaidAt = timeline.find((point) => point.paid >= settings.paid)?.at;
+  const firstPaidAt = timeline.find((point) => point.paid > 0)?.at;
+  const allPaidMs = allPaidAt === undefined ? null : allPaidAt - packed.lastMinedAt;
   const tickSeconds = ticks.reduce((sum, tick) => sum + (tick.seenMs - tick.startedMs), 0) / 1000;
-  const result: ThroughputResult = {
+  const result = {
     ...settings,
     worker: worker.label,
     pollIntervalMs: worker.pollIntervalMs,
@@ -122,16 +89,18 @@ export async function measureThroughput(
     queueMs: Math.round(queueMs),
     blocks: await transactionsPerBlock(context.rpc, packed.firstBlock, packed.blocks),
     burstMs: Math.round(packed.burstMs),
-    firstPaidMs: firstPaidAt === null ? null : Math.round(firstPaidAt - packed.lastMinedAt),
+    /** Last block mined -> first / all paid sessions Paid. */
+    firstPaidMs: firstPaidAt === undefined ? null : Math.round(firstPaidAt - packed.lastMinedAt),
     allPaidMs: allPaidMs === null ? null : Math.round(allPaidMs),
     paymentsPerSecond: allPaidMs === null ? null : round(settings.paid / (allPaidMs / 1000)),
+    /** Payments per second of tick time (from each settling tick's start until it was seen). */
     processingPerSecond:
       allPaidMs === null || tickSeconds <= 0 ? null : round(settings.paid / tickSeconds),
     ticks,
     rpc,
     cpu,
     sql,
-    afterDrain,
+    afterDrain: { rpc: afterDrain.rpc, cpu: afterDrain.cpu, sql: afterDrain.sql },
     merchantId,
     paidSessions,
   };
@@ -140,67 +109,4 @@ export async function measureThroughput(
       `block; ${result.paymentsPerSecond ?? '-'} payments/s`,
   );
   return result;
-}
-
-interface TimelinePoint {
-  at: number;
-  paid: number;
-}
-
-/** Polls the merchant's Paid count; keeps a point each time it changes. */
-async function waitUntilAllPaid(
-  context: BenchContext,
-  worker: Worker,
-  merchantId: string,
-  expected: number,
-): Promise<TimelinePoint[]> {
-  const timeline: TimelinePoint[] = [];
-  const deadline = timestamp() + DRAIN_TIMEOUT_MS;
-  let last = -1;
-  while (last < expected && timestamp() < deadline) {
-    assertRunning(worker);
-    const paid = await paidCount(context.db, merchantId);
-    if (paid !== last) timeline.push({ at: timestamp(), paid });
-    last = paid;
-    if (paid < expected) await sleep(STATUS_POLL_MS);
-  }
-  if (last < expected) context.step(`throughput: only ${last} of ${expected} Paid: timed out`);
-  return timeline;
-}
-
-/** Right after the drain: no new block (only head polls), 1,000 fresh transfers in the window. */
-async function measureAfterDrain(
-  context: BenchContext,
-  worker: Worker,
-): Promise<ThroughputResult['afterDrain']> {
-  const pid = worker.process.child.pid ?? 0;
-  const rpcMark = context.rpcLog.mark();
-  const cpuBefore = cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid });
-  const start = timestamp();
-  await sleep(AFTER_DRAIN_WINDOW_MS);
-  const cpu = cpuUsage(cpuBefore, cpuSnapshot(DATABASE, { worker: pid, anvil: context.anvilPid }));
-  const rpc = await context.rpcLog.workerCallsSince(rpcMark);
-  return { rpc, cpu, sql: tickSql(await readSqlTrace(worker.process), start, timestamp()) };
-}
-
-/** Joins each settling tick (paid_at) with the moment its sessions were first seen Paid. */
-function toSettlementTicks(
-  ticks: Array<{ startedAt: number; sessions: number }>,
-  timeline: TimelinePoint[],
-  lastMinedAt: number,
-): SettlementTick[] {
-  let cumulative = 0;
-  return ticks.map((tick) => {
-    cumulative += tick.sessions;
-    const seenAt = timeline.find((point) => point.paid >= cumulative)?.at ?? NaN;
-    return {
-      startedMs: Math.round(tick.startedAt - lastMinedAt),
-      seenMs: Math.round(seenAt - lastMinedAt),
-      sessions: tick.sessions,
-    };
-  });
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }

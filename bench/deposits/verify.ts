@@ -6,35 +6,19 @@ import type { BenchSession } from './database';
  * counted twice, credited with the wrong amount, or the ledger disagrees with the sessions.
  */
 
-export interface MerchantCheck {
-  merchantId: string;
-  expectedPaid: number;
-  paid: number;
-  paidWithOneConfirmedTransfer: number;
-  amountReceivedAsSent: number;
-  unpaidTouched: number;
-  ledgerMerchantTotal: string;
-  sumOfNetAmounts: string;
-  ledgerMatches: boolean;
-  failures: string[];
-}
+export type MerchantCheck = Awaited<ReturnType<typeof verifyMerchant>>;
+export type ForeignCheck = Awaited<ReturnType<typeof verifyForeign>>;
 
-interface CheckRow {
-  paid: number;
-  paid_with_one_confirmed: number;
-  amount_as_sent: number;
-  unpaid_touched: number;
-  ledger_total: string;
-  net_total: string;
-  ledger_matches: boolean;
-}
-
-export async function verifyMerchant(
-  db: Client,
-  merchantId: string,
-  paid: BenchSession[],
-): Promise<MerchantCheck> {
-  const { rows } = await db.query<CheckRow>(
+export async function verifyMerchant(db: Client, merchantId: string, paid: BenchSession[]) {
+  const { rows } = await db.query<{
+    paid: number;
+    paidWithOneConfirmedTransfer: number;
+    amountReceivedAsSent: number;
+    unpaidTouched: number;
+    ledgerMerchantTotal: string;
+    sumOfNetAmounts: string;
+    ledgerMatches: boolean;
+  }>(
     `WITH sent AS (
        SELECT * FROM unnest($2::text[], $3::numeric[]) AS sent(id, amount)
      ), sessions AS (
@@ -53,92 +37,66 @@ export async function verifyMerchant(
      )
      SELECT count(*) FILTER (WHERE status = 'Paid')::int AS paid,
             count(*) FILTER (WHERE sent IS NOT NULL AND status = 'Paid' AND transfers = 1
-                               AND confirmed = 1)::int AS paid_with_one_confirmed,
-            count(*) FILTER (WHERE amount_received = sent)::int AS amount_as_sent,
+                               AND confirmed = 1)::int AS "paidWithOneConfirmedTransfer",
+            count(*) FILTER (WHERE amount_received = sent)::int AS "amountReceivedAsSent",
             count(*) FILTER (WHERE sent IS NULL AND (status <> 'Pending' OR amount_received <> 0
-                               OR transfers > 0))::int AS unpaid_touched,
-            (SELECT ledger::text FROM totals) AS ledger_total,
-            (SELECT net::text FROM totals) AS net_total,
-            (SELECT ledger = net AND net > 0 FROM totals) AS ledger_matches
+                               OR transfers > 0))::int AS "unpaidTouched",
+            (SELECT ledger::text FROM totals) AS "ledgerMerchantTotal",
+            (SELECT net::text FROM totals) AS "sumOfNetAmounts",
+            (SELECT ledger = net AND net > 0 FROM totals) AS "ledgerMatches"
        FROM sessions`,
     [merchantId, paid.map((session) => session.id), paid.map((session) => session.amount)],
   );
-  return toCheck(merchantId, paid.length, rows[0]);
-}
-
-function toCheck(merchantId: string, expected: number, row: CheckRow): MerchantCheck {
+  const row = rows[0];
+  const expected = paid.length;
   const failures: string[] = [];
   const expect = (actual: number, what: string) => {
     if (actual !== expected) failures.push(`${actual} of ${expected} ${what}`);
   };
   expect(row.paid, 'sessions Paid (exactly the paid ones)');
-  expect(row.paid_with_one_confirmed, 'paid sessions with exactly one Confirmed transfer');
-  expect(row.amount_as_sent, 'paid sessions with amount_received equal to the amount sent');
-  if (row.unpaid_touched) failures.push(`${row.unpaid_touched} unpaid sessions changed`);
-  if (!row.ledger_matches) {
+  expect(row.paidWithOneConfirmedTransfer, 'paid sessions with exactly one Confirmed transfer');
+  expect(row.amountReceivedAsSent, 'paid sessions with amount_received equal to the amount sent');
+  if (row.unpaidTouched) failures.push(`${row.unpaidTouched} unpaid sessions changed`);
+  if (!row.ledgerMatches) {
     failures.push(
-      `ledger merchant total ${row.ledger_total} <> sum of net_amount ${row.net_total}`,
+      `ledger merchant total ${row.ledgerMerchantTotal} <> sum of net_amount ${row.sumOfNetAmounts}`,
     );
   }
-  return {
-    merchantId,
-    expectedPaid: expected,
-    paid: row.paid,
-    paidWithOneConfirmedTransfer: row.paid_with_one_confirmed,
-    amountReceivedAsSent: row.amount_as_sent,
-    unpaidTouched: row.unpaid_touched,
-    ledgerMerchantTotal: row.ledger_total,
-    sumOfNetAmounts: row.net_total,
-    ledgerMatches: row.ledger_matches,
-    failures,
-  };
+  return { merchantId, expectedPaid: expected, ...row, failures };
 }
 
 /** The mainnet-shaped phase's foreign traffic: none of it may reach a session or be recorded. */
-export interface ForeignCheck {
-  foreignSenders: number;
-  blockRange: { from: number; to: number };
-  /** Session transactions sent by the foreign senders (must be 0). */
-  foreignAsSessionTransactions: number;
-  /** Unmatched transfers recorded from the foreign senders (must be 0: not our addresses). */
-  foreignAsUnmatched: number | null;
-  /** Session transactions in the phase's blocks that are not our payments (must be 0). */
-  otherSessionTransactionsInRange: number;
-  /** Our payments recorded as session transactions (must be one each). */
-  paymentsRecorded: number;
-  expectedPayments: number;
-  failures: string[];
-}
-
-interface ForeignRow {
-  foreign_as_session: number;
-  foreign_as_unmatched: number | null;
-  others_in_range: number;
-  payments_recorded: number;
-}
-
 export async function verifyForeign(
   db: Client,
   senders: string[],
   blockRange: { from: number; to: number },
   paymentTxHashes: string[],
-): Promise<ForeignCheck> {
+) {
   const { rows } = await db.query<{ exists: boolean }>(
     `SELECT to_regclass('unmatched_transfers') IS NOT NULL AS exists`,
   );
   const unmatchedCount = rows[0].exists
     ? `(SELECT count(*)::int FROM unmatched_transfers WHERE lower(from_address) = ANY($1))`
     : 'NULL::int';
-  const { rows: counts } = await db.query<ForeignRow>(
+  const { rows: counts } = await db.query<{
+    /** Session transactions sent by the foreign senders (must be 0). */
+    foreignAsSessionTransactions: number;
+    /** Unmatched transfers recorded from the foreign senders (must be 0: not our addresses). */
+    foreignAsUnmatched: number | null;
+    /** Session transactions in the phase's blocks that are not our payments (must be 0). */
+    otherSessionTransactionsInRange: number;
+    /** Our payments recorded as session transactions (must be one each). */
+    paymentsRecorded: number;
+  }>(
     `SELECT
        (SELECT count(*)::int FROM session_transactions WHERE lower(from_address) = ANY($1))
-         AS foreign_as_session,
-       ${unmatchedCount} AS foreign_as_unmatched,
+         AS "foreignAsSessionTransactions",
+       ${unmatchedCount} AS "foreignAsUnmatched",
        (SELECT count(*)::int FROM session_transactions
          WHERE network = 'ETHEREUM' AND block_number BETWEEN $2 AND $3
-           AND NOT (lower(tx_hash) = ANY($4))) AS others_in_range,
+           AND NOT (lower(tx_hash) = ANY($4))) AS "otherSessionTransactionsInRange",
        (SELECT count(*)::int FROM session_transactions WHERE lower(tx_hash) = ANY($4))
-         AS payments_recorded`,
+         AS "paymentsRecorded"`,
     [
       senders.map((sender) => sender.toLowerCase()),
       blockRange.from,
@@ -148,30 +106,29 @@ export async function verifyForeign(
   );
   const row = counts[0];
   const failures: string[] = [];
-  if (row.foreign_as_session) {
-    failures.push(`${row.foreign_as_session} foreign transfers recorded as session transactions`);
-  }
-  if (row.foreign_as_unmatched) {
-    failures.push(`${row.foreign_as_unmatched} foreign transfers recorded as unmatched transfers`);
-  }
-  if (row.others_in_range) {
+  if (row.foreignAsSessionTransactions) {
     failures.push(
-      `${row.others_in_range} session transactions in blocks ${blockRange.from}-${blockRange.to} ` +
-        'that are not our payments',
+      `${row.foreignAsSessionTransactions} foreign transfers recorded as session transactions`,
     );
   }
-  if (row.payments_recorded !== paymentTxHashes.length) {
+  if (row.foreignAsUnmatched) {
+    failures.push(`${row.foreignAsUnmatched} foreign transfers recorded as unmatched transfers`);
+  }
+  if (row.otherSessionTransactionsInRange) {
     failures.push(
-      `${row.payments_recorded} session transactions for ${paymentTxHashes.length} payments`,
+      `${row.otherSessionTransactionsInRange} session transactions in blocks ` +
+        `${blockRange.from}-${blockRange.to} that are not our payments`,
+    );
+  }
+  if (row.paymentsRecorded !== paymentTxHashes.length) {
+    failures.push(
+      `${row.paymentsRecorded} session transactions for ${paymentTxHashes.length} payments`,
     );
   }
   return {
     foreignSenders: senders.length,
     blockRange,
-    foreignAsSessionTransactions: row.foreign_as_session,
-    foreignAsUnmatched: row.foreign_as_unmatched,
-    otherSessionTransactionsInRange: row.others_in_range,
-    paymentsRecorded: row.payments_recorded,
+    ...row,
     expectedPayments: paymentTxHashes.length,
     failures,
   };

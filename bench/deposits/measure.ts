@@ -1,4 +1,61 @@
-import type { SqlTraceSnapshot, StatementTotals, TracedTransaction } from '../kit/sql-trace';
+import type { Client } from 'pg';
+import type { Payer, Rpc } from '../kit/chain';
+import { timestamp } from '../kit/clock';
+import { cpuSnapshot, cpuUsage } from '../kit/cpu';
+import type { RpcLog } from '../kit/rpc-log';
+import {
+  readSqlTrace,
+  SqlTraceSnapshot,
+  StatementTotals,
+  TracedTransaction,
+} from '../kit/sql-trace';
+import { DATABASE } from './settings';
+import type { Worker } from './worker';
+
+/** What every phase works with: the database, the devnet and the instruments. */
+export interface BenchContext {
+  db: Client;
+  rpc: Rpc;
+  /** The devnet's HTTP JSON-RPC URL (its WebSocket is the same port). */
+  rpcUrl: string;
+  payer: Payer;
+  /** The devnet's USDT contract, checksummed (what sessions store and the watcher compares). */
+  tokenContract: string;
+  rpcLog: RpcLog;
+  anvilPid: number | null;
+  step: (message: string) => void;
+}
+
+// How often the benchmark looks at PostgreSQL for a status change: the resolution of every
+// "until Paid" figure.
+export const STATUS_POLL_MS = 10;
+
+/**
+ * A measured window, from now until close(): the CPU of the worker, anvil, this database's
+ * backends and the benchmark; the worker's RPC calls (anvil's log); its scan ticks' SQL
+ * (--trace-sql).
+ */
+export function openWindow(context: BenchContext, worker: Worker) {
+  const pids = { worker: worker.process.child.pid ?? 0, anvil: context.anvilPid };
+  const rpcMark = context.rpcLog.mark();
+  const cpuBefore = cpuSnapshot(DATABASE, pids);
+  const startedAt = timestamp();
+  return {
+    startedAt,
+    async close() {
+      const cpu = cpuUsage(cpuBefore, cpuSnapshot(DATABASE, pids));
+      const endedAt = timestamp();
+      const rpc = await context.rpcLog.workerCallsSince(rpcMark);
+      const sql = tickSql(await readSqlTrace(worker.process), startedAt, endedAt);
+      return { cpu, rpc, sql, endedAt };
+    },
+  };
+}
+
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
 
 /** What the worker's scan ticks did in PostgreSQL during a window (from --trace-sql). */
 export interface TickSql {
@@ -57,8 +114,4 @@ export function tickSql(trace: SqlTraceSnapshot | null, from: number, to: number
         .slice(0, TOP_STATEMENTS),
     },
   };
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }

@@ -2,9 +2,6 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
 import type { Client } from 'pg';
 
-// bench/payouts imports these from here; they go when it moves onto bench/kit.
-export { connectDatabase, flushRedis, postgresVersion, resetDatabase } from '../kit/database';
-
 /** A checkout session of the benchmark: where it is paid and how much it expects. */
 export interface BenchSession {
   id: string;

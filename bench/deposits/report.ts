@@ -9,10 +9,6 @@ import { CONFIRMATIONS, TARGETS } from './settings';
 import type { ThroughputResult } from './throughput';
 import type { ForeignCheck, MerchantCheck } from './verify';
 
-// bench/payouts and bench/data-scale import these from here; they go when those move onto the kit.
-export { count, describeMachine, gitDescription, machineLine, printTable } from '../kit/report';
-export type { Machine } from '../kit/report';
-
 export interface Report {
   startedAt: string;
   git: string | null;

@@ -2,9 +2,6 @@ import { environment, target } from '../kit/settings';
 
 /** The database, Redis, devnet settings and targets of `npm run bench:deposits`. */
 
-// bench/payouts and bench/data-scale import these from here; they go when those move onto the kit.
-export { CLI_MAIN, EXIT_ON_SIGTERM, RESULTS_DIR, ROOT, WORKER_MAIN } from '../kit/settings';
-
 export const TARGET = target('payments_bench_deposits', 8);
 export const DATABASE = TARGET.database;
 
@@ -21,7 +18,7 @@ export const TARGETS = {
   maxLagBlocks: 2,
 };
 
-/** The CLI's environment (bench/payouts passes its own database and Redis in `extra`). */
+/** The CLI's and the worker's environment: this benchmark's database and Redis, sandbox. */
 export function appEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return environment(TARGET, extra);
 }

@@ -22,6 +22,7 @@ export * from './rpc/chain-error';
 export * from './rpc/retry';
 export * from './adapters/evm';
 export * from './payouts/payout-transport';
+export type { BlockHeader, BlockReceipt } from './payouts/evm-block-receipts';
 export * from './payouts/hot-wallet-key';
 export * from './payouts/payout-transports';
 export { EthersPayoutTransport } from './payouts/evm-payout-transport';

@@ -10,16 +10,19 @@ import {
 } from 'ethers';
 import { isValidAddress } from '../hd/addresses';
 import { EvmRpc } from '../adapters/evm/evm-rpc';
-import {
-  checkedTransactionHash,
-  readTransactionStatus,
-} from '../adapters/evm/evm-transaction-status';
-import { receiptBlockHash, receiptFeeWei } from '../adapters/evm/evm-receipt-fee';
-import { TransactionStatus } from '../adapters/chain-adapter';
+import { checkedTransactionHash } from '../adapters/evm/evm-transaction-status';
 import { NetworkConfig } from '../networks/network.types';
 import { ChainError } from '../rpc/chain-error';
 import { RetryOptions } from '../rpc/retry';
 import { classifyBroadcastError, nodeErrorOf } from './evm-broadcast-errors';
+import {
+  BlockHeader,
+  BlockReceipt,
+  parseBlockHeader,
+  parseReceipt,
+  receiptInBlock,
+  receiptsOfBlock,
+} from './evm-block-receipts';
 import { HotWalletKey } from './hot-wallet-key';
 import { NonceProof, NonceProofStore } from './nonce-proofs';
 import {
@@ -60,6 +63,8 @@ const GAS_MARGIN_PERCENT = 25n;
 // Blocks read, body by body, when a node has no state deep enough to search a nonce by counts.
 const MAX_BODY_SCAN = 512;
 const MIN_GAS_MARGIN = 25_000n;
+// A node that answered "method not found" to eth_getBlockReceipts is asked again after this long.
+const BLOCK_RECEIPTS_RETRY_MS = 10 * 60_000;
 // A plain value transfer to an account without code costs exactly this much, on every EVM chain.
 const CANCEL_GAS_LIMIT = 21_000n;
 
@@ -71,6 +76,8 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
   private readonly proofs: NonceProofStore | undefined;
+  /** Until when eth_getBlockReceipts is taken as missing ("method not found"): receipts one by one. */
+  private blockReceiptsUnsupportedUntil = 0;
 
   constructor(
     readonly network: NetworkConfig,
@@ -133,40 +140,107 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     });
   }
 
-  /** Mined (receipt) or pending (in the node's pool) or unknown, all read from one node. */
+  /**
+   * Mined (receipt) or pending (in the node's pool) or unknown, all read from one node: the raw
+   * receipt once (status, block and fee from the same answer), then that node's head.
+   */
   async lookup(txHash: string): Promise<TransactionLookup> {
     const hash = checkedTransactionHash(txHash, this.network.name);
     return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
-      const status = await readTransactionStatus(provider, hash, this.network.name);
-      if (status)
-        return { state: 'mined', status, feeBaseUnits: await this.feeOf(provider, hash, status) };
+      const receipt = parseReceipt(
+        await provider.send('eth_getTransactionReceipt', [hash]),
+        this.network.name,
+      );
+      if (receipt) {
+        if (receipt.txHash !== hash) {
+          throw this.error(
+            'permanent',
+            'eth_getTransactionReceipt: invalid response (receipt of another transaction)',
+          );
+        }
+        // The head from the same node, after the receipt: it can only be at or past the
+        // receipt's block there. A load balancer behind one URL may still answer from a lagging
+        // backend.
+        const head = await provider.getBlockNumber();
+        if (head < receipt.blockNumber) {
+          throw this.error(
+            'transient',
+            `eth_getTransactionReceipt: block ${receipt.blockNumber} is beyond the head ${head} of the node`,
+          );
+        }
+        const { blockNumber, blockHash, succeeded, feeBaseUnits } = receipt;
+        const confirmations = head - blockNumber + 1;
+        return {
+          state: 'mined',
+          status: { blockNumber, blockHash, succeeded, confirmations },
+          feeBaseUnits,
+        };
+      }
       // Mined between the two reads, it reads as pending here and as mined on the next lookup.
       const transaction: unknown = await provider.send('eth_getTransactionByHash', [hash]);
       return transaction ? { state: 'pending' } : { state: 'unknown' };
     });
   }
 
-  /**
-   * The fee from the raw receipt: ethers' receipt drops `l1Fee` (OP-stack chains). Read after the
-   * status, from the same node: a receipt of another block (a reorg in between) proves nothing.
-   */
-  private async feeOf(
-    provider: JsonRpcProvider,
-    hash: string,
-    status: TransactionStatus,
-  ): Promise<bigint> {
-    const raw: unknown = await provider.send('eth_getTransactionReceipt', [hash]);
-    if (receiptBlockHash(raw) !== status.blockHash) {
-      throw this.error(
-        'transient',
-        'eth_getTransactionReceipt: the receipt moved to another block',
+  async blockHeader(number: number): Promise<BlockHeader | null> {
+    return this.rpc.call('eth_getBlockByNumber', async (provider) =>
+      parseBlockHeader(
+        await provider.send('eth_getBlockByNumber', [toQuantity(number), false]),
+        number,
+        this.network.name,
+      ),
+    );
+  }
+
+  async receiptsIn(
+    block: BlockHeader,
+    txHashes: string[],
+  ): Promise<Map<string, BlockReceipt> | null> {
+    if (!txHashes.length) return new Map();
+    if (this.blockReceiptsPay(block, txHashes.length)) {
+      const read = await this.blockReceipts(block, txHashes);
+      if (read !== 'unsupported') return read;
+    }
+    const found = new Map<string, BlockReceipt>();
+    for (const txHash of txHashes) {
+      const receipt = await this.rpc.call('eth_getTransactionReceipt', async (provider) =>
+        parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network.name),
       );
+      const inBlock = receiptInBlock(receipt, block, txHash);
+      // Not there, or in another block on this node's view: this block is not read.
+      if (!inBlock) return null;
+      found.set(txHash, inBlock);
     }
-    const fee = receiptFeeWei(raw);
-    if (fee === null) {
-      throw this.error('permanent', 'eth_getTransactionReceipt: no gasUsed or effectiveGasPrice');
-    }
-    return fee;
+    return found;
+  }
+
+  /**
+   * One eth_getBlockReceipts answers every receipt of the block, logs and all: worth it for two
+   * of ours or more that make up an eighth of the block at least (a provider bills it as dozens
+   * of single receipts, and a full block's receipts are megabytes).
+   */
+  private blockReceiptsPay(block: BlockHeader, wanted: number): boolean {
+    if (wanted < 2 || wanted * 8 < block.transactionHashes.length) return false;
+    return Date.now() >= this.blockReceiptsUnsupportedUntil;
+  }
+
+  /** By the block's hash (EIP-1898): the receipts of the block read, never of another at its height. */
+  private async blockReceipts(
+    block: BlockHeader,
+    txHashes: string[],
+  ): Promise<Map<string, BlockReceipt> | null | 'unsupported'> {
+    return this.rpc.call('eth_getBlockReceipts', async (provider) => {
+      let raw: unknown;
+      try {
+        raw = await provider.send('eth_getBlockReceipts', [block.hash]);
+      } catch (error) {
+        if (!this.isUnsupportedMethod(error)) throw error;
+        // Asked again later: a node upgraded, or another URL of the network, may have it.
+        this.blockReceiptsUnsupportedUntil = Date.now() + BLOCK_RECEIPTS_RETRY_MS;
+        return 'unsupported';
+      }
+      return receiptsOfBlock(raw, block, txHashes, this.network.name);
+    });
   }
 
   /** maxFeePerGas = 2 * base fee + tip: still valid after six full blocks of +12.5 % base fee. */
@@ -430,7 +504,7 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     return txHash === null ? null : proof(txHash, true);
   }
 
-  private headBlockNumber(): Promise<number> {
+  headBlockNumber(): Promise<number> {
     return this.rpc.call('eth_blockNumber', (provider) => provider.getBlockNumber());
   }
 

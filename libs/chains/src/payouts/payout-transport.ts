@@ -1,5 +1,6 @@
 import { TransactionStatus } from '../adapters/chain-adapter';
 import { NetworkConfig } from '../networks/network.types';
+import { BlockHeader, BlockReceipt } from './evm-block-receipts';
 import { HotWalletKey } from './hot-wallet-key';
 
 /**
@@ -122,6 +123,18 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
   estimateTransferGas(from: string, order: TokenTransferOrder): Promise<bigint>;
   /** Transactions of `address` mined up to `blockTag` (the next nonce at that block). */
   transactionCount(address: string, blockTag: number | 'latest' | 'pending'): Promise<number>;
+  /** The node's head block number (a load-balanced RPC answers from backends at other heights). */
+  headBlockNumber(): Promise<number>;
+  /** The block at `number` with its transactions' hashes; null where the node has no such block. */
+  blockHeader(number: number): Promise<BlockHeader | null>;
+  /**
+   * The receipts of `txHashes`, transactions of `block`, each read as that block's (it names the
+   * header's hash and number): one `eth_getBlockReceipts` for the block where that is cheaper
+   * than a receipt each, a receipt each otherwise or where the node lacks the method. Null when
+   * the node has not got the block or one of the receipts in it: nothing is proven then. No call
+   * for no hashes.
+   */
+  receiptsIn(block: BlockHeader, txHashes: string[]): Promise<Map<string, BlockReceipt> | null>;
   /**
    * The transaction from `address` with `nonce`, found in the first block after which the
    * wallet's count passes the nonce and read from that block; null without that proof (the nonce

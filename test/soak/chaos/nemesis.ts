@@ -30,15 +30,32 @@ export interface InjectedFault {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Seconds between one fault's planned start and the next's (the default: 20–60 s). */
+export interface FaultGap {
+  min: number;
+  max: number;
+}
+
+/** `--fault-gap 5-10`: the least and most seconds between faults. */
+export function parseFaultGap(text: string | undefined): FaultGap {
+  if (text === undefined) return { min: 20, max: 60 };
+  const match = /^(\d+)-(\d+)$/.exec(text);
+  const gap = match ? { min: Number(match[1]), max: Number(match[2]) } : undefined;
+  if (!gap || gap.min > gap.max) throw new Error(`--fault-gap: MIN-MAX seconds, not ${text}`);
+  return gap;
+}
+
 /**
- * Every 20–60 s (seeded), one fault, every kind once in a seeded order before any repeats (of
+ * Every 20–60 s (seeded; `gap` sets other bounds), one fault, every kind once in a seeded order before any repeats (of
  * the kinds given, all by default): a worker or an API process SIGKILLed and started again, the
  * soak's own PostgreSQL restarted (down 3–10 s), its Redis stopped for 30 s (without
  * persistence: its queues are lost, as a crashed cache's would be), anvil's RPC behind the proxy
  * answering 503 for 20 s, hanging for 15 s, or lagging for 20 s (a balancer over a fresh node and
  * one 3–10 blocks behind, each answer from either), a reorg of anvil's last 2–5 blocks (see
  * reorg.ts), or the fake TRON node answering 503 for 20 s. One fault at a time: the next waits
- * until the last one's target is back.
+ * until the last one's target is back. With `everyKind`, faults go on past `until` until each
+ * kind given has struck once (a short run of a fixed list always sees every one of them), then
+ * stop.
  */
 export class Nemesis {
   readonly faults: InjectedFault[] = [];
@@ -54,16 +71,25 @@ export class Nemesis {
     private readonly random: SeededRandom,
     private readonly log: (line: string) => void,
     private readonly kinds: readonly FaultKind[] = FAULT_KINDS,
+    private readonly gap: FaultGap = { min: 20, max: 60 },
   ) {}
 
-  async run(until: number): Promise<void> {
-    let nextAt = Date.now() + this.random.int(20, 60) * 1000;
+  /** Kinds given that have not struck yet. */
+  get kindsNotYetStruck(): FaultKind[] {
+    return this.kinds.filter((kind) => !this.faults.some((fault) => fault.kind === kind));
+  }
+
+  /** Faults until `until` (and, with `everyKind`, until each kind has struck) or stop(). */
+  async run(until: number, everyKind = false): Promise<void> {
+    const gapMs = () => this.random.int(this.gap.min, this.gap.max) * 1000;
+    let nextAt = Date.now() + gapMs();
     while (this.running) {
       await this.sleepUntil(nextAt);
-      if (!this.running || Date.now() >= until) break;
+      if (!this.running) break;
+      if (Date.now() >= until && !(everyKind && this.kindsNotYetStruck.length)) break;
       const kind = this.nextKind();
       const which = this.random.int(0, 1);
-      nextAt += this.random.int(20, 60) * 1000;
+      nextAt += gapMs();
       await this.inject(kind, which);
     }
   }

@@ -10,6 +10,10 @@ export interface SoakReport {
   durationSeconds: { total: number; setup: number; load: number; drain: number; checks: number };
   /** Seconds per step of the boot (and the CLI build beside it). */
   boot: Record<string, number>;
+  /** Seconds of the load: until the nemesis stopped, then for the steps under way to end. */
+  load: Record<string, number>;
+  /** Seconds from the drain's start until each of its conditions first held. */
+  drain: Record<string, number>;
   passed: boolean;
   faults: Array<InjectedFault & { at: string; offsetSeconds: number }>;
   invariants: Invariant[];
@@ -30,8 +34,8 @@ function markdown(report: SoakReport): string {
   const lines = [
     `# Chaos soak ${report.passed ? 'passed' : 'FAILED'}`,
     '',
-    `Seed ${report.seed} (\`npm run soak -- --minutes ${report.minutes} --seed ${report.seed}\` replays ` +
-      `the choices), started ${report.startedAt}; ${report.durationSeconds.total} s in all ` +
+    `Seed ${report.seed} (\`npm run soak -- --minutes ${report.minutes} --seed ${report.seed}\` with the ` +
+      `same --faults and --fault-gap replays the choices), started ${report.startedAt}; ${report.durationSeconds.total} s in all ` +
       `(setup ${report.durationSeconds.setup} s, load under the nemesis ${report.durationSeconds.load} s, ` +
       `drain ${report.durationSeconds.drain} s, checks ${report.durationSeconds.checks} s).`,
     '',
@@ -40,6 +44,13 @@ function markdown(report: SoakReport): string {
     '| Step | Seconds |',
     '| --- | --- |',
     ...Object.entries(report.boot).map(([step, secs]) => `| ${step} | ${secs} |`),
+    '',
+    '## Load and drain',
+    '',
+    '| Step | Seconds |',
+    '| --- | --- |',
+    ...Object.entries(report.load).map(([step, secs]) => `| load: ${step} | ${secs} |`),
+    ...Object.entries(report.drain).map(([step, secs]) => `| drain: ${step} | ${secs} |`),
     '',
     '## Invariants',
     '',

@@ -3,9 +3,9 @@
 import '../../setup/test-env';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { CliProcess } from '../../support/cli-process';
 import { SeededRandom } from '../../support/seeded-random';
-import { waitFor } from '../../support/wait-for';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import { ApiClient } from './api-client';
 import {
@@ -21,19 +21,25 @@ import {
   tronPayoutsMatchChain,
 } from './checks';
 import { Cluster } from './cluster';
+import { drain } from './drain';
 import { Load } from './load';
 import { flakyCycle, MemorySampler, receivedOrder } from './monitors';
-import { FAULT_KINDS, FaultKind, Nemesis } from './nemesis';
+import { FAULT_KINDS, FaultKind, Nemesis, parseFaultGap } from './nemesis';
 import { SoakReport, writeReport } from './report';
 import { fundHotWallet, prepareMerchant } from './setup';
 
 /*
- * `npm run soak -- --minutes N [--seed S] [--faults kind,kind] [--results DIR]`: issue 27's chaos
- * soak (--faults: the nemesis's kinds, all by default, see nemesis.ts). The built API
+ * `npm run soak -- --minutes N [--seed S] [--faults kind,kind] [--fault-gap MIN-MAX]
+ * [--every-fault] [--deadline-minutes M] [--results DIR]`: issue 27's chaos soak (--faults: the
+ * nemesis's kinds, all by default, see nemesis.ts; --fault-gap: seconds between faults, 20-60 by
+ * default; --every-fault: the load goes on past N minutes until each kind given has struck once;
+ * --deadline-minutes: the whole run is given up, exit 3, past M minutes). `npm run soak:ci` is
+ * the CI version (package.json, docs/operations.md "Chaos soak"). The built API
  * (two processes) and two built workers on the soak's own PostgreSQL and Redis, anvil behind an
  * RPC fault proxy and the fake TRON node, under a steady mixed load while a seeded nemesis
  * injects a fault every 20–60 s. Invariants are checked every 15 s and after a drain; the
- * report (Markdown + JSON) goes to test-results/soak/<time>/. Exit code 0 when all held.
+ * report (Markdown + JSON) goes to test-results/soak/<time>/. Exit code 0 when all held, 1 when
+ * an invariant failed, 2 when the run could not go on, 3 past its deadline.
  */
 
 function option(name: string): string | undefined {
@@ -49,12 +55,19 @@ const faultKinds = (option('faults')?.split(',') ?? [...FAULT_KINDS]) as FaultKi
 for (const kind of faultKinds)
   if (!FAULT_KINDS.includes(kind))
     throw new Error(`--faults: no fault ${kind} (${FAULT_KINDS.join(', ')})`);
+const faultGap = parseFaultGap(option('fault-gap'));
+const everyFault = process.argv.includes('--every-fault');
+const deadlineMinutes = option('deadline-minutes') ? Number(option('deadline-minutes')) : undefined;
+if (deadlineMinutes !== undefined && !(deadlineMinutes > minutes))
+  throw new Error('--deadline-minutes must be more than --minutes');
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir =
   option('results') ?? join(__dirname, '..', '..', '..', 'test-results', 'soak', stamp);
 mkdirSync(resultsDir, { recursive: true });
 
 const started = Date.now();
+// ts-node compiling and loading the modules (the apps' too, for the in-process steps) until here.
+const startupSeconds = Math.round(process.uptime() * 10) / 10;
 const seconds = (from = started) => Math.round((Date.now() - from) / 1000);
 function log(line: string): void {
   const text = `[${seconds()} s] ${line}`;
@@ -78,11 +91,24 @@ async function buildCli(): Promise<CliProcess> {
   }
 }
 
+/**
+ * The plain closing line CI reads ('N passed, N failed'), one count per invariant: always the
+ * last line printed.
+ */
+function closingLine(passed: number, failed: number): void {
+  process.stdout.write(`soak: ${passed} passed, ${failed} failed\n`);
+}
+
+/** The run's services, stopped by the deadline if the run is still going then. */
+let runningCluster: Cluster | undefined;
+
 async function main(): Promise<number> {
   log(
-    `chaos soak: ${minutes} min, seed ${random.seed}, faults ${faultKinds.join(',')}, results in ${resultsDir}`,
+    `chaos soak: ${minutes} min${everyFault ? ' (longer until every fault has struck)' : ''}, seed ${random.seed}, ` +
+      `faults ${faultKinds.join(',')} every ${faultGap.min}-${faultGap.max} s, modules loaded in ${startupSeconds} s, results in ${resultsDir}`,
   );
   const cluster = new Cluster(join(resultsDir, 'logs'));
+  runningCluster = cluster;
   const [steady, flaky] = await Promise.all([WebhookReceiver.start(), WebhookReceiver.start()]);
   const cliStarted = Date.now();
   let cliSeconds = 0;
@@ -95,20 +121,30 @@ async function main(): Promise<number> {
   const violations: SoakReport['violationsDuringRun'] = [];
   let stopFlaky = () => undefined as void;
   try {
+    cluster.boot['ts-node: modules compiled and loaded (before the first line)'] = startupSeconds;
     await cluster.prepare(log);
-    const merchant = await cluster.timed('merchant and chains marked new (in-process API)', () =>
-      prepareMerchant(cluster, {
-        steady: `${steady.url}/hooks`,
-        flaky: `${flaky.url}/hooks`,
-      }),
-    );
-    log('merchant ready');
-    await cluster.timed('two APIs and two workers booted (at once)', () => cluster.startServices());
-    log('two APIs and two workers up');
-    await cluster.timed('hot wallets funded and booked (in-process CLI module)', () =>
-      fundHotWallet(cluster),
-    );
-    log('hot wallets funded and booked');
+    // The services boot while the merchant is made and the wallets funded (side by side: the
+    // funding is booked once a booted worker has registered the wallets).
+    const bootStart = Date.now();
+    const [merchant] = await Promise.all([
+      cluster
+        .timed('merchant and its webhook endpoints (in-process API, beside the boots)', () =>
+          prepareMerchant({ steady: `${steady.url}/hooks`, flaky: `${flaky.url}/hooks` }),
+        )
+        .then((made) => {
+          log('merchant ready');
+          return made;
+        }),
+      cluster
+        .timed('two APIs and two workers booted (at once)', () => cluster.startServices())
+        .then(() => log('two APIs and two workers up')),
+      cluster
+        .timed('hot wallets funded and booked (in-process CLI module, beside the boots)', () =>
+          fundHotWallet(cluster),
+        )
+        .then(() => log('hot wallets funded and booked')),
+    ]);
+    cluster.boot['boots, merchant and funding (wall clock)'] = seconds(bootStart);
     const setupSeconds = seconds();
 
     const client = new ApiClient(cluster.apiPorts(), merchant.apiKey);
@@ -118,13 +154,19 @@ async function main(): Promise<number> {
       cluster.tron,
       new SeededRandom(random.seed ^ 0x2545f491),
     );
-    const nemesis = new Nemesis(cluster, load, random, log, faultKinds);
+    const nemesis = new Nemesis(cluster, load, random, log, faultKinds, faultGap);
     stopFlaky = flakyCycle(flaky);
     memory.start();
     const loadStart = Date.now();
     const loadEnd = loadStart + minutes * 60_000;
     const loadRun = load.run();
-    const nemesisRun = nemesis.run(loadEnd);
+    // A fault that could not be injected or recovered from (a restart that never came up) ends
+    // the nemesis: the run goes on to its checks and fails.
+    let nemesisError: Error | undefined;
+    const nemesisRun = nemesis.run(loadEnd, everyFault).catch((error: Error) => {
+      nemesisError = error;
+      log(`NEMESIS FAILED: ${error.message}`);
+    });
     const checker = setInterval(() => {
       continuousChecks(cluster.postgres.url)
         .then((results) => {
@@ -150,54 +192,53 @@ async function main(): Promise<number> {
       30_000,
     );
     await new Promise((resolve) => setTimeout(resolve, minutes * 60_000));
-    nemesis.stop();
-    await nemesisRun;
-    log(`nemesis stopped after ${nemesis.faults.length} faults; load stopping`);
-    await load.stop();
-    await loadRun;
+    // The load lasts N minutes whatever the faults took (a restart under a loaded machine takes
+    // minutes: the load, and so the drain, would grow with them). --every-fault: the kinds not
+    // drawn yet strike after it, in the seeded order, while the service works off what it was
+    // given (top-ups and refunds under way, payouts, sweeps, deliveries); the drain is timed
+    // after the last one.
+    log(
+      `load: no new steps after ${minutes} min${
+        everyFault && nemesis.kindsNotYetStruck.length
+          ? `; faults not drawn yet strike now: ${nemesis.kindsNotYetStruck.join(', ')}`
+          : ''
+      }`,
+    );
+    let stepsEndedSeconds = 0;
+    const loadStopped = load.stop().then(() => {
+      stepsEndedSeconds = seconds(loadStart);
+    });
+    const tail = (async () => {
+      while (everyFault && nemesis.kindsNotYetStruck.length && !nemesisError)
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      nemesis.stop();
+      await nemesisRun;
+    })();
+    await Promise.all([loadStopped, loadRun, tail]);
     clearInterval(progress);
+    // Load, faults after it and the steps under way: until the drain starts.
     const loadSeconds = seconds(loadStart);
+    log(
+      `nemesis stopped after ${nemesis.faults.length} faults, load steps under way ended ` +
+        `${stepsEndedSeconds - minutes * 60} s after the load`,
+    );
 
     // Drain: every transfer booked, every payout, refund and sweep ended, every event delivered.
     const drainStart = Date.now();
     const url = cluster.postgres.url;
-    const open = async () => {
-      const [row] = await query<{ payouts: string; refunds: string; sweeps: string }>(
-        url,
-        `SELECT (SELECT count(*) FROM payouts WHERE status IN ('Pending', 'Processing')) AS payouts,
-                (SELECT count(*) FROM refunds WHERE status IN ('Pending', 'Processing')) AS refunds,
-                (SELECT count(*) FROM sweeps WHERE status = 'Processing') AS sweeps`,
-      );
-      return row;
-    };
-    let drained = true;
-    const builtCli = await cli;
-    const drainAfterCli = seconds(drainStart);
-    try {
-      await waitFor(
-        async () => {
-          const credited = await creditedOnce(url, load.sessions);
-          const row = await open();
-          const events = await eventsDelivered(url, merchant.id, receivedOrder(steady).eventIds);
-          if (
-            !credited.held ||
-            Number(row.payouts) + Number(row.refunds) + Number(row.sweeps) !== 0 ||
-            events.missing.length !== 0
-          )
-            return false;
-          // Sweeps start on their own clock: the books settle when the last one is booked,
-          // which the operator's reconciliation (exit 0) tells.
-          return (await builtCli.run('treasury:reconcile')).code === 0;
-        },
-        600_000,
-        'the drain',
-      );
-    } catch {
-      drained = false;
-      log(`drain incomplete: ${JSON.stringify(await open())}`);
-    }
+    const drained = await drain({
+      url,
+      merchantId: merchant.id,
+      sessions: load.sessions,
+      steady,
+      timeoutMs: 600_000,
+      log,
+    });
     const drainSeconds = seconds(drainStart);
-    log(`drained in ${drainSeconds} s`);
+    log(
+      `${drained.drained ? 'drained' : `drain INCOMPLETE ${JSON.stringify(drained.open)}`} in ${drainSeconds} s ` +
+        `(${drained.reconcileTries} reconciliations): ${JSON.stringify(drained.steps)}`,
+    );
     clearInterval(checker);
     memory.stop();
     stopFlaky();
@@ -205,6 +246,10 @@ async function main(): Promise<number> {
     // The books against the chain, with nothing moving: the processes stopped first.
     const checksStart = Date.now();
     await Promise.allSettled(cluster.processes.map((process) => process.kill()));
+    const builtCli = await cli;
+    const cliWaitSeconds = seconds(checksStart);
+    // The operator's CLI process beside the database's and chains' checks (it only reads).
+    const reconciling = builtCli.run('treasury:reconcile');
     // The fake node mines on: nothing more is broadcast, the checks read a chain standing still.
     const invariants: Invariant[] = [];
     invariants.push(...(await continuousChecks(url)));
@@ -216,7 +261,7 @@ async function main(): Promise<number> {
     invariants.push(
       await tronPayoutsMatchChain(url, cluster.tron, cluster.tronHotKey, merchant.id),
     );
-    const reconcile = await builtCli.run('treasury:reconcile');
+    const reconcile = await reconciling;
     invariants.push({
       name: 'treasury:reconcile exits 0',
       held: reconcile.code === 0,
@@ -260,12 +305,22 @@ async function main(): Promise<number> {
         .map(([name, m]) => `${name} ${m.slopeMbPerMin ?? 'n/a'}`)
         .join(', ')}`,
     });
-    if (!drained)
+    if (!drained.drained)
       invariants.push({
         name: 'drained within 10 minutes',
         held: false,
-        detail: JSON.stringify(await open()),
+        detail: JSON.stringify(drained.open),
       });
+    const notStruck = nemesis.kindsNotYetStruck;
+    invariants.push({
+      name: 'every fault injected and recovered from',
+      held: !nemesisError && (!everyFault || notStruck.length === 0),
+      detail: nemesisError
+        ? `the nemesis failed: ${nemesisError.message.slice(0, 400)}`
+        : `${nemesis.faults.length} faults, each target whole again${
+            notStruck.length ? `; not drawn in this run: ${notStruck.join(', ')}` : ''
+          }`,
+    });
 
     const statuses = await query<{ what: string; status: string; n: number }>(
       url,
@@ -294,9 +349,18 @@ async function main(): Promise<number> {
       },
       boot: {
         ...cluster.boot,
-        'operator CLI build (beside the boot, awaited at the drain)': cliSeconds,
-        'drain: waiting for the CLI build': drainAfterCli,
+        'operator CLI build (beside the boot and load, awaited at the checks)': cliSeconds,
+        'checks: waiting for the CLI build': cliWaitSeconds,
       },
+      load: {
+        'new steps (the load)': minutes * 60,
+        'steps under way ended (after the load)': stepsEndedSeconds - minutes * 60,
+        'faults after the load (kinds not drawn during it), nemesis stopped': Math.max(
+          0,
+          loadSeconds - minutes * 60,
+        ),
+      },
+      drain: { ...drained.steps, 'in-process reconciliations': drained.reconcileTries },
       passed,
       faults: nemesis.faults.map((fault) => ({
         ...fault,
@@ -343,8 +407,12 @@ async function main(): Promise<number> {
         `${invariant.held ? 'held' : 'FAILED'}: ${invariant.name} (${invariant.detail.slice(0, 300)})`,
       );
     log(
-      `chaos soak ${passed ? 'passed' : 'FAILED'} (seed ${random.seed}); report in ${resultsDir}/report.md`,
+      `chaos soak ${passed ? 'passed' : 'FAILED'} (seed ${random.seed}) in ${seconds()} s; report in ${resultsDir}/report.md`,
     );
+    // CI keeps its output, not the results folder: a failure shows the whole report there.
+    if (!passed) process.stdout.write(readFileSync(join(resultsDir, 'report.md'), 'utf8'));
+    const failed = invariants.filter((invariant) => !invariant.held).length;
+    closingLine(invariants.length - failed, failed + violations.length);
     return passed ? 0 : 1;
   } finally {
     stopFlaky();
@@ -355,10 +423,19 @@ async function main(): Promise<number> {
   }
 }
 
+// Past its deadline the run is given up (CI has a time budget): its services stopped, exit 3.
+if (deadlineMinutes !== undefined)
+  setTimeout(() => {
+    log(`chaos soak given up: past its deadline of ${deadlineMinutes} minutes`);
+    closingLine(0, 1);
+    void Promise.resolve(runningCluster?.stop()).finally(() => process.exit(3));
+  }, deadlineMinutes * 60_000).unref();
+
 main().then(
   (code) => process.exit(code),
   (error: Error) => {
     log(`chaos soak aborted: ${error.stack ?? error.message}`);
+    closingLine(0, 1);
     process.exit(2);
   },
 );

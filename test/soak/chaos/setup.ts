@@ -3,15 +3,7 @@ import { parseEther, Wallet } from 'ethers';
 import { FundingBooks } from '@app/treasury';
 import { CliModule } from '../../../apps/cli/src/cli.module';
 import { DEVNET_ACCOUNTS } from '../../support/devnet';
-import { startPayoutsOnNewChain } from '../../support/payout-chain';
-import { forgetChain } from '../../support/chain-reset';
-import { startSweepsOnNewChain } from '../../support/sweep-env';
-import {
-  startTronSweepsOnNewChain,
-  tronAddressOf,
-  tronTestKey,
-  TRX,
-} from '../../support/tron-sweep-env';
+import { tronAddressOf, tronTestKey, TRX } from '../../support/tron-sweep-env';
 import { sendTrx, stakeTrx } from '../tron-chain';
 import { TestApi, TestMerchant } from '../../support/test-app';
 import { waitFor } from '../../support/wait-for';
@@ -23,21 +15,19 @@ export interface SoakMerchant extends TestMerchant {
 }
 
 /**
- * What an operator and a merchant do once, before the load: chains marked new, the merchant and
- * its key, two webhook endpoints, the hot wallet funded on anvil and booked. Done with the API's
- * and CLI's modules in this process (as the existing soak does), which are closed before the
- * nemesis starts: only the spawned processes face the faults.
+ * What an operator and a merchant do once, before the load: the merchant and its key, two webhook
+ * endpoints, the hot wallet funded on anvil and booked. Done with the API's and CLI's modules in
+ * this process (as the existing soak does), which are closed before the nemesis starts: only the
+ * spawned processes face the faults. The database is the run's own, created empty: no earlier
+ * chain to forget (the end-to-end suites' "chain marked new" steps), so this needs nothing of the
+ * spawned processes and runs while they boot.
  */
-export async function prepareMerchant(
-  cluster: Cluster,
-  receivers: { steady: string; flaky: string },
-): Promise<SoakMerchant> {
+export async function prepareMerchant(receivers: {
+  steady: string;
+  flaky: string;
+}): Promise<SoakMerchant> {
   const api = await TestApi.start();
   try {
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    await forgetChain(api.app, 'TRON');
-    await startSweepsOnNewChain(api.dataSource);
-    await startTronSweepsOnNewChain(api.dataSource, tronAddressOf(cluster.tronHotKey));
     const merchant = await api.createMerchant({ name: 'Chaos soak shop' });
     const endpoint = async (url: string) =>
       (await api.post('/v1/webhook-endpoints', merchant, { url }).expect(201)).body.id as string;
@@ -58,7 +48,8 @@ const TRON_OPERATOR_KEY = tronTestKey('chaos soak tron operator');
 /**
  * The operator funds the hot wallets, the sweeper and the TRON staking account (which stakes
  * most of its TRX for the energy it lends the sweeps), and books it all once a worker
- * registered them. TRON payouts are paid from what the sweeps bring to the TRON hot wallet.
+ * registered them (started while the workers boot: the transfers are mined and the operator's
+ * module up by then). TRON payouts are paid from what the sweeps bring to the TRON hot wallet.
  */
 export async function fundHotWallet(cluster: Cluster): Promise<void> {
   const { devnet, hot, sweeper, tron } = cluster;

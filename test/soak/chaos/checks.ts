@@ -22,6 +22,10 @@ export async function query<T = Record<string, unknown>>(
   params: unknown[] = [],
 ): Promise<T[]> {
   const client = new Client({ connectionString: url });
+  // The nemesis's PostgreSQL stop terminates this session (57P01): during the query the query
+  // fails with it (the caller's to handle); while the client is idle (connected, or ending) pg
+  // emits it as an 'error' event instead, which would end this process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];

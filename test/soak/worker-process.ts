@@ -27,13 +27,19 @@ export class WorkerProcess {
 
   start(): void {
     const log = openSync(this.logFile, 'a');
-    this.child = spawn(process.execPath, [mainOf('worker')], {
+    const child = spawn(process.execPath, [mainOf('worker')], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'info' },
       stdio: ['ignore', log, log],
     });
+    this.child = child;
     closeSync(log);
     this.startedAt = Date.now();
+    // A soak that dies (an uncaught error) must not leave its workers running on its own
+    // PostgreSQL's port after it.
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.removeListener('exit', killOnExit));
   }
 
   /** Until the running process has booted: a kill before then would strike no work of its own. */

@@ -28,60 +28,41 @@ export interface Scenario {
 
 // Every scenario: one route, one request shape. Both servers get identical requests (the bare one
 // ignores the Authorization and Idempotency-Key headers), so the client side costs the same.
+const get = (name: string, label: string, server: Server, path: Scenario['path']): Scenario => ({
+  name,
+  label,
+  server,
+  method: 'GET',
+  path,
+});
+const create = (name: string, label: string, server: Server, uniqueKey: boolean): Scenario => ({
+  name,
+  label,
+  server,
+  method: 'POST',
+  path: () => '/v1/checkout/sessions',
+  uniqueKey,
+  creates: true,
+});
 const session = (id: string) => `/v1/checkout/sessions/${id}`;
-const sessions = () => '/v1/checkout/sessions';
 export const SCENARIOS: Scenario[] = [
+  { ...get('api-get', 'GET /v1/checkout/sessions/{id}', 'api', session), baseline: 'bare-get' },
+  get('bare-get', 'bare GET by primary key', 'bare', session),
+  get(
+    'api-list',
+    'GET /v1/checkout/sessions?page_size=20',
+    'api',
+    () => '/v1/checkout/sessions?page_size=20',
+  ),
   {
-    name: 'api-get',
-    label: 'GET /v1/checkout/sessions/{id}',
-    server: 'api',
-    method: 'GET',
-    path: session,
-    baseline: 'bare-get',
-  },
-  {
-    name: 'bare-get',
-    label: 'bare GET by primary key',
-    server: 'bare',
-    method: 'GET',
-    path: session,
-  },
-  {
-    name: 'api-list',
-    label: 'GET /v1/checkout/sessions?page_size=20',
-    server: 'api',
-    method: 'GET',
-    path: () => '/v1/checkout/sessions?page_size=20',
-  },
-  {
-    name: 'api-create',
-    label: 'POST /v1/checkout/sessions + Idempotency-Key',
-    server: 'api',
-    method: 'POST',
-    path: sessions,
-    uniqueKey: true,
-    creates: true,
+    ...create('api-create', 'POST /v1/checkout/sessions + Idempotency-Key', 'api', true),
     baseline: 'bare-insert',
   },
   {
-    name: 'api-create-nokey',
-    label: 'POST /v1/checkout/sessions, no key',
-    server: 'api',
-    method: 'POST',
-    path: sessions,
-    uniqueKey: false,
-    creates: true,
+    ...create('api-create-nokey', 'POST /v1/checkout/sessions, no key', 'api', false),
     baseline: 'bare-insert',
   },
-  {
-    name: 'bare-insert',
-    label: 'bare INSERT (express 5 + pg)',
-    server: 'bare',
-    method: 'POST',
-    path: sessions,
-    uniqueKey: true,
-    creates: true,
-  },
+  create('bare-insert', 'bare INSERT (express 5 + pg)', 'bare', true),
 ];
 
 export interface LoadTarget {

@@ -8,7 +8,8 @@ import { parseOptions } from '../kit/options';
 import { build, freePort, runCli, startNode, TrackedProcess } from '../kit/processes';
 import { describeMachine, gitDescription, printTable, writeJson } from '../kit/report';
 import { runBenchmark } from '../kit/run';
-import { startApi, startWorker, waitForPoolFill, waitUntil } from '../kit/services';
+import { callApi, startApi, startWorker, waitForPoolFill, waitUntil } from '../kit/services';
+import { sleep } from '../kit/clock';
 import {
   API_MAIN,
   CLI_MAIN,
@@ -70,6 +71,11 @@ const options = parseOptions(USAGE, {
   'app-dir': { type: 'string' },
 });
 const TUNED = options.choices('setup', ['default', 'tuned'] as const)[0] === 'tuned';
+const only = options.choices(
+  'only',
+  SCENARIOS.map((scenario) => scenario.name),
+);
+const scenarios = SCENARIOS.filter((scenario) => only.includes(scenario.name));
 // Where the app under test is built and run from (this repository unless --app-dir).
 const APP_ROOT = resolve(options.values['app-dir'] ?? ROOT);
 const settings = {
@@ -140,7 +146,7 @@ async function seedSessions(db: Client, templateId: string, total: number): Prom
 
 /** Both counts from one snapshot, once requests still in flight at the stop have finished. */
 async function countRows(db: Client) {
-  await new Promise((done) => setTimeout(done, 500));
+  await sleep(500);
   const { rows } = await db.query<{ sessions: string; keys: string }>(
     `SELECT (SELECT count(*) FROM checkout_sessions) AS sessions,
             (SELECT count(*) FROM idempotency_keys) AS keys`,
@@ -327,15 +333,13 @@ const machineLine = (machine: ReturnType<typeof describeMachine>) =>
   `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; ` +
   `Node ${machine.node}; PostgreSQL ${machine.postgres}`;
 
-runBenchmark('api', async ({ step, base, log, startedAt }) => {
-  const only = new Set(options.values.only.split(',').map((name) => name.trim()));
-  const unknown = [...only].filter((name) => !SCENARIOS.some((s) => s.name === name));
-  if (unknown.length) throw new Error(`Unknown scenario(s): ${unknown.join(', ')}`);
-  const scenarios = SCENARIOS.filter((scenario) => only.has(scenario.name));
+runBenchmark('api', async ({ step, base, log, onStop, startedAt }) => {
   const logs: Record<string, string> = { api: log('api'), bare: log('bare') };
 
   build(options.build, step, [API_MAIN, CLI_MAIN], APP_ROOT);
   const db = await freshTarget(TARGET, step, env());
+  // Also on a failure: an open connection would keep the process alive.
+  onStop(() => db.end());
   const machine = describeMachine(await postgresVersion(db), 'no chain');
   console.log(machineLine(machine));
   const merchant = createMerchant(env(), 'Bench');
@@ -363,19 +367,14 @@ runBenchmark('api', async ({ step, base, log, startedAt }) => {
     step(`  the worker filled the pool to 60000 per chain family (${seconds} s)`);
   }
 
-  const created = await fetch(`${api.url}/v1/checkout/sessions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${merchant.apiKey}`,
-      'content-type': 'application/json',
-      'idempotency-key': `${IDEMPOTENCY_PREFIX}-template`,
-    },
-    body: CREATE_BODY,
-  });
-  const session = (await created.json()) as { id: string };
-  if (created.status !== 201) {
-    throw new Error(`Creating the first session: ${created.status} ${JSON.stringify(session)}`);
-  }
+  const session = await callApi<{ id: string }>(
+    api,
+    merchant.apiKey,
+    'POST',
+    '/v1/checkout/sessions',
+    JSON.parse(CREATE_BODY),
+    { 'idempotency-key': `${IDEMPOTENCY_PREFIX}-template` },
+  );
   await seedSessions(db, session.id, settings.seed_sessions);
   step(`session ${session.id} created; merchant seeded to ${settings.seed_sessions} sessions`);
 
@@ -415,7 +414,6 @@ runBenchmark('api', async ({ step, base, log, startedAt }) => {
   };
   const results: Record<string, ScenarioResult> = {};
   for (const scenario of scenarios) results[scenario.name] = await runScenario(scenario, context);
-  await db.end();
 
   const ratios: Record<string, { baseline: string; ratio: number }> = {};
   for (const scenario of scenarios) {

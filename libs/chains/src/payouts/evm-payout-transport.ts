@@ -2,6 +2,7 @@ import {
   getAddress,
   Interface,
   JsonRpcProvider,
+  keccak256,
   Signature,
   toQuantity,
   Transaction,
@@ -63,6 +64,8 @@ const GAS_MARGIN_PERCENT = 25n;
 // Blocks read, body by body, when a node has no state deep enough to search a nonce by counts.
 const MAX_BODY_SCAN = 512;
 const MIN_GAS_MARGIN = 25_000n;
+// Hex bytes: a typed envelope (0x01-0x04, then an RLP list) or a legacy RLP list.
+const SIGNED_BYTES = /^0x(0[1-4]|[cdefCDEF][0-9a-fA-F])([0-9a-fA-F]{2})+$/;
 // A node that answered "method not found" to eth_getBlockReceipts is asked again after this long.
 const BLOCK_RECEIPTS_RETRY_MS = 10 * 60_000;
 // A plain value transfer to an account without code costs exactly this much, on every EVM chain.
@@ -531,10 +534,8 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       accessList: [],
     });
-    transaction.signature = wallet.signingKey.sign(transaction.unsignedHash);
     return {
-      txHash: (transaction.hash as string).toLowerCase(),
-      rawTransaction: transaction.serialized,
+      ...signedEnvelope(transaction, wallet),
       nonce,
       fees: { ...fees },
       gasLimit,
@@ -562,10 +563,8 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       accessList: [],
     });
-    transaction.signature = wallet.signingKey.sign(transaction.unsignedHash);
     return {
-      txHash: (transaction.hash as string).toLowerCase(),
-      rawTransaction: transaction.serialized,
+      ...signedEnvelope(transaction, wallet),
       nonce,
       fees: { ...fees },
       gasLimit: CANCEL_GAS_LIMIT,
@@ -633,12 +632,14 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     return wallet;
   }
 
+  /**
+   * A transaction's hash is the keccak of its bytes as sent (EIP-2718 envelopes and legacy ones
+   * alike): no need to decode stored bytes, which this process signed, to know it.
+   */
   private hashOf(rawTransaction: string): string {
-    try {
-      return (Transaction.from(rawTransaction).hash as string).toLowerCase();
-    } catch {
+    if (!SIGNED_BYTES.test(rawTransaction))
       throw this.error('permanent', 'not a signed transaction');
-    }
+    return keccak256(rawTransaction);
   }
 
   private checkedAddress(address: string, name: string): string {
@@ -651,6 +652,19 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   private error(kind: 'transient' | 'permanent', message: string): ChainError {
     return new ChainError(kind, message, this.network.name);
   }
+}
+
+/**
+ * Signs and serializes once: the hash is the keccak of those bytes (ethers' getters would
+ * serialize the transaction again for each).
+ */
+function signedEnvelope(
+  transaction: Transaction,
+  wallet: Wallet,
+): { txHash: string; rawTransaction: string } {
+  transaction.signature = wallet.signingKey.sign(transaction.unsignedHash);
+  const rawTransaction = transaction.serialized;
+  return { txHash: keccak256(rawTransaction), rawTransaction };
 }
 
 /** A transaction of a block read with its bodies (eth_getBlockByNumber, true). */

@@ -8,9 +8,9 @@ import {
   NetworkName,
   NetworkRegistry,
   PayoutTransports,
-  TransactionLookup,
   TronPayoutTransport,
 } from '@app/chains';
+import { BlocksRead, MinedLookup } from './blocks-read';
 import { HotWallets } from './hot-wallets';
 import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
@@ -20,13 +20,15 @@ import {
   PayoutJournalRepository,
   UnregisteredHotWalletError,
 } from './payout-journal.repository';
+import { PayoutHashesRepository } from './payout-hashes.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, transferOrder } from './payout-signer';
 
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
 const REBROADCAST_AFTER_MS = 3_000;
-
-type MinedLookup = Extract<TransactionLookup, { state: 'mined' }>;
+// Blocks of a network's run held in memory (with only the service's receipts): far more than a
+// receipt waits for its confirmations, or a payout for the window's walk to reach it.
+const BLOCKS_KEPT = 1_024;
 
 /** What one tick shares between its payouts. */
 interface Tick {
@@ -39,6 +41,8 @@ interface Tick {
    * fees. Filled in nonce order (the window is walked by wallet and nonce).
    */
   missing: Map<string, bigint>;
+  /** EVM: the blocks read so far, whose receipts prove a transaction mined (null on TRON). */
+  blocks: BlocksRead | null;
 }
 
 export interface TrackReport {
@@ -67,6 +71,9 @@ export class PayoutTracker {
   private readonly logger = new Logger(PayoutTracker.name);
   /** Per network, the last payout id the window's walk took: the next tick goes on after it. */
   private readonly walked = new Map<string, string | null>();
+  /** Per EVM network, the blocks read so far (receipts per block, not per payout). */
+  private readonly blocksRead = new Map<string, BlocksRead>();
+  private readonly hashes: PayoutHashesRepository;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,7 +86,9 @@ export class PayoutTracker {
     private readonly broadcaster: PayoutBroadcaster,
     private readonly outcomes: PayoutOutcomes,
     private readonly nonceProofWaits: NonceProofWaits,
-  ) {}
+  ) {
+    this.hashes = new PayoutHashesRepository(dataSource);
+  }
 
   /**
    * One tick for a network. Ticks of a network never overlap, in one worker or across workers
@@ -106,8 +115,10 @@ export class PayoutTracker {
     };
     if (!payouts.length || !clock) return report;
     const skew = clock.getTime() - Date.now();
-    const tick: Tick = { now: () => Date.now() + skew, missing: new Map() };
+    const tick: Tick = { now: () => Date.now() + skew, missing: new Map(), blocks: null };
     if (transport.family === 'EVM') {
+      // After the counts (window): every nonce they call used is in a block up to this head.
+      tick.blocks = await this.readBlocks(network, transport);
       await this.nonceProofWaits.nonceUnused(
         payouts.filter((payout) => !nonceUsed(payout, mined)).map((payout) => payout.id),
       );
@@ -188,6 +199,32 @@ export class PayoutTracker {
     return { payouts: read.payouts.sort(byWalletAndNonce), clock: read.clock, mined };
   }
 
+  /**
+   * The blocks since the last tick, with the receipts of the service's transactions in them: one
+   * eth_blockNumber, a header per block, and one receipts read per block holding ours. A failed
+   * read leaves what was read; the payouts found in no block read are looked up one by one.
+   */
+  private async readBlocks(
+    network: NetworkConfig,
+    transport: EvmPayoutTransport,
+  ): Promise<BlocksRead> {
+    let blocks = this.blocksRead.get(network.name);
+    if (!blocks) {
+      blocks = new BlocksRead(Math.max(BLOCKS_KEPT, 4 * network.confirmations));
+      this.blocksRead.set(network.name, blocks);
+    }
+    try {
+      await blocks.advance(transport, (txHashes) => this.hashes.ours(network.name, txHashes));
+    } catch (error) {
+      if (!(error instanceof ChainError)) throw error;
+      this.logger.warn(
+        { network: network.name, reason: error.message, lastRead: blocks.top },
+        'Blocks not read this tick; their payouts are looked up one by one',
+      );
+    }
+    return blocks;
+  }
+
   /** Each hot wallet's count of mined transactions: nonces below it are used on chain. */
   private async minedCounts(
     transport: EvmPayoutTransport,
@@ -211,6 +248,17 @@ export class PayoutTracker {
     const [latest] = payout.attempts;
     // Processing without a live attempt is never written (retiring and signing share a transaction).
     if (!latest) return;
+    // A receipt read from a block of the run (it names that block): mined there. The live
+    // attempts share one nonce, so one of them at most can be mined. Found in no block read
+    // proves nothing: on as before.
+    for (const attempt of payout.attempts) {
+      const mined = tick.blocks?.mined(attempt.tx_hash);
+      if (mined) return this.onMined(network, payout, attempt, mined, report);
+    }
+    // Blocks a head read lately names are not read yet (a backend behind answered this tick):
+    // the transaction may be in them. Nothing is decided or sent on this tick's answers; a later
+    // tick finds it there, or looks it up once the blocks are read.
+    if (tick.blocks?.catchingUp) return;
     // A hint only (a load-balanced RPC answers counts from backends at other heights): what is
     // decided below rests on receipts and on the block that used the nonce.
     if (nonceUsed(payout, minedCounts)) {
@@ -218,7 +266,7 @@ export class PayoutTracker {
         const lookup = await transport.lookup(attempt.tx_hash);
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
       }
-      return this.onNonceUsed(network, transport, payout, latest, report);
+      return this.onNonceUsed(network, transport, payout, latest, report, tick);
     }
     // Not mined yet. A transaction tried moments ago is left alone; an older one is looked up.
     // One signed moments ago and never sent is its claim's to send: a claim broadcasts its
@@ -260,6 +308,7 @@ export class PayoutTracker {
     payout: InFlightPayout,
     latest: PayoutAttempt,
     report: TrackReport,
+    tick: Tick,
   ): Promise<void> {
     // Read before the proof: a re-sign must only act on the attempts the proof was drawn from.
     const attempts = await this.journal.attemptsOf(payout.id);
@@ -269,7 +318,7 @@ export class PayoutTracker {
     await this.nonceProofWaits.proven(payout.id);
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
-      const lookup = await transport.lookup(own.tx_hash);
+      const lookup = tick.blocks?.mined(own.tx_hash) ?? (await transport.lookup(own.tx_hash));
       if (lookup.state === 'mined') await this.onMined(network, payout, own, lookup, report);
       return;
     }

@@ -1,0 +1,239 @@
+import { BlockHeader, BlockReceipt, EvmPayoutTransport } from '@app/chains';
+import { BlocksRead } from './blocks-read';
+
+const hash = (label: string) => `0x${Buffer.from(label).toString('hex').padEnd(64, '0')}`;
+
+/**
+ * A chain as a node behind a load balancer shows it: blocks by number (a branch can be swapped
+ * in), a head that may lag, and blocks or receipts it may not have. Counts each call.
+ */
+class FakeChain {
+  head = 0;
+  /** Blocks above this are unknown to the node (a backend behind); Infinity: none. */
+  hasUpTo = Infinity;
+  receiptsMissing = false;
+  readonly calls = { head: 0, header: 0, receipts: 0 };
+  private readonly byNumber = new Map<number, BlockHeader>();
+  private readonly receipts = new Map<string, BlockReceipt & { blockHash: string }>();
+
+  constructor() {
+    this.mine(0, []);
+  }
+
+  /** Mines block `number` on `branch` with these transactions (reverted if named in `reverted`). */
+  mine(number: number, txs: string[], branch = 'main', reverted: string[] = []): BlockHeader {
+    const parent = this.byNumber.get(number - 1);
+    const header: BlockHeader = {
+      number,
+      hash: hash(`${branch}-${number}`),
+      parentHash: parent?.hash ?? hash(`genesis-${number - 1}`),
+      transactionHashes: txs,
+    };
+    this.byNumber.set(number, header);
+    for (const txHash of txs) {
+      this.receipts.set(txHash, {
+        txHash,
+        blockHash: header.hash,
+        succeeded: !reverted.includes(txHash),
+        feeBaseUnits: 21_000n,
+      });
+    }
+    this.head = Math.max(this.head, number);
+    return header;
+  }
+
+  readonly transport = {
+    headBlockNumber: async () => {
+      this.calls.head += 1;
+      return Math.min(this.head, this.hasUpTo);
+    },
+    blockHeader: async (number: number) => {
+      this.calls.header += 1;
+      return number > this.hasUpTo ? null : (this.byNumber.get(number) ?? null);
+    },
+    receiptsIn: async (block: BlockHeader, txHashes: string[]) => {
+      if (!txHashes.length) return new Map<string, BlockReceipt>();
+      this.calls.receipts += 1;
+      if (this.receiptsMissing || block.number > this.hasUpTo) return null;
+      const found = new Map<string, BlockReceipt>();
+      for (const txHash of txHashes) {
+        const receipt = this.receipts.get(txHash);
+        if (!receipt || receipt.blockHash !== block.hash) return null;
+        found.set(txHash, {
+          txHash,
+          succeeded: receipt.succeeded,
+          feeBaseUnits: receipt.feeBaseUnits,
+        });
+      }
+      return found;
+    },
+  } as unknown as EvmPayoutTransport;
+}
+
+const ours = (mine: string[]) => async (txHashes: string[]) =>
+  new Set(txHashes.filter((txHash) => mine.includes(txHash)));
+
+describe('BlocksRead', () => {
+  const [a, b, c, other] = ['a', 'b', 'c', 'other'].map((label) => hash(`tx-${label}`));
+
+  it('reads each new block once, receipts only where ours are, confirmations along the run', async () => {
+    const chain = new FakeChain();
+    for (let number = 1; number <= 5; number++) chain.mine(number, [hash(`filler-${number}`)]);
+    const blocks = new BlocksRead(100);
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(blocks.top).toBe(5);
+    expect(chain.calls.receipts).toBe(0);
+
+    chain.mine(6, [a, other, b], 'main', [b]);
+    chain.mine(7, [hash('filler-7')]);
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(chain.calls).toEqual({ head: 2, header: 8, receipts: 1 });
+    expect(blocks.mined(a)).toEqual({
+      state: 'mined',
+      status: { blockNumber: 6, blockHash: hash('main-6'), succeeded: true, confirmations: 2 },
+      feeBaseUnits: 21_000n,
+    });
+    expect(blocks.mined(b)?.status.succeeded).toBe(false);
+    expect(blocks.mined(other)).toBeNull();
+
+    // Nothing new: one head read, no block read again.
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(chain.calls).toEqual({ head: 3, header: 8, receipts: 1 });
+    chain.mine(8, []);
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(blocks.mined(a)?.status.confirmations).toBe(3);
+  });
+
+  it('proves nothing from a backend without the block or its receipts, and reads it later', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, []);
+    const blocks = new BlocksRead(100);
+    await blocks.advance(chain.transport, ours([a]));
+    chain.mine(2, [a]);
+    chain.mine(3, []);
+    chain.receiptsMissing = true;
+    await blocks.advance(chain.transport, ours([a]));
+    // Block 2 not read (its receipt missing), nor anything after it: the run stays whole.
+    expect(blocks.top).toBe(1);
+    expect(blocks.mined(a)).toBeNull();
+
+    chain.receiptsMissing = false;
+    chain.hasUpTo = 1;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(1);
+    expect(blocks.mined(a)).toBeNull();
+
+    chain.hasUpTo = Infinity;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(3);
+    expect(blocks.mined(a)?.status).toMatchObject({ blockNumber: 2, confirmations: 2 });
+  });
+
+  it('drops what another branch replaced, and keeps no receipt of a block it no longer holds', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, []);
+    const blocks = new BlocksRead(100);
+    await blocks.advance(chain.transport, ours([a, b]));
+    chain.mine(2, [a]);
+    chain.mine(3, []);
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(blocks.mined(a)?.status.blockHash).toBe(hash('main-2'));
+
+    // A reorg from block 2: a is gone, b is in the new block 3.
+    chain.mine(2, [], 'fork');
+    chain.mine(3, [b], 'fork');
+    chain.mine(4, [], 'fork');
+    // Block 4's parent is not the block 3 held: one look steps back to where the branches part
+    // (block 2's parent is the block 1 held) and reads the new branch on from there.
+    await blocks.advance(chain.transport, ours([a, b]));
+    expect(blocks.top).toBe(4);
+    expect(blocks.mined(a)).toBeNull();
+    expect(blocks.mined(b)?.status).toMatchObject({
+      blockNumber: 3,
+      blockHash: hash('fork-3'),
+      confirmations: 2,
+    });
+  });
+
+  it('drops the blocks above a head whose block is not the one held (a chain that changed under us)', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, []);
+    const blocks = new BlocksRead(100);
+    await blocks.advance(chain.transport, ours([a]));
+    chain.mine(2, [a]);
+    chain.mine(3, []);
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.mined(a)).not.toBeNull();
+
+    // A lagging backend of the same chain: nothing dropped.
+    chain.hasUpTo = 2;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(3);
+    expect(blocks.mined(a)?.status.confirmations).toBe(2);
+
+    // The chain at height 2 is another one now: blocks from 2 up are dropped.
+    chain.mine(2, [], 'fork');
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(1);
+    expect(blocks.mined(a)).toBeNull();
+  });
+
+  it('is catching up while a head read lately is above the last block read', async () => {
+    const chain = new FakeChain();
+    const blocks = new BlocksRead(100);
+    expect(blocks.catchingUp).toBe(false);
+    chain.mine(1, []);
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.catchingUp).toBe(false);
+    chain.mine(2, [a]);
+    chain.mine(3, []);
+    // A backend without block 2's receipt: the head says 3, the run stops at 1.
+    chain.receiptsMissing = true;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.catchingUp).toBe(true);
+    // A backend behind answers the head now: the head read before still counts.
+    chain.hasUpTo = 1;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.catchingUp).toBe(true);
+    chain.hasUpTo = Infinity;
+    chain.receiptsMissing = false;
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.catchingUp).toBe(false);
+    expect(blocks.mined(a)?.status.confirmations).toBe(2);
+  });
+
+  it('gives up a block no node answers whole after 30 looks, and reads on from the head', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, []);
+    const blocks = new BlocksRead(100);
+    await blocks.advance(chain.transport, ours([a]));
+    chain.mine(2, [a]);
+    chain.mine(3, []);
+    chain.receiptsMissing = true;
+    for (let look = 1; look < 30; look++) {
+      await blocks.advance(chain.transport, ours([a]));
+      expect(blocks.catchingUp).toBe(true);
+    }
+    await blocks.advance(chain.transport, ours([a]));
+    // Stuck: a's payout is looked up one by one again.
+    expect(blocks.catchingUp).toBe(false);
+    expect(blocks.top).toBe(1);
+    chain.mine(4, []);
+    await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(4);
+    expect(blocks.catchingUp).toBe(false);
+    expect(blocks.mined(a)).toBeNull();
+  });
+
+  it('holds at most `keep` blocks, forgetting the oldest receipts', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, [a]);
+    const blocks = new BlocksRead(3);
+    await blocks.advance(chain.transport, ours([a, c]));
+    expect(blocks.mined(a)).not.toBeNull();
+    for (let number = 2; number <= 4; number++) chain.mine(number, number === 4 ? [c] : []);
+    await blocks.advance(chain.transport, ours([a, c]));
+    expect(blocks.mined(a)).toBeNull();
+    expect(blocks.mined(c)?.status.confirmations).toBe(1);
+  });
+});

@@ -1,0 +1,199 @@
+import { BlockHeader, BlockReceipt, EvmPayoutTransport, TransactionLookup } from '@app/chains';
+
+export type MinedLookup = Extract<TransactionLookup, { state: 'mined' }>;
+
+// A first look (or one after a gap) reads the blocks just below the head too: a payout may have
+// been mined moments before the tracker started reading.
+const BACKFILL_BLOCKS = 16;
+// Blocks read in one look at most: a tracker that fell behind catches up over a few ticks.
+const MAX_READS_PER_LOOK = 64;
+// Further behind than this (the tracker was stopped), reading starts again near the head: the
+// payouts mined in between are looked up one receipt at a time, as they always were.
+const MAX_BEHIND = 4 * MAX_READS_PER_LOOK;
+// The heads of this many looks are remembered: behind a load balancer half of them may come from
+// a backend behind, and the highest says how far the chain is known to go.
+const HEADS_REMEMBERED = 8;
+// Looks in a row that read no block while behind: the run is stuck on a block no node answers
+// whole, and reading starts again from the head (its payouts are looked up one by one).
+const STALLED_LOOKS = 30;
+
+/** A block read, with the receipts of the service's transactions in it. */
+interface ReadBlock {
+  number: number;
+  hash: string;
+  parentHash: string;
+  receipts: Map<string, BlockReceipt>;
+}
+
+/**
+ * One network's chain as the payout tracker has read it, block by block: a run of consecutive
+ * blocks, each the child of the one before it (its parent hash is that block's hash as read),
+ * with the receipts of the service's own transactions in them. A receipt is kept only when it
+ * names the block it was read for, so a receipt here is a positive proof that the transaction
+ * was mined in that block of this run; its confirmations are the blocks of the run from it up to
+ * the last one read. Nothing here is ever taken as proof that a transaction was not mined: a
+ * transaction found in no block read is looked up as before (DESIGN.md section 4).
+ */
+export class BlocksRead {
+  /** Consecutive, oldest first, each the child of the one before. */
+  private blocks: ReadBlock[] = [];
+  /** Each receipt kept, by transaction hash: the number of the block it was read in. */
+  private readonly minedIn = new Map<string, number>();
+  /** The heads read by the last looks, newest last. */
+  private readonly heads: number[] = [];
+  /** Looks in a row that were behind and read no block. */
+  private stalled = 0;
+
+  /** `keep`: blocks held at most, more than a receipt needs to reach its confirmations. */
+  constructor(private readonly keep: number) {}
+
+  /** The last block read, if any. */
+  get top(): number | null {
+    return this.blocks.at(-1)?.number ?? null;
+  }
+
+  /**
+   * Whether blocks known to exist (a head read lately) are still to be read: a transaction found
+   * in no block read may be in them, and is better found there on a later look than looked up
+   * one by one now (behind a load balancer, those lookups go to backends behind and end in
+   * searches for the block that used the nonce). False with nothing read yet, or stuck.
+   */
+  get catchingUp(): boolean {
+    return this.stalled < STALLED_LOOKS && this.belowKnownHead();
+  }
+
+  /**
+   * Reads the blocks since the last one read, up to the node's head (one eth_blockNumber), each by
+   * number and then the receipts of the service's transactions in it (`ours` says which hashes
+   * are). A block the node does not have (a backend behind) ends the look; the next one reads it
+   * again. A block that is not the child of the last one read (a reorg, or a backend on another
+   * branch) sends the run back one block, to be read again. Throws ChainError; what was read
+   * before the error is kept.
+   */
+  async advance(
+    transport: EvmPayoutTransport,
+    ours: (txHashes: string[]) => Promise<Set<string>>,
+  ): Promise<void> {
+    const head = await transport.headBlockNumber();
+    this.heads.push(head);
+    if (this.heads.length > HEADS_REMEMBERED) this.heads.shift();
+    const before = this.top;
+    try {
+      await this.readUpTo(transport, head, ours);
+    } finally {
+      const stuck = this.top === before && this.belowKnownHead();
+      this.stalled = stuck ? this.stalled + 1 : 0;
+    }
+  }
+
+  private async readUpTo(
+    transport: EvmPayoutTransport,
+    head: number,
+    ours: (txHashes: string[]) => Promise<Set<string>>,
+  ): Promise<void> {
+    const last = this.blocks.at(-1);
+    if (last && head < last.number) return this.behind(transport, head);
+    let next = last ? last.number + 1 : Math.max(0, head - BACKFILL_BLOCKS);
+    if (head - next >= MAX_BEHIND) {
+      this.dropFrom(0);
+      next = Math.max(0, head - BACKFILL_BLOCKS);
+    } else if (this.stalled >= STALLED_LOOKS) {
+      // Past the block that could not be read, at the head: whatever it holds is looked up.
+      this.dropFrom(0);
+      next = head;
+    }
+    const headers: BlockHeader[] = [];
+    for (let reads = 0; next <= head && reads < MAX_READS_PER_LOOK; reads++) {
+      const header = await transport.blockHeader(next);
+      if (!header) break;
+      const parent = headers.at(-1) ?? this.blocks.at(-1);
+      if (parent && header.parentHash !== parent.hash) {
+        // Headers of this look that do not chain: two views of the chain; the next look reads on.
+        if (headers.length) break;
+        // The last block held is not this node's parent of the next: step back, read it again.
+        this.dropFrom(parent.number);
+        next = parent.number;
+        continue;
+      }
+      headers.push(header);
+      next += 1;
+    }
+    if (!headers.length) return;
+    const wanted = await ours(headers.flatMap((header) => header.transactionHashes));
+    for (const header of headers) {
+      const mine = header.transactionHashes.filter((txHash) => wanted.has(txHash));
+      const receipts = await transport.receiptsIn(header, mine);
+      // The node lacks the block or a receipt of it now: read again, from this block, next look.
+      if (!receipts) return;
+      this.append(header, receipts);
+    }
+  }
+
+  /**
+   * The receipt of `txHash` read from a block of the run: mined there, with the run's blocks from
+   * it to the last as confirmations. Null says only that no block read holds it.
+   */
+  mined(txHash: string): MinedLookup | null {
+    const number = this.minedIn.get(txHash);
+    const block = number === undefined ? undefined : this.at(number);
+    const receipt = block?.receipts.get(txHash);
+    const last = this.blocks.at(-1);
+    if (!block || !receipt || !last) return null;
+    return {
+      state: 'mined',
+      status: {
+        blockNumber: block.number,
+        blockHash: block.hash,
+        succeeded: receipt.succeeded,
+        confirmations: last.number - block.number + 1,
+      },
+      feeBaseUnits: receipt.feeBaseUnits,
+    };
+  }
+
+  /**
+   * The node's head is below the last block read: a backend behind the others (nothing new to
+   * read), or a chain that changed under us. Its block at that height tells which: another hash
+   * than ours drops what we hold from there. A head below every block held (a restarted devnet)
+   * drops them all.
+   */
+  private belowKnownHead(): boolean {
+    const top = this.top;
+    return top !== null && top < Math.max(...this.heads);
+  }
+
+  private async behind(transport: EvmPayoutTransport, head: number): Promise<void> {
+    const held = this.at(head);
+    if (!held) {
+      this.dropFrom(0);
+      return;
+    }
+    const header = await transport.blockHeader(head);
+    if (header && header.hash !== held.hash) this.dropFrom(head);
+  }
+
+  private append(header: BlockHeader, receipts: Map<string, BlockReceipt>): void {
+    const { number, hash, parentHash } = header;
+    this.blocks.push({ number, hash, parentHash, receipts });
+    for (const txHash of receipts.keys()) this.minedIn.set(txHash, number);
+    while (this.blocks.length > this.keep) this.forget(this.blocks.shift()!);
+  }
+
+  /** Forgets the blocks from `number` up, and their receipts. */
+  private dropFrom(number: number): void {
+    while (this.blocks.length && this.blocks.at(-1)!.number >= number) {
+      this.forget(this.blocks.pop()!);
+    }
+  }
+
+  private forget(block: ReadBlock): void {
+    for (const txHash of block.receipts.keys()) {
+      if (this.minedIn.get(txHash) === block.number) this.minedIn.delete(txHash);
+    }
+  }
+
+  private at(number: number): ReadBlock | undefined {
+    const first = this.blocks[0];
+    return first ? this.blocks[number - first.number] : undefined;
+  }
+}

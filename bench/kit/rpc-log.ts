@@ -54,6 +54,12 @@ export class RpcLog {
     return statSync(this.file).size;
   }
 
+  /** The same, once the requests just sent (the benchmark's own) are in the file. */
+  async markAfterFlush(): Promise<number> {
+    await sleep(FLUSH_WAIT_MS);
+    return this.mark();
+  }
+
   async workerCallsSince(mark: number): Promise<WorkerRpcCalls> {
     await sleep(FLUSH_WAIT_MS);
     const counts = this.countMethods(mark);

@@ -71,7 +71,10 @@ function requestsOf(items: PayoutItem[], creation: Creation, batchSize: number):
     );
   });
   const rounds = Math.max(...chunks.map((own) => own.length));
-  return Array.from({ length: rounds }, (_, round) => chunks.flatMap((own) => own[round] ?? []));
+  // Round by round, each merchant's next batch: the merchants' batches interleaved.
+  return Array.from({ length: rounds }, (_, round) =>
+    chunks.flatMap((own) => own.slice(round, round + 1)),
+  ).flat();
 }
 
 export async function createPayouts(

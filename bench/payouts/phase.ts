@@ -81,7 +81,8 @@ export async function runPhase(
   const pids: Record<string, number | null> = { api: context.api.process.child.pid ?? null };
   for (const worker of workers) pids[worker.name] = worker.child.pid ?? null;
   pids.anvil = context.anvilPid;
-  const rpcMark = context.rpcLog.mark();
+  // After the previous phase's receipts, read by the benchmark: not the workers' calls.
+  const rpcMark = await context.rpcLog.markAfterFlush();
   const cpuBefore = cpuSnapshot(target.database, pids);
   const sampler = await SessionSampler.start(target.databaseUrl, target.database);
 

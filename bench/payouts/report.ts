@@ -184,7 +184,7 @@ export function printReport(report: Report): void {
     ...report.targets.map((t) => [
       t.target,
       t.phase ?? '-',
-      t.value === null ? `- (${t.note})` : `${t.value}${t.unit}`,
+      t.value === null ? `- (${t.note})` : `${t.value.toFixed(t.unit === 'x' ? 2 : 1)}${t.unit}`,
       t.met ? 'PASS' : 'FAIL',
     ]),
   ]);

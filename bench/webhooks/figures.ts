@@ -1,6 +1,6 @@
 import { distribution, Distribution } from '../kit/stats';
 import type { EventRow } from './database';
-import type { Arrival } from './receiver-client';
+import type { Arrival } from './receiver';
 
 /*
  * One phase's figures from three sources on one clock: events.created_at (the status change, in

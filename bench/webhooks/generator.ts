@@ -1,5 +1,5 @@
 // The status changes of `npm run bench:webhooks`, in a process of its own (driven by
-// generator-client.ts): the service's EventWriter.record in a transaction of its own per event, at
+// children.ts): the service's EventWriter.record in a transaction of its own per event, at
 // a fixed offered rate, on the benchmark's database through the service's own modules.
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -8,9 +8,33 @@ import { AppConfigModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { EventOutboxModule, EventWriter } from '@app/events';
 import { sleep, timestamp } from '../kit/clock';
-import type { GeneratorRun, GeneratorStats } from './generator-client';
 import { serve } from './ipc';
 import { payoutCreatedEvent } from './payout-event';
+
+/** Events for these merchants, in turns, at `rate` a second. */
+export interface Bucket {
+  rate: number;
+  merchantIds: string[];
+}
+
+export interface GeneratorRun {
+  /** Epoch ms: the phase's time zero, shared with the orchestrator. */
+  startAt: number;
+  seconds: number;
+  buckets: Bucket[];
+  maxInFlight: number;
+}
+
+export interface GeneratorStats {
+  /** Transactions committed, per bucket. */
+  committed: number[];
+  failed: number;
+  errors: string[];
+  /** Most events due but not yet started at one moment (0: the offered rate was kept). */
+  maxBehind: number;
+  /** When the last transaction ended. */
+  endedAt: number;
+}
 
 @Module({ imports: [AppConfigModule, DatabaseModule, EventOutboxModule] })
 class EventGeneratorModule {}

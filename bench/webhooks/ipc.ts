@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { startNode, TrackedProcess } from '../kit/processes';
 
 /*
  * Request and answer over a child's IPC channel: the benchmark's receiver and event generator run
@@ -20,66 +20,71 @@ interface Answer {
 const READY = 'ready';
 let nextId = 1;
 
-/** Until the child serves requests (a message sent before it listens would be lost). */
-export async function ready(child: ChildProcess, timeoutMs: number): Promise<void> {
-  await nextMessage(child, (message) => message === READY, timeoutMs, 'start');
-}
+/** A helper process that serves requests (`serve` below), as the orchestrator drives it. */
+export class IpcChild {
+  private constructor(readonly process: TrackedProcess) {}
 
-/** Sends `type` with `payload` to the child and resolves with its handler's result. */
-export async function ask<T>(
-  child: ChildProcess,
-  type: string,
-  payload: unknown,
-  timeoutMs: number,
-): Promise<T> {
-  const id = nextId++;
-  const answer = nextMessage(
-    child,
-    (message) => (message as Answer | null)?.id === id,
-    timeoutMs,
-    type,
-  ) as Promise<Answer>;
-  child.send({ id, type, payload } satisfies Request);
-  const { result, error } = await answer;
-  if (error !== undefined) throw new Error(`${type}: ${error}`);
-  return result as T;
-}
+  /** Starts `node ...args` and waits until it serves requests (one sent before would be lost). */
+  static async start(
+    name: string,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    logFile: string,
+    timeoutMs: number,
+  ): Promise<IpcChild> {
+    const child = new IpcChild(startNode(name, args, env, logFile, true));
+    await child.nextMessage((message) => message === READY, timeoutMs, 'start');
+    return child;
+  }
 
-/** The first message that `matches`; fails when the child exits or is silent too long. */
-function nextMessage(
-  child: ChildProcess,
-  matches: (message: unknown) => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: unknown) => {
-      if (!matches(message)) return;
-      finish();
-      resolve(message);
-    };
-    const onExit = () => {
-      finish();
-      reject(new Error(`${what}: the child process exited first`));
-    };
-    const finish = () => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    const timer = setTimeout(() => {
-      finish();
-      reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
+  /** Sends `type` with `payload` and resolves with its handler's result. */
+  async ask<T>(type: string, payload: unknown, timeoutMs: number): Promise<T> {
+    const id = nextId++;
+    const answer = this.nextMessage(
+      (message) => (message as Answer | null)?.id === id,
+      timeoutMs,
+      type,
+    ) as Promise<Answer>;
+    this.process.child.send({ id, type, payload } satisfies Request);
+    const { result, error } = await answer;
+    if (error !== undefined) throw new Error(`${type}: ${error}`);
+    return result as T;
+  }
 
-export type Handlers = Record<string, (payload: never) => unknown>;
+  /** The first message that `matches`; fails when the child exits or is silent too long. */
+  private nextMessage(
+    matches: (message: unknown) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<unknown> {
+    const child = this.process.child;
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: unknown) => {
+        if (!matches(message)) return;
+        finish();
+        resolve(message);
+      };
+      const onExit = () => {
+        finish();
+        reject(new Error(`${what}: the child process exited first`));
+      };
+      const finish = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  }
+}
 
 /** In the child: answers each request with its handler's result (or its error's message). */
-export function serve(handlers: Handlers): void {
+export function serve(handlers: Record<string, (payload: never) => unknown>): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('Started without an IPC channel: run it through the bench.');
   process.on('message', (message: Request) => {

@@ -3,10 +3,9 @@ import { sleep, timestamp } from '../kit/clock';
 import { cpuSnapshot, cpuUsage, CpuUsage, stealMs } from '../kit/cpu';
 import type { TrackedProcess } from '../kit/processes';
 import { SessionSampler, SessionSamples } from '../kit/sessions';
-import { readSqlTrace } from '../kit/sql-trace';
+import { readSqlTrace, SqlTraceSnapshot } from '../kit/sql-trace';
 import type { Window } from './figures';
 import { TARGET } from './settings';
-import { statementsBetween, StatementUse } from './sql';
 
 /** What the machine and the database did during a phase's measured window. */
 export interface WindowMeasures {
@@ -43,11 +42,43 @@ export async function measureWindow(
   const steal =
     stealBefore === null || stealAfter === null
       ? null
-      : Math.round(((stealAfter - stealBefore) / (window.to - window.from)) * 100) / 100;
+      : round((stealAfter - stealBefore) / (window.to - window.from), 2);
   return {
     cpu: cpuUsage(cpuBefore, cpuAfter),
     sessions: await sampler.stop(),
     sql: statementsBetween(sqlBefore, sqlAfter),
     stall: { benchLoopDelayMaxMs: Math.round(loopDelay.max / 1e6), stealCores: steal },
   };
+}
+
+/** The worker's statements in a window, from the --trace-sql tracer's running totals. */
+export interface StatementUse {
+  statement: string;
+  count: number;
+  totalMs: number;
+  meanMs: number;
+}
+
+const TOP_STATEMENTS = 8;
+
+export function statementsBetween(
+  before: SqlTraceSnapshot | null,
+  after: SqlTraceSnapshot | null,
+): StatementUse[] | null {
+  if (!before || !after) return null;
+  return Object.entries(after.statements)
+    .map(([statement, totals]) => {
+      const earlier = before.statements[statement] ?? { count: 0, ms: 0 };
+      const count = totals.count - earlier.count;
+      const totalMs = totals.ms - earlier.ms;
+      return { statement, count, totalMs: round(totalMs), meanMs: round(totalMs / count, 2) };
+    })
+    .filter((use) => use.count > 0)
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, TOP_STATEMENTS);
+}
+
+export function round(value: number, digits = 0): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
 }

@@ -12,7 +12,7 @@ export const PHASE_KINDS = [
 ] as const;
 export type PhaseKind = (typeof PHASE_KINDS)[number];
 
-export const USAGE = `Usage: npm run bench:webhooks [-- options]
+const USAGE = `Usage: npm run bench:webhooks [-- options]
   --no-build              use dist/ as it is (default: npm run build first)
   --rate N                events/s offered to the live endpoints (default 500)
   --ceiling-rate N        the higher rate of the ceiling phase (default 800)
@@ -29,22 +29,9 @@ export const USAGE = `Usage: npm run bench:webhooks [-- options]
   --trace-sql             preload bench/kit/sql-trace-preload.js into the worker: its
                           statements and SQL time per phase (diagnosis; adds a little overhead)`;
 
-export interface BenchOptions {
-  build: boolean;
-  rate: number;
-  ceilingRate: number;
-  warmupSeconds: number;
-  durationSeconds: number;
-  merchants: number;
-  deadSharePercent: number;
-  deadEndpoints: number;
-  agedBacklog: number;
-  inFlight: number;
-  phases: PhaseKind[];
-  traceSql: boolean;
-}
+export type BenchOptions = ReturnType<typeof parseOptions>;
 
-export function parseOptions(argv: string[]): BenchOptions {
+export function parseOptions(argv = process.argv.slice(2)) {
   const parsed = parseKit(
     USAGE,
     {
@@ -62,7 +49,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     },
     argv,
   );
-  const options: BenchOptions = {
+  const options = {
     build: parsed.build,
     rate: parsed.whole('rate'),
     ceilingRate: parsed.whole('ceiling-rate'),

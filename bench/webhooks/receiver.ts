@@ -1,12 +1,29 @@
 // The webhook receivers of `npm run bench:webhooks`, in a process of their own (started by
-// receiver-client.ts) so that their CPU neither slows the event generator nor hides in the
+// children.ts) so that their CPU neither slows the event generator nor hides in the
 // orchestrator's: one loopback port per live endpoint answering 200 at once, and per dead endpoint
 // a port that accepts the connection and never answers. Arrival times are taken here.
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { timestamp } from '../kit/clock';
 import { serve } from './ipc';
-import type { Arrival, Collected, Ports, PortRequest, SignedSample } from './receiver-client';
+
+/** One request received: which endpoint, its webhook-id, when (epoch ms, sub-ms). */
+export interface Arrival {
+  endpoint: string;
+  id: string;
+  at: number;
+}
+
+/** A request kept whole, to verify its signature with the official library. */
+export interface SignedSample {
+  endpoint: string;
+  body: string;
+  headers: Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>;
+}
+
+export type PortRequest = Record<'live' | 'hanging' | 'closed', number>;
+export type Ports = Awaited<ReturnType<typeof open>>;
+export type Collected = ReturnType<typeof collect>;
 
 // Kept with their raw body to verify signatures: the first few of each endpoint, then 1 in N.
 const FIRST_SAMPLES_PER_ENDPOINT = 3;
@@ -100,7 +117,7 @@ async function closedPorts(count: number): Promise<number[]> {
   return ports;
 }
 
-async function open(request: PortRequest): Promise<Ports> {
+async function open(request: PortRequest) {
   const live: number[] = [];
   for (let index = 0; index < request.live; index++) {
     live.push(await listen(liveServer(`live-${index}`)));
@@ -113,7 +130,7 @@ async function open(request: PortRequest): Promise<Ports> {
 }
 
 /** Everything recorded since the last collect (then forgotten). */
-function collect(): Collected {
+function collect() {
   const collected = { arrivals, samples, mismatches };
   arrivals = [];
   samples = [];

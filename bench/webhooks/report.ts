@@ -7,18 +7,15 @@ import { NON_DEFAULT, SERVICE_DEFAULTS } from './settings';
 import type { LoggedErrors, SignatureCheck } from './verify';
 
 /** The issue's goals. */
-export const GOAL_DELIVERED_PER_SECOND = 500;
-export const GOAL_P99_CHANGE_PERCENT = 10;
+const GOAL_DELIVERED_PER_SECOND = 500;
+const GOAL_P99_CHANGE_PERCENT = 10;
 const BELOW_TARGET = '<< BELOW TARGET';
 
-export interface Goals {
-  delivered: { goal: number; phase: string | null; perSecond: number | null; met: boolean };
-  /**
-   * Per later phase at the live phase's rate: its live p99 against the live phase's. For the dead
-   * phases that is the goal; for the repeat of the live phase, the noise between two alike.
-   */
-  p99Change: Array<{ phase: string; dead: boolean; changePercent: number | null; met: boolean }>;
-}
+/**
+ * Per later phase at the live phase's rate, its live p99 against the live phase's: for the dead
+ * phases that is the goal; for the repeat of the live phase, the noise between two alike.
+ */
+export type Goals = ReturnType<typeof goalsOf>;
 
 export interface Report {
   startedAt: string;
@@ -36,7 +33,7 @@ export interface Report {
 }
 
 /** How much a dead phase moved the live endpoints' p99, against the live phase at its rate. */
-export function goalsOf(phases: PhaseResult[], rate: number): Goals {
+export function goalsOf(phases: PhaseResult[], rate: number) {
   const live = phases.find((phase) => phase.kind === 'live' && phase.liveRate === rate) ?? null;
   const delivered = live?.figures.deliveredPerSecond ?? null;
   const baseline = live?.figures.latencyMs.p99 ?? null;
@@ -126,11 +123,10 @@ export function printReport(report: Report): void {
 
 /** The JSON without the signed samples (bodies) nor per-request lists. */
 export function writeReport(file: string, report: Report): void {
-  const slim = {
+  writeJson(file, {
     ...report,
     phases: report.phases.map((phase) => ({ ...phase, samples: undefined })),
-  };
-  writeJson(file, slim);
+  });
 }
 
 function printDetails(phase: PhaseResult): void {
@@ -228,7 +224,8 @@ function printVerification(report: Report): void {
 
 function formatCpu(cpu: CpuUsage): string {
   const parts = Object.entries(cpu.ms).map(
-    ([name, ms]) => `${name} ${ms ?? '?'} ms${ms === null ? '' : ` (${cores(ms, cpu.seconds)})`}`,
+    ([name, ms]) =>
+      `${name} ${ms ?? '?'} ms${ms === null ? '' : ` (${(ms / (cpu.seconds * 1000)).toFixed(2)} cores)`}`,
   );
   const other = cpu.otherCores === null ? '?' : cpu.otherCores.toFixed(2);
   return `${parts.join(', ')} over ${cpu.seconds} s; other processes ${other} cores`;
@@ -243,10 +240,6 @@ function cpuPerEvent(phase: PhaseResult): string {
     `worker ${per(phase.cpu.ms.worker)} ms, PostgreSQL ${per(phase.cpu.ms.postgres)} ms, ` +
     `generator ${per(phase.cpu.ms.generator)} ms, receiver ${per(phase.cpu.ms.receiver)} ms`
   );
-}
-
-function cores(ms: number, seconds: number): string {
-  return `${(ms / (seconds * 1000)).toFixed(2)} cores`;
 }
 
 function ms(latency: Distribution, key: 'p50' | 'p90' | 'p99' | 'max'): string {

@@ -15,10 +15,9 @@ import {
 import { runBenchmark } from '../kit/run';
 import { startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { ROOT, SQL_TRACE_PRELOAD } from '../kit/settings';
-import { Generator } from './generator-client';
+import { Generator, Receiver } from './children';
 import { BenchOptions, parseOptions, PhaseKind } from './options';
 import { DeadKind, PhaseContext, PhaseResult, PhaseSpec, runPhase } from './phase';
-import { Receiver } from './receiver-client';
 import { goalsOf, printReport, Report, writeReport } from './report';
 import {
   benchEnvironment,
@@ -35,34 +34,27 @@ const WARM_UP_SECONDS = 10;
 
 function phaseSpecs(options: BenchOptions): PhaseSpec[] {
   const { rate } = options;
-  const live = (kind: PhaseKind, liveRate: number): PhaseSpec => ({
+  const spec = (kind: PhaseKind, liveRate = rate, dead: DeadKind | null = null, backlog = 0) => ({
     kind,
-    name: kind === 'live-repeat' ? `live ${liveRate}/s again` : `live ${liveRate}/s`,
+    name: dead ? kind : `live ${liveRate}/s${kind === 'live-repeat' ? ' again' : ''}`,
     liveRate,
-    dead: null,
-    backlog: 0,
-  });
-  const dead = (kind: PhaseKind, deadKind: DeadKind, backlog = 0): PhaseSpec => ({
-    kind,
-    name: kind,
-    liveRate: rate,
-    dead: deadKind,
+    dead,
     backlog,
   });
   const specs: Record<PhaseKind, PhaseSpec> = {
-    live: live('live', rate),
-    'dead-hanging': dead('dead-hanging', 'hanging'),
-    'dead-refused': dead('dead-refused', 'refused'),
-    'live-repeat': live('live-repeat', rate),
-    'dead-aged': dead('dead-aged', 'aged', options.agedBacklog),
-    ceiling: live('ceiling', options.ceilingRate),
+    live: spec('live'),
+    'dead-hanging': spec('dead-hanging', rate, 'hanging'),
+    'dead-refused': spec('dead-refused', rate, 'refused'),
+    'live-repeat': spec('live-repeat'),
+    'dead-aged': spec('dead-aged', rate, 'aged', options.agedBacklog),
+    ceiling: spec('ceiling', options.ceilingRate),
   };
   return options.phases.map((kind) => specs[kind]);
 }
 
 runBenchmark('webhooks', async (run) => {
   const { step } = run;
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions();
   const logFiles = {
     api: run.log('api'),
     worker: run.log('worker'),

@@ -1,20 +1,28 @@
 import type { Client } from 'pg';
-import { sleep, timestamp } from '../kit/clock';
-import { createMerchant } from '../kit/database';
-import { assertRunning, TrackedProcess } from '../kit/processes';
+import { timestamp } from '../kit/clock';
+import { createMerchant, Merchant } from '../kit/database';
+import { pollUntil } from '../kit/poll';
+import type { TrackedProcess } from '../kit/processes';
 import { Api, callApi } from '../kit/services';
+import type { Generator, Receiver } from './children';
 import { pendingDeliveries, resetOutbox } from './database';
-import type { Generator } from './generator-client';
-import type { BenchOptions, PhaseKind } from './options';
-import type { Target, Targets } from './phase';
-import type { Ports, Receiver } from './receiver-client';
+import type { BenchOptions } from './options';
+import type { Ports } from './receiver';
 import { benchEnvironment } from './settings';
 
-export interface Endpoint {
-  id: string;
-  merchantId: string;
-  url: string;
-  secret: string;
+/** A merchant, its one endpoint, and the receiver's name for that endpoint. */
+export interface Target {
+  merchant: Merchant;
+  endpoint: { id: string; merchantId: string; url: string; secret: string };
+  receiverKey: string;
+}
+
+export interface Targets {
+  live: Target[];
+  hanging: Target[];
+  refused: Target[];
+  /** Hanging too, with a backlog built up before the phase (dead-aged). */
+  aged: Target[];
 }
 
 /**
@@ -29,45 +37,33 @@ export async function createTargets(
   options: BenchOptions,
 ): Promise<Targets> {
   const dead = options.deadEndpoints;
-  const runs = (kind: PhaseKind) => options.phases.includes(kind);
-  const create = async (kind: string, port: number, receiverKey: string, index: number) => {
-    const merchant = createMerchant(benchEnvironment(), `Bench webhooks ${kind} ${index}`);
-    const url = `http://127.0.0.1:${port}/webhooks/${kind}-${index}`;
-    // The secret is only in this answer.
-    const endpoint = await callApi<{ id: string; secret: string }>(
-      api,
-      merchant.apiKey,
-      'POST',
-      '/v1/webhook-endpoints',
-      { url, description: 'bench:webhooks' },
-    );
-    const target: Target = {
-      merchant,
-      endpoint: { id: endpoint.id, merchantId: merchant.id, url, secret: endpoint.secret },
-      receiverKey,
-    };
-    return target;
-  };
   /** One target per port, created in turn (the CLI runs one at a time). */
-  const all = async (kind: string, kindPorts: number[], keyOf: (index: number) => string) => {
+  const all = async (kind: string, kindPorts: number[], firstKey = 0, keyKind = kind) => {
     const targets: Target[] = [];
     for (const [index, port] of kindPorts.entries()) {
-      targets.push(await create(kind, port, keyOf(index), index));
+      const merchant = createMerchant(benchEnvironment(), `Bench webhooks ${kind} ${index}`);
+      const url = `http://127.0.0.1:${port}/webhooks/${kind}-${index}`;
+      // The secret is only in this answer.
+      const { id, secret } = await callApi<{ id: string; secret: string }>(
+        api,
+        merchant.apiKey,
+        'POST',
+        '/v1/webhook-endpoints',
+        { url, description: 'bench:webhooks' },
+      );
+      const endpoint = { id, merchantId: merchant.id, url, secret };
+      targets.push({ merchant, endpoint, receiverKey: `${keyKind}-${firstKey + index}` });
     }
     return targets;
   };
-  const none = () => Promise.resolve<Target[]>([]);
+  const runs = (kind: BenchOptions['phases'][number]) => options.phases.includes(kind);
   return {
-    live: await all('live', ports.live, (index) => `live-${index}`),
-    hanging: runs('dead-hanging')
-      ? await all('hanging', ports.hanging.slice(0, dead), (index) => `hanging-${index}`)
-      : await none(),
-    refused: runs('dead-refused')
-      ? await all('refused', ports.closed.slice(0, dead), (index) => `refused-${index}`)
-      : await none(),
+    live: await all('live', ports.live),
+    hanging: runs('dead-hanging') ? await all('hanging', ports.hanging.slice(0, dead)) : [],
+    refused: runs('dead-refused') ? await all('refused', ports.closed.slice(0, dead)) : [],
     aged: runs('dead-aged')
-      ? await all('aged', ports.hanging.slice(dead, 2 * dead), (index) => `hanging-${dead + index}`)
-      : await none(),
+      ? await all('aged', ports.hanging.slice(dead, 2 * dead), dead, 'hanging')
+      : [],
   };
 }
 
@@ -96,13 +92,10 @@ export async function warmUp(
     maxInFlight: load.inFlight,
   });
   if (stats.failed) throw new Error(`Writing warm-up events failed: ${stats.errors.join('; ')}`);
-  const deadline = timestamp() + DRAIN_TIMEOUT_MS;
-  while ((await pendingDeliveries(db, liveIds)) > 0) {
-    assertRunning(services.worker);
-    if (timestamp() > deadline) {
-      throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
-    }
-    await sleep(POLL_MS);
+  const delivered = () => pendingDeliveries(db, liveIds).then((pending) => pending === 0);
+  const options = { timeoutMs: DRAIN_TIMEOUT_MS, pollMs: POLL_MS, child: services.worker };
+  if (!(await pollUntil(delivered, options))) {
+    throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
   }
   const { arrivals } = await services.receiver.collect();
   const events = stats.committed.reduce((sum, committed) => sum + committed, 0);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
-import type { SignedSample } from './receiver-client';
+import type { SignedSample } from './receiver';
 
 /** Checks that do not belong to one phase: signatures, and errors the service logged. */
 

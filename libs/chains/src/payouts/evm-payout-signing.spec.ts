@@ -40,7 +40,13 @@ describe('EthersPayoutTransport signing', () => {
   });
 
   it('refuses to broadcast bytes that are no signed transaction, before any call', async () => {
-    await expect(transport.broadcast('0x1234zz')).rejects.toThrow('not a signed transaction');
-    await expect(transport.broadcast('0x')).rejects.toThrow('not a signed transaction');
+    const signed = Transaction.from(transport.signCancel(key, { nonce: 1, fees }).rawTransaction);
+    const unsigned = Transaction.from({ ...signed.toJSON(), signature: null }).unsignedSerialized;
+    for (const bytes of ['0x1234zz', '0x', '0xdeadbeef', unsigned, `${signed.serialized}00`]) {
+      await expect(transport.broadcast(bytes)).rejects.toMatchObject({
+        kind: 'permanent',
+        message: expect.stringContaining('not a signed transaction'),
+      });
+    }
   });
 });

@@ -1,24 +1,7 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { createHash, randomUUID } from 'node:crypto';
-import { TronWeb } from 'tronweb';
-import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { FakeTronNode } from '../support/fake-tron-node';
-import { creditBalance } from '../support/ledger-credit';
-import { parkEarlierPayouts, writeHotWalletsFile } from '../support/payout-chain';
-import { TestApi, TestMerchant } from '../support/test-app';
+import { TRON_USDT as USDT, TRX } from '../support/tron-keys';
+import { useTronSuite } from '../support/tron-suite';
 import { waitFor } from '../support/wait-for';
 
-// Fixed test keys (hashes of labels): they never hold funds anywhere.
-const testKey = (label: string): string => createHash('sha256').update(label).digest('hex');
-const addressOf = (privateKey: string): string =>
-  TronWeb.address.fromPrivateKey(privateKey) as string;
-const HOT_PRIVATE_KEY = testKey('tron coverage race e2e hot wallet');
-const HOT = addressOf(HOT_PRIVATE_KEY);
-const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
-const TRX = 1_000_000n;
 const USDT_UNIT = 1_000_000n;
 
 /*
@@ -27,75 +10,29 @@ const USDT_UNIT = 1_000_000n;
  * claim must count it, or it promises those tokens twice and its last transfer reverts on chain.
  */
 describe('TRON coverage counts a payout completed between the balance read and the claim', () => {
-  let node: FakeTronNode;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    node = new FakeTronNode();
-    const url = await node.start();
-    node.setTrxBalance(HOT, 10_000n * TRX);
-    environment = useChainEnvironment(
-      JSON.stringify({
-        networks: { TRON: { rpcUrls: [url], publicRpcUrl: url, confirmations: 1 } },
-      }),
-      {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ TRON: HOT_PRIVATE_KEY }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        // A postponed payout stays put: only the claim under test decides it.
-        PAYOUT_RETRY_DELAY_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'TRON=0',
-      },
-    );
-    api = await TestApi.start();
-    await parkEarlierPayouts(api.dataSource);
-    worker = await NestFactory.createApplicationContext(WorkerModule, { logger: false });
-    await worker.init();
-    merchant = await api.createMerchant();
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
-      network: 'TRON',
-      currency: 'USDT',
-      amount: '1000',
-    });
+  const suite = useTronSuite({
+    hotWallet: 'tron coverage race e2e hot wallet',
+    hotWalletHolds: { trx: 10_000n * TRX },
+    environment: {
+      // A postponed payout stays put: only the claim under test decides it.
+      PAYOUT_RETRY_DELAY_MS: '600000',
+      PAYOUT_NETWORK_FEES: 'TRON=0',
+    },
+    worker: true,
+    merchant: { usdt: '1000' },
   });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await node?.stop();
-    environment?.restore();
-  });
-
-  async function createPayout(amount: string): Promise<string> {
-    const { body } = await api
-      .post(
-        '/v1/payouts',
-        merchant,
-        {
-          amount,
-          currency: 'USDT',
-          network: 'TRON',
-          to_address: addressOf(testKey(`recipient ${randomUUID()}`)),
-        },
-        { 'Idempotency-Key': randomUUID() },
-      )
-      .expect(201);
-    return body.id;
-  }
+  const HOT = suite.hotWallet.address;
 
   const payoutRow = async (id: string) =>
     (
-      await api.dataSource.query(
+      await suite.api.dataSource.query(
         `SELECT status, pending_reason, tx_hash FROM payouts WHERE id = $1`,
         [id],
       )
     )[0] as { status: string; pending_reason: string | null; tx_hash: string | null };
 
   it('postpones the payout the wallet no longer covers instead of signing it', async () => {
+    const { node, api } = suite;
     // Earlier suites' TRON payouts still in flight count as committed: the wallet holds them
     // too, plus 20 USDT for this test.
     // In base units, exact: the sum is a NUMERIC with decimals ('9.000000000000000000').
@@ -108,7 +45,7 @@ describe('TRON coverage counts a payout completed between the balance read and t
     node.setTokenBalance(USDT, HOT, BigInt(others) + 20n * USDT_UNIT);
 
     // Y: 10 of the 20, signed and broadcast, not mined yet.
-    const y = await createPayout('10');
+    const y = await suite.createPayout('10');
     await waitFor(async () => (await payoutRow(y)).status === 'Processing', 30_000, 'Y signed');
     const yTx = (await payoutRow(y)).tx_hash!;
     await waitFor(async () => node.broadcasts.some((b) => b.txid === yTx), 30_000, 'Y broadcast');
@@ -119,7 +56,7 @@ describe('TRON coverage counts a payout completed between the balance read and t
     void build.reached.then(() => (building = true));
     let z: string;
     try {
-      z = await createPayout('15');
+      z = await suite.createPayout('15');
       await waitFor(async () => building, 30_000, "Z's transaction being built");
       // Meanwhile Y is mined and completed: the wallet holds 10, and Y is no longer in flight.
       node.mineBroadcasts();

@@ -1,22 +1,8 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { createHash, randomUUID } from 'node:crypto';
-import { TronWeb } from 'tronweb';
-import { TESTNET_NETWORKS } from '@app/chains/networks/default-networks';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { FakeTronNode } from '../support/fake-tron-node';
-import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import { parkEarlierPayouts, writeHotWalletsFile } from '../support/payout-chain';
-import { TestApi, TestMerchant } from '../support/test-app';
-import { TronProxy } from '../support/tron-proxy';
+import { randomTronAddress } from '../support/payouts-api';
+import { TRON_USDT as USDT } from '../support/tron-keys';
+import { useTronSuite } from '../support/tron-suite';
 import { waitFor } from '../support/wait-for';
 
-const testKey = (label: string): string => createHash('sha256').update(label).digest('hex');
-const addressOf = (privateKey: string): string =>
-  TronWeb.address.fromPrivateKey(privateKey) as string;
-const HOT_PRIVATE_KEY = testKey('tron lagging payouts hot wallet');
-const HOT = addressOf(HOT_PRIVATE_KEY);
-const USDT = TESTNET_NETWORKS.TRON.tokens.USDT!.contract;
 const PAYOUTS = 60;
 
 /*
@@ -26,64 +12,24 @@ const PAYOUTS = 60;
  * never "prove" an expiry: each payout is paid exactly once.
  */
 describe('TRON payouts behind a lagging load balancer', () => {
-  let node: FakeTronNode;
-  let proxy: TronProxy;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    node = new FakeTronNode();
-    await node.start();
-    node.setTokenBalance(USDT, HOT, 1_000_000_000_000n);
-    node.setTrxBalance(HOT, 1_000_000_000_000n);
-    proxy = await TronProxy.start(node.url);
-    proxy.lagging = { blocks: 25, share: 0.75 };
-    environment = useChainEnvironment(
-      JSON.stringify({
-        networks: {
-          TRON: { rpcUrls: [proxy.url], publicRpcUrl: proxy.url, confirmations: 30 },
-        },
-      }),
-      {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ TRON: HOT_PRIVATE_KEY }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        PAYOUT_RETRY_DELAY_MS: '300',
-        PAYOUT_NETWORK_FEES: 'TRON=1',
-      },
-    );
-    api = await TestApi.start();
-    await parkEarlierPayouts(api.dataSource);
-    worker = await startWorker();
-    merchant = await creditedMerchant(api, { network: 'TRON', currency: 'USDT', amount: '100000' });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await node?.stop();
-    environment?.restore();
+  const suite = useTronSuite({
+    hotWallet: 'tron lagging payouts hot wallet',
+    hotWalletHolds: { usdt: 1_000_000_000_000n, trx: 1_000_000_000_000n },
+    proxy: (proxy) => (proxy.lagging = { blocks: 25, share: 0.75 }),
+    confirmations: 30,
+    environment: {
+      PAYOUT_RETRY_DELAY_MS: '300',
+      PAYOUT_NETWORK_FEES: 'TRON=1',
+    },
+    worker: true,
+    merchant: { usdt: '100000' },
   });
 
   it('pays each payout exactly once while transactions expire, are signed again and mine late', async () => {
-    const recipients = Array.from({ length: PAYOUTS }, () =>
-      addressOf(testKey(`lagging recipient ${randomUUID()}`)),
-    );
+    const { node, api } = suite;
+    const recipients = Array.from({ length: PAYOUTS }, () => randomTronAddress());
     const ids: string[] = [];
-    for (const to of recipients) {
-      const { body } = await api
-        .post(
-          '/v1/payouts',
-          merchant,
-          { amount: '11', currency: 'USDT', network: 'TRON', to_address: to },
-          { 'Idempotency-Key': randomUUID() },
-        )
-        .expect(201);
-      ids.push(body.id);
-    }
+    for (const to of recipients) ids.push(await suite.createPayout('11', to));
     const finished = () =>
       api.count('payouts', `id = ANY($1) AND status IN ('Completed', 'Failed')`, [ids]);
     // The chain moves one block per poll. The node mines what its pool holds every 20 blocks, so

@@ -4,7 +4,7 @@ import { timestamp } from '../kit/clock';
 import { CLI_MAIN, ROOT } from '../kit/settings';
 
 /*
- * The operator CLI, run without blocking this process. bench/deposits' runCli is synchronous: while
+ * The operator CLI, run without blocking this process. The kit's runCli is synchronous: while
  * it waits, nothing here reads anvil's output pipe, anvil blocks writing its request log, and the
  * very command that asks anvil something times out.
  */

@@ -1,6 +1,6 @@
 import { parseOptions as parseKit } from '../kit/options';
 
-export const USAGE = `Usage: npm run bench:treasury [-- options]
+const USAGE = `Usage: npm run bench:treasury [-- options]
   --no-build                 use dist/ as it is (default: npm run build first)
   --addresses N              deposit addresses paid through the API and swept (default 1000)
   --reconcile-addresses N    deposit addresses with activity when reconciling (default 10000):
@@ -9,15 +9,9 @@ export const USAGE = `Usage: npm run bench:treasury [-- options]
   --sweep-interval-ms MS     a tuned setup: TREASURY_SWEEP_INTERVAL_MS for the worker (default:
                              not set, the service's 60,000)`;
 
-export interface BenchOptions {
-  build: boolean;
-  addresses: number;
-  reconcileAddresses: number;
-  reconcileRuns: number;
-  sweepIntervalMs: number | null;
-}
+export type BenchOptions = ReturnType<typeof parseOptions>;
 
-export function parseOptions(argv: string[]): BenchOptions {
+export function parseOptions(argv = process.argv.slice(2)) {
   const parsed = parseKit(
     USAGE,
     {

@@ -12,27 +12,9 @@ import { CONFIRMATIONS } from './settings';
  * proxy that counts requests, the calls in each Multicall3 batch and how many were in flight.
  */
 
-export interface ReconcileProfile {
-  ms: number;
-  exitCode: number | null;
-  /** Requests per JSON-RPC method. */
-  rpcMethods: Record<string, number>;
-  /** Per eth_call to Multicall3: calls in it, and the time the node took to answer it. */
-  multicalls: { batches: number; callsPerBatch: number[]; answerMs: { p50: number; max: number } };
-  /** The most eth_calls waiting for the node at once. */
-  maxInFlight: number;
-  /** Where the CPU profile is, and its busiest functions and modules (self time). */
-  cpuProfile: string | null;
-  topFunctions: Array<{ name: string; ms: number }>;
-  topModules: Array<{ name: string; ms: number }>;
-  cpuTotalMs: number;
-}
+export type ReconcileProfile = Awaited<ReturnType<typeof profileReconcile>>;
 
-export async function profileReconcile(
-  devnet: Devnet,
-  cliEnv: NodeJS.ProcessEnv,
-  base: string,
-): Promise<ReconcileProfile> {
+export async function profileReconcile(devnet: Devnet, cliEnv: NodeJS.ProcessEnv, base: string) {
   const proxy = await RpcProxy.start(devnet.rpcUrl);
   const started = new Map<unknown, number>();
   const answerMs: number[] = [];
@@ -78,7 +60,9 @@ export async function profileReconcile(
     return {
       ms: result.ms,
       exitCode: result.status,
+      /** Requests per JSON-RPC method. */
       rpcMethods,
+      /** Per eth_call to Multicall3: calls in it, and the time the node took to answer it. */
       multicalls: {
         batches: callsPerBatch.length,
         callsPerBatch,
@@ -87,7 +71,9 @@ export async function profileReconcile(
           max: Math.round(sorted[sorted.length - 1] ?? 0),
         },
       },
+      /** The most eth_calls waiting for the node at once. */
       maxInFlight,
+      /** Where the CPU profile is, and its busiest functions and modules (self time). */
       cpuProfile: file ? join(profileDir, file) : null,
       topFunctions: cpu?.functions ?? [],
       topModules: cpu?.modules ?? [],

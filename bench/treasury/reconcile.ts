@@ -1,15 +1,12 @@
 import { parseUnits } from 'ethers';
 import type { Client } from 'pg';
-import type { Devnet } from '../../test/support/devnet';
 import { DEVNET_ACCOUNTS } from '../../test/support/devnet';
-import { mintTo, type Rpc } from '../kit/chain';
-import { sleep, timestamp } from '../kit/clock';
-import { insertSessions, paidCount, randomSessions } from '../deposits/database';
-import type { TrackedProcess } from '../kit/processes';
-import { assertRunning } from '../kit/processes';
+import { mintTo } from '../kit/chain';
+import { timestamp } from '../kit/clock';
+import { insertSessions, randomSessions } from '../deposits/database';
 import { cli } from './cli';
-import { payAll } from './pay';
-import { profileReconcile, ReconcileProfile } from './profile';
+import { payAndSettle, type PayContext } from './pay';
+import { profileReconcile } from './profile';
 
 /*
  * Phase 2: treasury:reconcile over many deposit addresses with activity. Making 9,000 more of
@@ -29,36 +26,9 @@ export interface ReconcileRow {
   block: number;
 }
 
-export interface ReconcileRun {
-  /** The command, spawn to exit. */
-  ms: number;
-  /** The reconciliation run: its stored start (after the CLI booted) to the command's exit. */
-  serviceMs: number;
-  /** The command's CPU time (boot included), user + system; null without GNU time. */
-  cpuMs: number | null;
-  exitCode: number | null;
-  rows: ReconcileRow[];
-}
+export type ReconcileResult = Awaited<ReturnType<typeof measureReconcile>>;
 
-export interface ReconcileResult {
-  /** Deposit addresses with activity on ETHEREUM when reconciled (the swept ones included). */
-  depositAddresses: number;
-  inserted: { sessions: number; note: string };
-  paymentMs: { send: number; toAllPaid: number };
-  runs: ReconcileRun[];
-  /** The same CLI process doing one query (merchants:list): its start and stop alone. */
-  cliBaselineMs: number;
-  cliBaselineCpuMs: number | null;
-  /** One more run, profiled (not in the figures). */
-  profile: ReconcileProfile;
-  failures: string[];
-}
-
-export interface ReconcileContext {
-  db: Client;
-  rpc: Rpc;
-  devnet: Devnet;
-  worker: TrackedProcess;
+export interface ReconcileContext extends PayContext {
   /** The operator's CLI environment: the worker's, without the worker's own settings. */
   cliEnv: NodeJS.ProcessEnv;
   step: (message: string) => void;
@@ -76,35 +46,36 @@ export async function measureReconcile(
   merchantId: string,
   newAddresses: number,
   runs: number,
-): Promise<ReconcileResult> {
+) {
   const { db, rpc, devnet, step } = context;
   const token = devnet.tokens.USDT.contract;
   await mintTo(rpc, token, [DEVNET_ACCOUNTS.payer.address], PAYER_TOP_UP);
   const sessions = randomSessions(newAddresses, 'tr');
   await insertSessions(db, { merchantId, tokenContract: token, sessions });
   step(`${newAddresses} Pending sessions inserted in SQL; paying them on the devnet`);
-  const sendStartedAt = timestamp();
-  await payAll(
-    devnet,
-    rpc,
-    sessions.map((session) => ({ to: session.payAddress, amount: session.amount })),
+  const { ms: paymentMs } = await payAndSettle(context, merchantId, sessions, {
+    timeoutMs: PAID_TIMEOUT_MS,
+    pollMs: POLL_MS,
+  });
+  step(
+    `all ${newAddresses} Paid ${(paymentMs.toAllPaid / 1000).toFixed(1)} s after they were sent`,
   );
-  const sentAt = timestamp();
-  const deadline = sentAt + PAID_TIMEOUT_MS;
-  while ((await paidCount(db, merchantId)) < newAddresses) {
-    assertRunning(context.worker);
-    if (timestamp() > deadline) throw new Error('The worker did not settle every payment.');
-    await sleep(POLL_MS);
-  }
-  const paidAt = timestamp();
-  step(`all ${newAddresses} Paid ${((paidAt - sentAt) / 1000).toFixed(1)} s after they were sent`);
 
-  const results: ReconcileRun[] = [];
+  const results = [];
   for (let run = 0; run < runs; run += 1) {
     const result = await cli(['treasury:reconcile', '--network', 'ETHEREUM'], context.cliEnv);
     const rows = parseRows(result.stdout);
     const serviceMs = Math.round(timestamp() - (await lastRunStartedAt(db)));
-    results.push({ ms: result.ms, serviceMs, cpuMs: result.cpuMs, exitCode: result.status, rows });
+    results.push({
+      /** The command, spawn to exit. */
+      ms: result.ms,
+      /** The reconciliation run: its stored start (after the CLI booted) to the command's exit. */
+      serviceMs,
+      /** The command's CPU time (boot included), user + system; null without GNU time. */
+      cpuMs: result.cpuMs,
+      exitCode: result.status,
+      rows,
+    });
     step(
       `treasury:reconcile ${run + 1}/${runs}: ${result.ms} ms (the run itself ${serviceMs} ms, ` +
         `CPU ${result.cpuMs ?? '?'} ms), exit ${result.status}`,
@@ -127,6 +98,7 @@ export async function measureReconcile(
   const tokenRow = results[0]?.rows.find((row) => row.currency === 'USDT');
   const baseline = await cli(['merchants:list'], context.cliEnv);
   return {
+    /** Deposit addresses with activity on ETHEREUM when reconciled (the swept ones included). */
     depositAddresses: await depositAddressCount(db),
     inserted: {
       sessions: newAddresses,
@@ -134,10 +106,12 @@ export async function measureReconcile(
         'Pending checkout_sessions rows inserted in SQL (random addresses, not in the pay-address ' +
         'pool); their payments were sent on chain and detected, confirmed and booked by the worker',
     },
-    paymentMs: { send: Math.round(sentAt - sendStartedAt), toAllPaid: Math.round(paidAt - sentAt) },
+    paymentMs,
     runs: results,
+    /** The same CLI process doing one query (merchants:list): its start and stop alone. */
     cliBaselineMs: baseline.ms,
     cliBaselineCpuMs: baseline.cpuMs,
+    /** One more run, profiled (not in the figures). */
     profile,
     failures: tokenRow ? failures : [...failures, 'treasury:reconcile printed no USDT row'],
   };

@@ -51,7 +51,7 @@ async function walletsRegisteredSince(db: Client, since: number): Promise<boolea
 }
 
 runBenchmark('treasury', async ({ step, base, log, onStop, startedAt }) => {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions();
   const treasuryDir = `${base}.treasury`;
   mkdirSync(treasuryDir, { recursive: true });
   const logs = { anvil: log('anvil'), api: log('api'), worker: log('worker') };
@@ -113,18 +113,9 @@ runBenchmark('treasury', async ({ step, base, log, onStop, startedAt }) => {
     cliEnv,
   );
 
+  const phase = { db, rpc, devnet, worker, step };
   const sweeps: SweepResult = await measureSweeps(
-    {
-      db,
-      rpc,
-      devnet,
-      api,
-      apiKey: merchant.api_key,
-      merchantId: merchant.merchant_id,
-      worker,
-      head,
-      step,
-    },
+    { ...phase, api, apiKey: merchant.api_key, merchantId: merchant.merchant_id, head },
     options.addresses,
   );
   step(
@@ -136,7 +127,7 @@ runBenchmark('treasury', async ({ step, base, log, onStop, startedAt }) => {
     cliEnv,
   );
   const reconcile: ReconcileResult = await measureReconcile(
-    { db, rpc, devnet, worker, cliEnv, step, base },
+    { ...phase, cliEnv, base },
     reconcileMerchant.merchant_id,
     options.reconcileAddresses - options.addresses,
     options.reconcileRuns,

@@ -1,15 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { parseUnits } from 'ethers';
 import type { Client } from 'pg';
-import { DEVNET_ACCOUNTS, DEVNET_TOKEN_DECIMALS, type Devnet } from '../../test/support/devnet';
-import type { Rpc } from '../kit/chain';
-import { sleep, timestamp } from '../kit/clock';
-import type { TrackedProcess } from '../kit/processes';
-import { tokenBalance } from '../kit/chain';
+import { DEVNET_ACCOUNTS, DEVNET_TOKEN_DECIMALS } from '../../test/support/devnet';
+import { type Rpc, tokenBalance } from '../kit/chain';
 import type { HeadTracker } from '../kit/heads';
-import { assertRunning } from '../kit/processes';
-import { payAll } from './pay';
-import type { Api } from '../kit/services';
+import { pollUntil } from '../kit/poll';
+import { type Api, callApi } from '../kit/services';
+import { payAndSettle, type PayContext } from './pay';
 
 /*
  * Phase 1: deposit addresses swept by the worker. Sessions created through the API, paid on the
@@ -19,67 +16,21 @@ import type { Api } from '../kit/services';
  * each block was announced) and checked afterwards on chain and in the books.
  */
 
-export interface PaidSession {
+export type SweepResult = Awaited<ReturnType<typeof measureSweeps>>;
+
+export interface SweepContext extends PayContext {
+  api: Api;
+  apiKey: string;
+  merchantId: string;
+  head: HeadTracker;
+  step: (message: string) => void;
+}
+
+interface PaidSession {
   id: string;
   payAddress: string;
   /** Whole tokens, as the session asks and the payment sends. */
   amount: string;
-}
-
-export interface SweepTransaction {
-  sweepId: string;
-  txHash: string;
-  block: number;
-  addresses: number;
-  authorizations: number;
-  type: number;
-  gasUsed: number;
-  feeWei: string;
-}
-
-export interface SweepResult {
-  addresses: number;
-  /** Signing and sending the payments, then sent -> every session Paid. */
-  paymentMs: { send: number; toAllPaid: number };
-  sweeps: number;
-  /** Transactions sent for them (a replacement is one more). */
-  attempts: number;
-  blocks: number;
-  /** The headline: first sweep signed -> last sweep Completed, from the sweeps table. */
-  wallMs: number;
-  /** Where that time went: signing the pass, the chain mining it, the wait to book it. */
-  stagesMs: {
-    signing: number;
-    signedToLastMined: number | null;
-    lastMinedToCompleted: number | null;
-  };
-  /** Every session Paid -> first sweep signed: the wait for the next sweep pass. */
-  paidToFirstSignedMs: number;
-  gasPerAddress: number;
-  gasPerAddressByBatch: { min: number; max: number };
-  transactions: SweepTransaction[];
-  verification: SweepVerification;
-}
-
-export interface SweepVerification {
-  emptyAddresses: number;
-  hotWalletIncrease: string;
-  paid: string;
-  sweptInBooks: string;
-  feesBookedExactly: number;
-  failures: string[];
-}
-
-export interface SweepContext {
-  db: Client;
-  rpc: Rpc;
-  devnet: Devnet;
-  api: Api;
-  apiKey: string;
-  merchantId: string;
-  worker: TrackedProcess;
-  head: HeadTracker;
-  step: (message: string) => void;
 }
 
 const CREATE_CONCURRENCY = 16;
@@ -88,36 +39,25 @@ const POLL_MS = 250;
 const SWEPT_TIMEOUT_MS = 240_000;
 const PAID_TIMEOUT_MS = 120_000;
 
-export async function measureSweeps(context: SweepContext, count: number): Promise<SweepResult> {
+export async function measureSweeps(context: SweepContext, count: number) {
   const { db, rpc, devnet, step } = context;
   step(`creating ${count} sessions through the API`);
   const sessions = await createSessions(context, count);
   const token = devnet.tokens.USDT.contract;
-  const hotWallet = DEVNET_ACCOUNTS.hotWallet.address;
-  const hotBefore = await tokenBalance(rpc, token, hotWallet);
+  const hotBefore = await tokenBalance(rpc, token, DEVNET_ACCOUNTS.hotWallet.address);
 
   step(`paying them on the devnet (signed here, sent in JSON-RPC batches)`);
-  const sendStartedAt = timestamp();
-  await payAll(
-    devnet,
-    rpc,
-    sessions.map((session) => ({ to: session.payAddress, amount: session.amount })),
-  );
-  const sentAt = timestamp();
-  await waitUntil(context, PAID_TIMEOUT_MS, 'every session Paid', async () => {
-    const { rows } = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM checkout_sessions WHERE merchant_id = $1 AND status = 'Paid'`,
-      [context.merchantId],
-    );
-    return rows[0].n === count;
+  const { paidAt, ms: paymentMs } = await payAndSettle(context, context.merchantId, sessions, {
+    timeoutMs: PAID_TIMEOUT_MS,
+    pollMs: POLL_MS,
   });
-  const paidAt = timestamp();
   step(
-    `all ${count} Paid ${((paidAt - sentAt) / 1000).toFixed(1)} s after they were sent; waiting for the worker's sweeps`,
+    `all ${count} Paid ${(paymentMs.toAllPaid / 1000).toFixed(1)} s after they were sent; ` +
+      `waiting for the worker's sweeps`,
   );
 
   const addresses = sessions.map((session) => session.payAddress.toLowerCase());
-  await waitUntil(context, SWEPT_TIMEOUT_MS, 'every address swept', async () => {
+  const allSwept = async () => {
     const { rows } = await db.query<{ n: number }>(
       `SELECT count(DISTINCT lower(i.address))::int AS n FROM sweep_items i
          JOIN sweeps s ON s.id = i.sweep_id
@@ -125,7 +65,13 @@ export async function measureSweeps(context: SweepContext, count: number): Promi
       [addresses],
     );
     return rows[0].n === count;
-  });
+  };
+  const swept = { timeoutMs: SWEPT_TIMEOUT_MS, pollMs: POLL_MS, child: context.worker };
+  if (!(await pollUntil(allSwept, swept))) {
+    throw new Error(
+      `Timed out after ${SWEPT_TIMEOUT_MS / 1000} s waiting for every address swept.`,
+    );
+  }
   const sweeps = await sweepRows(db, addresses);
   const transactions = await sweepTransactions(rpc, sweeps);
   const verification = await verifySweeps(context, sessions, sweeps, transactions, hotBefore);
@@ -139,16 +85,21 @@ export async function measureSweeps(context: SweepContext, count: number): Promi
   const perBatch = transactions.map((transaction) => transaction.gasUsed / transaction.addresses);
   return {
     addresses: count,
-    paymentMs: { send: Math.round(sentAt - sendStartedAt), toAllPaid: Math.round(paidAt - sentAt) },
+    /** Signing and sending the payments, then sent -> every session Paid. */
+    paymentMs,
     sweeps: sweeps.length,
+    /** Transactions sent for them (a replacement is one more). */
     attempts: sweeps.reduce((sum, sweep) => sum + sweep.attempts, 0),
     blocks: new Set(transactions.map((transaction) => transaction.block)).size,
+    /** The headline: first sweep signed -> last sweep Completed, from the sweeps table. */
     wallMs: Math.round(lastCompleted - first),
+    /** Where that time went: signing the pass, the chain mining it, the wait to book it. */
     stagesMs: {
       signing: Math.round(lastSigned - first),
       signedToLastMined: lastMinedAt === null ? null : Math.round(lastMinedAt - first),
       lastMinedToCompleted: lastMinedAt === null ? null : Math.round(lastCompleted - lastMinedAt),
     },
+    /** Every session Paid -> first sweep signed: the wait for the next sweep pass. */
     paidToFirstSignedMs: Math.round(first - paidAt),
     gasPerAddress: Math.round(gas / count),
     gasPerAddressByBatch: {
@@ -168,52 +119,36 @@ async function createSessions(context: SweepContext, count: number): Promise<Pai
     while (next < count) {
       next += 1;
       const price = `${randomInt(100, 500)}.${String(randomInt(0, 100)).padStart(2, '0')}`;
-      const response = await fetch(`${context.api.url}/v1/checkout/sessions`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${context.apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
-        },
-        body: JSON.stringify({
-          pricing_amount: price,
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        }),
-      });
-      const body = (await response.json()) as { id: string; pay_address: string; amount: string };
-      if (response.status !== 201) {
-        throw new Error(`POST /v1/checkout/sessions: ${response.status} ${JSON.stringify(body)}`);
-      }
-      sessions.push({ id: body.id, payAddress: body.pay_address, amount: body.amount });
+      const body = { pricing_amount: price, pricing_currency: 'USD' };
+      const session = await callApi<{ id: string; pay_address: string; amount: string }>(
+        context.api,
+        context.apiKey,
+        'POST',
+        '/v1/checkout/sessions',
+        { ...body, currency: 'USDT', network: 'ETHEREUM' },
+        { 'idempotency-key': randomUUID() },
+      );
+      sessions.push({ id: session.id, payAddress: session.pay_address, amount: session.amount });
     }
   };
   await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, createNext));
   return sessions;
 }
 
-interface SweepRow {
-  id: string;
-  txHash: string;
-  createdAt: number;
-  completedAt: number;
-  attempts: number;
-  items: number;
-}
+type SweepRow = Awaited<ReturnType<typeof sweepRows>>[number];
 
-async function sweepRows(db: Client, addresses: string[]): Promise<SweepRow[]> {
+async function sweepRows(db: Client, addresses: string[]) {
   const { rows } = await db.query<{
     id: string;
-    tx_hash: string;
-    created_at: number;
-    completed_at: number;
+    txHash: string;
+    createdAt: number;
+    completedAt: number;
     attempts: number;
     items: number;
   }>(
-    `SELECT s.id, s.tx_hash,
-            (extract(epoch FROM s.created_at) * 1000)::float8 AS created_at,
-            (extract(epoch FROM s.completed_at) * 1000)::float8 AS completed_at,
+    `SELECT s.id, s.tx_hash AS "txHash",
+            (extract(epoch FROM s.created_at) * 1000)::float8 AS "createdAt",
+            (extract(epoch FROM s.completed_at) * 1000)::float8 AS "completedAt",
             (SELECT count(*)::int FROM sweep_attempts a WHERE a.sweep_id = s.id) AS attempts,
             (SELECT count(*)::int FROM sweep_items i WHERE i.sweep_id = s.id) AS items
        FROM sweeps s
@@ -222,27 +157,19 @@ async function sweepRows(db: Client, addresses: string[]): Promise<SweepRow[]> {
       ORDER BY s.created_at`,
     [addresses],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    txHash: row.tx_hash,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-    attempts: row.attempts,
-    items: row.items,
-  }));
+  return rows;
 }
 
-interface RawReceipt {
-  blockNumber: string;
-  gasUsed: string;
-  effectiveGasPrice: string;
-  status: string;
-}
+type SweepTransaction = Awaited<ReturnType<typeof sweepTransactions>>[number];
 
-async function sweepTransactions(rpc: Rpc, sweeps: SweepRow[]): Promise<SweepTransaction[]> {
-  const transactions: SweepTransaction[] = [];
+async function sweepTransactions(rpc: Rpc, sweeps: SweepRow[]) {
+  const transactions = [];
   for (const sweep of sweeps) {
-    const receipt = await rpc.call<RawReceipt>('eth_getTransactionReceipt', [sweep.txHash]);
+    const receipt = await rpc.call<{
+      blockNumber: string;
+      gasUsed: string;
+      effectiveGasPrice: string;
+    }>('eth_getTransactionReceipt', [sweep.txHash]);
     const transaction = await rpc.call<{ type: string; authorizationList?: unknown[] }>(
       'eth_getTransactionByHash',
       [sweep.txHash],
@@ -268,7 +195,7 @@ async function verifySweeps(
   sweeps: SweepRow[],
   transactions: SweepTransaction[],
   hotBefore: bigint,
-): Promise<SweepVerification> {
+) {
   const { db, rpc, devnet } = context;
   const failures: string[] = [];
   const token = devnet.tokens.USDT.contract;
@@ -312,14 +239,9 @@ async function verifySweeps(
       [`network_fee:ETHEREUM:${transaction.txHash}`],
     );
     // numeric(38, 18): an ETH amount's 18 decimals are its wei, digit for digit.
-    if (
-      rows.length === 1 &&
-      BigInt(rows[0].amount.replace('.', '')) === BigInt(transaction.feeWei)
-    ) {
-      feesBookedExactly += 1;
-    } else {
-      failures.push(`the gas of ${transaction.txHash} is not booked to the wei of its receipt`);
-    }
+    const [fee] = rows.map((row) => BigInt(row.amount.replace('.', '')));
+    if (rows.length === 1 && fee === BigInt(transaction.feeWei)) feesBookedExactly += 1;
+    else failures.push(`the gas of ${transaction.txHash} is not booked to the wei of its receipt`);
   }
   return {
     emptyAddresses,
@@ -352,20 +274,4 @@ async function tokenBalances(rpc: Rpc, token: string, holders: string[]): Promis
     }
   }
   return balances;
-}
-
-async function waitUntil(
-  context: SweepContext,
-  timeoutMs: number,
-  what: string,
-  check: () => Promise<boolean>,
-): Promise<void> {
-  const deadline = timestamp() + timeoutMs;
-  while (!(await check())) {
-    assertRunning(context.worker);
-    if (timestamp() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs / 1000} s waiting for ${what}.`);
-    }
-    await sleep(POLL_MS);
-  }
 }

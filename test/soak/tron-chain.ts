@@ -34,13 +34,25 @@ interface WireTransaction {
   raw_data?: { contract?: Array<{ parameter?: { value?: { owner_address?: unknown } } }> };
 }
 
+/**
+ * One read of the fake node's HTTP API. A read the connection failed (a kept-alive socket the
+ * node's server closed as it was reused, under a loaded machine: "fetch failed") is tried again:
+ * the reads change nothing, and the checks read the whole chain in thousands of them.
+ */
 async function call<T>(node: FakeTronNode, path: string, body: unknown): Promise<T> {
-  const response = await fetch(`${node.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as T;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await fetch(`${node.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as T;
+    } catch (error) {
+      if (attempt === 5 || !(error instanceof TypeError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
 }
 
 /** Every transaction mined from block 0 to the head, read from the node's HTTP API. */

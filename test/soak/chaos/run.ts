@@ -434,7 +434,11 @@ if (deadlineMinutes !== undefined)
 main().then(
   (code) => process.exit(code),
   (error: Error) => {
-    log(`chaos soak aborted: ${error.stack ?? error.message}`);
+    // fetch's "fetch failed" says why only in its cause.
+    const cause = (error as Error & { cause?: unknown }).cause;
+    log(
+      `chaos soak aborted: ${error.stack ?? error.message}${cause ? `\ncause: ${String(cause)}` : ''}`,
+    );
     closingLine(0, 1);
     process.exit(2);
   },

@@ -20,9 +20,9 @@ import {
   PayoutJournalRepository,
   UnregisteredHotWalletError,
 } from './payout-journal.repository';
-import { PayoutHashesRepository } from './payout-hashes.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, transferOrder } from './payout-signer';
+import { PayoutTrackerReads } from './payout-tracker-reads.repository';
 
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
 const REBROADCAST_AFTER_MS = 3_000;
@@ -73,7 +73,7 @@ export class PayoutTracker {
   private readonly walked = new Map<string, string | null>();
   /** Per EVM network, the blocks read so far (receipts per block, not per payout). */
   private readonly blocksRead = new Map<string, BlocksRead>();
-  private readonly hashes: PayoutHashesRepository;
+  private readonly reads: PayoutTrackerReads;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -87,7 +87,7 @@ export class PayoutTracker {
     private readonly outcomes: PayoutOutcomes,
     private readonly nonceProofWaits: NonceProofWaits,
   ) {
-    this.hashes = new PayoutHashesRepository(dataSource);
+    this.reads = new PayoutTrackerReads(dataSource);
   }
 
   /**
@@ -214,7 +214,9 @@ export class PayoutTracker {
       this.blocksRead.set(network.name, blocks);
     }
     try {
-      await blocks.advance(transport, (txHashes) => this.hashes.ours(network.name, txHashes));
+      await blocks.advance(transport, (txHashes) =>
+        this.reads.ourTransactions(network.name, txHashes),
+      );
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
       this.logger.warn(
@@ -274,7 +276,9 @@ export class PayoutTracker {
     // time. Never sent 3 s after its signature, its claim died: the stored bytes are sent here.
     if (tick.now() - lastTried(latest) < REBROADCAST_AFTER_MS) return;
     if (latest.broadcast_count === 0) {
-      await this.rebroadcast(latest, report, tick);
+      // As of now, not as of the window: a claim slow to send its batch (under load, longer than
+      // a tick's start to this payout) may have sent it since, and it may even be mined.
+      if (await this.reads.neverBroadcast(latest.id)) await this.rebroadcast(latest, report, tick);
       return;
     }
     const lookup = await transport.lookup(latest.tx_hash);

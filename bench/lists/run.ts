@@ -11,6 +11,7 @@ import { connectDatabase, createMerchant, postgresVersion, seededTarget } from '
 import { parseOptions } from '../kit/options';
 import { apiNodeArgs, build, stopAllProcesses } from '../kit/processes';
 import {
+  count,
   describeMachine,
   fullMachineLine,
   gitDescription,
@@ -20,22 +21,18 @@ import {
   writeJson,
 } from '../kit/report';
 import { runBenchmark } from '../kit/run';
-import { percentile } from '../kit/stats';
 import { startApi } from '../kit/services';
 import { API_MAIN, environment, RAISED_RATE_LIMITS, target } from '../kit/settings';
+import { inSlices } from '../kit/slices';
+import { latency, timeCalls } from '../kit/timing';
 import { Scenario, scenarios } from './scenarios';
 import { seedEvents, seedPayouts, seedSessions, seedUnmatchedTransfers } from './seed';
 
 const TARGET = target('payments_bench_lists', 9);
-// By default requests go one after another on one kept-alive connection (the latency of one
-// request; the API's read limit is raised for this merchant alone so it never interferes).
-// `--pace MS` spaces them instead, so each finds the machine idle: on this VM waking idle
-// processes costs every hop (client, API, PostgreSQL, Redis) about half a millisecond, with a
-// p99 of several, which the `floor` row measures (see bench/lists/README.md).
 const RATE_LIMITED_WAIT_MS = 1000;
 // Enough for V8 to have compiled the route's code (with 20 the first scenario of each resource
 // carried its JIT pauses into its p99): the figure is a running service's, not a cold start's.
-const WARMUP_REQUESTS = 100;
+const WARMUP = 100;
 const SLICE = 100_000; // rows per INSERT statement while seeding
 const TARGET_P99_MS = 10;
 
@@ -56,88 +53,34 @@ const options = parseOptions(USAGE, {
 const SESSIONS = options.whole('sessions');
 const SAMPLES = options.whole('samples');
 const PACE_MS = options.whole('pace', 0);
-// Back to back, a merchant would pass the default 100 reads a second: only this benchmark's API
-// has the limit raised; paced runs keep the default.
+// Back to back, one merchant passes the default 100 reads a second: this benchmark's API has the
+// limit raised then; paced runs keep the default.
 const READ_LIMIT: Record<string, string> = PACE_MS > 0 ? {} : RAISED_RATE_LIMITS;
 const PAYOUTS = Math.ceil(SESSIONS / 10);
 const EVENTS = SESSIONS;
 const UNMATCHED = Math.ceil(SESSIONS / 100);
-
 const env = (extra: Record<string, string> = {}) => environment(TARGET, extra);
 
-interface Seeded {
-  merchantId: string;
-  apiKey: string;
-}
-
 /** A merchant with SESSIONS sessions, PAYOUTS payouts, EVENTS events and some unmatched transfers. */
-async function seed(db: Client, step: (message: string) => void): Promise<Seeded> {
-  step(
-    `seeding ${SESSIONS.toLocaleString('en-US')} sessions, ${PAYOUTS} payouts, ${EVENTS} events`,
-  );
+async function seed(db: Client, step: (message: string) => void) {
+  step(`seeding ${count(SESSIONS)} sessions, ${PAYOUTS} payouts, ${EVENTS} events`);
   const merchant = createMerchant(env(), 'Lists bench');
-  const newest = new Date();
-  const common = { merchantId: merchant.id, newest };
-  const sliced = async (
-    what: string,
-    total: number,
-    write: (first: number, count: number) => Promise<void>,
-  ) => {
-    for (let first = 1; first <= total; first += SLICE) {
-      await write(first, Math.min(SLICE, total - first + 1));
-      step(`  ${what}: ${Math.min(first + SLICE - 1, total).toLocaleString('en-US')}`);
-    }
-  };
-  await sliced('sessions', SESSIONS, (first, count) =>
-    seedSessions(db, { ...common, idPrefix: 'cs_bench_', first, count }),
+  const common = { merchantId: merchant.id, newest: new Date() };
+  const sliced = (what: string, to: number, write: (first: number, n: number) => Promise<void>) =>
+    inSlices({ from: 1, to, slice: SLICE }, write, (last) => step(`  ${what}: ${count(last)}`));
+  await sliced('sessions', SESSIONS, (first, n) =>
+    seedSessions(db, { ...common, idPrefix: 'cs_bench_', first, count: n }),
   );
-  await sliced('payouts', PAYOUTS, (first, count) =>
-    seedPayouts(db, { ...common, idPrefix: 'po_bench_', first, count }),
+  await sliced('payouts', PAYOUTS, (first, n) =>
+    seedPayouts(db, { ...common, idPrefix: 'po_bench_', first, count: n }),
   );
-  await sliced('events', EVENTS, (first, count) =>
-    seedEvents(db, { ...common, idPrefix: 'evt_bench_', first, count, types: EVENT_TYPES }),
+  await sliced('events', EVENTS, (first, n) =>
+    seedEvents(db, { ...common, idPrefix: 'evt_bench_', first, count: n, types: EVENT_TYPES }),
   );
-  await seedUnmatchedTransfers(db, {
-    ...common,
-    idPrefix: 'utx_bench_',
-    sessionPrefix: 'cs_bench_',
-    count: UNMATCHED,
-  });
+  const unmatched = { idPrefix: 'utx_bench_', sessionPrefix: 'cs_bench_', count: UNMATCHED };
+  await seedUnmatchedTransfers(db, { ...common, ...unmatched });
   return { merchantId: merchant.id, apiKey: merchant.apiKey };
 }
-
-interface Measured {
-  name: string;
-  path: string;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  errors: number;
-  /** 429s waited out and measured again (not in the figures). */
-  rate_limited: number;
-  items: number;
-  total_header: string;
-  /** The repository's queries alone (pg client, same SQL, no HTTP), when the scenario is a list. */
-  database_p50_ms: number | null;
-  database_p99_ms: number | null;
-}
-
-/** The list's SQL as the API runs it (queryList), timed from a client on the same machine. */
-async function measureDatabase(db: Client, scenario: Scenario): Promise<number[] | null> {
-  if (!scenario.direct) return null;
-  const runner = {
-    query: async (sql: string, params: unknown[]) => (await db.query(sql, params)).rows,
-  };
-  const timings: number[] = [];
-  for (let i = 0; i < WARMUP_REQUESTS + SAMPLES; i++) {
-    const started = performance.now();
-    await queryList(runner, scenario.direct.spec, scenario.direct.page);
-    if (i >= WARMUP_REQUESTS) timings.push(performance.now() - started);
-  }
-  return timings.sort((a, b) => a - b);
-}
-
-const round = (value: number) => Math.round(value * 100) / 100;
 
 /** One GET on a kept-alive connection; the time is to the last byte of the body, not parsing. */
 function get(
@@ -164,71 +107,51 @@ function get(
   });
 }
 
-async function measure(url: string, apiKey: string, scenario: Scenario): Promise<Measured> {
+/** The scenario over HTTP: WARMUP requests, then SAMPLES timed; a 429 is waited out and redone. */
+async function measure(url: string, apiKey: string, scenario: Scenario) {
   const headers = { Authorization: `Bearer ${apiKey}` };
   // One connection kept alive, as a merchant's HTTP client keeps it: node:http rather than fetch,
   // whose stream machinery costs the client about a millisecond a request on this machine.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const timings: number[] = [];
-  let errors = 0;
-  let rateLimited = 0;
-  let last: { headers: http.IncomingHttpHeaders } | null = null;
-  let items = 0;
-  for (let i = 0; i < WARMUP_REQUESTS + SAMPLES; i++) {
+  let [errors, rateLimited, items] = [0, 0, 0];
+  let last: http.IncomingHttpHeaders = {};
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
     const response = await get(agent, `${url}${scenario.path}`, headers);
-    const { elapsed } = response;
     if (response.status === 429) {
-      rateLimited += 1;
-      if (rateLimited > 50) throw new Error(`${scenario.name}: rate limited 50 times`);
+      if (++rateLimited > 50) throw new Error(`${scenario.name}: rate limited 50 times`);
       await sleep(RATE_LIMITED_WAIT_MS);
       i -= 1;
       continue;
     }
-    if (i >= WARMUP_REQUESTS) timings.push(elapsed);
+    if (i >= WARMUP) timings.push(response.elapsed);
     if (response.status < 200 || response.status > 299) errors += 1;
-    last = response;
+    last = response.headers;
     const body = JSON.parse(response.body) as unknown;
     items = Array.isArray(body) ? body.length : 1;
-    if (PACE_MS) await sleep(Math.max(PACE_MS - elapsed, 0));
+    if (PACE_MS) await sleep(Math.max(PACE_MS - response.elapsed, 0));
   }
   agent.destroy();
-  timings.sort((a, b) => a - b);
-  const exact = last?.headers['x-total-count'];
-  const atLeast = last?.headers['x-total-count-at-least'];
+  const [exact, atLeast] = [last['x-total-count'], last['x-total-count-at-least']];
   return {
     name: scenario.name,
     path: scenario.path,
-    p50_ms: round(percentile(timings, 50)),
-    p99_ms: round(percentile(timings, 99)),
-    max_ms: round(timings[timings.length - 1]),
+    ...latency(timings),
     errors,
+    /** 429s waited out and measured again (not in the figures). */
     rate_limited: rateLimited,
     items,
     total_header: exact ? `= ${exact}` : atLeast ? `>= ${atLeast}` : '',
-    database_p50_ms: null,
-    database_p99_ms: null,
+    /** The repository's queries alone (queryList over pg, no HTTP), when it is a list. */
+    database_p50_ms: null as number | null,
+    database_p99_ms: null as number | null,
   };
 }
 
-function printResults(results: Measured[]): void {
-  printTable([
-    ['query', 'p50 ms', 'p99 ms', 'max ms', 'db p50', 'db p99', 'items', 'total', 'errors'],
-    ...results.map((result) => [
-      result.name,
-      result.p50_ms.toFixed(2),
-      result.p99_ms.toFixed(2) + (result.p99_ms > TARGET_P99_MS && !isExempt(result) ? ' <<' : ''),
-      result.max_ms.toFixed(2),
-      result.database_p50_ms?.toFixed(2) ?? '',
-      result.database_p99_ms?.toFixed(2) ?? '',
-      String(result.items),
-      result.total_header,
-      String(result.errors),
-    ]),
-  ]);
-}
-
+type Measured = Awaited<ReturnType<typeof measure>>;
 // The exact count on request is the price the old lists paid on every call: shown, not a target.
-const isExempt = (result: Measured) => result.name.includes('include_total');
+const overTarget = (result: Measured) =>
+  result.p99_ms > TARGET_P99_MS && !result.name.includes('include_total');
 
 runBenchmark('lists', async ({ step, base, log }) => {
   build(options.build, step);
@@ -250,24 +173,32 @@ runBenchmark('lists', async ({ step, base, log }) => {
     results.push(await measure(url, seeded.apiKey, scenario));
     step(`  ${scenario.name}: p99 ${results[results.length - 1].p99_ms} ms`);
   }
-  const floor = await measureFloor();
+  // The app's own client class: pg's promise mode would add its collection pauses
+  // (docs/decisions.md).
+  const direct: Client = new CallbackQueryClient({ connectionString: TARGET.databaseUrl });
+  await direct.connect();
+  // What the machine itself costs a request: a trivial round trip, paced like the requests.
+  const floor = latency(
+    await timeCalls({ warmup: WARMUP, samples: SAMPLES, paceMs: PACE_MS }, () =>
+      direct.query('SELECT 1'),
+    ),
+  );
   step(`  floor, SELECT 1 over pg: p50 ${floor.p50_ms} ms, p99 ${floor.p99_ms} ms`);
   const quietAtEnd = quietness();
   await stopAllProcesses();
   step('the same list queries without HTTP (queryList over one pg connection)');
-  // The app's own client class: pg's promise mode would add its collection pauses (docs/decisions.md).
-  const direct = new CallbackQueryClient({ connectionString: TARGET.databaseUrl });
-  await direct.connect();
-  try {
-    for (const [index, scenario] of list.entries()) {
-      const timings = await measureDatabase(direct, scenario);
-      if (!timings) continue;
-      results[index].database_p50_ms = round(percentile(timings, 50));
-      results[index].database_p99_ms = round(percentile(timings, 99));
-    }
-  } finally {
-    await direct.end();
+  const runner = {
+    query: async (sql: string, params: unknown[]) => (await direct.query(sql, params)).rows,
+  };
+  for (const [index, { direct: query }] of list.entries()) {
+    if (!query) continue;
+    const timings = await timeCalls({ warmup: WARMUP, samples: SAMPLES }, () =>
+      queryList(runner, query.spec, query.page),
+    );
+    const { p50_ms, p99_ms } = latency(timings);
+    Object.assign(results[index], { database_p50_ms: p50_ms, database_p99_ms: p99_ms });
   }
+  await direct.end();
 
   const machine = describeMachine(postgres, 'no anvil');
   console.log(`\n${fullMachineLine(machine, quietAtStart)}`);
@@ -278,15 +209,29 @@ runBenchmark('lists', async ({ step, base, log }) => {
   ];
   for (const warning of warnings) console.log(`WARNING: ${warning}`);
   console.log(
-    `${SESSIONS.toLocaleString('en-US')} sessions of one merchant, ${SAMPLES} sequential ` +
-      `requests per query after ${WARMUP_REQUESTS} discarded, target p99 <= ${TARGET_P99_MS} ms\n`,
+    `${count(SESSIONS)} sessions of one merchant, ${SAMPLES} sequential requests per query ` +
+      `after ${WARMUP} discarded, target p99 <= ${TARGET_P99_MS} ms\n`,
   );
-  printResults(results);
+  const ms = (value: number | null) => value?.toFixed(2) ?? '';
+  printTable([
+    ['query', 'p50 ms', 'p99 ms', 'max ms', 'db p50', 'db p99', 'items', 'total', 'errors'],
+    ...results.map((result) => [
+      result.name,
+      ms(result.p50_ms),
+      ms(result.p99_ms) + (overTarget(result) ? ' <<' : ''),
+      ms(result.max_ms),
+      ms(result.database_p50_ms),
+      ms(result.database_p99_ms),
+      String(result.items),
+      result.total_header,
+      String(result.errors),
+    ]),
+  ]);
   console.log(
     `\nfloor: one PostgreSQL round trip (SELECT 1, same pacing) p50 ${floor.p50_ms} ms, ` +
       `p99 ${floor.p99_ms} ms; an API request makes at least two such hops and the HTTP one`,
   );
-  const report = {
+  writeJson(`${base}.json`, {
     git: gitDescription(),
     machine,
     settings: {
@@ -300,33 +245,10 @@ runBenchmark('lists', async ({ step, base, log }) => {
     warnings,
     floor,
     results,
-  };
-  writeJson(`${base}.json`, report);
-  const failed = results.filter(
-    (result) => result.errors > 0 || (result.p99_ms > TARGET_P99_MS && !isExempt(result)),
-  );
+  });
+  const failed = results.filter((result) => result.errors > 0 || overTarget(result));
   if (failed.length) {
     console.log(`Over target or failing: ${failed.map((result) => result.name).join(', ')}`);
     process.exitCode = 1;
   }
 });
-
-/** What the machine itself costs a request: a trivial round trip, paced like the requests. */
-async function measureFloor(): Promise<{ p50_ms: number; p99_ms: number }> {
-  const db = new CallbackQueryClient({ connectionString: TARGET.databaseUrl });
-  await db.connect();
-  try {
-    const timings: number[] = [];
-    for (let i = 0; i < WARMUP_REQUESTS + SAMPLES; i++) {
-      const started = performance.now();
-      await db.query('SELECT 1');
-      const elapsed = performance.now() - started;
-      if (i >= WARMUP_REQUESTS) timings.push(elapsed);
-      if (PACE_MS) await sleep(Math.max(PACE_MS - elapsed, 0));
-    }
-    timings.sort((a, b) => a - b);
-    return { p50_ms: round(percentile(timings, 50)), p99_ms: round(percentile(timings, 99)) };
-  } finally {
-    await db.end();
-  }
-}

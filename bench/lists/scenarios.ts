@@ -65,136 +65,68 @@ export async function scenarios(db: Client, merchantId: string): Promise<Scenari
   const at = middle.created_at.getTime();
   const own = { merchantId, scope: { kind: 'own' as const } };
   const first: PageRequest = { page: 1, pageSize: 20, offset: 0, includeTotal: false };
-  const sessions = (filter: object, page: Partial<PageRequest> = {}) => ({
-    spec: sessionListSpec({ ...own, ...filter }),
-    page: { ...first, ...page },
-  });
-  const payouts = (filter: object) => ({
-    spec: payoutListSpec({ ...own, ...filter }),
-    page: first,
-  });
-  const events = (filter: object) => ({ spec: eventListSpec({ ...own, ...filter }), page: first });
-  const window = (from: number, to: number) =>
-    `created_after=${new Date(from).toISOString()}&created_before=${new Date(to).toISOString()}`;
+  /** `${resource}: ${label}`, GET path?query, and the same list as its repository builds it. */
+  const list =
+    <F>(resource: string, path: string, listSpec: (filter: F) => ListSpec) =>
+    (label: string, query: string, filter: Partial<F> = {}, page: Partial<PageRequest> = {}) => ({
+      name: `${resource}: ${label}`,
+      path: query ? `${path}?${query}` : path,
+      direct: { spec: listSpec({ ...own, ...filter } as F), page: { ...first, ...page } },
+    });
+  const sessions = list('sessions', SESSIONS, sessionListSpec);
+  const payouts = list('payouts', PAYOUTS, payoutListSpec);
+  const events = list('events', '/v1/events', eventListSpec);
+  const [hourAgo, midTable] = [new Date(at - hour).toISOString(), new Date(at).toISOString()];
+  const window = `created_after=${hourAgo}&created_before=${midTable}`;
+  const inWindow = { createdAfter: new Date(at - hour), createdBefore: new Date(at) };
+  const sessionHash = middle.tx_hash.toUpperCase().replace('0X', '0x');
+  const payoutHash = payout.tx_hash.toUpperCase().replace('0X', '0x');
+  const [address, destination] = [middle.pay_address, payout.to_address].map((a) =>
+    a.toLowerCase(),
+  );
   return [
     { name: 'GET session by id (reference)', path: `${SESSIONS}/${middle.id}` },
-    { name: 'sessions: first page', path: SESSIONS, direct: sessions({}) },
-    {
-      name: 'sessions: page_size=100',
-      path: `${SESSIONS}?page_size=100`,
-      direct: sessions({}, { pageSize: 100 }),
-    },
-    {
-      name: 'sessions: status=Paid',
-      path: `${SESSIONS}?status=Paid`,
-      direct: sessions({ statuses: ['Paid'] }),
-    },
-    {
-      name: 'sessions: status=Pending (5 %)',
-      path: `${SESSIONS}?status=Pending`,
-      direct: sessions({ statuses: ['Pending'] }),
-    },
-    {
-      name: 'sessions: status=Paid&status=Underpaid',
-      path: `${SESSIONS}?status=Paid&status=Underpaid`,
-      direct: sessions({ statuses: ['Paid', 'Underpaid'] }),
-    },
-    {
-      name: 'sessions: network=TRON',
-      path: `${SESSIONS}?network=TRON`,
-      direct: sessions({ network: 'TRON' }),
-    },
-    {
-      name: 'sessions: network=ETHEREUM',
-      path: `${SESSIONS}?network=ETHEREUM`,
-      direct: sessions({ network: 'ETHEREUM' }),
-    },
-    {
-      name: 'sessions: a 1-hour window',
-      path: `${SESSIONS}?${window(at - hour, at)}`,
-      direct: sessions({ createdAfter: new Date(at - hour), createdBefore: new Date(at) }),
-    },
-    {
-      name: 'sessions: created_before (mid-table)',
-      path: `${SESSIONS}?created_before=${new Date(at).toISOString()}`,
-      direct: sessions({ createdBefore: new Date(at) }),
-    },
-    {
-      name: 'sessions: status=Paid in a window',
-      path: `${SESSIONS}?status=Paid&${window(at - hour, at)}`,
-      direct: sessions({
-        statuses: ['Paid'],
-        createdAfter: new Date(at - hour),
-        createdBefore: new Date(at),
-      }),
-    },
-    {
-      name: 'sessions: search session id',
-      path: `${SESSIONS}?search_text=${middle.id}`,
-      direct: sessions({ searchText: middle.id }),
-    },
-    {
-      name: 'sessions: search pay address',
-      path: `${SESSIONS}?search_text=${middle.pay_address.toLowerCase()}`,
-      direct: sessions({ searchText: middle.pay_address.toLowerCase() }),
-    },
-    {
-      name: 'sessions: search tx hash',
-      path: `${SESSIONS}?search_text=${middle.tx_hash.toUpperCase().replace('0X', '0x')}`,
-      direct: sessions({ searchText: middle.tx_hash.toUpperCase().replace('0X', '0x') }),
-    },
-    {
-      name: 'sessions: page=500 (offset 9,980)',
-      path: `${SESSIONS}?page=500`,
-      direct: sessions({}, { page: 500, offset: 9980 }),
-    },
-    {
-      name: 'sessions: starting_after (90 % deep)',
-      path: `${SESSIONS}?starting_after=${deep.id}`,
-      direct: sessions({}, { startingAfter: deep.id }),
-    },
-    {
-      name: 'sessions: include_total=true (exact count)',
-      path: `${SESSIONS}?include_total=true`,
-      direct: sessions({}, { includeTotal: true }),
-    },
-    { name: 'payouts: first page', path: PAYOUTS, direct: payouts({}) },
-    {
-      name: 'payouts: status=Failed',
-      path: `${PAYOUTS}?status=Failed`,
-      direct: payouts({ statuses: ['Failed'] }),
-    },
-    {
-      name: 'payouts: network=TRON',
-      path: `${PAYOUTS}?network=TRON`,
-      direct: payouts({ network: 'TRON' }),
-    },
-    {
-      name: 'payouts: search payout id',
-      path: `${PAYOUTS}?search_text=${payout.id}`,
-      direct: payouts({ searchText: payout.id }),
-    },
-    {
-      name: 'payouts: search tx hash',
-      path: `${PAYOUTS}?search_text=${payout.tx_hash.toUpperCase().replace('0X', '0x')}`,
-      direct: payouts({ searchText: payout.tx_hash.toUpperCase().replace('0X', '0x') }),
-    },
-    {
-      name: 'payouts: search destination',
-      path: `${PAYOUTS}?search_text=${payout.to_address.toLowerCase()}`,
-      direct: payouts({ searchText: payout.to_address.toLowerCase() }),
-    },
-    { name: 'events: first page', path: '/v1/events', direct: events({}) },
-    {
-      name: 'events: type=checkout.session.paid',
-      path: '/v1/events?type=checkout.session.paid',
-      direct: events({ types: ['checkout.session.paid'] }),
-    },
-    {
-      name: 'events: object_id',
-      path: `/v1/events?object_id=${event.object_id}`,
-      direct: events({ objectId: event.object_id }),
-    },
+    sessions('first page', ''),
+    sessions('page_size=100', 'page_size=100', {}, { pageSize: 100 }),
+    sessions('status=Paid', 'status=Paid', { statuses: ['Paid'] }),
+    sessions('status=Pending (5 %)', 'status=Pending', { statuses: ['Pending'] }),
+    sessions('status=Paid&status=Underpaid', 'status=Paid&status=Underpaid', {
+      statuses: ['Paid', 'Underpaid'],
+    }),
+    sessions('network=TRON', 'network=TRON', { network: 'TRON' }),
+    sessions('network=ETHEREUM', 'network=ETHEREUM', { network: 'ETHEREUM' }),
+    sessions('a 1-hour window', window, inWindow),
+    sessions('created_before (mid-table)', `created_before=${midTable}`, {
+      createdBefore: new Date(at),
+    }),
+    sessions('status=Paid in a window', `status=Paid&${window}`, {
+      statuses: ['Paid'],
+      ...inWindow,
+    }),
+    sessions('search session id', `search_text=${middle.id}`, { searchText: middle.id }),
+    sessions('search pay address', `search_text=${address}`, { searchText: address }),
+    sessions('search tx hash', `search_text=${sessionHash}`, { searchText: sessionHash }),
+    sessions('page=500 (offset 9,980)', 'page=500', {}, { page: 500, offset: 9980 }),
+    sessions(
+      'starting_after (90 % deep)',
+      `starting_after=${deep.id}`,
+      {},
+      {
+        startingAfter: deep.id,
+      },
+    ),
+    sessions('include_total=true (exact count)', 'include_total=true', {}, { includeTotal: true }),
+    payouts('first page', ''),
+    payouts('status=Failed', 'status=Failed', { statuses: ['Failed'] }),
+    payouts('network=TRON', 'network=TRON', { network: 'TRON' }),
+    payouts('search payout id', `search_text=${payout.id}`, { searchText: payout.id }),
+    payouts('search tx hash', `search_text=${payoutHash}`, { searchText: payoutHash }),
+    payouts('search destination', `search_text=${destination}`, { searchText: destination }),
+    events('first page', ''),
+    events('type=checkout.session.paid', 'type=checkout.session.paid', {
+      types: ['checkout.session.paid'],
+    }),
+    events('object_id', `object_id=${event.object_id}`, { objectId: event.object_id }),
     { name: 'unmatched transfers: first page', path: '/v1/unmatched-transfers' },
     { name: 'unmatched transfers: network=BSC', path: '/v1/unmatched-transfers?network=BSC' },
     { name: 'webhook endpoints: first page', path: '/v1/webhook-endpoints' },

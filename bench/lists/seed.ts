@@ -12,15 +12,7 @@ export interface SeedRunner {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
 }
 
-export const SEED_NETWORKS = [
-  'TRON',
-  'ETHEREUM',
-  'BSC',
-  'POLYGON',
-  'ARBITRUM',
-  'BASE',
-  'OPTIMISM',
-] as const;
+const SEED_NETWORKS = 'TRON ETHEREUM BSC POLYGON ARBITRUM BASE OPTIMISM'.split(' ');
 
 interface Common {
   merchantId: string;

@@ -18,19 +18,9 @@ import {
   DELETE_OLD_EVENTS_BATCH,
   DELETE_OLD_WEBHOOK_ATTEMPTS,
 } from '../../apps/worker/src/maintenance/retention/retention-sql';
+import { latency, timeCalls } from '../kit/timing';
 import { scenarios } from '../lists/scenarios';
 import { MERCHANT_ID } from './seed';
-
-export interface Timing {
-  name: string;
-  kind: 'write' | 'list' | 'retention';
-  samples: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  /** Rows a retention batch deleted, on average. */
-  rows_per_batch?: number;
-}
 
 /** What one DELETE_OLD_EVENTS_BATCH statement answers. */
 interface EventsBatch {
@@ -41,70 +31,37 @@ interface EventsBatch {
   last_id: string;
 }
 
-/** A list's plan as run once: pages of 8 kB it touched, and PostgreSQL's own execution time. */
-export interface PlanFigure {
-  name: string;
-  /** Shared buffers hit plus read, over the call's statements: what grows if a plan scans. */
-  buffers: number;
-  execution_ms: number;
-}
-
 interface ExplainedPlan {
   Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
   'Execution Time': number;
 }
 
-export interface Sizes {
+interface Sizes {
   events: number;
   deliveries: number;
   attempts: number;
   sessions: number;
 }
 
-const round = (value: number) => Math.round(value * 100) / 100;
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-
-function summarize(name: string, kind: Timing['kind'], timings: number[]): Timing {
-  const sorted = [...timings].sort((a, b) => a - b);
-  return {
-    name,
-    kind,
-    samples: sorted.length,
-    p50_ms: round(percentile(sorted, 50)),
-    p99_ms: round(percentile(sorted, 99)),
-    max_ms: round(sorted[sorted.length - 1]),
-  };
-}
-
-async function timed(
-  warmup: number,
-  samples: number,
-  before: (i: number) => Promise<unknown>,
-  run: (i: number) => Promise<unknown>,
-): Promise<number[]> {
-  const timings: number[] = [];
-  for (let i = 0; i < warmup + samples; i++) {
-    await before(i);
-    const started = performance.now();
-    await run(i);
-    if (i >= warmup) timings.push(performance.now() - started);
-  }
-  return timings;
-}
-
-const nothing = async () => undefined;
+const summarize = (name: string, kind: 'write' | 'list' | 'retention', timings: number[]) => ({
+  name,
+  kind,
+  samples: timings.length,
+  ...latency(timings),
+});
+/** One write's, list's or retention batch's figures; a retention batch's rows deleted on average. */
+type Timing = ReturnType<typeof summarize> & { rows_per_batch?: number };
 
 export class Measurements {
   private readonly db: CallbackQueryClient;
   /** TypeORM's DataSource and EntityManager as the app's classes use them: query() alone. */
   private readonly runner: DataSource & EntityManager;
 
-  constructor(
-    url: string,
-    private readonly warmup: number,
-    private readonly samples: number,
-  ) {
+  /** Calls discarded, then timed, per write and list. */
+  private readonly counts: { warmup: number; samples: number };
+
+  constructor(url: string, warmup: number, samples: number) {
+    this.counts = { warmup, samples };
     this.db = new CallbackQueryClient({ connectionString: url });
     this.runner = {
       query: (sql: string, params?: unknown[]) => this.select(sql, params),
@@ -162,7 +119,7 @@ export class Measurements {
     const any = (values: string[]) => values[randomInt(values.length)];
     const writer = new EventWriter({ livemode: false } as AppConfig);
     const queue = new DeliveryQueueRepository(this.runner);
-    const event = await timed(this.warmup, this.samples, nothing, (i) =>
+    const event = await timeCalls(this.counts, (i) =>
       writer.record(this.runner, {
         type: EVENT_TYPES[i % EVENT_TYPES.length],
         merchantId: MERCHANT_ID,
@@ -177,16 +134,17 @@ export class Measurements {
       }),
     );
     let deliveryId = '';
-    const attempt = await timed(
-      this.warmup,
-      this.samples,
-      async () => {
-        deliveryId = any(deliveries);
-        // What a claim leaves on the delivery: a lease the attempt's statement checks.
-        await this.db.query(
-          `UPDATE webhook_deliveries SET status = 'Pending', lease_token = 'bench' WHERE id = $1`,
-          [deliveryId],
-        );
+    const attempt = await timeCalls(
+      {
+        ...this.counts,
+        before: async () => {
+          deliveryId = any(deliveries);
+          // What a claim leaves on the delivery: a lease the attempt's statement checks.
+          await this.db.query(
+            `UPDATE webhook_deliveries SET status = 'Pending', lease_token = 'bench' WHERE id = $1`,
+            [deliveryId],
+          );
+        },
       },
       () =>
         queue.recordAttempt(
@@ -222,13 +180,13 @@ export class Measurements {
       // The exact count on request reads every row (seconds at 10 M): shown, not a target, so
       // a few samples (400 of them held the first full-size run for over ten minutes).
       const exact = direct.page.includeTotal;
-      const timings = await timed(exact ? 2 : this.warmup, exact ? 10 : this.samples, nothing, () =>
+      const timings = await timeCalls(exact ? { warmup: 2, samples: 10 } : this.counts, () =>
         queryList(this.runner, direct.spec, direct.page),
       );
       results.push(summarize(scenario.name, 'list', timings));
     }
     const repository = new EventsRepository(this.runner);
-    const log = await timed(this.warmup, this.samples, nothing, () =>
+    const log = await timeCalls(this.counts, () =>
       repository.deliveries(events[randomInt(events.length)]),
     );
     results.push(
@@ -240,10 +198,11 @@ export class Measurements {
   /**
    * Each list's call once more with every SELECT explained (EXPLAIN ANALYZE, BUFFERS): the pages a
    * call touches do not depend on how busy the machine is, so they say whether a list stays flat
-   * where a shared machine's timings cannot.
+   * where a shared machine's timings cannot. Per list: the 8 kB pages its statements touched
+   * (shared buffers hit plus read: what grows if a plan scans) and PostgreSQL's execution time.
    */
-  async plans(): Promise<PlanFigure[]> {
-    const figures: PlanFigure[] = [];
+  async plans() {
+    const figures: Array<{ name: string; buffers: number; execution_ms: number }> = [];
     for (const scenario of await scenarios(this.db, MERCHANT_ID)) {
       const direct = scenario.direct;
       if (!direct) continue;
@@ -263,7 +222,7 @@ export class Measurements {
         },
       };
       await queryList(explaining, direct.spec, direct.page);
-      figures.push({ ...figure, execution_ms: round(figure.execution_ms) });
+      figures.push({ ...figure, execution_ms: Math.round(figure.execution_ms * 100) / 100 });
     }
     return figures;
   }
@@ -281,7 +240,7 @@ export class Measurements {
       )[0].c;
     const attemptsCutoff = await cutoff(30);
     let attemptsDeleted = 0;
-    const attempts = await timed(0, batches, nothing, async () => {
+    const attempts = await timeCalls({ warmup: 0, samples: batches }, async () => {
       const rows = await this.select<{ deleted: number }>(DELETE_OLD_WEBHOOK_ATTEMPTS, [
         attemptsCutoff,
         batchSize,
@@ -291,7 +250,7 @@ export class Measurements {
     const eventsCutoff = await cutoff(90);
     let position = { createdAt: '-infinity', id: '' };
     let eventsDeleted = 0;
-    const eventsBatches = await timed(0, batches, nothing, async () => {
+    const eventsBatches = await timeCalls({ warmup: 0, samples: batches }, async () => {
       const rows = await this.select<EventsBatch>(DELETE_OLD_EVENTS_BATCH, [
         eventsCutoff,
         position.createdAt,

@@ -1,11 +1,18 @@
-// What the request log costs PostgreSQL: the API's batch INSERT (the writer's statement, 500
-// rows) timed against a table of --rows rows spread over 40 days, in a scratch database that is
-// dropped and recreated. Usage: npx ts-node bench/request-log/batch-insert.ts [--rows 1000000] [--batches 200]
-// Prints ms per batch (p50, p90) and µs of PostgreSQL time per logged request.
+// What the request log costs PostgreSQL: the API's RequestLogWriter writing batches of 500 against
+// a table of --rows rows spread over 40 days, in a scratch database dropped and recreated. See
+// bench/request-log/README.md.
+import type { DataSource } from 'typeorm';
 import { dropDatabase, migrateDatabase } from '../../libs/database/src/migrate';
+import {
+  BATCH_SIZE,
+  RequestLogWriter,
+} from '../../libs/console/src/request-log/request-log.writer';
 import { connectDatabase } from '../kit/database';
 import { parseOptions } from '../kit/options';
+import { count } from '../kit/report';
+import { runBenchmark } from '../kit/run';
 import { target } from '../kit/settings';
+import { percentile } from '../kit/stats';
 
 const USAGE = 'Usage: npx ts-node bench/request-log/batch-insert.ts [--rows N] [--batches N]';
 const options = parseOptions(USAGE, {
@@ -14,23 +21,9 @@ const options = parseOptions(USAGE, {
 });
 const ROWS = options.whole('rows');
 const BATCHES = options.whole('batches');
-const BATCH_SIZE = 500;
 const TARGET = target('payments_bench_request_log', 5);
 
-// The writer's statement, as libs/console/src/request-log/request-log.writer.ts sends it.
-const INSERT_BATCH = `
-  INSERT INTO api_request_log
-    (merchant_id, livemode, method, path, status, actor, api_key_id, key_hint, console_user_id,
-     request_id, latency_ms, created_at)
-  SELECT e.merchant_id, e.livemode, e.method, e.path, e.status, e.actor, e.api_key_id, k.key_hint,
-         e.console_user_id, e.request_id, e.latency_ms, e.created_at
-    FROM unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::int[], $6::text[],
-                $7::text[], $8::text[], $9::text[], $10::int[], $11::timestamptz[])
-         AS e(merchant_id, livemode, method, path, status, actor, api_key_id, console_user_id,
-              request_id, latency_ms, created_at)
-    LEFT JOIN api_keys k ON k.id = e.api_key_id`;
-
-async function main(): Promise<void> {
+runBenchmark('request-log', async () => {
   // The real schema: every migration, in a scratch database made afresh.
   await dropDatabase(TARGET.databaseUrl);
   await migrateDatabase(TARGET.databaseUrl);
@@ -54,36 +47,43 @@ async function main(): Promise<void> {
   await db.query('VACUUM ANALYZE api_request_log');
   console.log(`seeded ${ROWS} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
+  // The API's own writer (its statement, its parameters), with its query timed.
   const times: number[] = [];
+  const timedSource = {
+    query: async (sql: string, params: unknown[]) => {
+      const queryStarted = performance.now();
+      await db.query(sql, params).finally(() => times.push(performance.now() - queryStarted));
+    },
+  };
+  const writer = new RequestLogWriter(timedSource as unknown as DataSource);
   for (let b = 0; b < BATCHES; b++) {
-    const rows = Array.from({ length: BATCH_SIZE }, (_, i) => i + b * BATCH_SIZE);
-    const params = [
-      rows.map((i) => `mer_${1 + (i % 500)}`),
-      rows.map(() => false),
-      rows.map((i) => (i % 3 ? 'GET' : 'POST')),
-      rows.map(() => '/v1/checkout/sessions/cs_3kTMd9Q2xLp8RvB1nY7cZa'),
-      rows.map((i) => (i % 10 ? 200 : 400)),
-      rows.map(() => 'api_key'),
-      rows.map((i) => `key_${1 + (i % 500)}`),
-      rows.map(() => null),
-      rows.map((i) => `req_bench_${b}_${i}_${Math.random().toString(36).slice(2, 12)}`),
-      rows.map((i) => i % 50),
-      rows.map(() => new Date()),
-    ];
-    const t0 = process.hrtime.bigint();
-    await db.query(INSERT_BATCH, params);
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    for (let i = b * BATCH_SIZE; i < (b + 1) * BATCH_SIZE; i++) {
+      // The batch's last record starts the write.
+      writer.record({
+        merchantId: `mer_${1 + (i % 500)}`,
+        livemode: false,
+        method: i % 3 ? 'GET' : 'POST',
+        path: '/v1/checkout/sessions/cs_3kTMd9Q2xLp8RvB1nY7cZa',
+        status: i % 10 ? 200 : 400,
+        actor: 'api_key',
+        apiKeyId: `key_${1 + (i % 500)}`,
+        consoleUserId: null,
+        requestId: `req_bench_${b}_${i}_${Math.random().toString(36).slice(2, 12)}`,
+        latencyMs: i % 50,
+        createdAt: new Date(),
+      });
+    }
+    if (!(await writer.flush())) throw new Error(`batch ${b + 1} was not written (logged above)`);
   }
-  times.sort((a, b) => a - b);
-  const p = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-  console.log(
-    `${BATCHES} batches of ${BATCH_SIZE}: p50 ${p(0.5).toFixed(1)} ms, p90 ${p(0.9).toFixed(1)} ms, ` +
-      `${((p(0.5) * 1000) / BATCH_SIZE).toFixed(1)} µs per logged request (p50)`,
-  );
+  await writer.onApplicationShutdown();
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_request_log');
   await db.end();
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  if (rows[0].n !== ROWS + BATCHES * BATCH_SIZE) {
+    throw new Error(`${count(rows[0].n)} rows logged, ${count(ROWS + BATCHES * BATCH_SIZE)} due`);
+  }
+  const p = (q: number) => percentile(times, q);
+  console.log(
+    `${BATCHES} batches of ${BATCH_SIZE}: p50 ${p(50).toFixed(1)} ms, p90 ${p(90).toFixed(1)} ms, ` +
+      `${((p(50) * 1000) / BATCH_SIZE).toFixed(1)} µs per logged request (p50)`,
+  );
 });

@@ -9,16 +9,11 @@ import { PayoutSender } from '@app/payouts';
 import { PayoutBroadcaster } from '../../libs/payouts/src/processing/payout-broadcaster';
 import { CLAIM_BATCH_SIZE } from '../../libs/payouts/src/processing/payout-sender';
 import { BroadcastGate } from '../support/broadcast-gate';
+import { useChainSuite } from '../support/chain-suite';
 import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
+import type { Devnet } from '../support/devnet';
 import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import {
-  setTokenBalance,
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../setup/test-database';
 import { waitFor } from '../support/wait-for';
@@ -43,43 +38,41 @@ interface AttemptRow {
  * worker that dies between the journal and the broadcast leaves stored bytes that are sent once.
  */
 describe('Payouts claimed in batches', () => {
+  const workers: INestApplicationContext[] = [];
+  const chain = useChainSuite({
+    environment: async ({ devnet }) => {
+      await devnet.provider.send('anvil_setBalance', [
+        HOT_WALLET,
+        '0x' + (10n ** 21n).toString(16),
+      ]);
+      await setTokenBalance(devnet, 'USDT', HOT_WALLET, 10n ** 12n);
+      return {
+        WATCH_NETWORKS: 'none',
+        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
+        PAYOUT_TRACK_INTERVAL_MS: '200',
+        PAYOUT_RETRY_DELAY_MS: '300',
+        PAYOUT_REPLACE_AFTER_MS: '600000',
+        PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
+        // Three apps in this process (the API, two workers) on a PostgreSQL other suites share.
+        DATABASE_POOL_SIZE: '6',
+      };
+    },
+    newChain: 'payouts',
+    merchant: { usdt: '100000' },
+    // The tests start their workers; the gate is this suite's.
+    cleanUp: async () => {
+      for (const worker of workers) await worker.close().catch(() => undefined);
+      await gate?.stop();
+    },
+  });
   let devnet: Devnet;
   let gate: BroadcastGate;
   let api: TestApi;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let merchant: TestMerchant;
-  const workers: INestApplicationContext[] = [];
 
   beforeAll(async () => {
-    devnet = await startDevnet();
+    ({ devnet, api, merchant } = chain);
     gate = await BroadcastGate.start(devnet.rpcUrl);
-    await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x' + (10n ** 21n).toString(16)]);
-    await setTokenBalance(devnet, 'USDT', HOT_WALLET, 10n ** 12n);
-    environment = useChainEnvironment(devnet.networksFileJson(), {
-      WATCH_NETWORKS: 'none',
-      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
-      PAYOUT_TRACK_INTERVAL_MS: '200',
-      PAYOUT_RETRY_DELAY_MS: '300',
-      PAYOUT_REPLACE_AFTER_MS: '600000',
-      PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
-      // Three apps in this process (the API, two workers) on a PostgreSQL other suites share.
-      DATABASE_POOL_SIZE: '6',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    merchant = await creditedMerchant(api, {
-      network: 'ETHEREUM',
-      currency: 'USDT',
-      amount: '100000',
-    });
-  });
-
-  afterAll(async () => {
-    for (const worker of workers) await worker.close().catch(() => undefined);
-    await api?.close();
-    await gate?.stop();
-    await devnet?.stop();
-    environment?.restore();
   });
 
   /** A worker whose queue takes no job until resumed: the test calls its sender itself. */

@@ -1,17 +1,9 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { parseUnits, Wallet } from 'ethers';
 import { FEE_CACHE_MS } from '../../libs/payouts/src/processing/payout-signer';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, startDevnet } from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import {
-  startPayoutsOnNewChain,
-  setTokenBalance,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { useChainSuite } from '../support/chain-suite';
+import type { Devnet } from '../support/devnet';
+import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -26,42 +18,35 @@ const units = (amount: string) => parseUnits(amount, 6);
  * a transfer already mined is not counted again while it waits for its confirmations.
  */
 describe('Payouts never promise the hot wallet more than it holds', () => {
+  const chain = useChainSuite({
+    confirmations: 3,
+    environment: async ({ devnet }) => {
+      await devnet.provider.send('anvil_setBalance', [
+        HOT_WALLET,
+        '0x' + (10n ** 20n).toString(16),
+      ]);
+      return {
+        WATCH_NETWORKS: 'none',
+        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
+        PAYOUT_TRACK_INTERVAL_MS: '200',
+        PAYOUT_RETRY_DELAY_MS: '300',
+        PAYOUT_REPLACE_AFTER_MS: '600000',
+        PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
+        // A shortfall fails the payout: a wrong one shows as Failed.
+        PAYOUT_HOT_WALLET_SHORTFALL: 'fail',
+      };
+    },
+    newChain: 'payouts',
+    worker: true,
+    merchant: { usdt: '10000' },
+    cleanUp: async ({ devnet }) => {
+      await devnet.provider.send('evm_setAutomine', [true]);
+    },
+  });
   let devnet: Devnet;
   let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    await devnet.provider.send('anvil_setBalance', [HOT_WALLET, '0x' + (10n ** 20n).toString(16)]);
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 3 }), {
-      WATCH_NETWORKS: 'none',
-      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
-      PAYOUT_TRACK_INTERVAL_MS: '200',
-      PAYOUT_RETRY_DELAY_MS: '300',
-      PAYOUT_REPLACE_AFTER_MS: '600000',
-      PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
-      // A shortfall fails the payout: a wrong one shows as Failed.
-      PAYOUT_HOT_WALLET_SHORTFALL: 'fail',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    worker = await startWorker();
-    merchant = await creditedMerchant(api, {
-      network: 'ETHEREUM',
-      currency: 'USDT',
-      amount: '10000',
-    });
-  });
-
-  afterAll(async () => {
-    await devnet?.provider.send('evm_setAutomine', [true]);
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  beforeAll(() => ({ devnet, api, merchant } = chain));
 
   async function createPayout(amount: string, to = Wallet.createRandom().address) {
     const { body } = await api

@@ -5,15 +5,10 @@ import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { NonceProofWaitGauge } from '../../apps/worker/src/payouts/nonce-proof-wait.gauge';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
 import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { RpcProxy, rpcErrorReply, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../setup/test-database';
@@ -31,11 +26,28 @@ const CONFIRMATIONS = 3;
  * wait is counted and alerted on.
  */
 describe('Payout tracker: proofs of a nonce taken by an authorization outlive the worker', () => {
+  const chain = useChainSuite({
+    proxy: true,
+    confirmations: CONFIRMATIONS,
+    environment: {
+      WATCH_NETWORKS: 'none',
+      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
+      PAYOUT_TRACK_INTERVAL_MS: '200',
+      PAYOUT_RETRY_DELAY_MS: '300',
+      PAYOUT_REPLACE_AFTER_MS: '600000',
+      PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
+    },
+    newChain: 'payouts',
+    merchant: { usdt: '1000' },
+    // A test restarts the worker: the suite closes whichever runs.
+    cleanUp: async () => {
+      await worker?.close();
+    },
+  });
   let devnet: Devnet;
   let proxy: RpcProxy;
   let api: TestApi;
   let worker: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let merchant: TestMerchant;
   /** A node that keeps state for blocks from `prunedBelow` up, and none by hash. */
   let prunedBelow = 0;
@@ -53,21 +65,7 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
   let divergentAnswers = 0;
 
   beforeAll(async () => {
-    devnet = await startDevnet();
-    proxy = await RpcProxy.start(devnet.rpcUrl);
-    environment = useChainEnvironment(
-      devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: CONFIRMATIONS }),
-      {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        PAYOUT_RETRY_DELAY_MS: '300',
-        PAYOUT_REPLACE_AFTER_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
-      },
-    );
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
+    ({ devnet, proxy, api, merchant } = chain);
     proxy.rewrite((request, answer) => {
       if (request.method !== 'eth_getBlockByNumber' || divergentBlock === null) return undefined;
       if (request.params?.[0] !== toQuantity(divergentBlock)) return undefined;
@@ -107,19 +105,6 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
       return swallowed.has(hash) ? rpcResultReply(request, hash) : undefined;
     });
     worker = await startWorker();
-    merchant = await creditedMerchant(api, {
-      network: 'ETHEREUM',
-      currency: 'USDT',
-      amount: '1000',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await devnet?.stop();
-    environment?.restore();
   });
 
   const attemptsOf = (id: string): Promise<Array<{ status: string; nonce: string }>> =>

@@ -6,16 +6,11 @@ import Decimal from 'decimal.js';
 import { Transaction, Wallet } from 'ethers';
 import { PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutsScheduler } from '../../apps/worker/src/payouts/payouts.scheduler';
-import { useChainEnvironment } from '../support/chain-test-env';
+import { useChainSuite } from '../support/chain-suite';
 import { CliProcess, CliResult } from '../support/cli-process';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
 import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { balanceOf } from '../support/payouts-api';
 import { RpcInterceptor, RpcProxy, rpcErrorReply, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
@@ -31,51 +26,41 @@ const CONFIRMATIONS = 3;
  * whose key was removed, which no worker tracks any more.
  */
 describe('Payouts stuck in Processing: the operator exits', () => {
+  const keyFileA = writeHotWalletsFile({ ETHEREUM: HOT_WALLET.privateKey });
+  const walletB = Wallet.createRandom();
+  const keyFileB = writeHotWalletsFile({ ETHEREUM: walletB.privateKey });
+  const noEthereumKey = writeHotWalletsFile({});
+  const chain = useChainSuite({
+    proxy: true,
+    confirmations: CONFIRMATIONS,
+    environment: {
+      WATCH_NETWORKS: 'none',
+      HOT_WALLETS_FILE: keyFileA,
+      PAYOUT_TRACK_INTERVAL_MS: '200',
+      PAYOUT_RETRY_DELAY_MS: '300',
+      // No replacement may blur what is tested: a stuck transfer stays as it was signed.
+      PAYOUT_REPLACE_AFTER_MS: '600000',
+      PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
+    },
+    newChain: 'payouts',
+    merchant: { usdt: '1000' },
+    // The tests restart the worker: the suite closes whichever runs.
+    cleanUp: async () => {
+      cli?.remove();
+      await worker?.close();
+    },
+  });
   let devnet: Devnet;
   let proxy: RpcProxy;
   let cli: CliProcess;
   let api: TestApi;
   let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let merchant: TestMerchant;
-  const keyFileA = writeHotWalletsFile({ ETHEREUM: HOT_WALLET.privateKey });
-  const walletB = Wallet.createRandom();
-  const keyFileB = writeHotWalletsFile({ ETHEREUM: walletB.privateKey });
-  const noEthereumKey = writeHotWalletsFile({});
 
   beforeAll(async () => {
-    devnet = await startDevnet();
-    proxy = await RpcProxy.start(devnet.rpcUrl);
-    environment = useChainEnvironment(
-      devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: CONFIRMATIONS }),
-      {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: keyFileA,
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        PAYOUT_RETRY_DELAY_MS: '300',
-        // No replacement may blur what is tested: a stuck transfer stays as it was signed.
-        PAYOUT_REPLACE_AFTER_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
-      },
-    );
+    ({ devnet, proxy, api, merchant } = chain);
     cli = await CliProcess.build('operator-exits');
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
     worker = await startWorker();
-    merchant = await creditedMerchant(api, {
-      network: 'ETHEREUM',
-      currency: 'USDT',
-      amount: '1000',
-    });
-  });
-
-  afterAll(async () => {
-    cli?.remove();
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await devnet?.stop();
-    environment?.restore();
   });
 
   afterEach(() => proxy.intercept(undefined));

@@ -9,20 +9,15 @@ import { PayoutsScheduler } from '../../apps/worker/src/payouts/payouts.schedule
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { formatAmount, PAYOUT_JOBS, QUEUES } from '@app/common';
 import { PayoutReviews } from '@app/payouts';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { startWorker } from '../support/in-process-worker';
 import { creditBalance } from '../support/ledger-credit';
-import {
-  parkEarlierPayouts,
-  setTokenBalance,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { RpcProxy, rpcErrorReply, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { TEST_REDIS_URL } from '../setup/test-database';
 import { waitFor } from '../support/wait-for';
-import { forgetChain } from '../support/chain-reset';
 
 const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
 const DECIMALS = 6;
@@ -34,22 +29,14 @@ const units = (amount: string) => parseUnits(amount, DECIMALS);
  * test can take it down.
  */
 describe('Payouts sent on a real chain', () => {
-  let devnet: Devnet;
-  let proxy: RpcProxy;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let hotWalletStart: bigint;
   let chainStart: string;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    proxy = await RpcProxy.start(devnet.rpcUrl);
-    hotWalletStart = await devnet.balanceOf('USDT', HOT_WALLET);
-    chainStart = await devnet.snapshot();
-    environment = useChainEnvironment(
-      devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: 1 }),
-      {
+  const chain = useChainSuite({
+    proxy: true,
+    environment: async ({ devnet }) => {
+      hotWalletStart = await devnet.balanceOf('USDT', HOT_WALLET);
+      chainStart = await devnet.snapshot();
+      return {
         WATCH_NETWORKS: 'ETHEREUM',
         DEPOSIT_SCAN_INTERVAL_MS: '200',
         HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
@@ -59,24 +46,24 @@ describe('Payouts sent on a real chain', () => {
         PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
         PAYOUT_REVIEW_THRESHOLD: '5000',
         FEE_PERCENT: '1',
-      },
-    );
-    api = await TestApi.start();
+      };
+    },
     // This suite's chain is new: forget the one the previous suite watched as ETHEREUM.
-    await forgetChain(api.app, 'ETHEREUM');
-    await parkEarlierPayouts(api.dataSource);
-    worker = await NestFactory.createApplicationContext(WorkerModule, {
-      logger: process.env.TEST_WORKER_LOGS ? ['log', 'warn', 'error'] : false,
-    });
-    await worker.init();
+    newChain: 'payouts',
+    merchant: false,
+    // The last test restarts the worker: the suite closes whichever runs.
+    cleanUp: async () => {
+      await worker?.close();
+    },
   });
+  let devnet: Devnet;
+  let proxy: RpcProxy;
+  let api: TestApi;
+  let worker: INestApplicationContext;
 
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await devnet?.stop();
-    environment?.restore();
+  beforeAll(async () => {
+    ({ devnet, proxy, api } = chain);
+    worker = await startWorker();
   });
 
   /** A merchant whose balance was credited by a real payment of `paid` USDT on the devnet. */

@@ -4,15 +4,9 @@ import { Transaction, Wallet } from 'ethers';
 import { Client } from 'pg';
 import { PayoutTracker } from '@app/payouts';
 import { PayoutJournalRepository } from '@app/payouts/processing/payout-journal.repository';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import { creditedMerchant } from '../support/ledger-credit';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { RpcProxy, rpcErrorReply, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../setup/test-database';
@@ -26,45 +20,28 @@ const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
  * (DESIGN.md section 4). The RPC goes through a proxy that plays the lagging backend.
  */
 describe('Payout tracker decides from positive proofs only', () => {
+  const chain = useChainSuite({
+    proxy: true,
+    confirmations: 2,
+    environment: {
+      WATCH_NETWORKS: 'none',
+      HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
+      PAYOUT_TRACK_INTERVAL_MS: '200',
+      PAYOUT_RETRY_DELAY_MS: '300',
+      // No replacement may blur what is tested: every attempt here has its own nonce.
+      PAYOUT_REPLACE_AFTER_MS: '600000',
+      PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
+    },
+    newChain: 'payouts',
+    worker: true,
+    merchant: { usdt: '1000' },
+  });
   let devnet: Devnet;
   let proxy: RpcProxy;
   let api: TestApi;
   let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
   let merchant: TestMerchant;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    proxy = await RpcProxy.start(devnet.rpcUrl);
-    environment = useChainEnvironment(
-      devnet.networksFileJson({ rpcUrls: [proxy.url], confirmations: 2 }),
-      {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        PAYOUT_RETRY_DELAY_MS: '300',
-        // No replacement may blur what is tested: every attempt here has its own nonce.
-        PAYOUT_REPLACE_AFTER_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
-      },
-    );
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    worker = await startWorker();
-    merchant = await creditedMerchant(api, {
-      network: 'ETHEREUM',
-      currency: 'USDT',
-      amount: '1000',
-    });
-  });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  beforeAll(() => ({ devnet, proxy, api, worker, merchant } = chain));
 
   afterEach(() => proxy.intercept(undefined));
 

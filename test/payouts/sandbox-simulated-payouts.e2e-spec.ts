@@ -1,16 +1,9 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { parseUnits, Wallet } from 'ethers';
-import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { useChainEnvironment } from '../support/chain-test-env';
-import { Devnet, DEVNET_ACCOUNTS, startDevnet } from '../support/devnet';
-import {
-  startPayoutsOnNewChain,
-  transfersFrom,
-  writeHotWalletsFile,
-} from '../support/payout-chain';
+import { useChainSuite } from '../support/chain-suite';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
 import { postSessionRefund, refundEvents } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -25,14 +18,8 @@ const units = (amount: string) => parseUnits(amount, 6);
  * helpers.
  */
 describe('Sandbox: payouts funded by simulated payments never reach the chain', () => {
-  let devnet: Devnet;
-  let api: TestApi;
-  let worker: INestApplicationContext;
-  let environment: ReturnType<typeof useChainEnvironment>;
-
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    environment = useChainEnvironment(devnet.networksFileJson({ confirmations: 1 }), {
+  const chain = useChainSuite({
+    environment: {
       WATCH_NETWORKS: 'ETHEREUM',
       DEPOSIT_SCAN_INTERVAL_MS: '200',
       HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: DEVNET_ACCOUNTS.hotWallet.privateKey }),
@@ -41,21 +28,14 @@ describe('Sandbox: payouts funded by simulated payments never reach the chain', 
       PAYOUT_NETWORK_FEES: 'ETHEREUM=0.5',
       PAYOUT_REVIEW_THRESHOLD: '100000',
       FEE_PERCENT: '1',
-    });
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    worker = await NestFactory.createApplicationContext(WorkerModule, {
-      logger: process.env.TEST_WORKER_LOGS ? ['log', 'warn', 'error'] : false,
-    });
-    await worker.init();
+    },
+    newChain: 'payouts',
+    worker: true,
+    merchant: false,
   });
-
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    environment?.restore();
-  });
+  let devnet: Devnet;
+  let api: TestApi;
+  beforeAll(() => ({ devnet, api } = chain));
 
   async function newSession(merchant: TestMerchant, amount: string) {
     const { body } = await api

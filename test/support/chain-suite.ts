@@ -3,6 +3,7 @@ import { forgetChain } from './chain-reset';
 import { useChainEnvironment } from './chain-test-env';
 import { Devnet, DevnetOptions, NetworksFile, startDevnet } from './devnet';
 import { startWorker } from './in-process-worker';
+import { creditBalance } from './ledger-credit';
 import { startPayoutsOnNewChain } from './payout-chain';
 import { RpcProxy } from './rpc-proxy';
 import { startSweepsOnNewChain } from './sweep-env';
@@ -35,8 +36,11 @@ export interface ChainSuiteOptions {
   newChain?: 'forget' | 'payouts' | 'sweeps' | 'keep';
   /** The whole worker in this process (started after the API, closed first). */
   worker?: boolean;
-  /** A merchant of the suite's own (created last); `false` for none. */
-  merchant?: false | { name?: string };
+  /**
+   * A merchant of the suite's own (created last), `usdt` credited on the suite's network as a
+   * confirmed deposit would; `false` for none.
+   */
+  merchant?: false | { name?: string; usdt?: string };
   /** beforeAll's timeout, for a loaded box. */
   timeoutMs?: number;
   /**
@@ -93,7 +97,18 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
     else if (newChain !== 'keep') await startPayoutsOnNewChain(api, network);
     if (newChain === 'sweeps') await startSweepsOnNewChain(api.dataSource, network);
     if (options.worker) worker = await startWorker();
-    if (options.merchant !== false) merchant = await api.createMerchant(options.merchant ?? {});
+    if (options.merchant !== false) {
+      const { usdt, ...merchantOptions } = options.merchant ?? {};
+      merchant = await api.createMerchant(merchantOptions);
+      if (usdt !== undefined) {
+        await creditBalance(api.dataSource, {
+          merchantId: merchant.id,
+          network,
+          currency: 'USDT',
+          amount: usdt,
+        });
+      }
+    }
   }, options.timeoutMs);
 
   afterAll(async () => {

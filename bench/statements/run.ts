@@ -8,8 +8,8 @@ import { describeMachine, gitDescription, writeJson } from '../kit/report';
 import { runBenchmark } from '../kit/run';
 import { startApi } from '../kit/services';
 import { environment, target } from '../kit/settings';
+import { inSlices } from '../kit/slices';
 import { download, rssMb } from './download';
-import { seedPayments } from './seed';
 
 const TARGET = target('payments_bench_statements', 3);
 const SLICE = 100_000; // payments per INSERT statement while seeding
@@ -27,25 +27,34 @@ const options = parseOptions(USAGE, {
   reuse: { type: 'boolean', default: false },
 });
 const ROWS = options.whole('rows');
-const env = (extra: Record<string, string> = {}) => environment(TARGET, extra);
+const ENV = environment(TARGET);
 
-interface Seeded {
-  merchantId: string;
-  apiKey: string;
-}
-
-async function seed(db: Client, step: (message: string) => void): Promise<Seeded> {
-  const merchant = createMerchant(env(), 'Statements bench');
-  for (let done = 0; done < ROWS; done += SLICE) {
-    await seedPayments(db, {
-      merchantId: merchant.id,
-      network: 'TRON',
-      currency: 'USDT',
-      amount: AMOUNT,
-      count: Math.min(SLICE, ROWS - done),
-    });
-    step(`  payments: ${Math.min(done + SLICE, ROWS).toLocaleString('en-US')}`);
-  }
+/**
+ * A merchant with ROWS payments of 0.01 USDT, posted as settlement posts them (one ledger entry
+ * each, the deposits account against the merchant's), SLICE to a statement: the real balances
+ * trigger writes each one's running balance, so the statement read later is the ledger's own.
+ */
+async function seed(db: Client, step: (message: string) => void) {
+  const merchant = createMerchant(ENV, 'Statements bench');
+  const accounts = ['deposits:TRON:USDT', `merchant:${merchant.id}:-:TRON:USDT`];
+  await inSlices(
+    { from: 1, to: ROWS, slice: SLICE },
+    (_, count) =>
+      db.query(
+        `WITH entry AS (
+           INSERT INTO ledger_entries (reference, kind)
+           SELECT 'checkout_session:cs_bench_' || md5(random()::text) || ':v1', 'deposit'
+             FROM generate_series(1, $1)
+           RETURNING id)
+         INSERT INTO ledger_lines (entry_id, account, currency, network, amount, merchant_id)
+         SELECT entry.id, line.account, 'USDT', 'TRON', line.amount, line.merchant_id
+           FROM entry CROSS JOIN LATERAL (VALUES ($2, $4::numeric, NULL), ($3, -$4::numeric, $5))
+             AS line(account, amount, merchant_id)
+          ORDER BY entry.id, line.account`,
+        [count, ...accounts, AMOUNT, merchant.id],
+      ),
+    (last) => step(`  payments: ${last.toLocaleString('en-US')}`),
+  );
   return { merchantId: merchant.id, apiKey: merchant.apiKey };
 }
 
@@ -55,11 +64,11 @@ runBenchmark('statements', async ({ step, base, log }) => {
   build(options.build, step);
   const seeded = await seededTarget(
     TARGET,
-    env(),
+    ENV,
     { size: ROWS, reuse: Boolean(options.values.reuse), step },
     (db) => seed(db, step),
   );
-  const { url, process: api } = await startApi({ env: env(), logFile: log('api') });
+  const { url, process: api } = await startApi({ env: ENV, logFile: log('api') });
   const pid = api.child.pid!;
   const headers = { Authorization: `Bearer ${seeded.apiKey}` };
   // A warm API: a JSON page and a short CSV first, as a running service has served them.

@@ -239,7 +239,8 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       try {
         raw = await provider.send('eth_getBlockReceipts', [block.hash]);
       } catch (error) {
-        if (!this.isUnsupportedMethod(error)) throw error;
+        // Invalid params: a node that takes a block number only (the hash is the one parameter).
+        if (!this.isUnsupportedMethod(error) && nodeErrorOf(error)?.code !== -32602) throw error;
         // Asked again later: a node upgraded, or another URL of the network, may have it.
         this.blockReceiptsUnsupportedUntil = Date.now() + BLOCK_RECEIPTS_RETRY_MS;
         return 'unsupported';

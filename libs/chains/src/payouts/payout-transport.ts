@@ -130,9 +130,9 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
   /**
    * The receipts of `txHashes`, transactions of `block`, each read as that block's (it names the
    * header's hash and number): one `eth_getBlockReceipts` for the block where that is cheaper
-   * than a receipt each, a receipt each otherwise or where the node lacks the method. Null when
-   * the node has not got the block or one of the receipts in it: nothing is proven then. No call
-   * for no hashes.
+   * than a receipt each, a receipt each otherwise or where the node lacks the method (or takes
+   * no block hash). Null when the node has not got the block or one of the receipts in it:
+   * nothing is proven then. No call for no hashes.
    */
   receiptsIn(block: BlockHeader, txHashes: string[]): Promise<Map<string, BlockReceipt> | null>;
   /**

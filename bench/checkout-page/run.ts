@@ -1,6 +1,9 @@
+// npm run bench:checkout-page [-- options]: how fast the hosted checkout page paints and how much
+// it transfers, cold, in Debian's Chromium against the built API. See bench/checkout-page/README.md.
 import { Browser, chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
-import { createMerchant, freshTarget } from '../kit/database';
+import { createMerchant, freshTarget, postgresVersion } from '../kit/database';
+import { parseOptions } from '../kit/options';
 import { build, runCli } from '../kit/processes';
 import { describeMachine, writeJson } from '../kit/report';
 import { runBenchmark } from '../kit/run';
@@ -8,11 +11,11 @@ import { percentile } from '../kit/stats';
 import { callApi, startApi } from '../kit/services';
 import { environment, target } from '../kit/settings';
 
-/*
- * npm run bench:checkout-page: how fast the hosted checkout page paints and how much it transfers,
- * cold (a new browser context per load), in Debian's Chromium against the built API on loopback.
- */
-
+const USAGE = `Usage: npm run bench:checkout-page [-- options]
+  --no-build   use dist/ as it is (default: npm run build first)
+  --loads N    cold loads of the page (default 20)`;
+const options = parseOptions(USAGE, { loads: { type: 'string', default: '20' } });
+const LOADS = options.whole('loads');
 const TARGET = target('payments_bench_checkout_page', 2);
 // No chain; the page's rate limit raised (one client loads it 20 times in a row).
 const ENV = environment(TARGET, {
@@ -20,7 +23,6 @@ const ENV = environment(TARGET, {
   RATE_LIMIT_CHECKOUT_PAGE_PER_MINUTE: '1000000',
 });
 
-const LOADS = 20;
 // Evaluated in the page after `load`: paint timings and bytes over the wire (headers included).
 const MEASURE = `(() => {
   const paint = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
@@ -43,6 +45,7 @@ interface Load {
   files: number;
 }
 
+/** Each load in a new browser context (no cache), at a phone's viewport. */
 async function measure(browser: Browser, url: string): Promise<Load[]> {
   const loads: Load[] = [];
   for (let index = 0; index < LOADS; index++) {
@@ -60,8 +63,9 @@ async function measure(browser: Browser, url: string): Promise<Load[]> {
 }
 
 runBenchmark('checkout-page', async ({ step, base, log, onStop, startedAt }) => {
-  build(!process.argv.includes('--no-build'), step);
+  build(options.build, step);
   const db = await freshTarget(TARGET, step, ENV);
+  const postgres = await postgresVersion(db);
   await db.end();
   runCli(['pool:fill', '--count', '2000'], ENV);
   const api = await startApi({ env: ENV, logFile: log('api') });
@@ -81,10 +85,7 @@ runBenchmark('checkout-page', async ({ step, base, log, onStop, startedAt }) => 
     },
   );
   const url = `${api.url}/checkout/${session.id}`;
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   onStop(() => browser.close());
   step(`${LOADS} cold loads of ${url} in ${browser.version()}, phone viewport`);
   const loads = await measure(browser, url);
@@ -94,7 +95,7 @@ runBenchmark('checkout-page', async ({ step, base, log, onStop, startedAt }) => 
   };
   const report = {
     startedAt: new Date(startedAt).toISOString(),
-    machine: describeMachine('(see bench:webhooks)', 'no chain'),
+    machine: describeMachine(postgres, 'no chain'),
     loads: LOADS,
     firstPaintMs: figure((load) => load.firstPaintMs),
     firstContentfulPaintMs: figure((load) => load.firstContentfulPaintMs),
@@ -102,16 +103,20 @@ runBenchmark('checkout-page', async ({ step, base, log, onStop, startedAt }) => 
     transferBytes: loads[0].transferBytes,
     files: loads[0].files,
   };
-  const fmt = (f: { p50: number; p95: number; max: number }) =>
+  const ms = (f: { p50: number; p95: number; max: number }) =>
     `p50 ${f.p50.toFixed(0)} ms, p95 ${f.p95.toFixed(0)} ms, max ${f.max.toFixed(0)} ms`;
-  console.log(`first paint:             ${fmt(report.firstPaintMs)}`);
-  console.log(`first contentful paint:  ${fmt(report.firstContentfulPaintMs)}`);
-  console.log(`load event:              ${fmt(report.loadMs)}`);
+  const verdict = (met: boolean) => (met ? 'PASS' : '<< BELOW TARGET');
+  const kB = (report.transferBytes / 1000).toFixed(1);
+  console.log(`first paint:             ${ms(report.firstPaintMs)}`);
+  console.log(`first contentful paint:  ${ms(report.firstContentfulPaintMs)}`);
+  console.log(`load event:              ${ms(report.loadMs)}`);
   console.log(`transferred (cold):      ${report.transferBytes} bytes in ${report.files} files`);
-  const goals = [
-    `Goal: first paint under 1 s: p95 ${report.firstPaintMs.p95.toFixed(0)} ms ${report.firstPaintMs.p95 < 1000 ? 'PASS' : '<< BELOW TARGET'}`,
-    `Goal: under 100 kB transferred: ${(report.transferBytes / 1000).toFixed(1)} kB ${report.transferBytes < 100_000 ? 'PASS' : '<< BELOW TARGET'}`,
-  ];
-  goals.forEach((line) => console.log(line));
+  const firstPaintP95 = report.firstPaintMs.p95;
+  console.log(
+    `Goal: first paint under 1 s: p95 ${firstPaintP95.toFixed(0)} ms ${verdict(firstPaintP95 < 1000)}`,
+  );
+  console.log(
+    `Goal: under 100 kB transferred: ${kB} kB ${verdict(report.transferBytes < 100_000)}`,
+  );
   writeJson(`${base}.json`, report);
 });

@@ -257,13 +257,17 @@ export class PayoutTracker {
       const mined = tick.blocks?.mined(attempt.tx_hash);
       if (mined) return this.onMined(network, payout, attempt, mined, report);
     }
-    // Blocks a head read lately names are not read yet (a backend behind answered this tick):
-    // the transaction may be in them. Nothing is decided or sent on this tick's answers; a later
-    // tick finds it there, or looks it up once the blocks are read.
-    if (tick.blocks?.catchingUp) return;
     // A hint only (a load-balanced RPC answers counts from backends at other heights): what is
     // decided below rests on receipts and on the block that used the nonce.
     if (nonceUsed(payout, minedCounts)) {
+      // Blocks a head read lately names are not read yet (a backend behind answered this tick):
+      // the transaction is likely in them, found there by a later tick. Only this search for the
+      // block that used the nonce waits for them; sending the stored bytes and replacing on the
+      // same nonce below never wait (review r7, M1: behind a lagging balancer they waited for a
+      // rare tick with every block read, and a dead claim's batch stalled its wallet), and a
+      // sent one waits at most as long as a replacement would. Neither can pay twice: every live
+      // attempt shares the nonce.
+      if (tick.blocks?.catchingUp) return;
       for (const attempt of payout.attempts) {
         const lookup = await transport.lookup(attempt.tx_hash);
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
@@ -279,6 +283,14 @@ export class PayoutTracker {
       // As of now, not as of the window: a claim slow to send its batch (under load, longer than
       // a tick's start to this payout) may have sent it since, and it may even be mined.
       if (await this.reads.neverBroadcast(latest.id)) await this.rebroadcast(latest, report, tick);
+      return;
+    }
+    // Sent, and perhaps in a block still to read: a backend behind would answer "unknown" and
+    // have mined bytes sent again. Waited on for as long as a replacement would be, no longer.
+    if (
+      tick.blocks?.catchingUp &&
+      tick.now() - firstAccepted(latest) < this.config.payouts.replaceAfterMs
+    ) {
       return;
     }
     const lookup = await transport.lookup(latest.tx_hash);

@@ -13,36 +13,20 @@ import { Browser, BrowserContext, Page, Request } from 'playwright-core';
 const ROWS = 'section[aria-labelledby="payments-title"] tbody tr';
 const LIST_PATH = '/v1/checkout/sessions';
 
-export interface JavaScriptFile {
-  url: string;
-  /** Body bytes on the wire (Playwright's responseBodySize: encoded, headers excluded). */
-  transferred: number;
-  contentEncoding: string | null;
-  /** Decoded size, and its gzip at zlib's default level (6), what a gzipping server would send. */
-  decoded: number;
-  gzipped: number;
-}
-
-export interface FirstLoad {
-  /** From navigation start to the sign-in form's email field visible and enabled, ms. */
-  interactiveMs: number;
-  /** Navigation timing: DOMContentLoaded and load event end, ms. */
-  domContentLoadedMs: number;
-  loadMs: number;
-  javascript: JavaScriptFile[];
-  /** Every response's body bytes on the wire (HTML, CSS, JS, API), headers excluded. */
-  allTransferred: number;
-}
-
 /** Everything the page fetched, by the time the caller reads it. */
-function recordResponses(page: Page): { finished: Request[] } {
+function recordResponses(page: Page): Request[] {
   const finished: Request[] = [];
   page.on('requestfinished', (request) => finished.push(request));
-  return { finished };
+  return finished;
 }
 
-async function javascriptOf(requests: Request[]): Promise<JavaScriptFile[]> {
-  const files: JavaScriptFile[] = [];
+/**
+ * The JavaScript files fetched: body bytes on the wire (Playwright's responseBodySize: encoded,
+ * headers excluded), the decoded size and its gzip at zlib's default level (6), what a gzipping
+ * server would send.
+ */
+async function javascriptOf(requests: Request[]) {
+  const files = [];
   for (const request of requests) {
     const response = await request.response();
     if (!response) continue;
@@ -61,14 +45,12 @@ async function javascriptOf(requests: Request[]): Promise<JavaScriptFile[]> {
   return files;
 }
 
-async function transferredOf(requests: Request[]): Promise<number> {
-  let sum = 0;
-  for (const request of requests) sum += (await request.sizes()).responseBodySize;
-  return sum;
-}
-
-/** A cold first load of /console (new context: empty cache), signed out: the sign-in form. */
-export async function firstLoad(browser: Browser, url: string): Promise<FirstLoad> {
+/**
+ * A cold first load of /console (new context: empty cache), signed out: from navigation start to
+ * the sign-in form's email field visible and enabled, DOMContentLoaded and the load event's end,
+ * the JavaScript, and every response's body bytes on the wire (HTML, CSS, JS, API).
+ */
+export async function firstLoad(browser: Browser, url: string) {
   const context = await newContext(browser);
   try {
     const page = await context.newPage();
@@ -93,8 +75,11 @@ export async function firstLoad(browser: Browser, url: string): Promise<FirstLoa
     return {
       interactiveMs: (await interactiveMs.jsonValue()) as number,
       ...navigation,
-      javascript: await javascriptOf(responses.finished),
-      allTransferred: await transferredOf(responses.finished),
+      javascript: await javascriptOf(responses),
+      allTransferred: (await Promise.all(responses.map((request) => request.sizes()))).reduce(
+        (sum, sizes) => sum + sizes.responseBodySize,
+        0,
+      ),
     };
   } finally {
     await context.close();
@@ -102,11 +87,7 @@ export async function firstLoad(browser: Browser, url: string): Promise<FirstLoa
 }
 
 /** A cold first load of /console signed in (the Home page): the JavaScript it fetches. */
-export async function signedInFirstLoad(
-  browser: Browser,
-  url: string,
-  cookie: string,
-): Promise<{ homeMs: number; javascript: JavaScriptFile[] }> {
+export async function signedInFirstLoad(browser: Browser, url: string, cookie: string) {
   const context = await signedInContext(browser, url, cookie);
   try {
     const page = await context.newPage();
@@ -115,7 +96,7 @@ export async function signedInFirstLoad(
     await page.getByRole('heading', { name: 'Home' }).waitFor();
     const homeMs = await page.evaluate(() => performance.now());
     await page.waitForLoadState('networkidle');
-    return { homeMs, javascript: await javascriptOf(responses.finished) };
+    return { homeMs, javascript: await javascriptOf(responses) };
   } finally {
     await context.close();
   }
@@ -135,20 +116,10 @@ export async function signedInContext(
   return context;
 }
 
-/** One timed list render, and the list request behind it as Chromium timed it. */
-export interface ListRender {
-  renderMs: number;
-  /** requestStart -> responseEnd of the GET /v1/checkout/sessions (API and loopback), ms. */
-  apiMs: number | null;
-  /** requestStart -> responseStart (the API's time to its first byte), ms. */
-  apiFirstByteMs: number | null;
-  /** From the list response's last byte to the 100th row (parse, React, layout), ms. */
-  afterResponseMs: number | null;
-  query: string | null;
-  rows: number;
-}
-
-/** The last finished list request whose query matches, with its timing. */
+/**
+ * The last finished list request whose query matches, as Chromium timed it: requestStart to
+ * responseEnd (the API and loopback) and to responseStart (the API's first byte), ms.
+ */
 function listTiming(requests: Request[], matches: (query: URLSearchParams) => boolean) {
   for (const request of [...requests].reverse()) {
     const url = new URL(request.url());
@@ -203,108 +174,112 @@ async function afterResponse(page: Page, done: number): Promise<number | null> {
   return responseEnd === null ? null : done - responseEnd;
 }
 
-const rowsCount = (page: Page) => page.locator(ROWS).count();
-const firstRowId = (page: Page) => page.locator(`${ROWS} th`).first().innerText();
-
-/** Navigation to /console/payments (app cached by the context, data not): to the 100th row. */
-export async function loadPaymentsPage(context: BrowserContext, url: string): Promise<ListRender> {
-  const page = await context.newPage();
-  try {
-    const responses = recordResponses(page);
-    await page.goto(`${url}/console/payments`);
-    const renderMs = await hundredRows(page, ANY_ROWS);
-    const afterResponseMs = await afterResponse(page, renderMs);
-    await page.waitForLoadState('networkidle');
-    return {
-      renderMs,
-      afterResponseMs,
-      ...listTiming(responses.finished, () => true),
-      rows: await rowsCount(page),
-    };
-  } finally {
-    await page.close();
-  }
-}
-
-/** From the click on Payments in the nav (Home shown) to the 100th row. */
-export async function clickToPayments(context: BrowserContext, url: string): Promise<ListRender> {
-  const page = await context.newPage();
-  try {
-    await page.goto(`${url}/console`);
-    await page.getByRole('heading', { name: 'Home' }).waitFor();
-    await page.waitForLoadState('networkidle');
-    const responses = recordResponses(page);
-    const link = page
-      .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Payments', exact: true });
-    const started = await page.evaluate(() => performance.now());
-    await link.click();
-    const done = await hundredRows(page, ANY_ROWS);
-    await page.waitForLoadState('networkidle');
-    return {
-      renderMs: done - started,
-      afterResponseMs: await afterResponse(page, done),
-      ...listTiming(responses.finished, () => true),
-      rows: await rowsCount(page),
-    };
-  } finally {
-    await page.close();
-  }
-}
-
-/** On the Payments page, from choosing status Paid to 100 Paid rows. */
-export async function filterByStatus(context: BrowserContext, url: string): Promise<ListRender> {
-  const page = await context.newPage();
-  try {
-    await page.goto(`${url}/console/payments`);
-    await hundredRows(page, ANY_ROWS);
-    await page.waitForLoadState('networkidle');
-    const responses = recordResponses(page);
-    const started = await page.evaluate(() => performance.now());
-    await page.getByLabel('Status').selectOption('Paid');
-    const done = await hundredRows(page, { kind: 'status', status: 'Paid' });
-    return {
-      renderMs: done - started,
-      afterResponseMs: await afterResponse(page, done),
-      ...listTiming(responses.finished, (query) => query.get('status') === 'Paid'),
-      rows: await rowsCount(page),
-    };
-  } finally {
-    await page.close();
-  }
-}
-
 /**
- * On the Payments page with "Created from" already set to two days ago (UTC), from setting
- * "Created until" to yesterday to the 100 newest rows of that two-day range.
+ * One list render timed, on a new page of `context` (the app cached by it, the data not):
+ * `setUp` leaves the page as the user has it and says which rows will answer the action (any
+ * 100 without it); the time runs from the action to the 100th such row. Without `setUp` the
+ * action is the navigation, whose start is the page clock's 0. `settle` waits for the network to
+ * go quiet before reading the list request behind it.
  */
-export async function filterByDateRange(context: BrowserContext, url: string): Promise<ListRender> {
+async function timeRender(
+  context: BrowserContext,
+  steps: {
+    setUp?: (page: Page) => Promise<Accept | void>;
+    act: (page: Page) => Promise<unknown>;
+    query?: (query: URLSearchParams) => boolean;
+    settle?: boolean;
+  },
+) {
   const page = await context.newPage();
   try {
-    const day = (daysAgo: number) =>
-      new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
-    await page.goto(`${url}/console/payments`);
-    await hundredRows(page, ANY_ROWS);
-    // Listened for before the change: the answer can come before fill() returns.
-    const fromAnswered = page.waitForResponse((response) =>
-      response.url().includes('created_after='),
-    );
-    await page.getByLabel('Created from').fill(day(2));
-    await fromAnswered;
-    await hundredRows(page, ANY_ROWS);
-    await page.waitForLoadState('networkidle');
-    const before = await firstRowId(page);
+    const accept = (await steps.setUp?.(page)) ?? ANY_ROWS;
     const responses = recordResponses(page);
-    const started = await page.evaluate(() => performance.now());
-    await page.getByLabel('Created until').fill(day(1));
-    const done = await hundredRows(page, { kind: 'first-not', id: before });
+    const started = steps.setUp ? await page.evaluate(() => performance.now()) : 0;
+    await steps.act(page);
+    const done = await hundredRows(page, accept);
+    const afterResponseMs = await afterResponse(page, done);
+    if (steps.settle) await page.waitForLoadState('networkidle');
     return {
       renderMs: done - started,
-      afterResponseMs: await afterResponse(page, done),
-      ...listTiming(responses.finished, (query) => query.has('created_before')),
-      rows: await rowsCount(page),
+      /** From the list response's last byte to the 100th row (parse, React, layout), ms. */
+      afterResponseMs,
+      ...listTiming(responses, steps.query ?? (() => true)),
+      rows: await page.locator(ROWS).count(),
     };
   } finally {
     await page.close();
   }
+}
+
+/** The Payments measurements: a name, what is timed, and how. */
+export function paymentsRenders(context: BrowserContext, url: string) {
+  const payments = async (page: Page) => {
+    await page.goto(`${url}/console/payments`);
+    await hundredRows(page, ANY_ROWS);
+  };
+  const day = (daysAgo: number) =>
+    new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+  return [
+    {
+      name: 'navigate',
+      what: 'page.goto(/console/payments) to the 100th row',
+      render: () =>
+        timeRender(context, { act: (page) => page.goto(`${url}/console/payments`), settle: true }),
+    },
+    {
+      name: 'nav-click',
+      what: 'click on Payments (Home shown) to the 100th row',
+      render: () =>
+        timeRender(context, {
+          setUp: async (page) => {
+            await page.goto(`${url}/console`);
+            await page.getByRole('heading', { name: 'Home' }).waitFor();
+            await page.waitForLoadState('networkidle');
+          },
+          act: (page) =>
+            page
+              .getByRole('navigation', { name: 'Main' })
+              .getByRole('link', { name: 'Payments', exact: true })
+              .click(),
+          settle: true,
+        }),
+    },
+    {
+      name: 'status-paid',
+      what: 'status Paid chosen to 100 Paid rows',
+      render: () =>
+        timeRender(context, {
+          setUp: async (page) => {
+            await payments(page);
+            await page.waitForLoadState('networkidle');
+            return { kind: 'status', status: 'Paid' };
+          },
+          act: (page) => page.getByLabel('Status').selectOption('Paid'),
+          query: (query) => query.get('status') === 'Paid',
+        }),
+    },
+    {
+      // "Created from" already set to two days ago (UTC); "Created until" set to yesterday.
+      name: 'date-range',
+      what: '"Created until" set (from two days ago to yesterday) to its 100 rows',
+      render: () =>
+        timeRender(context, {
+          setUp: async (page) => {
+            await payments(page);
+            // Listened for before the change: the answer can come before fill() returns.
+            const fromAnswered = page.waitForResponse((response) =>
+              response.url().includes('created_after='),
+            );
+            await page.getByLabel('Created from').fill(day(2));
+            await fromAnswered;
+            await hundredRows(page, ANY_ROWS);
+            await page.waitForLoadState('networkidle');
+            const first = await page.locator(`${ROWS} th`).first().innerText();
+            return { kind: 'first-not', id: first };
+          },
+          act: (page) => page.getByLabel('Created until').fill(day(1)),
+          query: (query) => query.has('created_before'),
+        }),
+    },
+  ];
 }

@@ -1,52 +1,30 @@
-import type { Machine, Quietness } from '../kit/report';
-import { JavaScriptFile, ListRender } from './browser';
+import type { Quietness } from '../kit/report';
+import { percentile } from '../kit/stats';
+import type { firstLoad } from './browser';
+import type { ConsoleReport } from './run';
 
-export interface Summary {
-  median_ms: number;
-  p95_ms: number;
-  max_ms: number;
-}
+const round = (value: number) => Math.round(value * 10) / 10;
 
-export interface JavaScriptTotals {
-  files: number;
-  transferred_bytes: number;
-  decoded_bytes: number;
-  gzipped_bytes: number;
-  /** Content-Encoding values the API answered the JavaScript with ('none' when it sent it raw). */
-  encodings: string[];
-}
-
-export interface ListScenario {
-  name: string;
-  what: string;
-  render: Summary;
-  api: Summary | null;
-  api_first_byte: Summary | null;
-  after_response: Summary | null;
-  query: string | null;
-  rows: number;
-  runs: ListRender[];
-}
-
-export interface ConsoleReport {
-  date: string;
-  command: string;
-  git: string | null;
-  machine: Machine;
-  uptime: { start: Quietness; end: Quietness };
-  warnings: string[];
-  settings: { sessions: number; runs: number };
-  budgets: { javascript_gzipped_bytes: number; list_render_ms: number };
-  first_load: {
-    interactive: Summary;
-    dom_content_loaded: Summary;
-    load: Summary;
-    javascript: JavaScriptTotals;
-    all_transferred_bytes: number;
-    files: JavaScriptFile[];
+export function summary(values: number[]) {
+  return {
+    median_ms: round(percentile(values, 50)),
+    p95_ms: round(percentile(values, 95)),
+    max_ms: round(Math.max(...values)),
   };
-  signed_in_first_load: { home_ms: number; javascript: JavaScriptTotals; files: JavaScriptFile[] };
-  lists: ListScenario[];
+}
+
+/** The JavaScript of a load: files, bytes on the wire, decoded and gzipped here. */
+export function totals(files: Awaited<ReturnType<typeof firstLoad>>['javascript']) {
+  const sum = (pick: (file: (typeof files)[number]) => number) =>
+    files.reduce((total, file) => total + pick(file), 0);
+  return {
+    files: files.length,
+    transferred_bytes: sum((file) => file.transferred),
+    decoded_bytes: sum((file) => file.decoded),
+    gzipped_bytes: sum((file) => file.gzipped),
+    // Content-Encoding values the API answered the JavaScript with ('none' when it sent it raw).
+    encodings: [...new Set(files.map((file) => file.contentEncoding ?? 'none'))],
+  };
 }
 
 const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;

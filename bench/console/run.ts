@@ -2,10 +2,10 @@
 // sessions over a million sessions of one merchant, in Debian's Chromium against the built API and
 // worker as the README starts them. See bench/console/README.md.
 import { writeFileSync } from 'node:fs';
-import { Browser, chromium } from 'playwright-core';
+import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium';
 import type { Client } from 'pg';
-import { connectDatabase, createMerchant, seededTarget } from '../kit/database';
+import { connectDatabase, createMerchant, postgresVersion, seededTarget } from '../kit/database';
 import { parseOptions } from '../kit/options';
 import { build } from '../kit/processes';
 import {
@@ -17,29 +17,18 @@ import {
   quietnessWarnings,
   writeJson,
 } from '../kit/report';
-import { runBenchmark } from '../kit/run';
-import { percentile } from '../kit/stats';
+import { Run, runBenchmark } from '../kit/run';
 import { startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { API_MAIN, CLI_MAIN, environment, target, WORKER_MAIN } from '../kit/settings';
+import { inSlices } from '../kit/slices';
 import { seedSessions } from '../lists/seed';
-import {
-  clickToPayments,
-  filterByDateRange,
-  filterByStatus,
-  FirstLoad,
-  firstLoad,
-  JavaScriptFile,
-  ListRender,
-  loadPaymentsPage,
-  signedInContext,
-  signedInFirstLoad,
-} from './browser';
-import { ConsoleReport, JavaScriptTotals, ListScenario, markdownReport, Summary } from './report';
+import { firstLoad, paymentsRenders, signedInContext, signedInFirstLoad } from './browser';
+import { markdownReport, summary, totals } from './report';
 import { signedInOwner } from './services';
 
 // Issue 25's budgets.
-export const JS_BUDGET_BYTES = 200 * 1024;
-export const RENDER_BUDGET_MS = 1000;
+const JS_BUDGET_BYTES = 200 * 1024;
+const RENDER_BUDGET_MS = 1000;
 
 const USAGE = `Usage: npm run bench:console [-- options]
   --no-build      use dist/ as it is (default: npm run build first)
@@ -69,64 +58,48 @@ const DAY_GROUPS = SESSIONS < (3 * DAY_MS * 3) / 1000 ? 4 : 1;
 async function seed(db: Client, step: (message: string) => void): Promise<{ merchantId: string }> {
   step(`seeding ${count(SESSIONS)} sessions of one merchant (bench:lists' seed)`);
   const merchant = createMerchant(ENV, 'Console bench');
-  const now = Date.now();
   const groupSize = Math.ceil(SESSIONS / DAY_GROUPS);
-  for (let first = 1, rows = 0; first <= SESSIONS; first += rows) {
-    rows = Math.min(SLICE, groupSize - ((first - 1) % groupSize), SESSIONS - first + 1);
-    await seedSessions(db, {
-      merchantId: merchant.id,
-      newest: new Date(now - Math.floor((first - 1) / groupSize) * DAY_MS),
-      idPrefix: 'cs_bench_',
-      first,
-      count: rows,
-    });
-    step(`  sessions: ${count(first + rows - 1)}`);
+  for (let group = 0, now = Date.now(); group < DAY_GROUPS; group++) {
+    const newest = new Date(now - group * DAY_MS);
+    await inSlices(
+      {
+        from: group * groupSize + 1,
+        to: Math.min((group + 1) * groupSize, SESSIONS),
+        slice: SLICE,
+      },
+      (first, n) =>
+        seedSessions(db, {
+          merchantId: merchant.id,
+          newest,
+          idPrefix: 'cs_bench_',
+          first,
+          count: n,
+        }),
+      (last) => step(`  sessions: ${count(last)}`),
+    );
   }
   return { merchantId: merchant.id };
 }
 
-const round = (value: number) => Math.round(value * 10) / 10;
-
-function summary(values: number[]): Summary {
-  return {
-    median_ms: round(percentile(values, 50)),
-    p95_ms: round(percentile(values, 95)),
-    max_ms: round(Math.max(...values)),
-  };
-}
-
-function totals(files: JavaScriptFile[]): JavaScriptTotals {
-  const sum = (pick: (file: JavaScriptFile) => number) =>
-    files.reduce((total, file) => total + pick(file), 0);
-  return {
-    files: files.length,
-    transferred_bytes: sum((file) => file.transferred),
-    decoded_bytes: sum((file) => file.decoded),
-    gzipped_bytes: sum((file) => file.gzipped),
-    encodings: [...new Set(files.map((file) => file.contentEncoding ?? 'none'))],
-  };
-}
-
+/** One measurement RUNS times after one discarded (the API compiles the route, the app caches). */
 async function timeList(
   step: (message: string) => void,
-  name: string,
-  what: string,
-  run: () => Promise<ListRender>,
-): Promise<ListScenario> {
-  // One run first, discarded: the API compiles the route and the context caches the app.
-  await run();
-  const runs: ListRender[] = [];
-  for (let index = 0; index < RUNS; index++) runs.push(await run());
-  const api = runs.map((r) => r.apiMs).filter((ms): ms is number => ms !== null);
-  const firstByte = runs.map((r) => r.apiFirstByteMs).filter((ms): ms is number => ms !== null);
-  const after = runs.map((r) => r.afterResponseMs).filter((ms): ms is number => ms !== null);
-  const result: ListScenario = {
+  { name, what, render }: ReturnType<typeof paymentsRenders>[number],
+) {
+  await render();
+  const runs = [];
+  for (let index = 0; index < RUNS; index++) runs.push(await render());
+  const summaryOf = (values: Array<number | null>) => {
+    const known = values.filter((value): value is number => value !== null);
+    return known.length ? summary(known) : null;
+  };
+  const result = {
     name,
     what,
     render: summary(runs.map((r) => r.renderMs)),
-    api: api.length ? summary(api) : null,
-    api_first_byte: firstByte.length ? summary(firstByte) : null,
-    after_response: after.length ? summary(after) : null,
+    api: summaryOf(runs.map((r) => r.apiMs)),
+    api_first_byte: summaryOf(runs.map((r) => r.apiFirstByteMs)),
+    after_response: summaryOf(runs.map((r) => r.afterResponseMs)),
     query: runs[runs.length - 1].query,
     rows: Math.min(...runs.map((r) => r.rows)),
     runs,
@@ -138,7 +111,7 @@ async function timeList(
   return result;
 }
 
-runBenchmark('console', async ({ step, base, log, onStop, startedAt }) => {
+async function measure({ step, log, onStop, startedAt }: Run) {
   build(options.build, step, [API_MAIN, WORKER_MAIN, CLI_MAIN, 'dist/console/index.html']);
   const seeded = await seededTarget(
     TARGET,
@@ -151,6 +124,7 @@ runBenchmark('console', async ({ step, base, log, onStop, startedAt }) => {
   const api = await startApi({ env: ENV, logFile: log('api'), timeoutMs: 120_000 });
   const worker = await startWorker({ env: ENV, logFile: log('worker') });
   const db = await connectDatabase(TARGET.databaseUrl);
+  const postgres = await postgresVersion(db);
   const filledInMs = await waitForPoolFill(db, worker).finally(() => db.end());
   step(`  pay-address pool full (${(filledInMs / 1000).toFixed(0)} s)`);
   // A 503 here means the API found no built console (dist/console): say so rather than time out.
@@ -158,51 +132,33 @@ runBenchmark('console', async ({ step, base, log, onStop, startedAt }) => {
   if (page.status !== 200) {
     throw new Error(`GET /console/sign-in answered ${page.status}: ${await page.text()}`);
   }
-  const service = { url: api.url };
   step('inviting an owner (console:invite), accepting and enrolling TOTP through the console API');
-  const cookie = await signedInOwner(service.url, seeded.merchantId, ENV);
+  const cookie = await signedInOwner(api.url, seeded.merchantId, ENV);
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   onStop(() => browser.close());
   const quietAtStart = quietness();
   step(`first load of /console, signed out, cold cache, ${RUNS} times`);
-  await firstLoad(browser, service.url); // discarded: the API's first answers
-  const loads: FirstLoad[] = [];
-  for (let index = 0; index < RUNS; index++) loads.push(await firstLoad(browser, service.url));
-  const signedIn = await signedInFirstLoad(browser, service.url, cookie);
+  await firstLoad(browser, api.url); // discarded: the API's first answers
+  const loads = [];
+  for (let index = 0; index < RUNS; index++) loads.push(await firstLoad(browser, api.url));
+  const signedIn = await signedInFirstLoad(browser, api.url, cookie);
 
-  const ctx = await signedInContext(browser, service.url, cookie);
-  onStop(() => ctx.close());
-  const url = service.url;
+  const context = await signedInContext(browser, api.url, cookie);
+  onStop(() => context.close());
   step(`Payments, ${RUNS} runs each`);
-  const lists = [
-    await timeList(step, 'navigate', 'page.goto(/console/payments) to the 100th row', () =>
-      loadPaymentsPage(ctx, url),
-    ),
-    await timeList(step, 'nav-click', 'click on Payments (Home shown) to the 100th row', () =>
-      clickToPayments(ctx, url),
-    ),
-    await timeList(step, 'status-paid', 'status Paid chosen to 100 Paid rows', () =>
-      filterByStatus(ctx, url),
-    ),
-    await timeList(
-      step,
-      'date-range',
-      '"Created until" set (from two days ago to yesterday) to its 100 rows',
-      () => filterByDateRange(ctx, url),
-    ),
-  ];
+  const lists = [];
+  for (const measurement of paymentsRenders(context, api.url)) {
+    lists.push(await timeList(step, measurement));
+  }
   const quietAtEnd = quietness();
 
   const last = loads[loads.length - 1];
-  const report: ConsoleReport = {
+  return {
     date: new Date(startedAt).toISOString(),
     command: `npm run bench:console -- ${process.argv.slice(2).join(' ')}`.trim(),
     git: gitDescription(),
-    machine: describeMachine('n/a', 'no anvil'),
+    machine: describeMachine(postgres, 'no anvil'),
     uptime: { start: quietAtStart, end: quietAtEnd },
     warnings: [
       ...quietnessWarnings(quietAtStart, 'start'),
@@ -219,18 +175,24 @@ runBenchmark('console', async ({ step, base, log, onStop, startedAt }) => {
       files: last.javascript,
     },
     signed_in_first_load: {
-      home_ms: round(signedIn.homeMs),
+      home_ms: Math.round(signedIn.homeMs * 10) / 10,
       javascript: totals(signedIn.javascript),
       files: signedIn.javascript,
     },
     lists,
   };
+}
+
+export type ConsoleReport = Awaited<ReturnType<typeof measure>>;
+
+runBenchmark('console', async (run) => {
+  const report = await measure(run);
   const markdown = markdownReport(report);
-  writeFileSync(`${base}.md`, markdown);
-  console.log(`\n${fullMachineLine(report.machine, quietAtStart)}\n`);
+  writeFileSync(`${run.base}.md`, markdown);
+  console.log(`\n${fullMachineLine(report.machine, report.uptime.start)}\n`);
   console.log(markdown);
-  writeJson(`${base}.json`, report);
+  writeJson(`${run.base}.json`, report);
   const javascriptOver = report.first_load.javascript.gzipped_bytes > JS_BUDGET_BYTES;
-  const listsOver = lists.filter((list) => list.render.p95_ms >= RENDER_BUDGET_MS);
+  const listsOver = report.lists.filter((list) => list.render.p95_ms >= RENDER_BUDGET_MS);
   if (javascriptOver || listsOver.length) process.exitCode = 1;
 });

@@ -193,7 +193,9 @@ describe('Webhook delivery survives a worker killed mid-delivery', () => {
     });
     api = await TestApi.start();
     receiver = await WebhookReceiver.start();
-  });
+    // `nest build worker` when a source changed: minutes on a loaded 2-core machine (a run here
+    // at load 30 passed Jest's 90 s default waiting for it).
+  }, 600_000);
 
   afterAll(async () => {
     await stopWorker();

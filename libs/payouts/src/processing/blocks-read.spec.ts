@@ -225,6 +225,29 @@ describe('BlocksRead', () => {
     expect(blocks.mined(a)).toBeNull();
   });
 
+  it('may hold only transactions stored after its first block was read', async () => {
+    const chain = new FakeChain();
+    chain.mine(1, []);
+    const blocks = new BlocksRead(3);
+    expect(blocks.mayHold(50)).toBe(false);
+    let clock = 100;
+    const now = () => clock;
+    await blocks.advance(chain.transport, ours([]), now);
+    expect(blocks.mayHold(50)).toBe(false);
+    expect(blocks.mayHold(150)).toBe(true);
+    // The oldest blocks forgotten, the run starts with a block read later.
+    clock = 200;
+    for (let number = 2; number <= 4; number++) chain.mine(number, []);
+    await blocks.advance(chain.transport, ours([]), now);
+    expect(blocks.mayHold(150)).toBe(false);
+    expect(blocks.mayHold(250)).toBe(true);
+    // A head below every block held (a restarted chain): nothing held, nothing it may hold.
+    chain.hasUpTo = 0;
+    await blocks.advance(chain.transport, ours([]), now);
+    expect(blocks.top).toBeNull();
+    expect(blocks.mayHold(250)).toBe(false);
+  });
+
   it('holds at most `keep` blocks, forgetting the oldest receipts', async () => {
     const chain = new FakeChain();
     chain.mine(1, [a]);

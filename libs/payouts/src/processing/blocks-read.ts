@@ -23,6 +23,8 @@ interface ReadBlock {
   hash: string;
   parentHash: string;
   receipts: Map<string, BlockReceipt>;
+  /** When it was read, on the clock given to `advance`. */
+  readAt: number;
 }
 
 /**
@@ -63,6 +65,18 @@ export class BlocksRead {
   }
 
   /**
+   * Whether a transaction first stored at `storedAt` (the clock given to `advance`) is one the run
+   * holds once mined: stored after the run's first block was read, it can only be mined in a later
+   * block, which the run holds or is still to read. One stored before (in flight when the tracker
+   * started, or when the run started again) may have been mined before the run's first block and
+   * never be found in it.
+   */
+  mayHold(storedAt: number): boolean {
+    const first = this.blocks[0];
+    return first !== undefined && storedAt > first.readAt;
+  }
+
+  /**
    * Reads the blocks since the last one read, up to the node's head (one eth_blockNumber), each by
    * number and then the receipts of the service's transactions in it (`ours` says which hashes
    * are). A block the node does not have (a backend behind) ends the look; the next one reads it
@@ -73,13 +87,14 @@ export class BlocksRead {
   async advance(
     transport: EvmPayoutTransport,
     ours: (txHashes: string[]) => Promise<Set<string>>,
+    now: () => number = Date.now,
   ): Promise<void> {
     const head = await transport.headBlockNumber();
     this.heads.push(head);
     if (this.heads.length > HEADS_REMEMBERED) this.heads.shift();
     const before = this.top;
     try {
-      await this.readUpTo(transport, head, ours);
+      await this.readUpTo(transport, head, ours, now);
     } finally {
       const stuck = this.top === before && this.belowKnownHead();
       this.stalled = stuck ? this.stalled + 1 : 0;
@@ -90,6 +105,7 @@ export class BlocksRead {
     transport: EvmPayoutTransport,
     head: number,
     ours: (txHashes: string[]) => Promise<Set<string>>,
+    now: () => number,
   ): Promise<void> {
     const last = this.blocks.at(-1);
     if (last && head < last.number) return this.behind(transport, head);
@@ -125,7 +141,8 @@ export class BlocksRead {
       const receipts = await transport.receiptsIn(header, mine);
       // The node lacks the block or a receipt of it now: read again, from this block, next look.
       if (!receipts) return;
-      this.append(header, receipts);
+      // After the header came back: the block existed by then.
+      this.append(header, receipts, now());
     }
   }
 
@@ -172,9 +189,9 @@ export class BlocksRead {
     if (header && header.hash !== held.hash) this.dropFrom(head);
   }
 
-  private append(header: BlockHeader, receipts: Map<string, BlockReceipt>): void {
+  private append(header: BlockHeader, receipts: Map<string, BlockReceipt>, readAt: number): void {
     const { number, hash, parentHash } = header;
-    this.blocks.push({ number, hash, parentHash, receipts });
+    this.blocks.push({ number, hash, parentHash, receipts, readAt });
     for (const txHash of receipts.keys()) this.minedIn.set(txHash, number);
     while (this.blocks.length > this.keep) this.forget(this.blocks.shift()!);
   }

@@ -118,7 +118,7 @@ export class PayoutTracker {
     const tick: Tick = { now: () => Date.now() + skew, missing: new Map(), blocks: null };
     if (transport.family === 'EVM') {
       // After the counts (window): every nonce they call used is in a block up to this head.
-      tick.blocks = await this.readBlocks(network, transport);
+      tick.blocks = await this.readBlocks(network, transport, tick.now);
       await this.nonceProofWaits.nonceUnused(
         payouts.filter((payout) => !nonceUsed(payout, mined)).map((payout) => payout.id),
       );
@@ -207,6 +207,7 @@ export class PayoutTracker {
   private async readBlocks(
     network: NetworkConfig,
     transport: EvmPayoutTransport,
+    now: () => number,
   ): Promise<BlocksRead> {
     let blocks = this.blocksRead.get(network.name);
     if (!blocks) {
@@ -214,8 +215,10 @@ export class PayoutTracker {
       this.blocksRead.set(network.name, blocks);
     }
     try {
-      await blocks.advance(transport, (txHashes) =>
-        this.reads.ourTransactions(network.name, txHashes),
+      await blocks.advance(
+        transport,
+        (txHashes) => this.reads.ourTransactions(network.name, txHashes),
+        now,
       );
     } catch (error) {
       if (!(error instanceof ChainError)) throw error;
@@ -266,8 +269,18 @@ export class PayoutTracker {
       // same nonce below never wait (review r7, M1: behind a lagging balancer they waited for a
       // rare tick with every block read, and a dead claim's batch stalled its wallet), and a
       // sent one waits at most as long as a replacement would. Neither can pay twice: every live
-      // attempt shares the nonce.
-      if (tick.blocks?.catchingUp) return;
+      // attempt shares the nonce. Behind such a balancer the run is nearly always catching up,
+      // so this wait too is bounded: only for transactions the run can hold (stored after its
+      // first block was read: one mined before that block, in flight when the worker started,
+      // is never found there), and no longer than a replacement waits (the nonce may be another
+      // transaction's, and only the search proves it).
+      if (
+        tick.blocks?.catchingUp &&
+        tick.blocks.mayHold(firstStored(payout)) &&
+        tick.now() - firstAccepted(latest) < this.config.payouts.replaceAfterMs
+      ) {
+        return;
+      }
       for (const attempt of payout.attempts) {
         const lookup = await transport.lookup(attempt.tx_hash);
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
@@ -603,6 +616,11 @@ function liveIds(attempts: PayoutAttempt[]): string[] {
  */
 function firstAccepted(attempt: PayoutAttempt): number {
   return new Date(attempt.last_broadcast_at ?? attempt.created_at).getTime();
+}
+
+/** When the payout's oldest live attempt was stored: none of them can be mined before that. */
+function firstStored(payout: InFlightPayout): number {
+  return Math.min(...payout.attempts.map((attempt) => new Date(attempt.created_at).getTime()));
 }
 
 /** The payout's latest nonce is below its wallet's mined count (a hint, see trackEvm). */

@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { APP_CONFIG, AppConfig, configureListTotals } from '@app/common';
 import { buildDataSourceOptions } from './data-source-options';
+import { trackLostConnections } from './lost-connections';
 
 function typeOrmRoot(api: boolean): DynamicModule {
   return TypeOrmModule.forRootAsync({
@@ -29,6 +31,9 @@ function typeOrmRoot(api: boolean): DynamicModule {
         autoLoadEntities: true,
       };
     },
+    // A transaction whose connection PostgreSQL ended fails as an outage, not as a bug.
+    dataSourceFactory: async (options?: DataSourceOptions) =>
+      trackLostConnections(await new DataSource(options!).initialize()),
   });
 }
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { throwIfConnectionLost } from './lost-connections';
 
 const statementNames = new Map<string, string>();
 
@@ -29,6 +30,7 @@ export async function queryPrepared<T>(
   values: unknown[],
 ): Promise<T[]> {
   const runner = manager.queryRunner;
+  throwIfConnectionLost(runner);
   if (runner?.isReleased) {
     // A transaction's manager outliving its transaction (a callback kept past its commit or
     // rollback): running on the pool would apply a money statement outside the transaction that

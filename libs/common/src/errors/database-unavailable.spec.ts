@@ -20,6 +20,13 @@ describe('isDatabaseUnavailable', () => {
       new QueryFailedError('SELECT 1', [], withCode('terminating connection', '57P01')),
     ],
     [
+      "a transaction's connection lost, whatever its error said",
+      Object.assign(new Error('The database connection of this transaction was lost'), {
+        name: 'DatabaseConnectionLostError',
+        cause: new Error('SSL connection has been closed unexpectedly'),
+      }),
+    ],
+    [
       'every address refused',
       new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')]),
     ],
@@ -31,6 +38,12 @@ describe('isDatabaseUnavailable', () => {
     ['a unique violation', new QueryFailedError('INSERT', [], withCode('duplicate key', '23505'))],
     ['a syntax error', withCode('syntax error at or near', '42601')],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
+    [
+      'a manager used after its transaction ended',
+      Object.assign(new Error('Query runner already released'), {
+        name: 'QueryRunnerAlreadyReleasedError',
+      }),
+    ],
     ['not an error', 'ECONNREFUSED'],
   ])('is false for %s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);

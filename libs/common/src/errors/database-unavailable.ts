@@ -30,13 +30,17 @@ const UNAVAILABLE_MESSAGES =
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
-  const { code, message, driverError, cause, errors } = error as {
+  const { name, code, message, driverError, cause, errors } = error as {
+    name?: unknown;
     code?: unknown;
     message?: unknown;
     driverError?: unknown;
     cause?: unknown;
     errors?: unknown;
   };
+  // A transaction's connection ended by PostgreSQL or the network, whatever its error said
+  // (@app/database's DatabaseConnectionLostError; this library cannot import that one).
+  if (name === 'DatabaseConnectionLostError') return true;
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) {
     return true;
   }

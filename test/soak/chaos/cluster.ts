@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { buildApp, mainOf } from '../../support/built-apps';
@@ -19,13 +27,30 @@ import { useChainEnvironment } from '../../support/chain-test-env';
 // eslint-disable-next-line no-control-regex
 const ANSI_COLOURS = /\u001b\[[0-9;]*m/g;
 
+/** One start of a service process: a restart is another one. */
+export interface Incarnation {
+  pid: number;
+  startedAt: number;
+  /** The inspector's WebSocket URL it printed ("Debugger listening on ws://..."), once printed. */
+  inspectorUrl(): Promise<string | undefined>;
+}
+
 /** A process of the service the nemesis can kill, and whose memory is sampled. */
 export interface ServiceProcess {
   name: string;
   pid(): number | undefined;
+  /** The running incarnation, undefined while none runs. */
+  incarnation(): Incarnation | undefined;
   restart(): Promise<void>;
   kill(): Promise<void>;
 }
+
+// Every service process listens for an inspector on a port of its own (0: the kernel's choice,
+// printed on stderr) on the loopback only: the heap sampler (heap.ts) forces a GC and reads the
+// live heap through it.
+const INSPECT = '--inspect=127.0.0.1:0';
+const INSPECTOR_URL = /Debugger listening on (ws:\/\/\S+)/;
+const inspectOptions = () => [process.env.NODE_OPTIONS, INSPECT].filter(Boolean).join(' ');
 
 /** The built API as production runs it, on its own port, restarted after a kill. */
 class ApiProcess implements ServiceProcess {
@@ -35,11 +60,25 @@ class ApiProcess implements ServiceProcess {
     readonly port: number,
   ) {}
 
+  private current: Incarnation | undefined;
+
   pid = () => (this.app?.running ? this.app.child.pid : undefined);
 
+  incarnation = () => (this.app?.running ? this.current : undefined);
+
   async restart(): Promise<void> {
-    const app = SpawnedApp.start('api', { PORT: String(this.port), LOG_LEVEL: 'warn' });
+    const app = SpawnedApp.start('api', {
+      PORT: String(this.port),
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: inspectOptions(),
+    });
     this.app = app;
+    let url: string | undefined;
+    this.current = {
+      pid: app.child.pid ?? 0,
+      startedAt: Date.now(),
+      inspectorUrl: async () => (url ??= INSPECTOR_URL.exec(app.log)?.[1]),
+    };
     // A boot on a loaded 2-core machine (other test runs beside) can take minutes.
     await waitFor(
       async () => {
@@ -71,9 +110,10 @@ class ApiProcess implements ServiceProcess {
 /** The built worker (the existing soak's WorkerProcess), restarted after a kill. */
 class WorkerService implements ServiceProcess {
   readonly process: WorkerProcess;
+  private current: Incarnation | undefined;
   constructor(
     readonly name: string,
-    logFile: string,
+    readonly logFile: string,
   ) {
     this.process = new WorkerProcess(logFile);
   }
@@ -84,12 +124,45 @@ class WorkerService implements ServiceProcess {
     return child && child.exitCode === null ? child.pid : undefined;
   };
 
+  incarnation = () => (this.current?.pid === this.pid() ? this.current : undefined);
+
   async restart(): Promise<void> {
-    this.process.start();
+    // WorkerProcess spawns on this process's environment: NODE_OPTIONS is set for its spawn only
+    // (synchronous), and the inspector's line is the first the new process writes to the log
+    // after what is in it now.
+    const offset = existsSync(this.logFile) ? statSync(this.logFile).size : 0;
+    const before = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = inspectOptions();
+    try {
+      this.process.start();
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = before;
+    }
+    let url: string | undefined;
+    this.current = {
+      pid: this.pid() ?? 0,
+      startedAt: Date.now(),
+      inspectorUrl: async () => (url ??= INSPECTOR_URL.exec(readFrom(this.logFile, offset))?.[1]),
+    };
     await this.process.ready(300_000);
   }
 
   kill = () => this.process.kill();
+}
+
+/** Up to 16 kB of a file from `offset` ('' when there is nothing there yet). */
+function readFrom(file: string, offset: number): string {
+  const buffer = Buffer.alloc(16_384);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, offset));
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { WebhookReceiver } from '../../support/webhook-receiver';
 import type { ServiceProcess } from './cluster';
+import { slope } from './heap';
 
-/** RSS of every service process every 5 s, per process incarnation (a restart is a new one). */
+/**
+ * RSS of every service process every 5 s, per process incarnation (a restart is a new one):
+ * reported, not judged (V8 grows its heap lazily: the heap after GC is judged, heap.ts).
+ */
 export class MemorySampler {
   readonly samples = new Map<string, Array<{ pid: number; at: number; mb: number }>>();
   private timer: NodeJS.Timeout | undefined;
@@ -43,6 +47,7 @@ export class MemorySampler {
       string,
       {
         slopeMbPerMin: number | null;
+        firstMb: number;
         fromMb: number;
         toMb: number;
         minutes: number;
@@ -57,6 +62,7 @@ export class MemorySampler {
       const warm = longest.filter((sample) => sample.at - longest[0].at >= warmUpMs);
       result[name] = {
         slopeMbPerMin: warm.length >= 4 ? round(slope(warm) * 60_000, 2) : null,
+        firstMb: round(longest[0].mb, 1),
         fromMb: round(warm[0]?.mb ?? longest[0].mb, 1),
         toMb: round(longest[longest.length - 1].mb, 1),
         minutes: round(span(warm) / 60_000, 1),
@@ -70,15 +76,6 @@ export class MemorySampler {
 const span = (samples: Array<{ at: number }>) =>
   samples.length ? samples[samples.length - 1].at - samples[0].at : 0;
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function slope(samples: Array<{ at: number; mb: number }>): number {
-  const n = samples.length;
-  const mx = samples.reduce((sum, s) => sum + s.at, 0) / n;
-  const my = samples.reduce((sum, s) => sum + s.mb, 0) / n;
-  const sxy = samples.reduce((sum, s) => sum + (s.at - mx) * (s.mb - my), 0);
-  const sxx = samples.reduce((sum, s) => sum + (s.at - mx) ** 2, 0);
-  return sxx ? sxy / sxx : 0;
-}
 
 /** A receiver's view of the events: first arrival per event, per object in arrival order. */
 export function receivedOrder(receiver: WebhookReceiver) {

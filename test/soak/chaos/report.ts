@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Invariant } from './checks';
+import type { HeapJudgement } from './heap';
 import type { InjectedFault } from './nemesis';
 
 export interface SoakReport {
@@ -20,7 +21,17 @@ export interface SoakReport {
   /** Invariants that failed at some moment of the run (the continuous checks). */
   violationsDuringRun: Array<{ at: string; name: string; detail: string }>;
   figures: Record<string, unknown>;
-  memory: Record<string, unknown>;
+  /** Per process: the heap after a forced GC (judged) and RSS (reported only). */
+  memory: { heapAfterGc: Record<string, HeapJudgement>; rss: Record<string, RssSlope> };
+}
+
+interface RssSlope {
+  slopeMbPerMin: number | null;
+  firstMb: number;
+  fromMb: number;
+  toMb: number;
+  minutes: number;
+  restarts: number;
 }
 
 /** report.json and report.md in the run's results folder. */
@@ -88,20 +99,23 @@ function markdown(report: SoakReport): string {
     JSON.stringify(report.figures, null, 2),
     '```',
     '',
-    '## Memory (RSS, longest-lived incarnation after warm-up)',
+    '## Memory: heap after a forced GC (judged), longest-lived incarnation after a 3-minute warm-up',
     '',
-    '| Process | MB at warm-up → end | Slope (MB/min) | Minutes | Restarts |',
+    '| Process | MB at warm-up → end | Slope (MB/min) | Samples | Minutes | Restarts | Failed samples |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...Object.entries(report.memory.heapAfterGc).map(
+      ([name, h]) =>
+        `| ${name} | ${h.fromMb} → ${h.toMb} | ${h.judged ? h.slopeMbPerMin : `not judged: ${h.why}`} | ${h.samples} | ${h.minutes} | ${h.restarts} | ${h.failedSamples} |`,
+    ),
+    '',
+    '## Memory: RSS (reported, not judged), longest-lived incarnation',
+    '',
+    '| Process | MB first → after warm-up → end | Slope after warm-up (MB/min) | Minutes | Restarts |',
     '| --- | --- | --- | --- | --- |',
-    ...Object.entries(report.memory).map(([name, m]) => {
-      const row = m as {
-        fromMb: number;
-        toMb: number;
-        slopeMbPerMin: number | null;
-        minutes: number;
-        restarts: number;
-      };
-      return `| ${name} | ${row.fromMb} → ${row.toMb} | ${row.slopeMbPerMin ?? 'n/a'} | ${row.minutes} | ${row.restarts} |`;
-    }),
+    ...Object.entries(report.memory.rss).map(
+      ([name, m]) =>
+        `| ${name} | ${m.firstMb} → ${m.fromMb} → ${m.toMb} | ${m.slopeMbPerMin ?? 'n/a'} | ${m.minutes} | ${m.restarts} |`,
+    ),
     '',
   ];
   return lines.join('\n');

@@ -142,7 +142,7 @@ async function main(): Promise<number> {
         .then(() => log('two APIs and two workers up')),
       cluster
         .timed('hot wallets funded and booked (in-process CLI module, beside the boots)', () =>
-          fundHotWallet(cluster),
+          fundHotWallet(cluster, minutes),
         )
         .then(() => log('hot wallets funded and booked')),
     ]);

@@ -45,22 +45,61 @@ export async function prepareMerchant(receivers: {
 
 const TRON_OPERATOR_KEY = tronTestKey('chaos soak tron operator');
 
+/*
+ * What the TRON side burns per minute of load, with twice that as margin (a 30-minute run with a
+ * fixed 1,000 TRX left 69 TRON payouts Pending, hot_wallet_insufficient_gas 283 times). The load
+ * takes at most a step a second (load.ts): 60 sessions a minute, a quarter on TRON (15), and 20
+ * payouts, 30 % on TRON (6); about a quarter of the sessions end with a refund, so the TRON hot
+ * wallet sends about 10 payouts a minute. Each is a USDT transfer() to a new holder: 130,285
+ * energy burnt at 210 sun (the fake node's getEnergyFee) plus ~0.4 TRX of bandwidth = 27.8 TRX,
+ * and the worker sends one only while the wallet holds the 30 TRX fee limit for each in flight.
+ * Each TRON session's deposit is swept with energy the staking account delegates (at most
+ * 130,285; the fake node gives 10 energy a day per TRX staked and a chain day is 4 hours of the
+ * soak: none comes back within a run), and it pays the activation and bandwidth of the sweep's
+ * steps (a few TRX).
+ */
+const TRON_HOT_SENDS_PER_MINUTE = 10n;
+const TRON_FEE_LIMIT_TRX = 30n;
+const TRON_SWEEPS_PER_MINUTE = 15n;
+const SWEEP_ENERGY = 130_285n;
+const ENERGY_PER_TRX_STAKED = 10n;
+const SWEEP_STEPS_TRX = 5n;
+const MARGIN = 2n;
+
+/** TRX (whole) for the TRON hot wallet and the staking account of a run of `minutes` of load. */
+export function tronFunding(minutes: number) {
+  const perMinute = (trx: bigint) => BigInt(Math.ceil(minutes)) * trx * MARGIN;
+  const staked =
+    1_000_000n + perMinute((TRON_SWEEPS_PER_MINUTE * SWEEP_ENERGY) / ENERGY_PER_TRX_STAKED);
+  return {
+    hot: 1_000n + perMinute(TRON_HOT_SENDS_PER_MINUTE * TRON_FEE_LIMIT_TRX),
+    staked,
+    staking: staked + 100_000n + perMinute(TRON_SWEEPS_PER_MINUTE * SWEEP_STEPS_TRX),
+  };
+}
+
 /**
  * The operator funds the hot wallets, the sweeper and the TRON staking account (which stakes
  * most of its TRX for the energy it lends the sweeps), and books it all once a worker
  * registered them (started while the workers boot: the transfers are mined and the operator's
- * module up by then). TRON payouts are paid from what the sweeps bring to the TRON hot wallet.
+ * module up by then). TRON payouts are paid from what the sweeps bring to the TRON hot wallet;
+ * the TRX for their fees, and the stake for the sweeps' energy, grow with the run's minutes
+ * (tronFunding).
  */
-export async function fundHotWallet(cluster: Cluster): Promise<void> {
+export async function fundHotWallet(cluster: Cluster, minutes: number): Promise<void> {
   const { devnet, hot, sweeper, tron } = cluster;
   const staking = tronAddressOf(cluster.stakingKey);
   const tronHot = tronAddressOf(cluster.tronHotKey);
-  tron.setTrxBalance(tronAddressOf(TRON_OPERATOR_KEY), 2_000_000n * TRX);
+  const funding = tronFunding(minutes);
+  tron.setTrxBalance(
+    tronAddressOf(TRON_OPERATOR_KEY),
+    (funding.staking + funding.hot + 1_000n) * TRX,
+  );
   const tronTxids = [
-    await sendTrx(tron, TRON_OPERATOR_KEY, staking, 1_100_000n * TRX),
-    await sendTrx(tron, TRON_OPERATOR_KEY, tronHot, 1_000n * TRX),
+    await sendTrx(tron, TRON_OPERATOR_KEY, staking, funding.staking * TRX),
+    await sendTrx(tron, TRON_OPERATOR_KEY, tronHot, funding.hot * TRX),
   ];
-  tronTxids.push(await stakeTrx(tron, cluster.stakingKey, 1_000_000n * TRX));
+  tronTxids.push(await stakeTrx(tron, cluster.stakingKey, funding.staked * TRX));
   const deployer = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
   const hashes: string[] = [];
   for (const to of [hot.address, sweeper.address])

@@ -95,13 +95,57 @@ export async function minedTronTransactions(node: FakeTronNode): Promise<MinedTr
   return mined;
 }
 
+/** Attempts at a setup transaction whose connection to the fake node failed. */
+const SEND_ATTEMPTS = 4;
+const CONNECTION_ERRORS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT'];
+
+/**
+ * The connection failed (under a loaded machine the node's server resets a kept-alive socket as
+ * it is reused), not the node refusing: the request may or may not have reached it.
+ */
+function connectionFailed(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && depth < 4; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && CONNECTION_ERRORS.includes(code)) return true;
+    if (typeof message === 'string' && /socket hang up|ECONNRESET/.test(message)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Runs `attempt` again (boundedly) when its connection failed, after `safe` says it may. */
+async function onConnectionFailure<T>(attempt: () => Promise<T>, safe: () => boolean): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n === SEND_ATTEMPTS || !connectionFailed(error) || !safe()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * n));
+    }
+  }
+}
+
+/**
+ * Signs once and broadcasts; a broadcast whose connection failed is sent again only while the
+ * node holds no transaction of that txid (pending or mined): one that reached it is not sent
+ * twice, and is taken as sent.
+ */
 async function sendSigned(node: FakeTronNode, unsigned: unknown, key: string): Promise<string> {
   const tronWeb = new TronWeb({ fullHost: node.url });
   const signed = await tronWeb.trx.sign(unsigned as never, key);
-  const answer = (await tronWeb.trx.sendRawTransaction(signed)) as { result?: boolean };
-  if (!answer.result) throw new Error(`the fake TRON node refused: ${JSON.stringify(answer)}`);
+  const txid = (signed as { txID: string }).txID;
+  const reached = () => node.broadcasts.some((broadcast) => broadcast.txid === txid);
+  try {
+    const answer = await onConnectionFailure(
+      () => tronWeb.trx.sendRawTransaction(signed) as Promise<{ result?: boolean }>,
+      () => !reached(),
+    );
+    if (!answer.result) throw new Error(`the fake TRON node refused: ${JSON.stringify(answer)}`);
+  } catch (error) {
+    if (!(connectionFailed(error) && reached())) throw error;
+  }
   node.mineBroadcasts();
-  return (signed as { txID: string }).txID;
+  return txid;
 }
 
 /** An operator's TRX transfer (TransferContract), mined at once; its txid, to book. */
@@ -113,7 +157,11 @@ export async function sendTrx(
 ): Promise<string> {
   const tronWeb = new TronWeb({ fullHost: node.url });
   const from = TronWeb.address.fromPrivateKey(key) as string;
-  const unsigned = await tronWeb.transactionBuilder.sendTrx(to, Number(sun), from);
+  // Building changes nothing on the node: tried again whenever its connection failed.
+  const unsigned = await onConnectionFailure(
+    () => tronWeb.transactionBuilder.sendTrx(to, Number(sun), from),
+    () => true,
+  );
   return sendSigned(node, unsigned, key);
 }
 
@@ -121,6 +169,9 @@ export async function sendTrx(
 export async function stakeTrx(node: FakeTronNode, key: string, sun: bigint): Promise<string> {
   const tronWeb = new TronWeb({ fullHost: node.url });
   const owner = TronWeb.address.fromPrivateKey(key) as string;
-  const unsigned = await tronWeb.transactionBuilder.freezeBalanceV2(Number(sun), 'ENERGY', owner);
+  const unsigned = await onConnectionFailure(
+    () => tronWeb.transactionBuilder.freezeBalanceV2(Number(sun), 'ENERGY', owner),
+    () => true,
+  );
   return sendSigned(node, unsigned, key);
 }

@@ -1,5 +1,7 @@
 import {
+  appendFileSync,
   closeSync,
+  createWriteStream,
   existsSync,
   mkdirSync,
   openSync,
@@ -38,6 +40,8 @@ export interface Incarnation {
 /** A process of the service the nemesis can kill, and whose memory is sampled. */
 export interface ServiceProcess {
   name: string;
+  /** Its stdout and stderr, every incarnation's appended, each start marked by a line. */
+  logFile: string;
   pid(): number | undefined;
   /** The running incarnation, undefined while none runs. */
   incarnation(): Incarnation | undefined;
@@ -58,6 +62,7 @@ class ApiProcess implements ServiceProcess {
   constructor(
     readonly name: string,
     readonly port: number,
+    readonly logFile: string,
   ) {}
 
   private current: Incarnation | undefined;
@@ -73,6 +78,12 @@ class ApiProcess implements ServiceProcess {
       NODE_OPTIONS: inspectOptions(),
     });
     this.app = app;
+    // SpawnedApp keeps the output in memory only: a copy goes to the results folder.
+    appendFileSync(this.logFile, startLine(this.name, app.child.pid));
+    const file = createWriteStream(this.logFile, { flags: 'a' });
+    app.child.stdout?.on('data', (chunk: Buffer) => file.write(chunk));
+    app.child.stderr?.on('data', (chunk: Buffer) => file.write(chunk));
+    void app.exited.then(() => file.end());
     let url: string | undefined;
     this.current = {
       pid: app.child.pid ?? 0,
@@ -130,7 +141,8 @@ class WorkerService implements ServiceProcess {
     // WorkerProcess spawns on this process's environment: NODE_OPTIONS is set for its spawn only
     // (synchronous), and the inspector's line is the first the new process writes to the log
     // after what is in it now.
-    const offset = existsSync(this.logFile) ? statSync(this.logFile).size : 0;
+    appendFileSync(this.logFile, startLine(this.name));
+    const offset = statSync(this.logFile).size;
     const before = process.env.NODE_OPTIONS;
     process.env.NODE_OPTIONS = inspectOptions();
     try {
@@ -150,6 +162,10 @@ class WorkerService implements ServiceProcess {
 
   kill = () => this.process.kill();
 }
+
+/** The line a process's log gets before each start (the worker's pid is known only after). */
+const startLine = (name: string, pid?: number) =>
+  `--- ${new Date().toISOString()} soak: ${name} started${pid ? ` (pid ${pid})` : ''} ---\n`;
 
 /** Up to 16 kB of a file from `offset` ('' when there is nothing there yet). */
 function readFrom(file: string, offset: number): string {
@@ -290,8 +306,8 @@ export class Cluster {
     });
     this.restoreEnvironment = () => environment.restore();
     this.apis = [
-      new ApiProcess('api-1', await freePort()),
-      new ApiProcess('api-2', await freePort()),
+      new ApiProcess('api-1', await freePort(), join(this.dir, 'api-1.log')),
+      new ApiProcess('api-2', await freePort(), join(this.dir, 'api-2.log')),
     ];
     this.workers = [1, 2].map(
       (n) => new WorkerService(`worker-${n}`, join(this.dir, `worker-${n}.log`)),

@@ -21,6 +21,8 @@ export interface SoakReport {
   /** Invariants that failed at some moment of the run (the continuous checks). */
   violationsDuringRun: Array<{ at: string; name: string; detail: string }>;
   figures: Record<string, unknown>;
+  /** Per service process, its stdout and stderr (every incarnation's), relative to the report. */
+  logs: Record<string, string>;
   /** Per process: the heap after a forced GC (judged) and RSS (reported only). */
   memory: { heapAfterGc: Record<string, HeapJudgement>; rss: Record<string, RssSlope> };
 }
@@ -116,6 +118,12 @@ function markdown(report: SoakReport): string {
       ([name, m]) =>
         `| ${name} | ${m.firstMb} → ${m.fromMb} → ${m.toMb} | ${m.slopeMbPerMin ?? 'n/a'} | ${m.minutes} | ${m.restarts} |`,
     ),
+    '',
+    '## Logs',
+    '',
+    "Each service process's stdout and stderr, its restarts appended (a line marks each start), beside this report; the soak's own in soak.log.",
+    '',
+    ...Object.entries(report.logs).map(([name, file]) => `- ${name}: ${file}`),
     '',
   ];
   return lines.join('\n');

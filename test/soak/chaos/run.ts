@@ -2,7 +2,7 @@
 // soak's own database, Redis and chains are set on top of it by the cluster.
 import '../../setup/test-env';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { CliProcess } from '../../support/cli-process';
 import { SeededRandom } from '../../support/seeded-random';
@@ -413,6 +413,9 @@ async function main(): Promise<number> {
         workerBoots: Object.fromEntries(cluster.workers.map((w) => [w.name, w.process.boots])),
       },
       memory: { heapAfterGc: heapSlopes, rss: slopes },
+      logs: Object.fromEntries(
+        cluster.processes.map((service) => [service.name, relative(resultsDir, service.logFile)]),
+      ),
     };
     writeReport(resultsDir, report);
     for (const invariant of invariants)

@@ -26,7 +26,7 @@ import {
   receiptsOfBlock,
 } from './evm-block-receipts';
 import { HotWalletKey } from './hot-wallet-key';
-import { NonceProof, NonceProofStore } from './nonce-proofs';
+import { NonceProof, NonceProofHints, NonceProofStore } from './nonce-proofs';
 import {
   BroadcastResult,
   EvmFees,
@@ -76,8 +76,7 @@ const CANCEL_GAS_LIMIT = 21_000n;
 /** EvmPayoutTransport over ethers 6, with the RPC behaviour of EvmChainAdapter (EvmRpc). */
 export class EthersPayoutTransport implements EvmPayoutTransport {
   private readonly wallets = new WeakMap<HotWalletKey, Wallet>();
-  /** Proofs found by this process, by `owner:nonce`: the store is read once per nonce. */
-  private readonly consumerHints = new Map<string, NonceProof>();
+  private readonly consumerHints = new NonceProofHints();
   readonly family = 'EVM' as const;
   private readonly rpc: EvmRpc;
   private readonly proofs: NonceProofStore | undefined;

@@ -28,6 +28,34 @@ export interface NonceProofStore {
   save(network: string, proof: NonceProof): Promise<void>;
 }
 
+/**
+ * Proofs found by this process, by `owner:nonce`, so the store is read once per nonce. Bounded: a
+ * worker runs for months and proves nonces all along; past `capacity` the least recently set goes
+ * (a later lookup of it reads the store, which keeps every proof).
+ */
+export class NonceProofHints {
+  private readonly proofs = new Map<string, NonceProof>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  get size(): number {
+    return this.proofs.size;
+  }
+
+  get(key: string): NonceProof | undefined {
+    return this.proofs.get(key);
+  }
+
+  set(key: string, proof: NonceProof): void {
+    // Deleted first, so a proof set again counts as the newest (a Map iterates in insertion order).
+    this.proofs.delete(key);
+    this.proofs.set(key, proof);
+    if (this.proofs.size > this.capacity) {
+      this.proofs.delete(this.proofs.keys().next().value as string);
+    }
+  }
+}
+
 /** NonceProofStore in PostgreSQL, table nonce_proofs (migration 1795836459785). */
 export class PostgresNonceProofs implements NonceProofStore {
   constructor(private readonly dataSource: DataSource) {}

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
 import { pendingNonces, Rpc, unlockedTransfer } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
-import type { HeadTracker } from './heads';
+import type { HeadTracker } from '../kit/heads';
 import { distribution } from '../kit/stats';
 
 /*

@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { DEVNET_CHAIN_ID } from '../../test/support/devnet';
 import {
   mintTo,
   setAutomine,
@@ -9,6 +10,7 @@ import {
 } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
 import { createMerchant } from '../kit/database';
+import { HeadTracker } from '../kit/heads';
 import { assertRunning } from '../kit/processes';
 import type { WorkerRpcCalls } from '../kit/rpc-log';
 import { distribution, shuffledIndexes } from '../kit/stats';
@@ -21,7 +23,6 @@ import {
   randomSessions,
 } from './database';
 import { ForeignLoad, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
-import { HeadTracker } from './heads';
 import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
 import { appEnvironment, CONFIRMATIONS, TARGETS } from './settings';
 import type { Worker } from './worker';
@@ -85,7 +86,7 @@ export async function measureMainnet(
   settings: MainnetSettings,
 ) {
   const { rpc, step } = context;
-  const heads = await HeadTracker.start(rpc, context.rpcUrl);
+  const heads = await HeadTracker.start(rpc, context.rpcUrl, DEVNET_CHAIN_ID);
   let load: ForeignLoad | null = null;
   let lagSampler: ReturnType<typeof sampleLag> | null = null;
   try {

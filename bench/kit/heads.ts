@@ -11,6 +11,7 @@ import { timestamp } from './clock';
 export class HeadTracker {
   /** Block number -> when it was first announced (epoch ms). */
   private readonly seen = new Map<number, number>();
+  private readonly listeners: Array<(block: number) => void> = [];
   private latest = -1;
   private stopped = false;
 
@@ -30,7 +31,13 @@ export class HeadTracker {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.listeners.length = 0;
     await this.provider.destroy();
+  }
+
+  /** Called with every new head after start(), right after it is recorded. */
+  onBlock(listener: (block: number) => void): void {
+    this.listeners.push(listener);
   }
 
   /** The head when `at` happened: the highest block announced by then. */
@@ -49,12 +56,22 @@ export class HeadTracker {
     return this.seen.get(block) ?? null;
   }
 
+  /** The blocks announced between two moments, in order, with when. */
+  blocksBetween(from: number, to: number): Array<{ block: number; at: number }> {
+    return [...this.seen]
+      .filter(([, at]) => at >= from && at <= to)
+      .map(([block, at]) => ({ block, at }))
+      .sort((a, b) => a.block - b.block);
+  }
+
   private record(head: number): void {
+    if (head <= this.latest) return;
     const now = timestamp();
     // Blocks not announced on their own (none expected) count as mined now.
     for (let block = this.latest + 1; block <= head; block++) {
       if (!this.seen.has(block)) this.seen.set(block, now);
     }
-    this.latest = Math.max(this.latest, head);
+    this.latest = head;
+    for (const listener of this.listeners) listener(head);
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { getAddress, hexlify } from 'ethers';
 import type { Client } from 'pg';
+import { epochMs } from '../kit/clock';
 
 /** A checkout session of the benchmark: where it is paid and how much it expects. */
 export interface BenchSession {
@@ -17,8 +18,6 @@ const SESSION_LIFETIME_MINUTES = 180;
 // on a session of a merchant without its own rule.
 const DEFAULT_FEE_PERCENT = '1';
 const DEFAULT_FEE_FIXED = '0';
-/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
-const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 /**
  * Sessions with fresh random checksummed addresses (what the EVM adapter reports as a transfer's
@@ -72,7 +71,7 @@ export async function insertSessions(
  */
 export async function paidAtBySession(db: Client, ids: string[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ id: string; paid_at: number }>(
-    `SELECT id, ${EPOCH_MS('paid_at')} AS paid_at FROM checkout_sessions
+    `SELECT id, ${epochMs('paid_at')} AS paid_at FROM checkout_sessions
       WHERE id = ANY($1) AND paid_at IS NOT NULL`,
     [ids],
   );
@@ -103,7 +102,7 @@ export async function settlementTicks(
   merchantId: string,
 ): Promise<Array<{ startedAt: number; sessions: number }>> {
   const { rows } = await db.query<{ startedAt: number; sessions: number }>(
-    `SELECT ${EPOCH_MS('paid_at')} AS "startedAt", count(*)::int AS sessions
+    `SELECT ${epochMs('paid_at')} AS "startedAt", count(*)::int AS sessions
        FROM checkout_sessions WHERE merchant_id = $1 AND status = 'Paid'
       GROUP BY paid_at ORDER BY paid_at`,
     [merchantId],
@@ -114,7 +113,7 @@ export async function settlementTicks(
 /** The moment the watcher's cursor row last moved: every full tick saves it (not a bare poll). */
 export async function cursorUpdatedAt(db: Client): Promise<number | null> {
   const { rows } = await db.query<{ updated_at: number }>(
-    `SELECT ${EPOCH_MS('updated_at')} AS updated_at FROM chain_cursors WHERE network = 'ETHEREUM'`,
+    `SELECT ${epochMs('updated_at')} AS updated_at FROM chain_cursors WHERE network = 'ETHEREUM'`,
   );
   return rows[0]?.updated_at ?? null;
 }

@@ -2,7 +2,7 @@ import { createMerchant } from '../kit/database';
 import { sendAndWaitMined } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
 import { assertRunning } from '../kit/processes';
-import { distribution, shuffledIndexes } from '../kit/stats';
+import { distribution, round, shuffledIndexes } from '../kit/stats';
 import {
   BenchSession,
   insertSessions,
@@ -10,7 +10,7 @@ import {
   paidAtBySession,
   randomSessions,
 } from './database';
-import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
+import { BenchContext, openWindow, STATUS_POLL_MS } from './measure';
 import { appEnvironment } from './settings';
 import type { Worker } from './worker';
 

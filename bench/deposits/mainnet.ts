@@ -13,7 +13,7 @@ import { createMerchant } from '../kit/database';
 import { HeadTracker } from '../kit/heads';
 import { assertRunning } from '../kit/processes';
 import type { WorkerRpcCalls } from '../kit/rpc-log';
-import { distribution, shuffledIndexes } from '../kit/stats';
+import { distribution, round, shuffledIndexes } from '../kit/stats';
 import {
   BenchSession,
   cursorBlock,
@@ -23,7 +23,7 @@ import {
   randomSessions,
 } from './database';
 import { ForeignLoad, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
-import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
+import { BenchContext, openWindow, STATUS_POLL_MS } from './measure';
 import { appEnvironment, CONFIRMATIONS, TARGETS } from './settings';
 import type { Worker } from './worker';
 

@@ -9,6 +9,7 @@ import {
   StatementTotals,
   TracedTransaction,
 } from '../kit/sql-trace';
+import { round } from '../kit/stats';
 import { DATABASE } from './settings';
 import type { Worker } from './worker';
 
@@ -50,11 +51,6 @@ export function openWindow(context: BenchContext, worker: Worker) {
       return { cpu, rpc, sql, endedAt };
     },
   };
-}
-
-export function round(value: number, digits = 1): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
 
 /** What the worker's scan ticks did in PostgreSQL during a window (from --trace-sql). */

@@ -2,9 +2,9 @@ import { mineQueued, queueTransfers, transactionsPerBlock } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
 import { createMerchant } from '../kit/database';
 import { assertRunning } from '../kit/processes';
-import { shuffledIndexes } from '../kit/stats';
+import { round, shuffledIndexes } from '../kit/stats';
 import { insertSessions, paidCount, randomSessions, settlementTicks } from './database';
-import { BenchContext, openWindow, round, STATUS_POLL_MS } from './measure';
+import { BenchContext, openWindow, STATUS_POLL_MS } from './measure';
 import { appEnvironment } from './settings';
 import type { Worker } from './worker';
 

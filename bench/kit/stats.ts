@@ -25,6 +25,12 @@ export function distribution(values: number[]): Distribution {
   };
 }
 
+/** `value` to `digits` decimals. */
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
 /** A random order of 0..count-1 (Fisher-Yates). */
 export function shuffledIndexes(count: number): number[] {
   const indexes = Array.from({ length: count }, (_, index) => index);

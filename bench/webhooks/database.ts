@@ -1,9 +1,7 @@
 import type { Client } from 'pg';
+import { epochMs } from '../kit/clock';
 
 /** This benchmark's SQL: resets between phases, what the outbox holds, and the claim's cost. */
-
-/** Epoch milliseconds (PostgreSQL's clock is this machine's clock). */
-const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
 /** An event written by the generator: its merchant and its events.created_at. */
 export interface EventRow {
@@ -24,7 +22,7 @@ export async function resetOutbox(db: Client): Promise<void> {
 
 export async function events(db: Client): Promise<EventRow[]> {
   const { rows } = await db.query<{ id: string; merchant_id: string; created_at: number }>(
-    `SELECT id, merchant_id, ${EPOCH_MS('created_at')} AS created_at FROM events`,
+    `SELECT id, merchant_id, ${epochMs('created_at')} AS created_at FROM events`,
   );
   return rows.map((row) => ({
     id: row.id,
@@ -123,7 +121,7 @@ export async function attemptsOf(
     parameters,
   );
   const failures = await db.query<{ at: number; latency_ms: number; error: string | null }>(
-    `SELECT ${EPOCH_MS('attempted_at')} AS at, latency_ms, error
+    `SELECT ${epochMs('attempted_at')} AS at, latency_ms, error
        FROM (${attempts}) attempts WHERE NOT succeeded AND ${inWindow}
       ORDER BY attempted_at LIMIT ${FAILURES_KEPT}`,
     parameters,

@@ -1,4 +1,4 @@
-import { distribution, Distribution } from '../kit/stats';
+import { distribution, Distribution, round } from '../kit/stats';
 import type { EventRow } from './database';
 import type { Arrival } from './receiver';
 
@@ -88,8 +88,4 @@ export function deliveryFigures(
       (arrival) => !arrival.endpoint.startsWith('live-') && inWindow(arrival.at),
     ).length,
   };
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }

@@ -4,6 +4,7 @@ import { cpuSnapshot, cpuUsage, CpuUsage, stealMs } from '../kit/cpu';
 import type { TrackedProcess } from '../kit/processes';
 import { SessionSampler, SessionSamples } from '../kit/sessions';
 import { readSqlTrace, SqlTraceSnapshot } from '../kit/sql-trace';
+import { round } from '../kit/stats';
 import type { Window } from './figures';
 import { TARGET } from './settings';
 
@@ -71,14 +72,9 @@ export function statementsBetween(
       const earlier = before.statements[statement] ?? { count: 0, ms: 0 };
       const count = totals.count - earlier.count;
       const totalMs = totals.ms - earlier.ms;
-      return { statement, count, totalMs: round(totalMs), meanMs: round(totalMs / count, 2) };
+      return { statement, count, totalMs: round(totalMs, 0), meanMs: round(totalMs / count, 2) };
     })
     .filter((use) => use.count > 0)
     .sort((a, b) => b.totalMs - a.totalMs)
     .slice(0, TOP_STATEMENTS);
-}
-
-export function round(value: number, digits = 0): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

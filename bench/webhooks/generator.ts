@@ -36,6 +36,12 @@ export interface GeneratorStats {
   endedAt: number;
 }
 
+export type GeneratorApi = {
+  run: (request: GeneratorRun) => Promise<GeneratorStats>;
+  /** Closes its pool before the database is inspected or dropped. */
+  close: () => Promise<void>;
+};
+
 @Module({ imports: [AppConfigModule, DatabaseModule, EventOutboxModule] })
 class EventGeneratorModule {}
 
@@ -56,10 +62,11 @@ async function main(): Promise<void> {
       writer.record(manager, payoutCreatedEvent(merchantId, ++ordinal)),
     );
 
-  serve({
-    run: (request: GeneratorRun) => offer(request, change),
+  const handlers: GeneratorApi = {
+    run: (request) => offer(request, change),
     close: () => app.close(),
-  });
+  };
+  serve(handlers);
 }
 
 /**

@@ -17,28 +17,36 @@ interface Answer {
   error?: string;
 }
 
+/** What a child serves: a handler per request type, typed for the orchestrator's `ask`. */
+type Handlers = Record<string, (payload: never) => unknown>;
+
 const READY = 'ready';
+const ANSWER_TIMEOUT_MS = 30_000;
 let nextId = 1;
 
 /** A helper process that serves requests (`serve` below), as the orchestrator drives it. */
-export class IpcChild {
+export class IpcChild<H extends Handlers> {
   private constructor(readonly process: TrackedProcess) {}
 
   /** Starts `node ...args` and waits until it serves requests (one sent before would be lost). */
-  static async start(
+  static async start<H extends Handlers>(
     name: string,
     args: string[],
     env: NodeJS.ProcessEnv,
     logFile: string,
     timeoutMs: number,
-  ): Promise<IpcChild> {
-    const child = new IpcChild(startNode(name, args, env, logFile, true));
+  ): Promise<IpcChild<H>> {
+    const child = new IpcChild<H>(startNode(name, args, env, logFile, true));
     await child.nextMessage((message) => message === READY, timeoutMs, 'start');
     return child;
   }
 
   /** Sends `type` with `payload` and resolves with its handler's result. */
-  async ask<T>(type: string, payload: unknown, timeoutMs: number): Promise<T> {
+  async ask<K extends keyof H & string>(
+    type: K,
+    payload?: Parameters<H[K]>[0],
+    timeoutMs = ANSWER_TIMEOUT_MS,
+  ): Promise<Awaited<ReturnType<H[K]>>> {
     const id = nextId++;
     const answer = this.nextMessage(
       (message) => (message as Answer | null)?.id === id,
@@ -48,7 +56,7 @@ export class IpcChild {
     this.process.child.send({ id, type, payload } satisfies Request);
     const { result, error } = await answer;
     if (error !== undefined) throw new Error(`${type}: ${error}`);
-    return result as T;
+    return result as Awaited<ReturnType<H[K]>>;
   }
 
   /** The first message that `matches`; fails when the child exits or is silent too long. */
@@ -84,7 +92,7 @@ export class IpcChild {
 }
 
 /** In the child: answers each request with its handler's result (or its error's message). */
-export function serve(handlers: Record<string, (payload: never) => unknown>): void {
+export function serve(handlers: Handlers): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('Started without an IPC channel: run it through the bench.');
   process.on('message', (message: Request) => {

@@ -3,7 +3,7 @@ import { timestamp } from '../kit/clock';
 import { pollUntil } from '../kit/poll';
 import type { TrackedProcess } from '../kit/processes';
 import { Api, callApi } from '../kit/services';
-import type { Generator, Receiver } from './children';
+import { Generator, offer, Receiver } from './children';
 import {
   attemptsOf,
   claimScan,
@@ -77,7 +77,7 @@ export async function runPhase(context: PhaseContext, spec: PhaseSpec) {
 
   await resetOutbox(db);
   if (spec.backlog) await seedDeadBacklog(db, dead, spec.backlog, deadRate);
-  await receiver.collect(); // nothing should be there; a straggler must not count here
+  await receiver.ask('collect'); // nothing should be there; a straggler must not count here
   context.step(
     `${spec.name}: ${spec.liveRate} events/s live` +
       (deadRate ? ` + ${deadRate}/s to ${dead.length} ${spec.dead} endpoint(s)` : '') +
@@ -89,7 +89,7 @@ export async function runPhase(context: PhaseContext, spec: PhaseSpec) {
     from: startAt + options.warmupSeconds * 1000,
     to: startAt + (options.warmupSeconds + options.durationSeconds) * 1000,
   };
-  const generated = context.generator.run({
+  const generated = offer(context.generator, {
     startAt,
     seconds: options.warmupSeconds + options.durationSeconds,
     buckets,
@@ -112,7 +112,7 @@ export async function runPhase(context: PhaseContext, spec: PhaseSpec) {
   const drainMs = await drain(db, liveIds, window.to);
   if (dead.length) await switchOff(context, dead);
   const drained = drainMs !== null || (await drain(db, liveIds, timestamp())) !== null;
-  const collected = await receiver.collect();
+  const collected = await receiver.ask('collect');
   const endpointOf = new Map(
     targets.live.map((target) => [target.merchant.id, target.receiverKey] as const),
   );
@@ -199,7 +199,7 @@ async function switchOff(context: PhaseContext, dead: Target[]): Promise<void> {
       enabled: false,
     });
   }
-  await context.receiver.release();
+  await context.receiver.ask('release');
   const none = () => leasedDeliveries(context.db).then((leased) => leased === 0);
   if (!(await pollUntil(none, { timeoutMs: SETTLE_TIMEOUT_MS, pollMs: POLL_MS }))) {
     throw new Error('Deliveries still in flight after a dead phase.');

@@ -23,7 +23,7 @@ export interface SignedSample {
 
 export type PortRequest = Record<'live' | 'hanging' | 'closed', number>;
 export type Ports = Awaited<ReturnType<typeof open>>;
-export type Collected = ReturnType<typeof collect>;
+export type ReceiverApi = typeof handlers;
 
 // Kept with their raw body to verify signatures: the first few of each endpoint, then 1 in N.
 const FIRST_SAMPLES_PER_ENDPOINT = 3;
@@ -147,4 +147,5 @@ function release(): number {
   return count;
 }
 
-serve({ open, collect, release });
+const handlers = { open, collect, release };
+serve(handlers);

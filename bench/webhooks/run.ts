@@ -15,7 +15,7 @@ import {
 import { runBenchmark } from '../kit/run';
 import { startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { ROOT, SQL_TRACE_PRELOAD } from '../kit/settings';
-import { Generator, Receiver } from './children';
+import { RUN_MARGIN_MS, startGenerator, startReceiver } from './children';
 import { BenchOptions, parseOptions, PhaseKind } from './options';
 import { DeadKind, PhaseContext, PhaseResult, PhaseSpec, runPhase } from './phase';
 import { goalsOf, printReport, Report, writeReport } from './report';
@@ -70,8 +70,8 @@ runBenchmark('webhooks', async (run) => {
   const machine = describeMachine(await postgresVersion(db), 'no chain (WATCH_NETWORKS=none)');
   console.log(fullMachineLine(machine, start));
 
-  const receiver = await Receiver.start(logFiles.receiver);
-  const ports = await receiver.open({
+  const receiver = await startReceiver(logFiles.receiver);
+  const ports = await receiver.ask('open', {
     live: options.merchants,
     // dead-hanging's, then dead-aged's.
     hanging: 2 * options.deadEndpoints,
@@ -94,7 +94,7 @@ runBenchmark('webhooks', async (run) => {
   // A new database's pool fill is half a minute of the worker's CPU, once per deployment.
   const filledInMs = await waitForPoolFill(db, worker);
   step(`the worker filled the pay-address pool (${(filledInMs / 1000).toFixed(1)} s)`);
-  const generator = await Generator.start(logFiles.generator);
+  const generator = await startGenerator(logFiles.generator);
   const services = { worker, generator, receiver };
   await warmUp(db, services, targets, { rate: targets.live.length, seconds: 1, inFlight: 1 });
   step(
@@ -125,7 +125,7 @@ runBenchmark('webhooks', async (run) => {
   };
   const phases: PhaseResult[] = [];
   for (const spec of phaseSpecs(options)) phases.push(await runPhase(context, spec));
-  await generator.close();
+  await generator.ask('close', undefined, RUN_MARGIN_MS);
 
   step('verifying signatures and logs');
   const secretOf = new Map(

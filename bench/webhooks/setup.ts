@@ -4,7 +4,7 @@ import { createMerchant, Merchant } from '../kit/database';
 import { pollUntil } from '../kit/poll';
 import type { TrackedProcess } from '../kit/processes';
 import { Api, callApi } from '../kit/services';
-import type { Generator, Receiver } from './children';
+import { Generator, offer, Receiver } from './children';
 import { pendingDeliveries, resetOutbox } from './database';
 import type { BenchOptions } from './options';
 import type { Ports } from './receiver';
@@ -85,7 +85,7 @@ export async function warmUp(
   await resetOutbox(db);
   const merchantIds = targets.live.map((target) => target.merchant.id);
   const liveIds = targets.live.map((target) => target.endpoint.id);
-  const stats = await services.generator.run({
+  const stats = await offer(services.generator, {
     startAt: timestamp(),
     seconds: load.seconds,
     buckets: [{ rate: load.rate, merchantIds }],
@@ -97,7 +97,7 @@ export async function warmUp(
   if (!(await pollUntil(delivered, options))) {
     throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
   }
-  const { arrivals } = await services.receiver.collect();
+  const { arrivals } = await services.receiver.ask('collect');
   const events = stats.committed.reduce((sum, committed) => sum + committed, 0);
   if (arrivals.length !== events) {
     throw new Error(`Warm-up: ${arrivals.length} requests received for ${events} events.`);

@@ -1,7 +1,7 @@
 import { createMerchant } from '../kit/database';
 import { sendAndWaitMined } from '../kit/chain';
 import { sleep, timestamp } from '../kit/clock';
-import { assertRunning } from '../kit/processes';
+import { pollUntil } from '../kit/poll';
 import { distribution, round, shuffledIndexes } from '../kit/stats';
 import {
   BenchSession,
@@ -10,7 +10,7 @@ import {
   paidAtBySession,
   randomSessions,
 } from './database';
-import { BenchContext, openWindow, STATUS_POLL_MS } from './measure';
+import { BenchContext, detectionSplit, openWindow, STATUS_POLL_MS } from './measure';
 import { appEnvironment } from './settings';
 import type { Worker } from './worker';
 
@@ -40,19 +40,13 @@ export async function measureLatency(context: BenchContext, worker: Worker, paym
     db,
     sessions.map((session) => session.id),
   );
-  const samples = observed.map((item) => {
-    // The start of the tick's transaction that settled it (paid_at).
-    const tickStart = paidAt.get(item.session.id) ?? item.paidSeenAt;
-    return {
-      sessionId: item.session.id,
-      blockNumber: item.blockNumber,
-      latencyMs: round(item.paidSeenAt - item.minedAt),
-      waitForTickMs: round(tickStart - item.minedAt),
-      tickMs: round(item.paidSeenAt - tickStart),
-      // eth_sendRawTransaction -> receipt: how far "mined" could be off.
-      sendToReceiptMs: round(item.minedAt - item.sentAt),
-    };
-  });
+  const samples = observed.map((item) => ({
+    sessionId: item.session.id,
+    blockNumber: item.blockNumber,
+    ...detectionSplit(item.minedAt, item.paidSeenAt, paidAt.get(item.session.id), 1),
+    // eth_sendRawTransaction -> receipt: how far "mined" could be off.
+    sendToReceiptMs: round(item.minedAt - item.sentAt),
+  }));
   const of = (part: typeof samples, key: Exclude<keyof (typeof samples)[number], 'sessionId'>) =>
     distribution(part.map((sample) => sample[key]));
   const size = Math.min(GROWTH_SAMPLES, samples.length);
@@ -97,13 +91,10 @@ async function payOneByOne(context: BenchContext, worker: Worker, sessions: Benc
     const raw = await context.payer.sign(session.payAddress, session.amount);
     await sleep(((strata[index] + Math.random()) / sessions.length) * worker.pollIntervalMs);
     const mined = await sendAndWaitMined(context.rpc, raw);
-    const deadline = timestamp() + 3 * worker.pollIntervalMs + 30_000;
-    while (!(await paidAmong(context.db, [session.id])).length) {
-      assertRunning(worker.process);
-      if (timestamp() > deadline) {
-        throw new Error(`Session ${session.id} was not Paid in time; see the worker log.`);
-      }
-      await sleep(STATUS_POLL_MS);
+    const paid = async () => (await paidAmong(context.db, [session.id])).length > 0;
+    const timeoutMs = 3 * worker.pollIntervalMs + 30_000;
+    if (!(await pollUntil(paid, { timeoutMs, pollMs: STATUS_POLL_MS, child: worker.process }))) {
+      throw new Error(`Session ${session.id} was not Paid in time; see the worker log.`);
     }
     observed.push({ session, ...mined, paidSeenAt: timestamp() });
   }

@@ -23,7 +23,7 @@ import {
   randomSessions,
 } from './database';
 import { ForeignLoad, MAX_FOREIGN_TRANSFER_BASE_UNITS } from './foreign-load';
-import { BenchContext, openWindow, STATUS_POLL_MS } from './measure';
+import { BenchContext, detectionSplit, openWindow, STATUS_POLL_MS } from './measure';
 import { appEnvironment, CONFIRMATIONS, TARGETS } from './settings';
 import type { Worker } from './worker';
 
@@ -254,14 +254,11 @@ async function toSamples(context: BenchContext, heads: HeadTracker, observed: Ob
     // The confirming block: the payment's own + confirmations - 1.
     const minedAt = heads.seenAt(blockNumber + CONFIRMATIONS - 1);
     if (minedAt === null) throw new Error(`Block ${blockNumber} was never announced.`);
-    const tickStart = paidAt.get(item.session.id) ?? item.paidSeenAt;
     samples.push({
       sessionId: item.session.id,
       txHash: item.txHash,
       blockNumber,
-      latencyMs: round(item.paidSeenAt - minedAt, 2),
-      waitForTickMs: round(tickStart - minedAt, 2),
-      tickMs: round(item.paidSeenAt - tickStart, 2),
+      ...detectionSplit(minedAt, item.paidSeenAt, paidAt.get(item.session.id), 2),
       sendToMinedMs: round(minedAt - item.sentAt, 2),
     });
   }

@@ -53,6 +53,24 @@ export function openWindow(context: BenchContext, worker: Worker) {
   };
 }
 
+/**
+ * A payment's time from its (confirming) block mined to its session seen Paid, split at the start
+ * of the scan tick's transaction that settled it (paid_at; `paidSeenAt` if unknown).
+ */
+export function detectionSplit(
+  minedAt: number,
+  paidSeenAt: number,
+  paidAt: number | undefined,
+  digits: number,
+) {
+  const tickStart = paidAt ?? paidSeenAt;
+  return {
+    latencyMs: round(paidSeenAt - minedAt, digits),
+    waitForTickMs: round(tickStart - minedAt, digits),
+    tickMs: round(paidSeenAt - tickStart, digits),
+  };
+}
+
 /** What the worker's scan ticks did in PostgreSQL during a window (from --trace-sql). */
 export interface TickSql {
   ticks: number;

@@ -7,7 +7,7 @@ import { relative } from 'node:path';
 import { loadAppConfig } from '@app/common/config/app-config';
 import { Devnet, startDevnet } from '../../test/support/devnet';
 import { clientVersion, mineEmptyBlocks, Payer, Rpc } from '../kit/chain';
-import { anvilPid, CpuUsage, OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
+import { anvilPid, otherLoadWarnings } from '../kit/cpu';
 import { freshTarget, postgresVersion } from '../kit/database';
 import { build, runCli, stopProcess } from '../kit/processes';
 import {
@@ -147,26 +147,21 @@ runBenchmark('deposits', async ({ step, base, onStop, startedAt }) => {
 
   const results = await runPhases(options, context, base, workerLogs);
   const { latency, throughput, mainnet } = results;
-  const verification = [];
-  for (const [merchantId, paid] of [
-    ...latency.map((result) => [result.merchantId, result.paid] as const),
-    ...(throughput ? [[throughput.merchantId, throughput.paidSessions] as const] : []),
-    ...(mainnet ? [[mainnet.merchantId, mainnet.paid] as const] : []),
-  ]) {
-    verification.push(await verifyMerchant(db, merchantId, paid));
-  }
+  // One client: the checks run one after another, in this order.
+  const verification = await Promise.all([
+    ...latency.map((result) => verifyMerchant(db, result.merchantId, result.paid)),
+    ...(throughput ? [verifyMerchant(db, throughput.merchantId, throughput.paidSessions)] : []),
+    ...(mainnet ? [verifyMerchant(db, mainnet.merchantId, mainnet.paid)] : []),
+  ]);
   const foreignCheck = mainnet
     ? await verifyForeign(db, mainnet.foreignSenders, mainnet.blockRange, mainnet.paymentTxHashes)
     : null;
-  const windows: Array<[string, CpuUsage]> = [
-    ...latency.map((result): [string, CpuUsage] => [`latency (${result.label})`, result.cpu]),
-    ...(throughput ? [['throughput', throughput.cpu] as [string, CpuUsage]] : []),
-    ...(mainnet ? [['mainnet-shaped', mainnet.cpu] as [string, CpuUsage]] : []),
-  ];
   warnings.push(
-    ...windows
-      .filter(([, cpu]) => (cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
-      .map(([name, cpu]) => `${name}: other processes used ${cpu.otherCores} cores`),
+    ...otherLoadWarnings([
+      ...latency.map((result) => ({ name: `latency (${result.label})`, cpu: result.cpu })),
+      ...(throughput ? [{ name: 'throughput', cpu: throughput.cpu }] : []),
+      ...(mainnet ? [{ name: 'mainnet-shaped', cpu: mainnet.cpu }] : []),
+    ]),
     ...quietnessWarnings(quietness(), 'end'),
   );
   const failures = [

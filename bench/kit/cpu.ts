@@ -10,6 +10,13 @@ const CLOCK_TICKS_PER_SECOND = 100;
 // figures doubtful: they compete for the same cores.
 export const OTHER_LOAD_WARNING_CORES = 0.2;
 
+/** A warning for each window in which other processes used more than that. */
+export function otherLoadWarnings(windows: Array<{ name: string; cpu: CpuUsage }>): string[] {
+  return windows
+    .filter(({ cpu }) => (cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
+    .map(({ name, cpu }) => `${name}: other processes used ${cpu.otherCores} cores`);
+}
+
 export interface CpuSnapshot {
   at: number;
   processes: Record<string, number | null>;

@@ -2,7 +2,7 @@
 // loopback receiver, through the built API and ONE built worker, and what a dead endpoint (one
 // that hangs, one that refuses connections) costs the live ones. See bench/webhooks/README.md.
 import { relative } from 'node:path';
-import { OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
+import { otherLoadWarnings } from '../kit/cpu';
 import { freshTarget, postgresVersion } from '../kit/database';
 import { build } from '../kit/processes';
 import {
@@ -140,9 +140,7 @@ runBenchmark('webhooks', async (run) => {
   const logs = { api: loggedErrors(logFiles.api), worker: loggedErrors(logFiles.worker) };
   const end = quietness();
   warnings.push(
-    ...phases
-      .filter((phase) => (phase.cpu.otherCores ?? 0) > OTHER_LOAD_WARNING_CORES)
-      .map((phase) => `${phase.name}: other processes used ${phase.cpu.otherCores} cores`),
+    ...otherLoadWarnings(phases),
     ...phases
       .filter((phase) => phase.drainMs === null)
       .map((phase) => `${phase.name}: the live backlog did not drain while dead endpoints were on`),

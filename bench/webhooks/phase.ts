@@ -170,6 +170,36 @@ export async function runPhase(context: PhaseContext, spec: PhaseSpec) {
 }
 
 /**
+ * `rate` events a second for `seconds` to the live merchants, each delivered. At 1/s per merchant
+ * it is the probe that the worker is up and delivering (it has no other sign of readiness); at the
+ * phases' rate, the warm-up that leaves no cold start to the first phase (JIT, connection pools,
+ * keep-alive sockets). Nothing of it is measured.
+ */
+export async function warmUp(
+  context: Pick<PhaseContext, 'db' | 'worker' | 'generator' | 'receiver' | 'targets'>,
+  load: { rate: number; seconds: number; inFlight: number },
+): Promise<void> {
+  const { db, targets } = context;
+  await resetOutbox(db);
+  const stats = await offer(context.generator, {
+    startAt: timestamp(),
+    seconds: load.seconds,
+    buckets: [{ rate: load.rate, merchantIds: targets.live.map((target) => target.merchant.id) }],
+    maxInFlight: load.inFlight,
+  });
+  if (stats.failed) throw new Error(`Writing warm-up events failed: ${stats.errors.join('; ')}`);
+  const liveIds = targets.live.map((target) => target.endpoint.id);
+  if ((await drain(db, liveIds, 0, context.worker)) === null) {
+    throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
+  }
+  const { arrivals } = await context.receiver.ask('collect');
+  const events = stats.committed.reduce((sum, committed) => sum + committed, 0);
+  if (arrivals.length !== events) {
+    throw new Error(`Warm-up: ${arrivals.length} requests received for ${events} events.`);
+  }
+}
+
+/**
  * The dead endpoints' backlog, as long as they would have taken to build it at this phase's rate
  * (their events go to them in turns, so they share it).
  */
@@ -181,10 +211,19 @@ async function seedDeadBacklog(db: Client, dead: Target[], backlog: number, dead
   }
 }
 
-/** Until every live delivery has succeeded; ms after `since`, or null past the limit. */
-async function drain(db: Client, liveIds: string[], since: number): Promise<number | null> {
+/**
+ * Until every live delivery has succeeded; ms after `since`, or null past the limit (at once an
+ * error if `child` exited).
+ */
+async function drain(
+  db: Client,
+  liveIds: string[],
+  since: number,
+  child?: TrackedProcess,
+): Promise<number | null> {
   const none = () => pendingDeliveries(db, liveIds).then((pending) => pending === 0);
-  if (!(await pollUntil(none, { timeoutMs: DRAIN_TIMEOUT_MS, pollMs: POLL_MS }))) return null;
+  const options = { timeoutMs: DRAIN_TIMEOUT_MS, pollMs: POLL_MS, child };
+  if (!(await pollUntil(none, options))) return null;
   return Math.max(Math.round(timestamp() - since), 0);
 }
 

@@ -17,7 +17,7 @@ import { startApi, startWorker, waitForPoolFill } from '../kit/services';
 import { ROOT, SQL_TRACE_PRELOAD } from '../kit/settings';
 import { RUN_MARGIN_MS, startGenerator, startReceiver } from './children';
 import { BenchOptions, parseOptions, PhaseKind } from './options';
-import { DeadKind, PhaseContext, PhaseResult, PhaseSpec, runPhase } from './phase';
+import { DeadKind, PhaseContext, PhaseResult, PhaseSpec, runPhase, warmUp } from './phase';
 import { goalsOf, printReport, Report, writeReport } from './report';
 import {
   benchEnvironment,
@@ -26,7 +26,7 @@ import {
   serviceEnvironment,
   TARGET,
 } from './settings';
-import { createTargets, warmUp } from './setup';
+import { createTargets } from './setup';
 import { loggedErrors, verifySignatures } from './verify';
 
 // Before the first phase: a cold worker, generator and receiver would make it look worse.
@@ -95,18 +95,6 @@ runBenchmark('webhooks', async (run) => {
   const filledInMs = await waitForPoolFill(db, worker);
   step(`the worker filled the pay-address pool (${(filledInMs / 1000).toFixed(1)} s)`);
   const generator = await startGenerator(logFiles.generator);
-  const services = { worker, generator, receiver };
-  await warmUp(db, services, targets, { rate: targets.live.length, seconds: 1, inFlight: 1 });
-  step(
-    `the worker delivers (${targets.live.length} probe events received); warm-up: ` +
-      `${options.rate} events/s for ${WARM_UP_SECONDS} s, not measured`,
-  );
-  await warmUp(db, services, targets, {
-    rate: options.rate,
-    seconds: WARM_UP_SECONDS,
-    inFlight: options.inFlight,
-  });
-
   const context: PhaseContext = {
     db,
     api,
@@ -123,6 +111,16 @@ runBenchmark('webhooks', async (run) => {
     },
     step,
   };
+  await warmUp(context, { rate: targets.live.length, seconds: 1, inFlight: 1 });
+  step(
+    `the worker delivers (${targets.live.length} probe events received); warm-up: ` +
+      `${options.rate} events/s for ${WARM_UP_SECONDS} s, not measured`,
+  );
+  await warmUp(context, {
+    rate: options.rate,
+    seconds: WARM_UP_SECONDS,
+    inFlight: options.inFlight,
+  });
   const phases: PhaseResult[] = [];
   for (const spec of phaseSpecs(options)) phases.push(await runPhase(context, spec));
   await generator.ask('close', undefined, RUN_MARGIN_MS);

@@ -1,11 +1,5 @@
-import type { Client } from 'pg';
-import { timestamp } from '../kit/clock';
 import { createMerchant, Merchant } from '../kit/database';
-import { pollUntil } from '../kit/poll';
-import type { TrackedProcess } from '../kit/processes';
 import { Api, callApi } from '../kit/services';
-import { Generator, offer, Receiver } from './children';
-import { pendingDeliveries, resetOutbox } from './database';
 import type { BenchOptions } from './options';
 import type { Ports } from './receiver';
 import { benchEnvironment } from './settings';
@@ -65,41 +59,4 @@ export async function createTargets(
       ? await all('aged', ports.hanging.slice(dead, 2 * dead), dead, 'hanging')
       : [],
   };
-}
-
-const DRAIN_TIMEOUT_MS = 60_000;
-const POLL_MS = 100;
-
-/**
- * `rate` events a second for `seconds` to the live merchants, each delivered. At 1/s per merchant
- * it is the probe that the worker is up and delivering (it has no other sign of readiness); at the
- * phases' rate, the warm-up that leaves no cold start to the first phase (JIT, connection pools,
- * keep-alive sockets). Nothing of it is measured.
- */
-export async function warmUp(
-  db: Client,
-  services: { worker: TrackedProcess; generator: Generator; receiver: Receiver },
-  targets: Targets,
-  load: { rate: number; seconds: number; inFlight: number },
-): Promise<void> {
-  await resetOutbox(db);
-  const merchantIds = targets.live.map((target) => target.merchant.id);
-  const liveIds = targets.live.map((target) => target.endpoint.id);
-  const stats = await offer(services.generator, {
-    startAt: timestamp(),
-    seconds: load.seconds,
-    buckets: [{ rate: load.rate, merchantIds }],
-    maxInFlight: load.inFlight,
-  });
-  if (stats.failed) throw new Error(`Writing warm-up events failed: ${stats.errors.join('; ')}`);
-  const delivered = () => pendingDeliveries(db, liveIds).then((pending) => pending === 0);
-  const options = { timeoutMs: DRAIN_TIMEOUT_MS, pollMs: POLL_MS, child: services.worker };
-  if (!(await pollUntil(delivered, options))) {
-    throw new Error(`The worker did not deliver in ${DRAIN_TIMEOUT_MS} ms; see its log.`);
-  }
-  const { arrivals } = await services.receiver.ask('collect');
-  const events = stats.committed.reduce((sum, committed) => sum + committed, 0);
-  if (arrivals.length !== events) {
-    throw new Error(`Warm-up: ${arrivals.length} requests received for ${events} events.`);
-  }
 }

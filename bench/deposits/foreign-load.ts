@@ -23,8 +23,6 @@ export const MAX_FOREIGN_TRANSFER_BASE_UNITS = BigInt(MAX_BASE_UNITS);
 /** When each batch of a block goes out, as a share of the block time after the head. */
 export const BATCH_MOMENTS = [0.1, 0.3, 0.5, 0.7];
 
-export type ForeignLoadStats = Awaited<ReturnType<ForeignLoad['stop']>>;
-
 export class ForeignLoad {
   private readonly batchMs: number[] = [];
   private batches = 0;

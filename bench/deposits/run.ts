@@ -147,12 +147,14 @@ runBenchmark('deposits', async ({ step, base, onStop, startedAt }) => {
 
   const results = await runPhases(options, context, base, workerLogs);
   const { latency, throughput, mainnet } = results;
-  // One client: the checks run one after another, in this order.
-  const verification = await Promise.all([
-    ...latency.map((result) => verifyMerchant(db, result.merchantId, result.paid)),
-    ...(throughput ? [verifyMerchant(db, throughput.merchantId, throughput.paidSessions)] : []),
-    ...(mainnet ? [verifyMerchant(db, mainnet.merchantId, mainnet.paid)] : []),
-  ]);
+  const verification = [];
+  for (const [merchantId, paid] of [
+    ...latency.map((result) => [result.merchantId, result.paid] as const),
+    ...(throughput ? [[throughput.merchantId, throughput.paidSessions] as const] : []),
+    ...(mainnet ? [[mainnet.merchantId, mainnet.paid] as const] : []),
+  ]) {
+    verification.push(await verifyMerchant(db, merchantId, paid));
+  }
   const foreignCheck = mainnet
     ? await verifyForeign(db, mainnet.foreignSenders, mainnet.blockRange, mainnet.paymentTxHashes)
     : null;

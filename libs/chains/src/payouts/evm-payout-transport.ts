@@ -196,6 +196,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     );
   }
 
+  async blockHeaderByHash(hash: string, number: number): Promise<BlockHeader | null> {
+    const header = await this.rpc.call('eth_getBlockByHash', async (provider) =>
+      parseBlockHeader(
+        await provider.send('eth_getBlockByHash', [hash, false]),
+        number,
+        this.network.name,
+      ),
+    );
+    if (header && header.hash !== hash.toLowerCase()) {
+      throw this.error('permanent', 'eth_getBlockByHash: invalid response (another block)');
+    }
+    return header;
+  }
+
   async receiptsIn(
     block: BlockHeader,
     txHashes: string[],
@@ -308,7 +322,7 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
     if (!proof) return null;
     const after = await this.headBlockNumber();
     if (after < proof.blockNumber) return null;
-    const { txHash, blockNumber } = proof;
+    const { txHash, blockNumber, blockHash } = proof;
     const confirmations = after - blockNumber + 1;
     const replaces =
       known !== undefined && (known.blockHash !== proof.blockHash || known.txHash !== proof.txHash);
@@ -318,7 +332,7 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       if (known === undefined || replaces) await this.proofs?.save(this.network.name, proof);
       this.consumerHints.set(hintKey, proof);
     }
-    return { txHash, blockNumber, confirmations };
+    return { txHash, blockNumber, blockHash, confirmations };
   }
 
   /**

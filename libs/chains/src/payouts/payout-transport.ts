@@ -68,7 +68,12 @@ export interface NonceConsumer {
   /** 0x + 64 lowercase hex. */
   txHash: string;
   blockNumber: number;
-  /** head - blockNumber + 1, the head read after the block. */
+  /**
+   * The block read (lowercase): one backend's word, which may be a block that lost a fork. A
+   * caller acting on the proof checks it against the chain it follows (review r8, F2).
+   */
+  blockHash: string;
+  /** head - blockNumber + 1, the head read after the block (another backend's, maybe). */
   confirmations: number;
 }
 
@@ -127,6 +132,11 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
   headBlockNumber(): Promise<number>;
   /** The block at `number` with its transactions' hashes; null where the node has no such block. */
   blockHeader(number: number): Promise<BlockHeader | null>;
+  /**
+   * The block with this hash, `number` high: the same on every node that has it (a hash names
+   * one block), null where the node has not got it.
+   */
+  blockHeaderByHash(hash: string, number: number): Promise<BlockHeader | null>;
   /**
    * The receipts of `txHashes`, transactions of `block`, each read as that block's (it names the
    * header's hash and number): one `eth_getBlockReceipts` for the block where that is cheaper

@@ -12,8 +12,11 @@ class FakeChain {
   /** Blocks above this are unknown to the node (a backend behind); Infinity: none. */
   hasUpTo = Infinity;
   receiptsMissing = false;
-  readonly calls = { head: 0, header: 0, receipts: 0 };
+  readonly calls = { head: 0, header: 0, receipts: 0, byHash: 0 };
+  /** Blocks read by hash answer null (a backend without them). */
+  byHashMissing = false;
   private readonly byNumber = new Map<number, BlockHeader>();
+  private readonly byHash = new Map<string, BlockHeader>();
   private readonly receipts = new Map<string, BlockReceipt & { blockHash: string }>();
 
   constructor() {
@@ -30,6 +33,7 @@ class FakeChain {
       transactionHashes: txs,
     };
     this.byNumber.set(number, header);
+    this.byHash.set(header.hash, header);
     for (const txHash of txs) {
       this.receipts.set(txHash, {
         txHash,
@@ -50,6 +54,11 @@ class FakeChain {
     blockHeader: async (number: number) => {
       this.calls.header += 1;
       return number > this.hasUpTo ? null : (this.byNumber.get(number) ?? null);
+    },
+    blockHeaderByHash: async (blockHash: string, number: number) => {
+      this.calls.byHash += 1;
+      const header = this.byHashMissing ? undefined : this.byHash.get(blockHash);
+      return header?.number === number ? header : null;
     },
     receiptsIn: async (block: BlockHeader, txHashes: string[]) => {
       if (!txHashes.length) return new Map<string, BlockReceipt>();
@@ -87,7 +96,7 @@ describe('BlocksRead', () => {
     chain.mine(6, [a, other, b], 'main', [b]);
     chain.mine(7, [hash('filler-7')]);
     await blocks.advance(chain.transport, ours([a, b]));
-    expect(chain.calls).toEqual({ head: 2, header: 8, receipts: 1 });
+    expect(chain.calls).toEqual({ head: 2, header: 8, receipts: 1, byHash: 0 });
     expect(blocks.mined(a)).toEqual({
       state: 'mined',
       status: { blockNumber: 6, blockHash: hash('main-6'), succeeded: true, confirmations: 2 },
@@ -98,7 +107,7 @@ describe('BlocksRead', () => {
 
     // Nothing new: one head read, no block read again.
     await blocks.advance(chain.transport, ours([a, b]));
-    expect(chain.calls).toEqual({ head: 3, header: 8, receipts: 1 });
+    expect(chain.calls).toEqual({ head: 3, header: 8, receipts: 1, byHash: 0 });
     chain.mine(8, []);
     await blocks.advance(chain.transport, ours([a, b]));
     expect(blocks.mined(a)?.status.confirmations).toBe(3);
@@ -258,5 +267,77 @@ describe('BlocksRead', () => {
     await blocks.advance(chain.transport, ours([a, c]));
     expect(blocks.mined(a)).toBeNull();
     expect(blocks.mined(c)?.status.confirmations).toBe(1);
+  });
+
+  describe("confirmed: a block one backend named, counted only where it is the run's (r8, F2)", () => {
+    it('counts a block the run holds along the run, and no block of another hash at its height', async () => {
+      const chain = new FakeChain();
+      for (let number = 1; number <= 10; number++) chain.mine(number, []);
+      const blocks = new BlocksRead(100);
+      await blocks.advance(chain.transport, ours([]));
+      // A backend stuck on a block that lost a fork at height 6, with a head far ahead elsewhere.
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 6, blockHash: hash('fork-6') }),
+      ).toBeNull();
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 6, blockHash: hash('main-6') }),
+      ).toBe(5);
+      // Above the last block read: not read yet, nothing proven.
+      chain.mine(11, []);
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 11, blockHash: hash('main-11') }),
+      ).toBeNull();
+      expect(chain.calls.byHash).toBe(0);
+    });
+
+    it('reads the ancestors below the run by hash, and proves nothing where a node lacks them', async () => {
+      const chain = new FakeChain();
+      for (let number = 1; number <= 40; number++) chain.mine(number, []);
+      const blocks = new BlocksRead(100);
+      // A first look reads the 16 blocks below the head: 24..40.
+      await blocks.advance(chain.transport, ours([]));
+      chain.byHashMissing = true;
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 20, blockHash: hash('main-20') }),
+      ).toBeNull();
+      chain.byHashMissing = false;
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 20, blockHash: hash('main-20') }),
+      ).toBe(21);
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 20, blockHash: hash('fork-20') }),
+      ).toBeNull();
+      // Read once: 23, 22, 21, 20 by hash, and not again.
+      expect(chain.calls.byHash).toBe(5);
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 22, blockHash: hash('main-22') }),
+      ).toBe(19);
+      expect(chain.calls.byHash).toBe(5);
+    });
+
+    it('keeps the blocks the run forgets as its ancestors, and forgets them with a new run', async () => {
+      const chain = new FakeChain();
+      chain.mine(1, []);
+      const blocks = new BlocksRead(3);
+      await blocks.advance(chain.transport, ours([]));
+      for (let number = 2; number <= 6; number++) chain.mine(number, []);
+      await blocks.advance(chain.transport, ours([]));
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 2, blockHash: hash('main-2') }),
+      ).toBe(5);
+      expect(chain.calls.byHash).toBe(0);
+      // A chain that changed under us from block 1: the run starts again, its ancestors unknown.
+      for (let number = 1; number <= 3; number++) chain.mine(number, [], 'fork');
+      chain.hasUpTo = 3;
+      for (let look = 0; look < 40 && blocks.top !== 3; look++) {
+        await blocks.advance(chain.transport, ours([]));
+      }
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 2, blockHash: hash('main-2') }),
+      ).toBeNull();
+      expect(
+        await blocks.confirmed(chain.transport, { blockNumber: 2, blockHash: hash('fork-2') }),
+      ).toBe(2);
+    });
   });
 });

@@ -16,6 +16,9 @@ const HEADS_REMEMBERED = 8;
 // Looks in a row that read no block while behind: the run is stuck on a block no node answers
 // whole, and reading starts again from the head (its payouts are looked up one by one).
 const STALLED_LOOKS = 30;
+// Hashes of blocks below the run kept, each the parent of the one above: a receipt looked up one
+// by one in a block below the run is counted only once its block is found among them.
+const MAX_ANCESTORS = 65_536;
 
 /** A block read, with the receipts of the service's transactions in it. */
 interface ReadBlock {
@@ -45,6 +48,16 @@ export class BlocksRead {
   private readonly heads: number[] = [];
   /** Looks in a row that were behind and read no block. */
   private stalled = 0;
+  /**
+   * The hashes of the blocks below the run, read by hash from its first block's parent down:
+   * `ancestors[i]` is the block `i + 1` below the first. Each is the parent of the one above, so
+   * they are the run's chain as surely as the run is. Forgotten with the run's first block.
+   */
+  private ancestors: string[] = [];
+  /** The parent hash of the lowest block of `ancestors` (or of the run's first block). */
+  private ancestorsParent: string | null = null;
+  /** Blocks read by hash this look, for `confirmed` (bounded as the run's reads are). */
+  private ancestorReads = 0;
 
   /** `keep`: blocks held at most, more than a receipt needs to reach its confirmations. */
   constructor(private readonly keep: number) {}
@@ -89,6 +102,7 @@ export class BlocksRead {
     ours: (txHashes: string[]) => Promise<Set<string>>,
     now: () => number = Date.now,
   ): Promise<void> {
+    this.ancestorReads = 0;
     const head = await transport.headBlockNumber();
     this.heads.push(head);
     if (this.heads.length > HEADS_REMEMBERED) this.heads.shift();
@@ -169,6 +183,48 @@ export class BlocksRead {
   }
 
   /**
+   * The confirmations of a block named by one backend (a receipt looked up alone, the block that
+   * used a nonce), counted along the run, if that block is the run's: the run holds its height
+   * with its hash, or it is one of the run's ancestors, read by hash down from the run's first
+   * block. Null when that is not proven: another hash at its height (a backend serving a block
+   * that lost a fork, review r8, F2), a block above the last one read, a run empty, or ancestors
+   * not read yet (a node lacking them, or this look's reads spent: later looks read on). Null
+   * proves nothing either way; the caller decides nothing on that block.
+   */
+  async confirmed(
+    transport: EvmPayoutTransport,
+    block: { blockNumber: number; blockHash: string },
+  ): Promise<number | null> {
+    const first = this.blocks[0];
+    const last = this.blocks.at(-1);
+    if (!first || !last || block.blockNumber > last.number || block.blockNumber < 0) return null;
+    const hash =
+      block.blockNumber >= first.number
+        ? this.at(block.blockNumber)?.hash
+        : await this.ancestorAt(transport, block.blockNumber);
+    return hash === block.blockHash.toLowerCase() ? last.number - block.blockNumber + 1 : null;
+  }
+
+  /** The hash of the run's ancestor at `number` (below its first block), reading on down. */
+  private async ancestorAt(transport: EvmPayoutTransport, number: number): Promise<string | null> {
+    const first = this.blocks[0]!;
+    const depth = first.number - number;
+    if (depth > MAX_ANCESTORS) return null;
+    while (this.ancestors.length < depth && this.ancestorReads < MAX_READS_PER_LOOK) {
+      const parent = this.ancestorsParent ?? first.parentHash;
+      this.ancestorReads += 1;
+      const header = await transport.blockHeaderByHash(
+        parent,
+        first.number - this.ancestors.length - 1,
+      );
+      if (!header) return null;
+      this.ancestors.push(header.hash);
+      this.ancestorsParent = header.parentHash;
+    }
+    return this.ancestors[depth - 1] ?? null;
+  }
+
+  /**
    * The node's head is below the last block read: a backend behind the others (nothing new to
    * read), or a chain that changed under us. Its block at that height tells which: another hash
    * than ours drops what we hold from there. A head below every block held (a restarted devnet)
@@ -191,9 +247,18 @@ export class BlocksRead {
 
   private append(header: BlockHeader, receipts: Map<string, BlockReceipt>, readAt: number): void {
     const { number, hash, parentHash } = header;
+    if (!this.blocks.length) this.forgetAncestors();
     this.blocks.push({ number, hash, parentHash, receipts, readAt });
     for (const txHash of receipts.keys()) this.minedIn.set(txHash, number);
-    while (this.blocks.length > this.keep) this.forget(this.blocks.shift()!);
+    while (this.blocks.length > this.keep) {
+      const oldest = this.blocks.shift()!;
+      this.forget(oldest);
+      // The new first block's parent: its ancestors begin with it.
+      this.ancestors.unshift(oldest.hash);
+      if (this.ancestors.length === 1) this.ancestorsParent = oldest.parentHash;
+      // The lowest dropped is the parent of the one above it.
+      if (this.ancestors.length > MAX_ANCESTORS) this.ancestorsParent = this.ancestors.pop()!;
+    }
   }
 
   /** Forgets the blocks from `number` up, and their receipts. */
@@ -201,6 +266,13 @@ export class BlocksRead {
     while (this.blocks.length && this.blocks.at(-1)!.number >= number) {
       this.forget(this.blocks.pop()!);
     }
+    // Another first block may not have the same parents.
+    if (!this.blocks.length) this.forgetAncestors();
+  }
+
+  private forgetAncestors(): void {
+    this.ancestors = [];
+    this.ancestorsParent = null;
   }
 
   private forget(block: ReadBlock): void {

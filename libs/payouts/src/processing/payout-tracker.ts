@@ -8,6 +8,7 @@ import {
   NetworkName,
   NetworkRegistry,
   PayoutTransports,
+  TransactionLookup,
   TronPayoutTransport,
 } from '@app/chains';
 import { BlocksRead, MinedLookup } from './blocks-read';
@@ -282,7 +283,9 @@ export class PayoutTracker {
         return;
       }
       for (const attempt of payout.attempts) {
-        const lookup = await transport.lookup(attempt.tx_hash);
+        const lookup = await this.lookUp(transport, tick, attempt.tx_hash);
+        // Mined in a block not proven the chain's (yet): nothing decided or signed this tick.
+        if (!lookup) return;
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
       }
       return this.onNonceUsed(network, transport, payout, latest, report, tick);
@@ -306,7 +309,8 @@ export class PayoutTracker {
     ) {
       return;
     }
-    const lookup = await transport.lookup(latest.tx_hash);
+    const lookup = await this.lookUp(transport, tick, latest.tx_hash);
+    if (!lookup) return;
     if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):
     // outbid it with the same nonce. Not while a lower nonce of the wallet is missing from the
@@ -347,11 +351,18 @@ export class PayoutTracker {
     await this.nonceProofWaits.proven(payout.id);
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
-      const lookup = tick.blocks?.mined(own.tx_hash) ?? (await transport.lookup(own.tx_hash));
-      if (lookup.state === 'mined') await this.onMined(network, payout, own, lookup, report);
+      const lookup =
+        tick.blocks?.mined(own.tx_hash) ?? (await this.lookUp(transport, tick, own.tx_hash));
+      if (lookup?.state === 'mined') await this.onMined(network, payout, own, lookup, report);
       return;
     }
-    if (consumer.confirmations < network.confirmations) return;
+    // The block was read by number from one backend, which may serve a block that lost a fork:
+    // only the run's block at that height, or its ancestor, proves another transaction took the
+    // nonce, and only its confirmations along the run count (review r8, F2). Otherwise this
+    // payout's own transaction may still be mined on the chain: nothing is signed or failed.
+    const confirmations = await tick.blocks?.confirmed(transport, consumer);
+    if (confirmations === null || confirmations === undefined) return;
+    if (confirmations < network.confirmations) return;
     // An operator cancelled the payout, and another transaction took the nonce first: nothing of
     // it can be mined either way, and it ends as the operator asked, not signed anew.
     if (attempts.some((attempt) => attempt.purpose === 'cancel')) {
@@ -373,6 +384,31 @@ export class PayoutTracker {
       'Payout nonce was used by a transaction that is none of its attempts',
     );
     await this.resignEvm(payout, attempts, latest, report);
+  }
+
+  /**
+   * A receipt looked up one by one, counted only where its block is the chain the run follows:
+   * a receipt and a head are two backends' words behind a balancer, and one backend may serve a
+   * block that lost a fork (review r8, F2). Its confirmations are counted along the run, never
+   * against another backend's head. Null for a receipt whose block is not proven so (another
+   * hash at its height, not read yet): no proof of anything, the payout waits.
+   */
+  private async lookUp(
+    transport: EvmPayoutTransport,
+    tick: Tick,
+    txHash: string,
+  ): Promise<TransactionLookup | null> {
+    const lookup = await transport.lookup(txHash);
+    if (lookup.state !== 'mined') return lookup;
+    const confirmations = await tick.blocks?.confirmed(transport, lookup.status);
+    if (confirmations === null || confirmations === undefined) {
+      this.logger.warn(
+        { txHash, block: lookup.status.blockNumber, blockHash: lookup.status.blockHash },
+        'Receipt of a block not (yet) proven the chain read: nothing decided on it this tick',
+      );
+      return null;
+    }
+    return { ...lookup, status: { ...lookup.status, confirmations } };
   }
 
   private async replaceEvm(

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BroadcastResult, ChainError, NetworkName, PayoutTransports } from '@app/chains';
 import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+import { evmBytesMatchHash } from './stored-bytes';
 
 /**
  * Sends stored bytes, and only stored bytes, to the node. What the node said is recorded on the
@@ -15,9 +16,27 @@ export class PayoutBroadcaster {
     private readonly journal: PayoutJournalRepository,
   ) {}
 
-  /** Returns the node's answer, or null when none arrived (the outcome is unknown). */
+  /**
+   * Returns the node's answer, or null when none arrived (the outcome is unknown) or nothing was
+   * sent: stored EVM bytes that are not the transaction of the stored hash are never sent (the
+   * tracker follows the hash, and their nonce taken unseen would have the payout signed anew:
+   * paid twice; review r8, F7). Nothing is marked for them: the payout stays Processing, its
+   * funds held, for an operator, and an error is logged at every try.
+   */
   async broadcast(attempt: PayoutAttempt): Promise<BroadcastResult | null> {
     const transport = this.transports.transportFor(attempt.network as NetworkName);
+    if (
+      transport.family === 'EVM' &&
+      !evmBytesMatchHash(attempt.raw_transaction, attempt.tx_hash)
+    ) {
+      this.logger.error(
+        { payoutId: attempt.payout_id, attemptId: attempt.id, txHash: attempt.tx_hash },
+        'Stored transaction bytes are not the transaction of the stored hash: not sent. The ' +
+          'payout stays Processing with its funds held; an operator must look at the attempt ' +
+          '(a signing bug, or a row edited by hand)',
+      );
+      return null;
+    }
     let result: BroadcastResult;
     try {
       result = await transport.broadcast(attempt.raw_transaction);

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SignedTransfer } from '@app/chains';
 import { PayoutEvents } from '../payout-events';
 import { PayoutRecord } from '../payout.types';
+import { assertStoredHash } from './stored-bytes';
 
 export type AttemptStatus = 'Signed' | 'Broadcast' | 'Superseded' | 'Expired';
 
@@ -576,6 +577,7 @@ export class PayoutJournalRepository {
     signed: SignedTransfer[],
   ): Promise<PayoutAttempt[]> {
     const network = payouts[0].network;
+    for (const transfer of signed) assertStoredHash(transfer.rawTransaction, transfer.txHash);
     const attempts: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts
          (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,
@@ -630,6 +632,7 @@ export class PayoutJournalRepository {
     signed: SignedTransfer,
     purpose: AttemptPurpose = 'transfer',
   ): Promise<PayoutAttempt> {
+    assertStoredHash(signed.rawTransaction, signed.txHash);
     const [attempt]: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts
          (payout_id, attempt_number, network, wallet_address, nonce, tx_hash, raw_transaction,

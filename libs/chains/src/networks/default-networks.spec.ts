@@ -52,6 +52,12 @@ describe.each(TABLES)('%s', (_name, table) => {
       expect(Number.isInteger(network.confirmations) && network.confirmations > 0).toBe(true);
     }
   });
+
+  it('checks fees again well past the confirmations', () => {
+    for (const network of Object.values(table)) {
+      expect(network.finalityBlocks).toBeGreaterThanOrEqual(network.confirmations);
+    }
+  });
 });
 
 it('uses the expected chain ids', () => {

@@ -28,6 +28,25 @@ const POLYGON_CONFIRMATIONS = 128;
 const ARBITRUM_CONFIRMATIONS = 20;
 const OP_STACK_CONFIRMATIONS = 12;
 
+/*
+ * Finality depths (docs/treasury.md, "Fees become final"): a fee booked from a receipt at
+ * `confirmations` is checked again this deep, where no reorg is expected any more, and corrected
+ * if the transaction was mined again elsewhere at another price. Slower than a checkout may wait,
+ * so well above the confirmations:
+ * - ETHEREUM 64: two epochs, when Casper FFG finalizes the checkpoint (~13 min).
+ * - POLYGON 256: twice the 157-block reorg of February 2023 (~9 min at 2 s).
+ * - BSC 20: fast finality finalizes within 2-3 blocks; 20 is past the 15 confirmations.
+ * - ARBITRUM 40, BASE and OPTIMISM 30: the sequencer orders blocks and only its equivocation or
+ *   an L1 reorg of a batch not yet posted could reorder them; a few seconds to a minute more.
+ * - TRON 19: unused (TRON fees are not checked again: they are read from solidified blocks).
+ */
+const TRON_FINALITY_BLOCKS = 19;
+const ETHEREUM_FINALITY_BLOCKS = 64;
+const BSC_FINALITY_BLOCKS = 20;
+const POLYGON_FINALITY_BLOCKS = 256;
+const ARBITRUM_FINALITY_BLOCKS = 40;
+const OP_STACK_FINALITY_BLOCKS = 30;
+
 /**
  * Production defaults (mainnets).
  *
@@ -52,6 +71,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://api.trongrid.io'],
     publicRpcUrl: 'https://api.trongrid.io',
     confirmations: TRON_CONFIRMATIONS,
+    finalityBlocks: TRON_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 },
     },
@@ -64,6 +84,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://bsc-dataseed.bnbchain.org', 'https://bsc-rpc.publicnode.com'],
     publicRpcUrl: 'https://bsc-dataseed.bnbchain.org',
     confirmations: BSC_CONFIRMATIONS,
+    finalityBlocks: BSC_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: '0x55d398326f99059fF775485246999027B3197955', decimals: 18 },
       USDC: { contract: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', decimals: 18 },
@@ -77,6 +98,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://ethereum-rpc.publicnode.com'],
     publicRpcUrl: 'https://ethereum-rpc.publicnode.com',
     confirmations: ETHEREUM_CONFIRMATIONS,
+    finalityBlocks: ETHEREUM_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: '0xdAC17F958D2ee523a2206206994597C13D831ec7', decimals: 6 },
       USDC: { contract: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6 },
@@ -90,6 +112,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://polygon-bor-rpc.publicnode.com', 'https://polygon-rpc.com'],
     publicRpcUrl: 'https://polygon-bor-rpc.publicnode.com',
     confirmations: POLYGON_CONFIRMATIONS,
+    finalityBlocks: POLYGON_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', decimals: 6 },
       // Native USDC, not the bridged USDC.e (0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174).
@@ -104,6 +127,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://arb1.arbitrum.io/rpc', 'https://arbitrum-one-rpc.publicnode.com'],
     publicRpcUrl: 'https://arb1.arbitrum.io/rpc',
     confirmations: ARBITRUM_CONFIRMATIONS,
+    finalityBlocks: ARBITRUM_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: '0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9', decimals: 6 },
       // Native USDC, not the bridged USDC.e (0xFF970A61A04b1cA14834A43f5dE4533eBDDB5CC8).
@@ -118,6 +142,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://mainnet.base.org', 'https://base-rpc.publicnode.com'],
     publicRpcUrl: 'https://mainnet.base.org',
     confirmations: OP_STACK_CONFIRMATIONS,
+    finalityBlocks: OP_STACK_FINALITY_BLOCKS,
     tokens: {
       USDC: { contract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 },
     },
@@ -130,6 +155,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://mainnet.optimism.io', 'https://optimism-rpc.publicnode.com'],
     publicRpcUrl: 'https://mainnet.optimism.io',
     confirmations: OP_STACK_CONFIRMATIONS,
+    finalityBlocks: OP_STACK_FINALITY_BLOCKS,
     tokens: {
       // USDT0, Tether's own token on OP Mainnet (see the sources above).
       USDT: { contract: '0x01bFF41798a0BcF287b996046Ca68b395DbC1071', decimals: 6 },
@@ -164,6 +190,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://nile.trongrid.io'],
     publicRpcUrl: 'https://nile.trongrid.io',
     confirmations: TRON_CONFIRMATIONS,
+    finalityBlocks: TRON_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', decimals: 6 },
     },
@@ -179,6 +206,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     ],
     publicRpcUrl: 'https://data-seed-prebsc-1-s1.bnbchain.org:8545',
     confirmations: BSC_CONFIRMATIONS,
+    finalityBlocks: BSC_FINALITY_BLOCKS,
     tokens: {
       USDT: { contract: '0x337610d27c682E347C9cD60BD4b3b107C9d34dDd', decimals: 18 },
       USDC: { contract: '0x64544969ed7EBf5f083679233325356EbE738930', decimals: 18 },
@@ -192,6 +220,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://ethereum-sepolia-rpc.publicnode.com'],
     publicRpcUrl: 'https://ethereum-sepolia-rpc.publicnode.com',
     confirmations: ETHEREUM_CONFIRMATIONS,
+    finalityBlocks: ETHEREUM_FINALITY_BLOCKS,
     tokens: {
       // Aave's test USDT: Tether has no Sepolia deployment.
       USDT: { contract: '0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0', decimals: 6 },
@@ -206,6 +235,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://rpc-amoy.polygon.technology', 'https://polygon-amoy-bor-rpc.publicnode.com'],
     publicRpcUrl: 'https://rpc-amoy.polygon.technology',
     confirmations: POLYGON_CONFIRMATIONS,
+    finalityBlocks: POLYGON_FINALITY_BLOCKS,
     tokens: {
       USDC: { contract: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', decimals: 6 },
     },
@@ -221,6 +251,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     ],
     publicRpcUrl: 'https://sepolia-rollup.arbitrum.io/rpc',
     confirmations: ARBITRUM_CONFIRMATIONS,
+    finalityBlocks: ARBITRUM_FINALITY_BLOCKS,
     tokens: {
       USDC: { contract: '0x75faf114eafb1BDbe2F0316DF893fd58CE46AA4d', decimals: 6 },
     },
@@ -233,6 +264,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://sepolia.base.org', 'https://base-sepolia-rpc.publicnode.com'],
     publicRpcUrl: 'https://sepolia.base.org',
     confirmations: OP_STACK_CONFIRMATIONS,
+    finalityBlocks: OP_STACK_FINALITY_BLOCKS,
     tokens: {
       USDC: { contract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 },
     },
@@ -245,6 +277,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     rpcUrls: ['https://sepolia.optimism.io', 'https://optimism-sepolia-rpc.publicnode.com'],
     publicRpcUrl: 'https://sepolia.optimism.io',
     confirmations: OP_STACK_CONFIRMATIONS,
+    finalityBlocks: OP_STACK_FINALITY_BLOCKS,
     tokens: {
       USDC: { contract: '0x5fd84259d66Cd46123540766Be93DFE6D43130D7', decimals: 6 },
     },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MAINNET_NETWORKS, TESTNET_NETWORKS } from './default-networks';
 import { loadNetworkRegistry, NetworkRegistry } from './network-registry';
 import { NetworksFileError } from './networks-file';
+import { finalityBlocksOf } from './network.types';
 
 const LOCAL_USDT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
@@ -150,6 +151,12 @@ describe('NetworkRegistry', () => {
     ['fractional confirmations', networks({ confirmations: 1.5 }), 'ETHEREUM.confirmations'],
     ['text confirmations', networks({ confirmations: '12' }), 'ETHEREUM.confirmations'],
     ['zero confirmations', networks({ confirmations: 0 }), 'ETHEREUM.confirmations'],
+    ['zero finality', networks({ finalityBlocks: 0 }), 'ETHEREUM.finalityBlocks must'],
+    [
+      'finality below confirmations',
+      networks({ confirmations: 12, finalityBlocks: 5 }),
+      'ETHEREUM.finalityBlocks (5) must not be below confirmations (12)',
+    ],
     ['tokens that are a list', networks({ tokens: [] }), 'networks.ETHEREUM.tokens must'],
     ['an unknown currency', networks({ tokens: { DAI: null } }), 'ETHEREUM.tokens.DAI: unknown'],
     ['a token that is a string', networks({ tokens: { USDT: 'x' } }), 'ETHEREUM.tokens.USDT must'],
@@ -260,6 +267,19 @@ describe('loadNetworkRegistry', () => {
     writeFileSync(file, JSON.stringify({ networks: { BSC: { confirmations: 3 } } }));
     const registry = loadNetworkRegistry({ env: 'sandbox', networksFile: file });
     expect(registry.get('BSC').confirmations).toBe(3);
+  });
+
+  it('takes a finality depth from the file, and confirmations above it raise it', () => {
+    const file = join(folder, 'networks.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        networks: { BSC: { finalityBlocks: 16 }, POLYGON: { confirmations: 300 } },
+      }),
+    );
+    const registry = loadNetworkRegistry({ env: 'sandbox', networksFile: file });
+    expect(finalityBlocksOf(registry.get('BSC'))).toBe(16);
+    expect(finalityBlocksOf(registry.get('POLYGON'))).toBe(300);
   });
 
   it('names the file when its content is refused', () => {

@@ -42,6 +42,17 @@ export interface NetworkConfig {
   publicRpcUrl: string;
   /** Confirmations before a transfer counts. */
   confirmations: number;
+  /**
+   * EVM: blocks after which a booked fee's receipt is taken as final (docs/treasury.md, "Fees
+   * become final"): deeper than any reorg expected, never below `confirmations` (finalityBlocksOf).
+   * Optional so hand-built configurations (tests) need not name it; then `confirmations` counts.
+   */
+  finalityBlocks?: number;
   /** Tokens that exist on this network; a currency missing here is an unsupported pair. */
   tokens: Partial<Record<Currency, TokenConfig>>;
+}
+
+/** The depth at which a booked fee is final: finalityBlocks, never below confirmations. */
+export function finalityBlocksOf(network: NetworkConfig): number {
+  return Math.max(network.finalityBlocks ?? network.confirmations, network.confirmations);
 }

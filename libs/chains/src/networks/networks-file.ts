@@ -30,6 +30,7 @@ const NETWORK_FIELDS = [
   'wsUrl',
   'publicRpcUrl',
   'confirmations',
+  'finalityBlocks',
   'tokens',
 ] as const;
 const MAX_CONFIRMATIONS = 100_000;
@@ -102,6 +103,10 @@ function applyEntry(
         if (isWholeNumber(value, 1, MAX_CONFIRMATIONS)) config.confirmations = value;
         else problems.push(`${fieldAt} must be a whole number from 1 to ${MAX_CONFIRMATIONS}.`);
         break;
+      case 'finalityBlocks':
+        if (isWholeNumber(value, 1, MAX_CONFIRMATIONS)) config.finalityBlocks = value;
+        else problems.push(`${fieldAt} must be a whole number from 1 to ${MAX_CONFIRMATIONS}.`);
+        break;
       case 'rpcUrls':
         // The value is never echoed: private RPC URLs usually carry an API key.
         if (Array.isArray(value) && value.length > 0 && value.every(isHttpUrl)) {
@@ -124,6 +129,18 @@ function applyEntry(
       default:
         problems.push(`${fieldAt}: unknown field; expected one of ${NETWORK_FIELDS.join(', ')}.`);
     }
+  }
+  // A fee is booked at `confirmations`: checking it again less deep would prove nothing. Only a
+  // depth the file names is refused; raising confirmations alone raises finality with it.
+  if (
+    'finalityBlocks' in entry &&
+    config.finalityBlocks !== undefined &&
+    config.finalityBlocks < config.confirmations
+  ) {
+    problems.push(
+      `${at}.finalityBlocks (${config.finalityBlocks}) must not be below confirmations ` +
+        `(${config.confirmations}).`,
+    );
   }
   return config;
 }

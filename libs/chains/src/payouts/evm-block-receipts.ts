@@ -91,11 +91,26 @@ export function parseReceipt(
 }
 
 /**
+ * An `eth_getBlockReceipts` answer that is not the block's receipts whole: too few or too many
+ * (a node that lists system transactions otherwise than the header), a receipt of another block
+ * or transaction (a backend on another branch), or an entry without a status or a fee. Transient:
+ * another RPC URL, or another backend behind the balancer, may answer whole; once every URL was
+ * asked, the caller reads the block's receipts one by one, each against the header (review r8,
+ * F3: as permanent it stalled the run on that block for 30 looks, and no other URL was asked).
+ */
+export class BlockReceiptsRefused extends ChainError {
+  constructor(message: string, network: string, cause?: unknown) {
+    super('transient', message, network, cause);
+    this.name = 'BlockReceiptsRefused';
+  }
+}
+
+/**
  * The receipts of `wanted` (transactions of `block`) from an `eth_getBlockReceipts` answer for
  * that block. Null where the node does not have the block. Every receipt must be the block's
  * own: one per transaction of the header, in its order, each naming the header's hash and number.
- * An answer that differs (two views of the chain) is a ChainError the caller reports; permanent,
- * so that no retry waits on it within the call: the block is read again on the next look.
+ * An answer that differs (two views of the chain), or an entry that is no valid receipt, is a
+ * BlockReceiptsRefused.
  */
 export function receiptsOfBlock(
   raw: unknown,
@@ -104,11 +119,11 @@ export function receiptsOfBlock(
   network: string,
 ): Map<string, BlockReceipt> | null {
   if (raw === null || raw === undefined) return null;
-  const differs = (reason: string) =>
-    new ChainError(
-      'permanent',
+  const differs = (reason: string, cause?: unknown) =>
+    new BlockReceiptsRefused(
       `eth_getBlockReceipts: block ${block.number} answered ${reason}`,
       network,
+      cause,
     );
   if (!Array.isArray(raw)) throw differs('no receipt list');
   if (raw.length !== block.transactionHashes.length) {
@@ -117,7 +132,12 @@ export function receiptsOfBlock(
   const want = new Set(wanted);
   const found = new Map<string, BlockReceipt>();
   for (const [index, entry] of raw.entries()) {
-    const receipt = parseReceipt(entry, network, 'eth_getBlockReceipts');
+    let receipt: ParsedReceipt | null;
+    try {
+      receipt = parseReceipt(entry, network, 'eth_getBlockReceipts');
+    } catch (error) {
+      throw differs(`an invalid receipt (${(error as Error).message})`, error);
+    }
     if (
       !receipt ||
       receipt.txHash !== block.transactionHashes[index] ||

@@ -20,6 +20,7 @@ import { classifyBroadcastError, nodeErrorOf } from './evm-broadcast-errors';
 import {
   BlockHeader,
   BlockReceipt,
+  BlockReceiptsRefused,
   parseBlockHeader,
   parseReceipt,
   receiptInBlock,
@@ -216,8 +217,8 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   ): Promise<Map<string, BlockReceipt> | null> {
     if (!txHashes.length) return new Map();
     if (this.blockReceiptsPay(block, txHashes.length)) {
-      const read = await this.blockReceipts(block, txHashes);
-      if (read !== 'unsupported') return read;
+      const read = await this.refusedAsUnread(() => this.blockReceipts(block, txHashes));
+      if (read !== 'unsupported' && read !== 'refused') return read;
     }
     const found = new Map<string, BlockReceipt>();
     for (const txHash of txHashes) {
@@ -230,6 +231,20 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
       found.set(txHash, inBlock);
     }
     return found;
+  }
+
+  /**
+   * Every URL (and each retry, perhaps another backend) refused the block's receipts as a whole:
+   * 'refused', and the caller reads them one by one, each against the header. Not remembered: the
+   * next block asks for them whole again.
+   */
+  private async refusedAsUnread<T>(read: () => Promise<T>): Promise<T | 'refused'> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof BlockReceiptsRefused) return 'refused';
+      throw error;
+    }
   }
 
   /**

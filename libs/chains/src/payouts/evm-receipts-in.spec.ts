@@ -1,0 +1,133 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { NetworkConfig } from '../networks/network.types';
+import { BlockHeader } from './evm-block-receipts';
+import { EthersPayoutTransport } from './evm-payout-transport';
+
+const hex = (byte: string) => `0x${byte.repeat(32)}`;
+const [TX1, TX2] = [hex('01'), hex('02')];
+const header: BlockHeader = {
+  number: 16,
+  hash: hex('aa'),
+  parentHash: hex('bb'),
+  transactionHashes: [TX1, TX2],
+};
+
+function receipt(txHash: string, fields: Record<string, unknown> = {}) {
+  return {
+    transactionHash: txHash,
+    blockHash: header.hash,
+    blockNumber: '0x10',
+    status: '0x1',
+    gasUsed: '0x5208',
+    effectiveGasPrice: '0x3b9aca00',
+    ...fields,
+  };
+}
+
+type Answer = (method: string, params: unknown[]) => unknown;
+
+/** A JSON-RPC node answering from `answer`, recording the methods asked. */
+async function node(answer: Answer): Promise<{ url: string; methods: string[]; server: Server }> {
+  const methods: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const { id, method, params } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      methods.push(method);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ jsonrpc: '2.0', id, result: answer(method, params) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, methods, server };
+}
+
+/** Single receipts as the chain has them. */
+const singles: Answer = (method, params) =>
+  method === 'eth_getTransactionReceipt' ? receipt(params[0] as string) : null;
+
+/*
+ * Review r8, F3: an eth_getBlockReceipts answer that is not the block's receipts whole (a count
+ * that differs, a receipt of another block, an invalid entry) was a permanent error: no other RPC
+ * URL was asked, and the run stalled on the block for 30 looks.
+ */
+describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused', () => {
+  const servers: Server[] = [];
+  const transports: EthersPayoutTransport[] = [];
+
+  afterAll(async () => {
+    for (const transport of transports) await transport.close();
+    for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function transportOver(...answers: Answer[]) {
+    const nodes = await Promise.all(answers.map(node));
+    servers.push(...nodes.map((one) => one.server));
+    const network = {
+      name: 'ETHEREUM',
+      chainFamily: 'EVM',
+      chainId: 31337,
+      rpcUrls: nodes.map((one) => one.url),
+      confirmations: 1,
+    } as unknown as NetworkConfig;
+    const transport = new EthersPayoutTransport(network, {
+      retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 5_000 },
+    });
+    transports.push(transport);
+    return { transport, nodes };
+  }
+
+  const refusals: Array<[string, unknown[]]> = [
+    ['a count that differs', [receipt(TX1), receipt(TX2), receipt(hex('03'))]],
+    ['a receipt of another block', [receipt(TX1), receipt(TX2, { blockHash: hex('cc') })]],
+    ['an entry without a fee', [receipt(TX1), receipt(TX2, { gasUsed: undefined })]],
+  ];
+
+  it.each(refusals)('asks the next RPC URL after %s', async (_, refused) => {
+    const { transport, nodes } = await transportOver(
+      (method, params) => (method === 'eth_getBlockReceipts' ? refused : singles(method, params)),
+      (method, params) =>
+        method === 'eth_getBlockReceipts'
+          ? [receipt(TX1), receipt(TX2, { status: '0x0' })]
+          : singles(method, params),
+    );
+    const found = await transport.receiptsIn(header, [TX1, TX2]);
+    expect(found?.get(TX2)).toMatchObject({ txHash: TX2, succeeded: false });
+    expect(nodes.map((one) => one.methods)).toEqual([
+      ['eth_getBlockReceipts'],
+      ['eth_getBlockReceipts'],
+    ]);
+  });
+
+  it.each(refusals)(
+    'reads the receipts one by one, each against the block, once every URL refused %s',
+    async (_, refused) => {
+      const refusing: Answer = (method, params) =>
+        method === 'eth_getBlockReceipts' ? refused : singles(method, params);
+      const { transport, nodes } = await transportOver(refusing, refusing);
+      const found = await transport.receiptsIn(header, [TX1, TX2]);
+      expect([...found!.keys()]).toEqual([TX1, TX2]);
+      const asked = nodes.flatMap((one) => one.methods);
+      expect(asked.filter((method) => method === 'eth_getBlockReceipts')).toHaveLength(2);
+      expect(asked.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(2);
+      // The next block is asked for whole again: a refusal is not "method not found".
+      await transport.receiptsIn(header, [TX1, TX2]);
+      expect(
+        nodes.flatMap((one) => one.methods).filter((m) => m === 'eth_getBlockReceipts'),
+      ).toHaveLength(4);
+    },
+  );
+
+  it('counts no single receipt of another block either: the block is not read', async () => {
+    const { transport } = await transportOver((method, params) =>
+      method === 'eth_getBlockReceipts'
+        ? [receipt(TX1)]
+        : method === 'eth_getTransactionReceipt'
+          ? receipt(params[0] as string, { blockHash: hex('cc') })
+          : null,
+    );
+    await expect(transport.receiptsIn(header, [TX1, TX2])).resolves.toBeNull();
+  });
+});

@@ -655,12 +655,13 @@ describe('Treasury books and reconciliation on a real chain', () => {
     await devnet.provider.send('anvil_stopImpersonatingAccount', [payAddress]);
   });
 
-  it('schedules reconciliation in the worker: incremental and full, at the configured intervals', async () => {
+  it('schedules reconciliation in the worker: incremental, full and fee finality, at the configured intervals', async () => {
     const queue = worker.get<Queue>(getQueueToken(QUEUES.reconciliation));
     const schedules = (await queue.getRepeatableJobs())
       .map((job) => ({ name: job.name, every: Number(job.every) }))
       .sort((left, right) => left.name.localeCompare(right.name));
     expect(schedules).toEqual([
+      { name: RECONCILIATION_JOBS.finalizeFees, every: 300_000 },
       { name: RECONCILIATION_JOBS.full, every: 3_600_000 },
       { name: RECONCILIATION_JOBS.incremental, every: 300_000 },
     ]);

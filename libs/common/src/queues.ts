@@ -25,6 +25,8 @@ export const RECONCILIATION_JOBS = {
   incremental: 'reconcile-incremental',
   /** Books = chain over every controlled address (repeatable). */
   full: 'reconcile-full',
+  /** Booked EVM fees checked again at finalityBlocks, corrected after a reorg (repeatable). */
+  finalizeFees: 'finalize-network-fees',
 } as const;
 
 export const MAINTENANCE_JOBS = {

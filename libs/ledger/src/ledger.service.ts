@@ -50,6 +50,10 @@ export class LedgerService {
       ],
     );
     const posted = new Set(inserted.map((row) => row.reference));
+    await recordFeeReceipts(
+      manager,
+      postable.filter((entry) => posted.has(entry.reference)),
+    );
     return entries.map((entry) => posted.has(entry.reference));
   }
 
@@ -131,6 +135,40 @@ export class LedgerService {
       held: new Decimal(row.held),
     }));
   }
+}
+
+/**
+ * The receipts the fees just posted were read from, in the same transaction as their entries:
+ * every fee booked from a receipt is then checked again once final (NetworkFeeFinality in
+ * libs/treasury), whichever flow booked it. Only entries this statement posted: a repeated
+ * posting records nothing either.
+ */
+async function recordFeeReceipts(manager: EntityManager, posted: LedgerEntry[]): Promise<void> {
+  const receipts = posted.flatMap(({ feeReceipt }) =>
+    feeReceipt
+      ? [
+          {
+            network: feeReceipt.network,
+            tx_hash: feeReceipt.txHash,
+            fee: feeReceipt.feeBaseUnits.toString(),
+            block_number: feeReceipt.block?.number ?? null,
+            block_hash: feeReceipt.block?.hash.toLowerCase() ?? null,
+            succeeded: feeReceipt.succeeded,
+          },
+        ]
+      : [],
+  );
+  if (!receipts.length) return;
+  await manager.query(
+    `INSERT INTO network_fee_receipts
+            (network, tx_hash, fee_base_units, block_number, block_hash, succeeded)
+     SELECT r.network, r.tx_hash, r.fee::numeric, r.block_number, r.block_hash, r.succeeded
+       FROM json_to_recordset($1::json)
+         AS r(network text, tx_hash text, fee text, block_number bigint, block_hash text,
+              succeeded boolean)
+     ON CONFLICT (network, tx_hash) DO NOTHING`,
+    [JSON.stringify(receipts)],
+  );
 }
 
 /** The ledger_lines insert of a posting statement: the lines of the entries its `entry` CTE wrote. */

@@ -16,6 +16,27 @@ export interface LedgerEntry {
   reference: string;
   kind: string;
   lines: LedgerLine[];
+  /**
+   * A network fee's: the receipt it was read from, recorded with the entry (network_fee_receipts)
+   * so the fee is checked again once final (docs/treasury.md, "Fees become final").
+   */
+  feeReceipt?: FeeReceipt;
+}
+
+/** Where a booked fee came from: the transaction, its fee and, when the booker knows it, its block. */
+export interface FeeReceipt {
+  network: string;
+  txHash: string;
+  feeBaseUnits: bigint;
+  block: ReceiptBlock | null;
+  /** The receipt's status, when the booker knows it: a reorg that flips it is left to an operator. */
+  succeeded: boolean | null;
+}
+
+/** The block a receipt was read from. */
+export interface ReceiptBlock {
+  number: number;
+  hash: string;
 }
 
 export interface MerchantBalance {

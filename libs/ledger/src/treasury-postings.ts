@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { LedgerAccounts } from './accounts';
-import { LedgerEntry } from './ledger.types';
+import { LedgerEntry, ReceiptBlock } from './ledger.types';
 
 // Postings of the service's own money (docs/treasury.md, "Posting rules"). Pure functions, here
 // rather than in libs/treasury: payouts, sweeps, the deposit watcher and the treasury CLI all post
@@ -37,7 +37,8 @@ export function fromBaseUnits(baseUnits: bigint, decimals: number): Decimal {
 /**
  * The fee a mined transaction of ours paid, from its receipt: an expense, out of the account of
  * the key that paid it. Once per transaction (its hash is the reference), whatever else the
- * transaction did; a zero fee writes nothing.
+ * transaction did; a zero fee writes nothing. The receipt (and its block, when the caller has
+ * it) is recorded with the entry, so the fee is checked again once final (feeEntry).
  */
 export function networkFeeEntry(input: {
   network: string;
@@ -45,22 +46,46 @@ export function networkFeeEntry(input: {
   feeBaseUnits: bigint;
   payer: HoldingAccount;
   coin: BookedAsset;
+  block?: ReceiptBlock | null;
+  succeeded?: boolean | null;
 }): LedgerEntry {
-  const { network, coin } = input;
-  if (input.feeBaseUnits < 0n) throw new Error(`Negative network fee ${input.feeBaseUnits}.`);
-  const fee = fromBaseUnits(input.feeBaseUnits, coin.decimals);
+  return feeEntry({
+    ...input,
+    payerAccount: HOLDING_ACCOUNTS[input.payer](input.network, input.coin.symbol),
+  });
+}
+
+/**
+ * Every network fee's entry (networkFeeEntry, and a deposit address's own fees): reference
+ * `network_fee:N:hash`, debit `network_fees:N:COIN`, credit `payerAccount`, with its receipt.
+ */
+export function feeEntry(input: {
+  network: string;
+  txHash: string;
+  feeBaseUnits: bigint;
+  payerAccount: string;
+  coin: BookedAsset;
+  block?: ReceiptBlock | null;
+  succeeded?: boolean | null;
+}): LedgerEntry {
+  const { network, coin, txHash, feeBaseUnits } = input;
+  if (feeBaseUnits < 0n) throw new Error(`Negative network fee ${feeBaseUnits}.`);
+  const fee = fromBaseUnits(feeBaseUnits, coin.decimals);
   const line = { currency: coin.symbol, network };
   return {
-    reference: `network_fee:${network}:${input.txHash}`,
+    reference: `network_fee:${network}:${txHash}`,
     kind: 'network_fee',
     lines: [
       { account: LedgerAccounts.networkFees(network, coin.symbol), amount: fee, ...line },
-      {
-        account: HOLDING_ACCOUNTS[input.payer](network, coin.symbol),
-        amount: fee.negated(),
-        ...line,
-      },
+      { account: input.payerAccount, amount: fee.negated(), ...line },
     ],
+    feeReceipt: {
+      network,
+      txHash,
+      feeBaseUnits,
+      block: input.block ?? null,
+      succeeded: input.succeeded ?? null,
+    },
   };
 }
 

@@ -8,6 +8,7 @@ export { SweepPlannerRepository } from './sweeps/sweep-planner.repository';
 export { sweptEntry } from './sweeps/sweep-outcomes';
 export { loadTreasurySettings } from './sweeps/treasury-settings';
 export type { NetworkTreasurySettings } from './sweeps/treasury-settings';
+export * from './fees/network-fee-finality';
 export * from './reconciliation/reconciliation.service';
 export * from './reconciliation/reconciliation.repository';
 export * from './books/funding-books';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
 import { LedgerModule } from '@app/ledger';
 import { FundingBooks } from './books/funding-books';
+import { NetworkFeeFinality } from './fees/network-fee-finality';
 import { ChainBalanceReaders } from './reconciliation/chain-balance-readers';
 import { ReconciliationRepository } from './reconciliation/reconciliation.repository';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
@@ -34,6 +35,7 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps';
 @Module({
   imports: [ChainsModule, LedgerModule],
   providers: [
+    NetworkFeeFinality,
     ReconciliationRepository,
     ChainBalanceReaders,
     ReconciliationService,
@@ -61,6 +63,7 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps';
     StrangerCoin,
   ],
   exports: [
+    NetworkFeeFinality,
     ReconciliationService,
     ReconciliationRepository,
     FundingBooks,

@@ -12,7 +12,8 @@ import { keepRescheduling, removeOtherSchedules } from '../repeatable-jobs';
 
 /**
  * Reconciliation's two schedules (docs/treasury.md, "Reconciliation"): an incremental run every
- * TREASURY_RECONCILE_INTERVAL_MS and a full one every TREASURY_RECONCILE_FULL_INTERVAL_MS.
+ * TREASURY_RECONCILE_INTERVAL_MS and a full one every TREASURY_RECONCILE_FULL_INTERVAL_MS; and
+ * the pass that makes booked fees final ("Fees become final"), as often as the incremental run.
  */
 @Injectable()
 export class ReconcileScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -50,6 +51,12 @@ export class ReconcileScheduler implements OnApplicationBootstrap, OnApplication
         RECONCILIATION_JOBS.full,
         {},
         { ...options, repeat: { every: reconcileFullIntervalMs } },
+      ),
+      // Fees become final on the incremental run's clock: the books it compares include them.
+      await this.queue.add(
+        RECONCILIATION_JOBS.finalizeFees,
+        {},
+        { ...options, repeat: { every: reconcileIntervalMs } },
       ),
     ];
     await removeOtherSchedules(this.queue, added, this.logger);

@@ -46,6 +46,7 @@ import { NonceProofs1795836459785 } from './1795836459785-nonce-proofs';
 import { DataRetention1795836614861 } from './1795836614861-data-retention';
 import { TraceContext1795837885066 } from './1795837885066-trace-context';
 import { PayoutsFinishedIndex1795838000000 } from './1795838000000-payouts-finished-index';
+import { NetworkFeeReceipts1795839000000 } from './1795839000000-network-fee-receipts';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -97,4 +98,5 @@ export const MIGRATIONS = [
   DataRetention1795836614861,
   TraceContext1795837885066,
   PayoutsFinishedIndex1795838000000,
+  NetworkFeeReceipts1795839000000,
 ];

@@ -39,7 +39,7 @@ export class PayoutOutcomes {
       if (!payout) return false;
       await this.journal.markCompleted(manager, payoutId, txHash);
       await this.ledger.post(manager, completionEntry(payout));
-      await this.bookNetworkFee(manager, payout.network, mined);
+      await this.bookNetworkFee(manager, payout.network, mined, true);
       await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.log({ payoutId, txHash }, 'Payout completed');
       return true;
@@ -81,11 +81,17 @@ export class PayoutOutcomes {
     });
   }
 
-  /** Once per transaction hash (the entry's reference), in the transaction that ends the payout. */
+  /**
+   * Once per transaction hash (the entry's reference), in the transaction that ends the payout.
+   * `succeeded`: the receipt's status when the outcome implies it (a completion's transfer
+   * succeeded; a failure is a revert or an operator's cancel, which may have succeeded), recorded
+   * with the fee so a reorg that flips it is left to an operator (docs/treasury.md).
+   */
   private async bookNetworkFee(
     manager: EntityManager,
     network: string,
     mined: MinedPayoutTransaction,
+    succeeded: boolean | null = null,
   ): Promise<void> {
     if (mined.feeBaseUnits === null) return;
     const entry = networkFeeEntry({
@@ -94,6 +100,7 @@ export class PayoutOutcomes {
       feeBaseUnits: mined.feeBaseUnits,
       payer: 'hot_wallet',
       coin: NATIVE_COINS[network as NetworkName],
+      succeeded,
     });
     await this.ledger.post(manager, entry);
   }

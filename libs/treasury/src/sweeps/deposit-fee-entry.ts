@@ -1,4 +1,4 @@
-import { BookedAsset, fromBaseUnits, LedgerAccounts, LedgerEntry } from '@app/ledger';
+import { BookedAsset, feeEntry, LedgerAccounts, LedgerEntry, ReceiptBlock } from '@app/ledger';
 
 /**
  * The fee a deposit address paid for a transaction it signed itself, out of the native coin the
@@ -10,17 +10,11 @@ export function depositFeeEntry(input: {
   txHash: string;
   feeBaseUnits: bigint;
   coin: BookedAsset;
+  block?: ReceiptBlock | null;
+  succeeded?: boolean | null;
 }): LedgerEntry {
-  const { network, coin } = input;
-  if (input.feeBaseUnits < 0n) throw new Error(`Negative network fee ${input.feeBaseUnits}.`);
-  const fee = fromBaseUnits(input.feeBaseUnits, coin.decimals);
-  const line = { currency: coin.symbol, network };
-  return {
-    reference: `network_fee:${network}:${input.txHash}`,
-    kind: 'network_fee',
-    lines: [
-      { account: LedgerAccounts.networkFees(network, coin.symbol), amount: fee, ...line },
-      { account: LedgerAccounts.deposits(network, coin.symbol), amount: fee.negated(), ...line },
-    ],
-  };
+  return feeEntry({
+    ...input,
+    payerAccount: LedgerAccounts.deposits(input.network, input.coin.symbol),
+  });
 }

@@ -27,6 +27,8 @@ const L1_FEE_MARGIN_PERCENT = 25n;
 export interface SweepReceipt {
   succeeded: boolean;
   blockNumber: number;
+  /** Lowercase; recorded with the fee booked from the receipt (network_fee_receipts). */
+  blockHash: string;
   confirmations: number;
   logs: SweepReceiptLog[];
   /** What the sweeper paid, in wei (L1 data fee included); null when the receipt lacks it. */
@@ -206,6 +208,7 @@ export class EvmSweepChain {
       return {
         succeeded: BigInt(raw.status) === 1n,
         blockNumber,
+        blockHash: raw.blockHash.toLowerCase(),
         confirmations: head - blockNumber + 1,
         logs: raw.logs.map((log) => ({
           address: getAddress(log.address),

@@ -67,6 +67,8 @@ export class EvmTopUpBooks {
           feeBaseUnits: feeWei,
           payer: 'sweeper',
           coin,
+          block: { number: receipt.blockNumber, hash: receipt.blockHash },
+          succeeded: receipt.succeeded,
         }),
       ];
       if (receipt.succeeded && valueWei > 0n) {
@@ -120,6 +122,8 @@ export class EvmTopUpBooks {
           txHash: attempt.tx_hash,
           feeBaseUnits: feeWei,
           coin,
+          block: { number: receipt.blockNumber, hash: receipt.blockHash },
+          succeeded: receipt.succeeded,
         }),
       );
       const moved = receipt.succeeded ? this.movedBy(sweep, receipt) : [];

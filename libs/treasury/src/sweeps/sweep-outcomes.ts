@@ -73,7 +73,7 @@ export class SweepOutcomes {
       const entries: LedgerEntry[] = decoded.swept
         .filter((swept) => swept.amount > 0n)
         .map((swept) => sweptEntry(locked, txHash, swept.logIndex, swept.amount));
-      await this.bookFee(manager, locked, txHash, feeWei);
+      await this.bookFee(manager, locked, txHash, feeWei, receipt);
       if (entries.length) await this.ledger.postMany(manager, entries);
       await this.settleItems(manager, locked, receipt, decoded, blacklisted);
       await manager.query(
@@ -149,7 +149,7 @@ export class SweepOutcomes {
     return this.dataSource.transaction(async (manager) => {
       const locked = await this.journal.lockLive(manager, sweep.id);
       if (!locked) return false;
-      await this.bookFee(manager, locked, txHash, feeWei);
+      await this.bookFee(manager, locked, txHash, feeWei, receipt);
       await manager.query(
         `UPDATE sweep_items SET status = 'Failed' WHERE sweep_id = $1 AND status = 'Pending'`,
         [locked.id],
@@ -180,6 +180,7 @@ export class SweepOutcomes {
     sweep: LiveSweep,
     txHash: string,
     feeWei: bigint,
+    receipt: SweepReceipt,
   ): Promise<void> {
     const coin = NATIVE_COINS[sweep.network as NetworkName];
     await this.ledger.post(
@@ -190,6 +191,8 @@ export class SweepOutcomes {
         feeBaseUnits: feeWei,
         payer: 'sweeper',
         coin,
+        block: { number: receipt.blockNumber, hash: receipt.blockHash },
+        succeeded: receipt.succeeded,
       }),
     );
   }

@@ -1,0 +1,184 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { finalityBlocksOf, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
+import { PerNetwork } from '@app/chains/networks/per-network';
+import { fromBaseUnits, LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
+import { FeeReceiptRead, FinalReceipts } from './final-receipts';
+
+/** Fees read again per network and pass, oldest first; the rest wait for the next pass. */
+const BATCH = 200;
+
+type FinalRead = Extract<FeeReceiptRead, { state: 'final' }>;
+
+interface NotFinalRow {
+  tx_hash: string;
+  fee: string;
+  block_hash: string | null;
+  succeeded: boolean | null;
+}
+
+/** What one pass over a network did. */
+export interface FeeFinalityReport {
+  /** Fees the final receipt confirmed as booked. */
+  final: number;
+  /** Fees corrected by an adjusting entry (the transaction was mined again at another price). */
+  adjusted: number;
+  /** Receipts missing, off the node's chain or not yet finalityBlocks deep: asked again later. */
+  waiting: number;
+  /** Left not final for an operator (a status flipped by a reorg, a fee that cannot be). */
+  operator: number;
+}
+
+/**
+ * Fees become final (docs/treasury.md): every EVM network fee is booked from the receipt seen at
+ * the network's confirmations, and a reorg deeper than those can drop the transaction and mine
+ * the same signed bytes again in another block, at another base fee (and gas used). Once the
+ * receipt is `finalityBlocks` deep on the node's canonical chain, the booked fee is compared with
+ * it and, if it differs, corrected by one adjusting entry between the same two accounts.
+ *
+ * Only positive proofs decide: a missing receipt, or one whose block is not the node's block at
+ * that height, waits. TRON fees are recorded but never read again here (see the doc).
+ */
+@Injectable()
+export class NetworkFeeFinality implements OnModuleDestroy {
+  private readonly logger = new Logger(NetworkFeeFinality.name);
+  private readonly receipts: PerNetwork<FinalReceipts>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ledger: LedgerService,
+    private readonly networks: NetworkRegistry,
+  ) {
+    this.receipts = new PerNetwork((name) => new FinalReceipts(networks.get(name)));
+  }
+
+  /** The configured EVM networks with fees not yet final. */
+  async networksToFinalize(): Promise<NetworkName[]> {
+    const evm = new Set<string>(this.networks.networksOfFamily('EVM').map(({ name }) => name));
+    const rows: Array<{ network: string }> = await this.dataSource.query(
+      `SELECT DISTINCT network FROM network_fee_receipts WHERE final_at IS NULL`,
+    );
+    return rows.map(({ network }) => network).filter((name): name is NetworkName => evm.has(name));
+  }
+
+  /** One pass over a network's fees not yet final (throws a ChainError when its node fails). */
+  async finalize(name: NetworkName, limit = BATCH): Promise<FeeFinalityReport> {
+    const depth = finalityBlocksOf(this.networks.get(name));
+    const receipts = this.receipts.get(name);
+    // A fee whose recorded block is not deep enough yet cannot be final: not even read.
+    const deepest = (await receipts.head()) - depth + 1;
+    const rows: NotFinalRow[] = await this.dataSource.query(
+      `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
+         FROM network_fee_receipts
+        WHERE network = $1 AND final_at IS NULL AND (block_number IS NULL OR block_number <= $2)
+        ORDER BY booked_at, tx_hash
+        LIMIT $3`,
+      [name, deepest, limit],
+    );
+    const report: FeeFinalityReport = { final: 0, adjusted: 0, waiting: 0, operator: 0 };
+    for (const row of rows) {
+      const read = await receipts.read(row.tx_hash, depth);
+      if (read.state !== 'final') report.waiting += 1;
+      else report[await this.settle(name, row.tx_hash, read)] += 1;
+    }
+    if (report.adjusted || report.operator) this.logger.log({ network: name, ...report }, 'Fees');
+    return report;
+  }
+
+  /** The booked fee against its final receipt, in one transaction with the row locked. */
+  private async settle(
+    network: NetworkName,
+    txHash: string,
+    read: FinalRead,
+  ): Promise<keyof FeeFinalityReport> {
+    return this.dataSource.transaction(async (manager) => {
+      const [row]: NotFinalRow[] = await manager.query(
+        `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
+           FROM network_fee_receipts
+          WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL
+          FOR UPDATE`,
+        [network, txHash],
+      );
+      // Another pass got there first.
+      if (!row) return 'waiting';
+      const context = { network, txHash, blockNumber: read.blockNumber, blockHash: read.blockHash };
+      if (row.succeeded !== null && row.succeeded !== read.succeeded) {
+        // What the flow booked besides the fee (a payout completed or failed, tokens swept or
+        // not) followed the first status: no fee correction can mend that.
+        this.logger.error(
+          { ...context, bookedSucceeded: row.succeeded, finalSucceeded: read.succeeded },
+          'A reorg changed the status of a transaction already booked: left for an operator',
+        );
+        return 'operator';
+      }
+      if (read.feeWei === null) return 'waiting';
+      const booked = BigInt(row.fee);
+      const difference = read.feeWei - booked;
+      if (difference !== 0n) {
+        if (row.block_hash === read.blockHash) {
+          this.logger.error(
+            { ...context, booked: row.fee, final: read.feeWei.toString() },
+            'The same receipt tells another fee than the one booked: left for an operator',
+          );
+          return 'operator';
+        }
+        const entry = await adjustmentEntry(manager, network, txHash, difference);
+        if (!entry) {
+          this.logger.error(context, 'A fee receipt without its fee entry: left for an operator');
+          return 'operator';
+        }
+        await this.ledger.post(manager, entry);
+        this.logger.warn(
+          { ...context, booked: row.fee, final: read.feeWei.toString() },
+          'Fee corrected: the transaction was mined again at another price',
+        );
+      }
+      await manager.query(
+        `UPDATE network_fee_receipts
+            SET fee_base_units = $3, block_number = $4, block_hash = $5, succeeded = $6,
+                final_at = now()
+          WHERE network = $1 AND tx_hash = $2`,
+        [network, txHash, read.feeWei.toString(), read.blockNumber, read.blockHash, read.succeeded],
+      );
+      return difference === 0n ? 'final' : 'adjusted';
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.receipts.closeAll();
+  }
+}
+
+/**
+ * The difference (wei, signed) between the same two accounts as the fee's entry: more expense
+ * out of the payer when the final fee is higher, back to it when lower. One per transaction
+ * (its reference): a repeat posts nothing.
+ */
+async function adjustmentEntry(
+  manager: EntityManager,
+  network: NetworkName,
+  txHash: string,
+  difference: bigint,
+): Promise<LedgerEntry | null> {
+  const lines: Array<{ account: string; currency: string }> = await manager.query(
+    `SELECT l.account, l.currency
+       FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+      WHERE e.reference = $1`,
+    [`network_fee:${network}:${txHash}`],
+  );
+  const coin = NATIVE_COINS[network];
+  const expense = LedgerAccounts.networkFees(network, coin.symbol);
+  const payer = lines.find((line) => line.account !== expense);
+  if (!payer || !lines.some((line) => line.account === expense)) return null;
+  const magnitude = fromBaseUnits(difference < 0n ? -difference : difference, coin.decimals);
+  const amount = difference < 0n ? magnitude.negated() : magnitude;
+  const line = { currency: coin.symbol, network };
+  return {
+    reference: `network_fee_adjustment:${network}:${txHash}`,
+    kind: 'network_fee_adjustment',
+    lines: [
+      { account: expense, amount, ...line },
+      { account: payer.account, amount: amount.negated(), ...line },
+    ],
+  };
+}

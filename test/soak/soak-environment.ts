@@ -42,7 +42,9 @@ export async function soakEnvironment(chains: SoakChains) {
     { address: hot.address, privateKey: hot.privateKey },
   );
   const tron = tronSweepEnvironment(chains.stakingKey, { retryBackoffSeconds: 3 });
-  const networks = JSON.parse(devnet.networksFileJson({ confirmations: 1 }));
+  // Fees become final past the nemesis' deepest reorg (5 blocks) plus its hold (6): 16 blocks,
+  // 16 s of the devnet's 1 s blocks (docs/treasury.md, "Fees become final").
+  const networks = JSON.parse(devnet.networksFileJson({ confirmations: 1, finalityBlocks: 16 }));
   networks.networks.TRON = { rpcUrls: [tronUrl], publicRpcUrl: tronUrl, confirmations: 1 };
   const files = (name: string) => [evm.environment[name], tron[name]];
   return {

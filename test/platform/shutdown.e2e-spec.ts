@@ -155,7 +155,7 @@ describe('Graceful shutdown', () => {
   /** An idle keep-alive connection: one request answered, the socket left open. */
   async function idleKeepAliveSocket(
     port: number,
-  ): Promise<{ socket: Socket; closed: () => boolean }> {
+  ): Promise<{ socket: Socket; closed: () => boolean; received: () => string }> {
     const socket = connect(port, '127.0.0.1');
     let closed = false;
     socket.on('close', () => (closed = true));
@@ -164,8 +164,19 @@ describe('Graceful shutdown', () => {
     socket.on('data', (chunk) => (received += chunk.toString()));
     socket.write('GET /health/live HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
     await waitFor(async () => received.includes('"status":"ok"'), 10_000, 'the keep-alive answer');
-    return { socket, closed: () => closed };
+    return { socket, closed: () => closed, received: () => received };
   }
+
+  it("API: keeps an idle connection open longer than a load balancer's 60 s", async () => {
+    const { app, port } = await startApi();
+    const idle = await idleKeepAliveSocket(port);
+    // Node announces its keepAliveTimeout to the client; its default, 5 s, is below every
+    // balancer's idle timeout, so a balancer would reuse connections the API had just closed.
+    expect(idle.received()).toMatch(/\r\nKeep-Alive: timeout=65\r\n/i);
+    idle.socket.destroy();
+    app.child.kill('SIGKILL');
+    await app.exited;
+  });
 
   it('API: finishes the request in flight, refuses new connections, closes idle ones, exits 0', async () => {
     const { app, port } = await startApi();

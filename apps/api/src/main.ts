@@ -22,6 +22,10 @@ async function bootstrap(): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   await app.listen(config.port);
   const server = app.getHttpServer() as Server;
+  // A balancer must close an idle connection before the API does (docs/operations.md), and the
+  // headers of a request on it must not be timed out first.
+  server.keepAliveTimeout = config.operations.httpKeepAliveTimeoutMs;
+  server.headersTimeout = Math.max(server.headersTimeout, server.keepAliveTimeout + 1000);
 
   // The order matters (docs/operations.md): HTTP first, so requests in flight still have their
   // queues and database; then Nest's hooks close the Bull queues, Redis and the database last.

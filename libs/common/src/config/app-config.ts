@@ -130,6 +130,8 @@ export interface OperationsConfig {
   workerMetricsPort: number;
   /** How long a SIGTERM waits for work in flight before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** How long the API keeps an idle client connection open (above a load balancer's). */
+  httpKeepAliveTimeoutMs: number;
 }
 
 /** Webhook delivery (see docs/events-and-webhooks.md). */
@@ -284,6 +286,7 @@ export function loadAppConfig(raw: Record<string, unknown> = process.env): AppCo
       metricsToken: env.METRICS_TOKEN,
       workerMetricsPort: env.WORKER_METRICS_PORT,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+      httpKeepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     console: { sessionIdleMinutes: env.CONSOLE_SESSION_IDLE_MINUTES },
     webhooks: {

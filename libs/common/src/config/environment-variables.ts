@@ -366,6 +366,11 @@ export class EnvironmentVariables {
   @IntegerSetting({ min: 1000, max: 600000 })
   SHUTDOWN_TIMEOUT_MS = 25000;
 
+  // Longer than a load balancer's idle timeout (AWS ALB and nginx: 60 s): a balancer reusing a
+  // connection the API has just closed answers the client 502. Node's own default is 5 s.
+  @IntegerSetting({ min: 1000, max: 600000 })
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65000;
+
   // Sized for a burst: at 1,000 sessions a second, 20 s of creation takes 20,000 addresses per
   // family without the worker deriving any (derivation competes with the API for CPU).
   @IntegerSetting({ min: 10, max: 1000000 })

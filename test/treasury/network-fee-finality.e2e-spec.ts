@@ -202,4 +202,23 @@ describe('Network fees become final', () => {
       await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = $1`, [txHash]);
     }
   });
+
+  it('leaves a fee whose transaction changed status across a reorg to an operator', async () => {
+    // A transaction that succeeded, booked as if the receipt first seen had reverted.
+    const { txHash } = await devnet.transfer('USDT', Wallet.createRandom().address, '1');
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, succeeded)
+       VALUES ('ETHEREUM', $1, 1, false)`,
+      [txHash],
+    );
+    try {
+      await devnet.mine(FINALITY_BLOCKS);
+      const report = await finality.finalize('ETHEREUM');
+      expect(report.operator).toBeGreaterThanOrEqual(1);
+      expect(await feeRow(txHash)).toMatchObject({ fee: '1', final: false });
+      expect(await adjustments(txHash)).toBe(0);
+    } finally {
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = $1`, [txHash]);
+    }
+  });
 });

@@ -61,7 +61,13 @@ export class PayoutOutcomes {
       if (!payout) return false;
       await this.journal.markFailed(manager, payoutId, reason, txHash);
       await this.ledger.post(manager, releaseEntry(payout));
-      await this.bookNetworkFee(manager, payout.network, mined);
+      // A transfer of the payout fails only reverted; an operator's cancel may have succeeded.
+      const [attempt]: Array<{ purpose: string }> = await manager.query(
+        `SELECT purpose FROM payout_attempts WHERE payout_id = $1 AND tx_hash = $2`,
+        [payoutId, txHash],
+      );
+      const succeeded = attempt?.purpose === 'transfer' ? false : null;
+      await this.bookNetworkFee(manager, payout.network, mined, succeeded);
       await this.events.statusChanged(manager, payoutId, 'Processing');
       this.logger.warn({ payoutId, txHash, reason }, 'Payout failed');
       return true;
@@ -83,9 +89,9 @@ export class PayoutOutcomes {
 
   /**
    * Once per transaction hash (the entry's reference), in the transaction that ends the payout.
-   * `succeeded`: the receipt's status when the outcome implies it (a completion's transfer
-   * succeeded; a failure is a revert or an operator's cancel, which may have succeeded), recorded
-   * with the fee so a reorg that flips it is left to an operator (docs/treasury.md).
+   * `succeeded`: the receipt's status as the outcome implies it (a completion's transfer
+   * succeeded, a failed transfer reverted; a mined cancel is not told), recorded with the fee so a
+   * reorg that flips it is left to an operator (docs/treasury.md, "Fees become final").
    */
   private async bookNetworkFee(
     manager: EntityManager,

@@ -180,8 +180,11 @@ describe('BlocksRead', () => {
     expect(blocks.top).toBe(3);
     expect(blocks.mined(a)?.status.confirmations).toBe(2);
 
-    // The chain at height 2 is another one now: blocks from 2 up are dropped.
+    // The chain at height 2 is another one now, and its head stays below the run: one look, or
+    // 29 in a row, could be a backend behind or on a lost fork; the 30th drops from 2 up.
     chain.mine(2, [], 'fork');
+    for (let look = 2; look < 30; look++) await blocks.advance(chain.transport, ours([a]));
+    expect(blocks.top).toBe(3);
     await blocks.advance(chain.transport, ours([a]));
     expect(blocks.top).toBe(1);
     expect(blocks.mined(a)).toBeNull();
@@ -250,9 +253,10 @@ describe('BlocksRead', () => {
     await blocks.advance(chain.transport, ours([]), now);
     expect(blocks.mayHold(150)).toBe(false);
     expect(blocks.mayHold(250)).toBe(true);
-    // A head below every block held (a restarted chain): nothing held, nothing it may hold.
+    // A head below every block held (a restarted chain), look after look: nothing held, nothing
+    // it may hold.
     chain.hasUpTo = 0;
-    await blocks.advance(chain.transport, ours([]), now);
+    for (let look = 0; look < 30; look++) await blocks.advance(chain.transport, ours([]), now);
     expect(blocks.top).toBeNull();
     expect(blocks.mayHold(250)).toBe(false);
   });
@@ -338,6 +342,78 @@ describe('BlocksRead', () => {
       expect(
         await blocks.confirmed(chain.transport, { blockNumber: 2, blockHash: hash('fork-2') }),
       ).toBe(2);
+    });
+  });
+
+  describe('a head below the run (review r8, F1)', () => {
+    it('keeps the run, receipts and all, when a backend 20 blocks behind answers the head', async () => {
+      const chain = new FakeChain();
+      for (let number = 1; number <= 100; number++) chain.mine(number, number === 95 ? [a] : []);
+      const blocks = new BlocksRead(1024);
+      // A first look at the fresh backend reads 84..100.
+      await blocks.advance(chain.transport, ours([a]), () => 1);
+      expect(blocks.mined(a)?.status).toMatchObject({ blockNumber: 95, confirmations: 6 });
+      expect(blocks.mayHold(2)).toBe(true);
+
+      // The lagging backend answers: its head is 81, below every block held.
+      chain.mine(101, []);
+      chain.hasUpTo = 81;
+      await blocks.advance(chain.transport, ours([a]), () => 2);
+      expect(blocks.top).toBe(100);
+      expect(blocks.mined(a)?.status).toMatchObject({ blockNumber: 95, confirmations: 6 });
+      expect(blocks.mayHold(2)).toBe(true);
+
+      // Back on the fresh backend: read on from 101, nothing read twice.
+      chain.hasUpTo = Infinity;
+      const headers = chain.calls.header;
+      await blocks.advance(chain.transport, ours([a]), () => 3);
+      expect(blocks.top).toBe(101);
+      expect(chain.calls.header).toBe(headers + 1);
+      expect(blocks.mined(a)?.status.confirmations).toBe(7);
+    });
+
+    it('keeps up with the chain behind a balancer over a backend stalled 20 blocks back', async () => {
+      const chain = new FakeChain();
+      for (let number = 1; number <= 100; number++) chain.mine(number, []);
+      const blocks = new BlocksRead(1024);
+      await blocks.advance(chain.transport, ours([a]));
+      // Every other look answered by a backend stalled at 80; a block a look, ours at 110.
+      for (let number = 101; number <= 140; number++) {
+        chain.mine(number, number === 110 ? [a] : []);
+        chain.hasUpTo = number % 2 ? 80 : Infinity;
+        await blocks.advance(chain.transport, ours([a]));
+        expect(blocks.top).not.toBeNull();
+      }
+      chain.hasUpTo = Infinity;
+      await blocks.advance(chain.transport, ours([a]));
+      expect(blocks.top).toBe(140);
+      expect(blocks.mined(a)?.status).toMatchObject({ blockNumber: 110, confirmations: 31 });
+    });
+
+    it('is not cut back by a backend stuck on a block that lost a fork', async () => {
+      const chain = new FakeChain();
+      for (let number = 1; number <= 100; number++) chain.mine(number, []);
+      const blocks = new BlocksRead(1024);
+      await blocks.advance(chain.transport, ours([a]));
+      const stuck = {
+        ...chain.transport,
+        headBlockNumber: async () => 100,
+        blockHeader: async (number: number) =>
+          number === 100
+            ? { number, hash: hash('lost-100'), parentHash: hash('main-99'), transactionHashes: [] }
+            : number < 100
+              ? chain.transport.blockHeader(number)
+              : null,
+      } as EvmPayoutTransport;
+      for (let number = 101; number <= 120; number++) {
+        chain.mine(number, number === 105 ? [a] : []);
+        const top = blocks.top!;
+        await blocks.advance(number % 2 ? stuck : chain.transport, ours([a]));
+        // Never cut back on that backend's word.
+        expect(blocks.top).toBeGreaterThanOrEqual(top);
+      }
+      expect(blocks.top).toBe(120);
+      expect(blocks.mined(a)?.status).toMatchObject({ blockNumber: 105, confirmations: 16 });
     });
   });
 });

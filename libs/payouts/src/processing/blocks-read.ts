@@ -16,6 +16,10 @@ const HEADS_REMEMBERED = 8;
 // Looks in a row that read no block while behind: the run is stuck on a block no node answers
 // whole, and reading starts again from the head (its payouts are looked up one by one).
 const STALLED_LOOKS = 30;
+// Looks in a row whose head was below the last block read, before the run is taken for a chain
+// that changed under us (a restarted devnet). Behind a load balancer one backend behind, stalled
+// or on a lost fork answers about every other look: never this many in a row (0.5^30).
+const LOW_LOOKS = 30;
 // Hashes of blocks below the run kept, each the parent of the one above: a receipt looked up one
 // by one in a block below the run is counted only once its block is found among them.
 const MAX_ANCESTORS = 65_536;
@@ -48,6 +52,8 @@ export class BlocksRead {
   private readonly heads: number[] = [];
   /** Looks in a row that were behind and read no block. */
   private stalled = 0;
+  /** Looks in a row whose head was below the last block read. */
+  private low = 0;
   /**
    * The hashes of the blocks below the run, read by hash from its first block's parent down:
    * `ancestors[i]` is the block `i + 1` below the first. Each is the parent of the one above, so
@@ -123,6 +129,7 @@ export class BlocksRead {
   ): Promise<void> {
     const last = this.blocks.at(-1);
     if (last && head < last.number) return this.behind(transport, head);
+    this.low = 0;
     let next = last ? last.number + 1 : Math.max(0, head - BACKFILL_BLOCKS);
     if (head - next >= MAX_BEHIND) {
       this.dropFrom(0);
@@ -226,9 +233,14 @@ export class BlocksRead {
 
   /**
    * The node's head is below the last block read: a backend behind the others (nothing new to
-   * read), or a chain that changed under us. Its block at that height tells which: another hash
-   * than ours drops what we hold from there. A head below every block held (a restarted devnet)
-   * drops them all.
+   * read), stalled, or on a fork that lost; or a chain that changed under us. One such head is no
+   * sign of anything, and nothing is dropped on it: it wiped the run, receipts and all, behind a
+   * backend 20 blocks behind, and cut it back at every look answered by a backend on a lost fork
+   * (review r8, F1). A reorg shows without it: the next block read does not chain to the last one
+   * held, and the run steps back (readUpTo). Only heads below the run for LOW_LOOKS looks in a
+   * row (a chain restarted under us, or the only backend left) are read as a chain that changed:
+   * then, as before, another hash at that height drops the run from there, and a head below every
+   * block held drops it all.
    */
   private belowKnownHead(): boolean {
     const top = this.top;
@@ -236,6 +248,8 @@ export class BlocksRead {
   }
 
   private async behind(transport: EvmPayoutTransport, head: number): Promise<void> {
+    this.low += 1;
+    if (this.low < LOW_LOOKS) return;
     const held = this.at(head);
     if (!held) {
       this.dropFrom(0);

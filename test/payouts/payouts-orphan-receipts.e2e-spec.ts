@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Wallet } from 'ethers';
+import { Transaction, Wallet } from 'ethers';
 import { useChainSuite } from '../support/chain-suite';
 import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
 import { transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
-import { RpcProxy } from '../support/rpc-proxy';
+import { RpcProxy, rpcResultReply } from '../support/rpc-proxy';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -42,7 +42,10 @@ describe('Payout receipts of a block that lost a fork', () => {
   let merchant: TestMerchant;
   beforeAll(() => ({ devnet, proxy, api, merchant } = chain));
 
-  afterEach(() => proxy.rewrite(undefined));
+  afterEach(() => {
+    proxy.rewrite(undefined);
+    proxy.intercept(undefined);
+  });
 
   const statusOf = async (id: string): Promise<string> =>
     (await api.get(`/v1/payouts/${id}`, merchant).expect(200)).body.status;
@@ -116,5 +119,81 @@ describe('Payout receipts of a block that lost a fork', () => {
       [id],
     );
     expect(row).toEqual({ tx_hash: transfer.txHash, attempts: 1 });
+  });
+
+  it('signs no new nonce on a proof read from a block that lost a fork', async () => {
+    // The payout's transaction never reaches the node (the proxy says it took it); a transaction
+    // sent from the hot wallet outside the service takes its nonce. The block bodies the nonce
+    // search reads name that block by the orphan's hash, as the stuck backend does.
+    const swallowed = new Set<string>();
+    proxy.intercept((request) => {
+      if (request.method !== 'eth_sendRawTransaction') return undefined;
+      const hash = Transaction.from(String(request.params?.[0])).hash as string;
+      if (swallowed.size === 0) swallowed.add(hash);
+      return swallowed.has(hash) ? rpcResultReply(request, hash) : undefined;
+    });
+    let orphanBodies = 0;
+    proxy.rewrite((request, answer) => {
+      if (request.method !== 'eth_getBlockByNumber' || request.params?.[1] !== true) {
+        return undefined;
+      }
+      const parsed = JSON.parse(answer) as { result: Record<string, unknown> | null };
+      if (!parsed.result) return undefined;
+      orphanBodies += 1;
+      return JSON.stringify({ ...parsed, result: { ...parsed.result, hash: ORPHAN } });
+    });
+    const recipient = Wallet.createRandom().address;
+    const { body } = await api
+      .post(
+        '/v1/payouts',
+        merchant,
+        { amount: '10', currency: 'USDT', network: 'ETHEREUM', to_address: recipient },
+        { 'Idempotency-Key': randomUUID() },
+      )
+      .expect(201);
+    const id = body.id as string;
+    await waitFor(async () => swallowed.size === 1, 30_000, 'the first broadcast');
+    const attemptsOf = async () =>
+      (
+        (await api.dataSource.query(
+          `SELECT status, nonce FROM payout_attempts WHERE payout_id = $1 ORDER BY attempt_number`,
+          [id],
+        )) as Array<{ status: string; nonce: string }>
+      ).map((attempt) => attempt.status);
+    const [{ nonce }]: Array<{ nonce: string }> = await api.dataSource.query(
+      `SELECT nonce FROM payout_attempts WHERE payout_id = $1`,
+      [id],
+    );
+    const outsider = new Wallet(DEVNET_ACCOUNTS.hotWallet.privateKey, devnet.provider);
+    await (
+      await outsider.sendTransaction({ to: HOT_WALLET, value: 0n, nonce: Number(nonce) })
+    ).wait();
+    await devnet.provider.send('anvil_mine', ['0x4']);
+
+    // Each tick past the confirmations makes the proof again from the bodies (the stored one's
+    // block has another hash at its height): ten of them.
+    const before = orphanBodies;
+    await waitFor(
+      async () => orphanBodies >= before + 10 || (await attemptsOf()).length > 1,
+      60_000,
+      'ten ticks proving the nonce used from the orphan',
+    );
+    expect(orphanBodies).toBeGreaterThan(0);
+    expect(await attemptsOf()).toEqual(['Broadcast']);
+
+    // The block bodies name the chain's block again: the proof holds, a new nonce pays once.
+    proxy.rewrite(undefined);
+    await waitFor(
+      async () => {
+        await devnet.provider.send('evm_mine', []);
+        return (await statusOf(id)) === 'Completed';
+      },
+      60_000,
+      `${id} Completed`,
+    );
+    expect(await attemptsOf()).toEqual(['Superseded', 'Broadcast']);
+    expect(
+      (await transfersFrom(devnet, 'USDT', HOT_WALLET)).filter((t) => t.to === recipient),
+    ).toHaveLength(1);
   });
 });

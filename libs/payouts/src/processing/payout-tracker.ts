@@ -402,10 +402,15 @@ export class PayoutTracker {
     if (lookup.state !== 'mined') return lookup;
     const confirmations = await tick.blocks?.confirmed(transport, lookup.status);
     if (confirmations === null || confirmations === undefined) {
-      this.logger.warn(
-        { txHash, block: lookup.status.blockNumber, blockHash: lookup.status.blockHash },
-        'Receipt of a block not (yet) proven the chain read: nothing decided on it this tick',
-      );
+      // A block above the last one read is only not read yet (a backend ahead answered): the
+      // run reads it soon. At or below it, the receipt names a block the run does not have.
+      const top = tick.blocks?.top ?? null;
+      if (top !== null && lookup.status.blockNumber <= top) {
+        this.logger.warn(
+          { txHash, block: lookup.status.blockNumber, blockHash: lookup.status.blockHash },
+          'Receipt of a block that is not (or not yet proven) the chain read: nothing decided on it',
+        );
+      }
       return null;
     }
     return { ...lookup, status: { ...lookup.status, confirmations } };

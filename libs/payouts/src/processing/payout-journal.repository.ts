@@ -577,6 +577,13 @@ export class PayoutJournalRepository {
     signed: SignedTransfer[],
   ): Promise<PayoutAttempt[]> {
     const network = payouts[0].network;
+    // The whole claim is refused, not only the payout whose bytes are wrong (review r9a, N6): the
+    // batch's nonces were handed out together in this transaction (next_nonce moved past them
+    // all), and each signed transaction is bound to its nonce. Storing the others without it
+    // leaves a nonce nothing will ever use: every later nonce of the wallet could never be mined
+    // and would wait, funds held, for a proof that never comes. Rolling back returns the nonces
+    // and leaves the payouts Pending (no funds leave, nothing is sent), and the claim's job fails
+    // with the error; a signing bug is the signer's, not one payout's.
     for (const transfer of signed) assertStoredHash(transfer.rawTransaction, transfer.txHash);
     const attempts: PayoutAttempt[] = await manager.query(
       `INSERT INTO payout_attempts

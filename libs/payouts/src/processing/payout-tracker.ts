@@ -24,6 +24,7 @@ import {
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, transferOrder } from './payout-signer';
 import { PayoutTrackerReads } from './payout-tracker-reads.repository';
+import { StoredHashMismatch } from './stored-bytes';
 
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
 const REBROADCAST_AFTER_MS = 3_000;
@@ -152,6 +153,20 @@ export class PayoutTracker {
     try {
       await work();
     } catch (error) {
+      if (error instanceof StoredHashMismatch) {
+        // A signing bug on this payout's replacement or re-sign: nothing of it was stored or sent
+        // (thrown inside the journaling transaction), and the payout stays Processing with its
+        // funds held and its earlier attempts on the wire. Rethrown, it aborted the network's
+        // whole tick, every tick (review r9a, N6): no other payout of the network was decided.
+        this.logger.error(
+          { payoutId: payout.id, network: payout.network, txHash: error.txHash },
+          'Payout held: a transaction signed for it does not hash to its stored hash (a signing ' +
+            'bug). Nothing was stored or sent; it stays Processing with its funds held, and the ' +
+            "network's other payouts are tracked on. Fix the signer, or end the nonce with " +
+            'payouts:cancel-nonce (docs/operations.md)',
+        );
+        return;
+      }
       if (!(error instanceof ChainError) && !(error instanceof UnregisteredHotWalletError)) {
         throw error;
       }

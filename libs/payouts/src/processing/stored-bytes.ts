@@ -20,13 +20,25 @@ export function isEvmBytes(rawTransaction: string): boolean {
 }
 
 /**
+ * Signed bytes that are not the transaction of their hash (a signing bug). Typed so that the
+ * tracker holds back only the payout it signed for (review r9a, N6): a plain error aborted the
+ * network's whole tick, every tick, and no payout of the network was decided any more.
+ */
+export class StoredHashMismatch extends Error {
+  constructor(readonly txHash: string) {
+    super(
+      `Signed transaction bytes do not hash to ${txHash}: not stored (a signing bug; nothing is sent).`,
+    );
+    this.name = 'StoredHashMismatch';
+  }
+}
+
+/**
  * Refuses to store a signed EVM transaction under a hash that is not its own (a signing bug):
  * thrown inside the transaction that would journal it, so nothing of it is stored or sent.
  */
 export function assertStoredHash(rawTransaction: string, txHash: string): void {
   if (isEvmBytes(rawTransaction) && !evmBytesMatchHash(rawTransaction, txHash)) {
-    throw new Error(
-      `Signed transaction bytes do not hash to ${txHash}: not stored (a signing bug; nothing is sent).`,
-    );
+    throw new StoredHashMismatch(txHash);
   }
 }

@@ -32,8 +32,17 @@ export class NonceProofWaits {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** No proof this tick: the wait starts (or goes on); alerted once past the threshold. */
-  async unproven(payoutId: string, network: string, attempt: PayoutAttempt): Promise<void> {
+  /**
+   * No proof this tick: the wait starts (or goes on); alerted once past the threshold. `block`:
+   * a node names the block (the nonce's consumer, or a receipt looked up alone), but the blocks
+   * read do not prove it the chain's (review r9a, N3); `consumer`: no node names one.
+   */
+  async unproven(
+    payoutId: string,
+    network: string,
+    attempt: PayoutAttempt,
+    missing: 'consumer' | 'block' = 'consumer',
+  ): Promise<void> {
     const [wait]: Array<{ since: Date; alert: boolean }> = await this.dataSource.query(
       `INSERT INTO payout_nonce_proof_waits AS w (payout_id, network, wallet_address, nonce)
        VALUES ($1, $2, $3, $4)
@@ -66,9 +75,15 @@ export class NonceProofWaits {
         nonce: attempt.nonce,
         since: wait.since,
       },
-      'Payout waits on a used nonce whose consumer cannot be proven: it stays Processing with ' +
-        'its funds held. Point the network at a node with the state of the block that used the ' +
-        'nonce (an archive node) or check who signed with the hot wallet key (docs/operations.md)',
+      missing === 'block'
+        ? 'Payout waits on a block its transaction (or the one that used its nonce) was mined in ' +
+            'that the blocks read do not prove the chain: it stays Processing with its funds ' +
+            'held. A node on a lost fork, or a block further below the blocks read than the ' +
+            'tracker walks (docs/payouts.md, known gaps; docs/operations.md)'
+        : 'Payout waits on a used nonce whose consumer cannot be proven: it stays Processing ' +
+            'with its funds held. Point the network at a node with the state of the block that ' +
+            'used the nonce (an archive node) or check who signed with the hot wallet key ' +
+            '(docs/operations.md)',
     );
   }
 

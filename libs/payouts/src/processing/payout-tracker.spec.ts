@@ -68,3 +68,77 @@ describe('PayoutTracker: a hash mismatch holds only its payout (review r9a, N6)'
     error.mockRestore();
   });
 });
+
+describe('PayoutTracker: a wait on a block not proven is counted (review r9a, N3)', () => {
+  const wallet = `0x${'33'.repeat(20)}`;
+  const ours = `0x${'aa'.repeat(32)}`;
+  const attempt = {
+    id: '1',
+    payout_id: 'po_1',
+    tx_hash: ours,
+    wallet_address: wallet,
+    nonce: '7',
+    created_at: new Date(0).toISOString(),
+    last_broadcast_at: null,
+    purpose: 'transfer',
+  };
+  const payout = { id: 'po_1', network: 'ETHEREUM', attempts: [attempt] };
+  const block = { blockNumber: 90, blockHash: `0x${'bb'.repeat(32)}` };
+
+  function setUp(ownReceipt: boolean) {
+    const waits = {
+      unproven: jest.fn(async () => undefined),
+      proven: jest.fn(async () => undefined),
+    };
+    const tracker = Object.create(PayoutTracker.prototype) as PayoutTracker;
+    Object.assign(tracker, {
+      logger: { warn: jest.fn(), log: jest.fn(), error: jest.fn() },
+      config: { payouts: { replaceAfterMs: 60_000 } },
+      journal: { attemptsOf: jest.fn(async () => [attempt]) },
+      nonceProofWaits: waits,
+    });
+    const transport = {
+      family: 'EVM',
+      // This backend names a block for our receipt, or another transaction as the nonce's user.
+      lookup: jest.fn(async () =>
+        ownReceipt
+          ? { state: 'mined', status: { ...block, succeeded: true, confirmations: 50 } }
+          : { state: 'unknown' },
+      ),
+      nonceConsumer: jest.fn(async () => ({ txHash: `0x${'cc'.repeat(32)}`, ...block })),
+    };
+    // The run holds blocks up to 100 but cannot prove block 90 (below its first, not walked to).
+    const blocks = {
+      top: 100,
+      catchingUp: false,
+      mined: () => null,
+      mayHold: () => false,
+      confirmed: jest.fn(async () => null),
+    };
+    const tick = { now: () => 10 ** 13, missing: new Map(), blocks };
+    const trackEvm = (
+      tracker as unknown as {
+        trackEvm(...args: unknown[]): Promise<void>;
+      }
+    ).trackEvm.bind(tracker);
+    const report = { completed: 0, failed: 0, replaced: 0, resigned: 0, unreplaceable: [] };
+    const run = () =>
+      trackEvm({ confirmations: 12 }, transport, payout, new Map([[wallet, 8]]), report, tick);
+    return { waits, run, blocks };
+  }
+
+  it("counts a nonce's consumer whose block the run cannot prove, and ends no wait", async () => {
+    const { waits, run, blocks } = setUp(false);
+    await run();
+    expect(blocks.confirmed).toHaveBeenCalled();
+    expect(waits.proven).not.toHaveBeenCalled();
+    expect(waits.unproven).toHaveBeenCalledWith('po_1', 'ETHEREUM', attempt, 'block');
+  });
+
+  it('counts a receipt looked up in a block the run cannot prove', async () => {
+    const { waits, run } = setUp(true);
+    await run();
+    expect(waits.proven).not.toHaveBeenCalled();
+    expect(waits.unproven).toHaveBeenCalledWith('po_1', 'ETHEREUM', attempt, 'block');
+  });
+});

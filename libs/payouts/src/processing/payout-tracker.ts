@@ -298,7 +298,7 @@ export class PayoutTracker {
         return;
       }
       for (const attempt of payout.attempts) {
-        const lookup = await this.lookUp(transport, tick, attempt.tx_hash);
+        const lookup = await this.lookUp(transport, tick, attempt.tx_hash, payout);
         // Mined in a block not proven the chain's (yet): nothing decided or signed this tick.
         if (!lookup) return;
         if (lookup.state === 'mined') return this.onMined(network, payout, attempt, lookup, report);
@@ -324,7 +324,7 @@ export class PayoutTracker {
     ) {
       return;
     }
-    const lookup = await this.lookUp(transport, tick, latest.tx_hash);
+    const lookup = await this.lookUp(transport, tick, latest.tx_hash, payout);
     if (!lookup) return;
     if (lookup.state === 'mined') return this.onMined(network, payout, latest, lookup, report);
     // Not mined long after the node last took it (or never taken since: outbid by the base fee):
@@ -363,12 +363,16 @@ export class PayoutTracker {
     const consumer = await transport.nonceConsumer(latest.wallet_address, Number(latest.nonce));
     // Funds held until a proof: counted, and alerted on when it does not come (docs/operations.md).
     if (!consumer) return this.nonceProofWaits.unproven(payout.id, payout.network, latest);
-    await this.nonceProofWaits.proven(payout.id);
     const own = attempts.find((attempt) => attempt.tx_hash === consumer.txHash);
     if (own) {
+      // A wait on an unproven block is recorded by lookUp (review r9a, N3); a proof ends it.
       const lookup =
-        tick.blocks?.mined(own.tx_hash) ?? (await this.lookUp(transport, tick, own.tx_hash));
-      if (lookup?.state === 'mined') await this.onMined(network, payout, own, lookup, report);
+        tick.blocks?.mined(own.tx_hash) ??
+        (await this.lookUp(transport, tick, own.tx_hash, payout));
+      if (lookup?.state === 'mined') {
+        await this.nonceProofWaits.proven(payout.id);
+        await this.onMined(network, payout, own, lookup, report);
+      }
       return;
     }
     // The block was read by number from one backend, which may serve a block that lost a fork:
@@ -376,7 +380,14 @@ export class PayoutTracker {
     // nonce, and only its confirmations along the run count (review r8, F2). Otherwise this
     // payout's own transaction may still be mined on the chain: nothing is signed or failed.
     const confirmations = await tick.blocks?.confirmed(transport, consumer);
-    if (confirmations === null || confirmations === undefined) return;
+    // Waited on like a consumer no node names (review r9a, N3): the wait was ended before this
+    // proof was tried, every tick, so a block never proven (a run reset past it, a lost fork)
+    // held the payout's funds unseen by the gauge and its alert.
+    if (confirmations === null || confirmations === undefined) {
+      return this.nonceProofWaits.unproven(payout.id, payout.network, latest, 'block');
+    }
+    // Proven the chain's: only its depth is still to come, which every block read adds to.
+    await this.nonceProofWaits.proven(payout.id);
     if (confirmations < network.confirmations) return;
     // An operator cancelled the payout, and another transaction took the nonce first: nothing of
     // it can be mined either way, and it ends as the operator asked, not signed anew.
@@ -412,6 +423,7 @@ export class PayoutTracker {
     transport: EvmPayoutTransport,
     tick: Tick,
     txHash: string,
+    payout: InFlightPayout,
   ): Promise<TransactionLookup | null> {
     const lookup = await transport.lookup(txHash);
     if (lookup.state !== 'mined') return lookup;
@@ -425,6 +437,10 @@ export class PayoutTracker {
           { txHash, block: lookup.status.blockNumber, blockHash: lookup.status.blockHash },
           'Receipt of a block that is not (or not yet proven) the chain read: nothing decided on it',
         );
+        // Counted and alerted on as a wait for a proof (review r9a, N3): a block never proven
+        // (a run reset past it, a lost fork) holds the payout's funds for good.
+        const [latest] = payout.attempts;
+        if (latest) await this.nonceProofWaits.unproven(payout.id, payout.network, latest, 'block');
       }
       return null;
     }

@@ -448,6 +448,16 @@ if (deadlineMinutes !== undefined)
     void Promise.resolve(runningCluster?.stop()).finally(() => process.exit(3));
   }, deadlineMinutes * 60_000).unref();
 
+// Ctrl-C or a CI job's timeout: the services go with the run (the processes outlive it otherwise,
+// holding their ports and a private PostgreSQL).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`chaos soak stopped by ${signal}`);
+    closingLine(0, 1);
+    void Promise.resolve(runningCluster?.stop()).finally(() => process.exit(130));
+  });
+}
+
 main().then(
   (code) => process.exit(code),
   (error: Error) => {

@@ -417,3 +417,99 @@ describe('BlocksRead', () => {
     });
   });
 });
+
+describe('BlocksRead on a fast chain whose run starts again (review r9a, N1)', () => {
+  const h = (number: number) => `0x${number.toString(16).padStart(64, '0')}`;
+
+  /**
+   * R9a's sim-fastchain: 4 blocks a second (Arbitrum), a tick every `tickSeconds`, a payout
+   * mined `outage` blocks below the head when the worker starts; each tick reads blocks and
+   * asks for the payout's block, as lookUp does. The tick at which it is proven, or null.
+   */
+  async function provenAt(tickSeconds: number, outage: number, ticks: number, byHashOnly = false) {
+    let head = 1_000_000;
+    const mined = head - outage;
+    const calls = { byNumber: 0, byHash: 0 };
+    const blocks = new BlocksRead(1024);
+    const header = (number: number) => ({
+      number,
+      hash: h(number),
+      parentHash: h(number - 1),
+      transactionHashes: [],
+    });
+    const transport = {
+      headBlockNumber: async () => head,
+      blockHeader: async (number: number) => {
+        calls.byNumber += 1;
+        // A backend that answers below the run by hash only: every batch is refused.
+        if (byHashOnly && blocks.top !== null && number < blocks.top - 1_100) return null;
+        return number > head ? null : header(number);
+      },
+      blockHeaderByHash: async (blockHash: string, number: number) => {
+        calls.byHash += 1;
+        return blockHash === h(number) && number <= head ? header(number) : null;
+      },
+      receiptsIn: async () => new Map<string, BlockReceipt>(),
+    } as unknown as EvmPayoutTransport;
+    for (let tick = 0; tick < ticks; tick++) {
+      await blocks.advance(transport, ours([]), () => tick);
+      const confirmations = await blocks.confirmed(transport, {
+        blockNumber: mined,
+        blockHash: h(mined),
+      });
+      if (confirmations !== null) return { tick, confirmations, head, calls };
+      head += 4 * tickSeconds;
+    }
+    return null;
+  }
+
+  it.each([20, 25, 30, 40])(
+    'proves a payout mined 2,000 blocks before the worker started, at ticks of %i s',
+    async (tickSeconds) => {
+      const proven = await provenAt(tickSeconds, 2_000, 300);
+      expect(proven).not.toBeNull();
+      // Counted along the chain: the blocks from it to the last one read.
+      expect(proven!.confirmations).toBeGreaterThan(2_000);
+    },
+  );
+
+  it('keeps what a run proved across its resets: a walk by hash only still gets there', async () => {
+    // 64 reads by hash a look: the run starts again (MAX_BEHIND) every few ticks, and each new
+    // walk joins the hashes the runs before it proved, where it reaches them with the same hash.
+    const proven = await provenAt(40, 2_000, 600, true);
+    expect(proven).not.toBeNull();
+    expect(proven!.calls.byHash).toBeGreaterThan(0);
+  });
+
+  it('proves a payout mined just before a reset at ticks of 40 s', async () => {
+    expect(await provenAt(40, 300, 300)).not.toBeNull();
+  });
+
+  it('proves nothing of a block with another hash at its height, however long it walks', async () => {
+    let head = 10_000;
+    const header = (number: number) => ({
+      number,
+      hash: h(number),
+      parentHash: h(number - 1),
+      transactionHashes: [],
+    });
+    const transport = {
+      headBlockNumber: async () => head,
+      blockHeader: async (number: number) => (number > head ? null : header(number)),
+      blockHeaderByHash: async (blockHash: string, number: number) =>
+        blockHash === h(number) ? header(number) : null,
+      receiptsIn: async () => new Map<string, BlockReceipt>(),
+    } as unknown as EvmPayoutTransport;
+    const blocks = new BlocksRead(1024);
+    for (let tick = 0; tick < 60; tick++) {
+      await blocks.advance(transport, ours([]), () => tick);
+      expect(
+        await blocks.confirmed(transport, { blockNumber: 9_000, blockHash: hash('fork-9000') }),
+      ).toBeNull();
+      head += 160;
+    }
+    expect(
+      await blocks.confirmed(transport, { blockNumber: 9_000, blockHash: h(9_000) }),
+    ).not.toBeNull();
+  });
+});

@@ -217,7 +217,10 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   ): Promise<Map<string, BlockReceipt> | null> {
     if (!txHashes.length) return new Map();
     if (this.blockReceiptsPay(block, txHashes.length)) {
-      const read = await this.refusedAsUnread(() => this.blockReceipts(block, txHashes));
+      const refusals = { seen: false };
+      const read = await this.refusedAsUnread(refusals, () =>
+        this.blockReceipts(block, txHashes, refusals),
+      );
       if (read !== 'unsupported' && read !== 'refused') return read;
     }
     const found = new Map<string, BlockReceipt>();
@@ -234,15 +237,21 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   }
 
   /**
-   * Every URL (and each retry, perhaps another backend) refused the block's receipts as a whole:
-   * 'refused', and the caller reads them one by one, each against the header. Not remembered: the
-   * next block asks for them whole again.
+   * No URL (nor retry, perhaps another backend) answered the block's receipts whole, and one of
+   * them at least refused them: 'refused', and the caller reads them one by one, each against
+   * the header. Any attempt's refusal counts, not only the last one's (review r9a, N4): one URL
+   * refusing and another timing out ended on the timeout, and the run stalled on the block for
+   * 30 looks. Not remembered: the next block asks for them whole again.
    */
-  private async refusedAsUnread<T>(read: () => Promise<T>): Promise<T | 'refused'> {
+  private async refusedAsUnread<T>(
+    refusals: { seen: boolean },
+    read: () => Promise<T>,
+  ): Promise<T | 'refused'> {
     try {
       return await read();
     } catch (error) {
       if (error instanceof BlockReceiptsRefused) return 'refused';
+      if (refusals.seen && error instanceof ChainError) return 'refused';
       throw error;
     }
   }
@@ -261,6 +270,7 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
   private async blockReceipts(
     block: BlockHeader,
     txHashes: string[],
+    refusals: { seen: boolean },
   ): Promise<Map<string, BlockReceipt> | null | 'unsupported'> {
     return this.rpc.call('eth_getBlockReceipts', async (provider) => {
       let raw: unknown;
@@ -273,7 +283,12 @@ export class EthersPayoutTransport implements EvmPayoutTransport {
         this.blockReceiptsUnsupportedUntil = Date.now() + BLOCK_RECEIPTS_RETRY_MS;
         return 'unsupported';
       }
-      return receiptsOfBlock(raw, block, txHashes, this.network.name);
+      try {
+        return receiptsOfBlock(raw, block, txHashes, this.network.name);
+      } catch (error) {
+        if (error instanceof BlockReceiptsRefused) refusals.seen = true;
+        throw error;
+      }
     });
   }
 

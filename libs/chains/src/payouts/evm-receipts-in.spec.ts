@@ -26,6 +26,8 @@ function receipt(txHash: string, fields: Record<string, unknown> = {}) {
 }
 
 type Answer = (method: string, params: unknown[]) => unknown;
+/** Answered as a backend down: HTTP 503, retried on the next URL. */
+const UNAVAILABLE = Symbol('503');
 
 /** A JSON-RPC node answering from `answer`, recording the methods asked. */
 async function node(answer: Answer): Promise<{ url: string; methods: string[]; server: Server }> {
@@ -36,8 +38,14 @@ async function node(answer: Answer): Promise<{ url: string; methods: string[]; s
     request.on('end', () => {
       const { id, method, params } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       methods.push(method);
+      const result = answer(method, params);
+      if (result === UNAVAILABLE) {
+        response.writeHead(503);
+        response.end();
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', id, result: answer(method, params) }));
+      response.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -119,6 +127,19 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
       ).toHaveLength(4);
     },
   );
+
+  it('reads them one by one when one URL refused and the last attempt failed otherwise (r9a, N4)', async () => {
+    const { transport, nodes } = await transportOver(
+      (method, params) =>
+        method === 'eth_getBlockReceipts' ? refusals[0][1] : singles(method, params),
+      (method, params) =>
+        method === 'eth_getBlockReceipts' ? UNAVAILABLE : singles(method, params),
+    );
+    const found = await transport.receiptsIn(header, [TX1, TX2]);
+    expect([...found!.keys()]).toEqual([TX1, TX2]);
+    const asked = nodes.flatMap((one) => one.methods);
+    expect(asked.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(2);
+  });
 
   it('counts no single receipt of another block either: the block is not read', async () => {
     const { transport } = await transportOver((method, params) =>

@@ -23,13 +23,15 @@ const LOW_LOOKS = 30;
 // Hashes of blocks below the run kept, each the parent of the one above: a receipt looked up one
 // by one in a block below the run is counted only once its block is found among them.
 const MAX_ANCESTORS = 65_536;
-// A walk down at least this far reads by number, this many headers at once (one JSON-RPC batch
-// where the provider batches), each accepted only as the parent of the block above it: the same
-// proof as a read by hash, without one round trip per block (review r9a, N1: 64 sequential
-// reads a look fell behind a fast chain, 4 blocks a second on Arbitrum).
-const ANCESTOR_BATCH = 64;
+// A walk down further than this reads by number, ANCESTOR_BATCH headers at once (concurrent
+// requests: the RPC client sends no JSON-RPC batches), each accepted only as the parent of the
+// block above it: the same proof as a read by hash, without one round trip per block (review
+// r9a, N1: 64 sequential reads a look fell behind a fast chain, 4 blocks a second on Arbitrum).
+// Nearer, by hash, one at a time: a few reads, none wasted on a backend on another branch.
+const BY_HASH_WITHIN = 16;
+const ANCESTOR_BATCH = 16;
 // Blocks below the run read in one look at most (by hash or by number).
-const MAX_ANCESTOR_READS_PER_LOOK = 8 * ANCESTOR_BATCH;
+const MAX_ANCESTOR_READS_PER_LOOK = 512;
 
 /**
  * Hashes a run proved before it started again (MAX_BEHIND, a stall): its blocks and ancestors,
@@ -252,7 +254,7 @@ export class BlocksRead {
       if (this.join(next, expected)) continue;
       if (this.ancestorReads >= MAX_ANCESTOR_READS_PER_LOOK) break;
       if (
-        depth - this.ancestors.length >= ANCESTOR_BATCH / 4 &&
+        depth - this.ancestors.length >= BY_HASH_WITHIN &&
         (await this.readBatch(transport, next))
       ) {
         continue;

@@ -240,7 +240,8 @@ export class PayoutTracker {
       if (!(error instanceof ChainError)) throw error;
       this.logger.warn(
         { network: network.name, reason: error.message, lastRead: blocks.top },
-        'Blocks not read this tick; their payouts are looked up one by one',
+        'Blocks not read this tick; their payouts are looked up one by one, and decided only ' +
+          'on a block the blocks read prove the chain (review r9a)',
       );
     }
     return blocks;

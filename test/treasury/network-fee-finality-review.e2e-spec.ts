@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { Wallet } from 'ethers';
 import { receiptFeeWei } from '@app/chains';
-import { LedgerAccounts, LedgerService } from '@app/ledger';
+import { LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
 import { NetworkFeeFinality } from '@app/treasury';
 import { depositFeeEntry } from '@app/treasury/sweeps/deposit-fee-entry';
 import { EvmTopUpJournalRepository } from '@app/treasury/sweeps/evm-top-up-journal.repository';
@@ -43,6 +43,40 @@ describe('Network fees become final: review r9b', () => {
     await devnet.mine(FINALITY_BLOCKS + 1);
     const receipt = await devnet.provider.send('eth_getTransactionReceipt', [txHash]);
     return { txHash, fee: receiptFeeWei(receipt)! };
+  }
+
+  /** Books `feeBaseUnits` for `txHash` out of the hot wallet, as the payout path does. */
+  async function bookFee(txHash: string, feeBaseUnits: bigint): Promise<void> {
+    await api.dataSource.transaction((manager) =>
+      ledger.post(
+        manager,
+        networkFeeEntry({
+          network: 'ETHEREUM',
+          txHash,
+          feeBaseUnits,
+          payer: 'hot_wallet',
+          coin: ETH,
+        }),
+      ),
+    );
+  }
+
+  async function feeRow(txHash: string): Promise<{ fee: string; final: boolean } | undefined> {
+    const [row] = await api.dataSource.query(
+      `SELECT fee_base_units::text AS fee, final_at IS NOT NULL AS final
+         FROM network_fee_receipts WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+      [txHash],
+    );
+    return row;
+  }
+
+  /** Rows a pass over ETHEREUM would read now (other tests' leftovers included). */
+  async function due(): Promise<number> {
+    const [{ n }] = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM network_fee_receipts
+        WHERE network = 'ETHEREUM' AND final_at IS NULL AND next_check_at <= now()`,
+    );
+    return n;
   }
 
   const wei = (amount: bigint) => new Decimal(amount.toString()).div('1e18');
@@ -103,5 +137,59 @@ describe('Network fees become final: review r9b', () => {
     expect(await journal.ownCoin('ETHEREUM', address, ETH)).toBe(onChain);
     const strangers = chain.worker.get(StrangerCoin, { strict: false });
     expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBe(0n);
+  });
+
+  it('reads fees that never become final after newer ones: no starvation (H2)', async () => {
+    const batch = 20;
+    // Transactions dropped for good: booked a day ago, their receipts missing for ever.
+    const dropped = Array.from({ length: batch }, () => `0x${randomBytes(32).toString('hex')}`);
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, booked_at)
+       SELECT 'ETHEREUM', h, 21000, now() - interval '1 day' FROM unnest($1::text[]) AS h`,
+      [dropped],
+    );
+    try {
+      const { txHash, fee } = await minedFee();
+      await bookFee(txHash, fee + 7n);
+      // Each row ahead of it is read once, then put off: the newer fee's turn comes.
+      const passes = Math.ceil((await due()) / batch);
+      const reports = [];
+      for (let pass = 0; pass < passes && !(await feeRow(txHash))?.final; pass++)
+        reports.push(await finality.finalize('ETHEREUM', batch));
+      expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
+      expect(reports[0].waiting).toBe(batch);
+      // The dropped ones are not read again on the next pass.
+      const again = await finality.finalize('ETHEREUM', batch);
+      expect(again.waiting).toBe(0);
+    } finally {
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = ANY($1)`, [
+        dropped,
+      ]);
+    }
+  });
+
+  it('goes on past a fee whose receipt read fails, and reads it again later (H2)', async () => {
+    // A hash the node refuses (as a provider may refuse an unknown one): the read throws.
+    const refused = 'not-a-hash';
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, next_check_at)
+       VALUES ('ETHEREUM', $1, 21000, now() - interval '1 hour')`,
+      [refused],
+    );
+    try {
+      const { txHash, fee } = await minedFee();
+      await bookFee(txHash, fee + 5n);
+      const report = await finality.finalize('ETHEREUM', 1000);
+      expect(report.adjusted).toBeGreaterThanOrEqual(1);
+      expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
+      const [later] = await api.dataSource.query(
+        `SELECT checks, next_check_at > now() AS put_off FROM network_fee_receipts
+          WHERE tx_hash = $1`,
+        [refused],
+      );
+      expect(later).toEqual({ checks: 1, put_off: true });
+    } finally {
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = $1`, [refused]);
+    }
   });
 });

@@ -47,6 +47,7 @@ import { DataRetention1795836614861 } from './1795836614861-data-retention';
 import { TraceContext1795837885066 } from './1795837885066-trace-context';
 import { PayoutsFinishedIndex1795838000000 } from './1795838000000-payouts-finished-index';
 import { NetworkFeeReceipts1795839000000 } from './1795839000000-network-fee-receipts';
+import { NetworkFeeReceiptsNextCheck1795839500000 } from './1795839500000-network-fee-receipts-next-check';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -99,4 +100,5 @@ export const MIGRATIONS = [
   TraceContext1795837885066,
   PayoutsFinishedIndex1795838000000,
   NetworkFeeReceipts1795839000000,
+  NetworkFeeReceiptsNextCheck1795839500000,
 ];

@@ -5,8 +5,17 @@ import { PerNetwork } from '@app/chains/networks/per-network';
 import { fromBaseUnits, LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
 import { FeeReceiptRead, FinalReceipts } from './final-receipts';
 
-/** Fees read again per network and pass, oldest first; the rest wait for the next pass. */
+/** Fees read again per network and pass, the longest due first; the rest wait for the next pass. */
 const BATCH = 200;
+/**
+ * An undecided read (receipt missing or off the node's chain, no fee, an RPC error) asks again
+ * after this, doubled per check up to RETRY_CAP_SECONDS: a transaction dropped for good or a
+ * pruned receipt is then read about once a day, not every pass, and never holds newer fees back.
+ */
+const RETRY_SECONDS = 120;
+const RETRY_CAP_SECONDS = 86_400;
+/** A fee left for an operator is read again (and its error logged) once a day. */
+const OPERATOR_RECHECK_SECONDS = 86_400;
 
 type FinalRead = Extract<FeeReceiptRead, { state: 'final' }>;
 
@@ -70,19 +79,62 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     const rows: NotFinalRow[] = await this.dataSource.query(
       `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
          FROM network_fee_receipts
-        WHERE network = $1 AND final_at IS NULL AND (block_number IS NULL OR block_number <= $2)
-        ORDER BY booked_at, tx_hash
+        WHERE network = $1 AND final_at IS NULL AND next_check_at <= now()
+          AND (block_number IS NULL OR block_number <= $2)
+        ORDER BY next_check_at, tx_hash
         LIMIT $3`,
       [name, deepest, limit],
     );
     const report: FeeFinalityReport = { final: 0, adjusted: 0, waiting: 0, operator: 0 };
-    for (const row of rows) {
-      const read = await receipts.read(row.tx_hash, depth);
-      if (read.state !== 'final') report.waiting += 1;
-      else report[await this.settle(name, row.tx_hash, read)] += 1;
-    }
+    for (const row of rows) report[await this.check(name, row.tx_hash, depth, receipts)] += 1;
     if (report.adjusted || report.operator) this.logger.log({ network: name, ...report }, 'Fees');
     return report;
+  }
+
+  /**
+   * One fee: read, settled when final, else its next check put off. Alone: a receipt the node
+   * fails to serve (an error for an unknown hash, indexing in progress) holds only its own row.
+   */
+  private async check(
+    network: NetworkName,
+    txHash: string,
+    depth: number,
+    receipts: FinalReceipts,
+  ): Promise<keyof FeeFinalityReport> {
+    let outcome: keyof FeeFinalityReport;
+    try {
+      const read = await receipts.read(txHash, depth);
+      // On the node's chain and getting deeper: due again next pass.
+      if (read.state === 'shallow') return 'waiting';
+      outcome = read.state === 'final' ? await this.settle(network, txHash, read) : 'waiting';
+    } catch (error) {
+      this.logger.warn(
+        { network, txHash, error: error instanceof Error ? error.message : String(error) },
+        'A fee receipt not read: asked again later',
+      );
+      outcome = 'waiting';
+    }
+    if (outcome === 'waiting' || outcome === 'operator') await this.later(network, txHash, outcome);
+    return outcome;
+  }
+
+  /** Puts off a fee's next check: backing off while undecided, a day when left for an operator. */
+  private async later(network: NetworkName, txHash: string, outcome: 'waiting' | 'operator') {
+    await this.dataSource.query(
+      `UPDATE network_fee_receipts
+          SET checks = checks + 1,
+              next_check_at = now() + make_interval(secs => CASE WHEN $3
+                THEN $4 ELSE least($5 * power(2, least(checks, 20)), $6) END)
+        WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL`,
+      [
+        network,
+        txHash,
+        outcome === 'operator',
+        OPERATOR_RECHECK_SECONDS,
+        RETRY_SECONDS,
+        RETRY_CAP_SECONDS,
+      ],
+    );
   }
 
   /** The booked fee against its final receipt, in one transaction with the row locked. */

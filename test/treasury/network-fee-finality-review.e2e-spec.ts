@@ -192,4 +192,26 @@ describe('Network fees become final: review r9b', () => {
       await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = $1`, [refused]);
     }
   });
+
+  it('records a TRON fee already final: it is never read again (M4)', async () => {
+    const txHash = randomBytes(32).toString('hex');
+    await api.dataSource.transaction((manager) =>
+      ledger.post(
+        manager,
+        networkFeeEntry({
+          network: 'TRON',
+          txHash,
+          feeBaseUnits: 345_000n,
+          payer: 'hot_wallet',
+          coin: { symbol: 'TRX', decimals: 6 },
+        }),
+      ),
+    );
+    const [row] = await api.dataSource.query(
+      `SELECT fee_base_units::text AS fee, final_at = booked_at AS final
+         FROM network_fee_receipts WHERE network = 'TRON' AND tx_hash = $1`,
+      [txHash],
+    );
+    expect(row).toEqual({ fee: '345000', final: true });
+  });
 });

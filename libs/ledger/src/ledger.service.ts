@@ -137,6 +137,9 @@ export class LedgerService {
   }
 }
 
+/** Networks whose fees are final once booked (TRON's chain family: solidified blocks only). */
+const FINAL_WHEN_BOOKED = ['TRON'];
+
 /**
  * The receipts the fees just posted were read from, in the same transaction as their entries:
  * every fee booked from a receipt is then checked again once final (NetworkFeeFinality in
@@ -159,15 +162,19 @@ async function recordFeeReceipts(manager: EntityManager, posted: LedgerEntry[]):
       : [],
   );
   if (!receipts.length) return;
+  // TRON fees are read from solidified (irreversible) blocks: no reorg can change them, and the
+  // pass that makes fees final is EVM only. Recorded already final (one record of every fee
+  // booked from a receipt), they stay out of the not-final index and of every pass's query.
   await manager.query(
     `INSERT INTO network_fee_receipts
-            (network, tx_hash, fee_base_units, block_number, block_hash, succeeded)
-     SELECT r.network, r.tx_hash, r.fee::numeric, r.block_number, r.block_hash, r.succeeded
+            (network, tx_hash, fee_base_units, block_number, block_hash, succeeded, final_at)
+     SELECT r.network, r.tx_hash, r.fee::numeric, r.block_number, r.block_hash, r.succeeded,
+            CASE WHEN r.network = ANY($2::text[]) THEN now() END
        FROM json_to_recordset($1::json)
          AS r(network text, tx_hash text, fee text, block_number bigint, block_hash text,
               succeeded boolean)
      ON CONFLICT (network, tx_hash) DO NOTHING`,
-    [JSON.stringify(receipts)],
+    [JSON.stringify(receipts), FINAL_WHEN_BOOKED],
   );
 }
 

@@ -48,6 +48,7 @@ import { TraceContext1795837885066 } from './1795837885066-trace-context';
 import { PayoutsFinishedIndex1795838000000 } from './1795838000000-payouts-finished-index';
 import { NetworkFeeReceipts1795839000000 } from './1795839000000-network-fee-receipts';
 import { NetworkFeeReceiptsNextCheck1795839500000 } from './1795839500000-network-fee-receipts-next-check';
+import { NetworkFeeReceiptsTronFinal1795839600000 } from './1795839600000-network-fee-receipts-tron-final';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
   PayoutsFinishedIndex1795838000000,
   NetworkFeeReceipts1795839000000,
   NetworkFeeReceiptsNextCheck1795839500000,
+  NetworkFeeReceiptsTronFinal1795839600000,
 ];

@@ -46,7 +46,7 @@ export interface FeeFinalityReport {
  * it and, if it differs, corrected by one adjusting entry between the same two accounts.
  *
  * Only positive proofs decide: a missing receipt, or one whose block is not the node's block at
- * that height, waits. TRON fees are recorded but never read again here (see the doc).
+ * that height, waits. TRON fees are recorded already final (LedgerService): never read here.
  */
 @Injectable()
 export class NetworkFeeFinality implements OnModuleDestroy {
@@ -63,11 +63,15 @@ export class NetworkFeeFinality implements OnModuleDestroy {
 
   /** The configured EVM networks with fees not yet final. */
   async networksToFinalize(): Promise<NetworkName[]> {
-    const evm = new Set<string>(this.networks.networksOfFamily('EVM').map(({ name }) => name));
-    const rows: Array<{ network: string }> = await this.dataSource.query(
-      `SELECT DISTINCT network FROM network_fee_receipts WHERE final_at IS NULL`,
+    const evm = this.networks.networksOfFamily('EVM').map(({ name }) => name);
+    // One index probe per configured network, not a scan of every row not final (DISTINCT).
+    const rows: Array<{ network: NetworkName }> = await this.dataSource.query(
+      `SELECT n AS network FROM unnest($1::text[]) AS n
+        WHERE EXISTS (SELECT 1 FROM network_fee_receipts
+                       WHERE network = n AND final_at IS NULL)`,
+      [evm],
     );
-    return rows.map(({ network }) => network).filter((name): name is NetworkName => evm.has(name));
+    return rows.map(({ network }) => network);
   }
 
   /** One pass over a network's fees not yet final (throws a ChainError when its node fails). */

@@ -16,7 +16,9 @@ const ETH = { symbol: 'ETH', decimals: 18 };
 
 /*
  * Fees become final, review r9b's reproductions on a real anvil and the real worker: a deposit
- * fee's adjustment is counted with the address's own coin (H1).
+ * fee's adjustment is counted with the address's own coin (H1); fees that never become final,
+ * and one whose receipt read fails, hold no newer fee back (H2); TRON fees are recorded final
+ * (M4); a correction not posted marks nothing final (L1).
  */
 describe('Network fees become final: review r9b', () => {
   const chain = useChainSuite({
@@ -213,5 +215,31 @@ describe('Network fees become final: review r9b', () => {
       [txHash],
     );
     expect(row).toEqual({ fee: '345000', final: true });
+  });
+
+  it('leaves a second correction whose entry cannot be posted to an operator (L1)', async () => {
+    const { txHash, fee } = await minedFee();
+    await bookFee(txHash, fee + 10n);
+    expect((await finality.finalize('ETHEREUM', 1000)).adjusted).toBeGreaterThanOrEqual(1);
+    // Re-opened (an operator, or a later check after a second reorg) with another fee booked:
+    // its correction's reference is taken by the first one.
+    await api.dataSource.query(
+      `UPDATE network_fee_receipts
+          SET final_at = NULL, fee_base_units = $2, block_hash = '0xbeef'
+        WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+      [txHash, (fee + 20n).toString()],
+    );
+    const report = await finality.finalize('ETHEREUM', 1000);
+    expect(report.operator).toBeGreaterThanOrEqual(1);
+    expect(await feeRow(txHash)).toEqual({ fee: (fee + 20n).toString(), final: false });
+    const [{ n }] = await api.dataSource.query(
+      `SELECT count(*)::int AS n FROM ledger_entries WHERE reference = $1`,
+      [`network_fee_adjustment:ETHEREUM:${txHash}`],
+    );
+    expect(n).toBe(1);
+    await api.dataSource.query(
+      `UPDATE network_fee_receipts SET final_at = now() WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+      [txHash],
+    );
   });
 });

@@ -183,7 +183,15 @@ export class NetworkFeeFinality implements OnModuleDestroy {
           this.logger.error(context, 'A fee receipt without its fee entry: left for an operator');
           return 'operator';
         }
-        await this.ledger.post(manager, entry);
+        if (!(await this.ledger.post(manager, entry))) {
+          // The reference is taken: the fee was corrected once already (a row re-opened, or a
+          // second reorg deeper than finality). Marked final, the books would miss this one.
+          this.logger.error(
+            { ...context, booked: row.fee, final: read.feeWei.toString() },
+            'A fee correction not posted (its reference is taken): left for an operator',
+          );
+          return 'operator';
+        }
         this.logger.warn(
           { ...context, booked: row.fee, final: read.feeWei.toString() },
           'Fee corrected: the transaction was mined again at another price',

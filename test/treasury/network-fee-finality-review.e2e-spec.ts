@@ -3,7 +3,9 @@ import Decimal from 'decimal.js';
 import { Wallet } from 'ethers';
 import { receiptFeeWei } from '@app/chains';
 import { LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
-import { NetworkFeeFinality } from '@app/treasury';
+import { Registry } from 'prom-client';
+import { METRICS_REGISTRY } from '@app/metrics';
+import { NetworkFeeFinality, OVERDUE_CHECKS } from '@app/treasury';
 import { depositFeeEntry } from '@app/treasury/sweeps/deposit-fee-entry';
 import { EvmTopUpJournalRepository } from '@app/treasury/sweeps/evm-top-up-journal.repository';
 import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin';
@@ -18,7 +20,8 @@ const ETH = { symbol: 'ETH', decimals: 18 };
  * Fees become final, review r9b's reproductions on a real anvil and the real worker: a deposit
  * fee's adjustment is counted with the address's own coin (H1); fees that never become final,
  * and one whose receipt read fails, hold no newer fee back (H2); TRON fees are recorded final
- * (M4); a correction not posted marks nothing final (L1).
+ * (M4); a correction not posted marks nothing final (L1); fees overdue or left for an
+ * operator show in a gauge (M1).
  */
 describe('Network fees become final: review r9b', () => {
   const chain = useChainSuite({
@@ -241,5 +244,37 @@ describe('Network fees become final: review r9b', () => {
       `UPDATE network_fee_receipts SET final_at = now() WHERE network = 'ETHEREUM' AND tx_hash = $1`,
       [txHash],
     );
+  });
+
+  it('counts fees overdue or left for an operator in a gauge (M1)', async () => {
+    const registry = chain.worker.get<Registry>(METRICS_REGISTRY, { strict: false });
+    const notFinal = async (reason: string): Promise<number> => {
+      const metric = registry.getSingleMetric('payments_treasury_fees_not_final');
+      const { values } = await metric!.get();
+      return (
+        values.find((v) => v.labels.network === 'ETHEREUM' && v.labels.reason === reason)?.value ??
+        0
+      );
+    };
+    // Undecided five times already (a transaction dropped for good): the sixth makes it overdue.
+    const dropped = `0x${randomBytes(32).toString('hex')}`;
+    // A succeeded transaction booked as reverted: a status flip, left for an operator.
+    const { txHash: flipped } = await minedFee();
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, checks, succeeded)
+       VALUES ('ETHEREUM', $1, 21000, $3, NULL), ('ETHEREUM', $2, 1, 0, false)`,
+      [dropped, flipped, OVERDUE_CHECKS - 1],
+    );
+    try {
+      const before = { overdue: await notFinal('overdue'), operator: await notFinal('operator') };
+      const report = await finality.finalize('ETHEREUM', 1000);
+      expect(report.operator).toBeGreaterThanOrEqual(1);
+      expect(await notFinal('overdue')).toBe(before.overdue + 1);
+      expect(await notFinal('operator')).toBe(before.operator + 1);
+    } finally {
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = ANY($1)`, [
+        [dropped, flipped],
+      ]);
+    }
   });
 });

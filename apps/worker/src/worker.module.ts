@@ -22,6 +22,7 @@ import { RetentionMetrics } from './maintenance/retention/retention-metrics';
 import { NonceProofWaitGauge } from './payouts/nonce-proof-wait.gauge';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
+import { FeesNotFinalGauge } from './treasury/fees-not-final.gauge';
 import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
 import { SweepsProcessor } from './treasury/sweeps.processor';
 import { SweepsScheduler } from './treasury/sweeps.scheduler';
@@ -60,6 +61,7 @@ import { WorkerDrain } from './worker-drain';
     PayoutsProcessor,
     PayoutsScheduler,
     NonceProofWaitGauge,
+    FeesNotFinalGauge,
     SweepsProcessor,
     SweepsScheduler,
     WebhookDeliveryLoop,

@@ -49,6 +49,7 @@ import { PayoutsFinishedIndex1795838000000 } from './1795838000000-payouts-finis
 import { NetworkFeeReceipts1795839000000 } from './1795839000000-network-fee-receipts';
 import { NetworkFeeReceiptsNextCheck1795839500000 } from './1795839500000-network-fee-receipts-next-check';
 import { NetworkFeeReceiptsTronFinal1795839600000 } from './1795839600000-network-fee-receipts-tron-final';
+import { NetworkFeeReceiptsOperator1795839700000 } from './1795839700000-network-fee-receipts-operator';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -103,4 +104,5 @@ export const MIGRATIONS = [
   NetworkFeeReceipts1795839000000,
   NetworkFeeReceiptsNextCheck1795839500000,
   NetworkFeeReceiptsTronFinal1795839600000,
+  NetworkFeeReceiptsOperator1795839700000,
 ];

@@ -16,6 +16,24 @@ const RETRY_SECONDS = 120;
 const RETRY_CAP_SECONDS = 86_400;
 /** A fee left for an operator is read again (and its error logged) once a day. */
 const OPERATOR_RECHECK_SECONDS = 86_400;
+/**
+ * Undecided checks after which a fee is overdue: at least 2+4+8+16+32 minutes of reads past its
+ * finality depth (a shallow read counts none), far beyond a reorg or a lagging node. Each later
+ * check logs an error, and FEES_NOT_FINAL_SQL counts it.
+ */
+export const OVERDUE_CHECKS = 6;
+
+/**
+ * Fees not final per network and reason: `operator` (left for an operator) or `overdue` (still
+ * undecided after OVERDUE_CHECKS checks: a transaction dropped for good, a receipt no node
+ * serves, a forgotten chain). The gauge payments_treasury_fees_not_final (docs/operations.md).
+ */
+export const FEES_NOT_FINAL_SQL = `
+  SELECT network, CASE WHEN operator_since IS NULL THEN 'overdue' ELSE 'operator' END AS reason,
+         count(*)::int AS count
+    FROM network_fee_receipts
+   WHERE final_at IS NULL AND (operator_since IS NOT NULL OR checks >= ${OVERDUE_CHECKS})
+   GROUP BY 1, 2`;
 
 type FinalRead = Extract<FeeReceiptRead, { state: 'final' }>;
 
@@ -124,21 +142,33 @@ export class NetworkFeeFinality implements OnModuleDestroy {
 
   /** Puts off a fee's next check: backing off while undecided, a day when left for an operator. */
   private async later(network: NetworkName, txHash: string, outcome: 'waiting' | 'operator') {
-    await this.dataSource.query(
-      `UPDATE network_fee_receipts
+    const [rows]: [Array<{ checks: number; booked_at: Date }>, number] =
+      await this.dataSource.query(
+        `UPDATE network_fee_receipts
           SET checks = checks + 1,
               next_check_at = now() + make_interval(secs => CASE WHEN $3
-                THEN $4 ELSE least($5 * power(2, least(checks, 20)), $6) END)
-        WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL`,
-      [
-        network,
-        txHash,
-        outcome === 'operator',
-        OPERATOR_RECHECK_SECONDS,
-        RETRY_SECONDS,
-        RETRY_CAP_SECONDS,
-      ],
-    );
+                THEN $4 ELSE least($5 * power(2, least(checks, 20)), $6) END),
+              operator_since = CASE WHEN $3 THEN COALESCE(operator_since, now()) END
+        WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL
+        RETURNING checks, booked_at`,
+        [
+          network,
+          txHash,
+          outcome === 'operator',
+          OPERATOR_RECHECK_SECONDS,
+          RETRY_SECONDS,
+          RETRY_CAP_SECONDS,
+        ],
+      );
+    const [row] = rows;
+    if (outcome === 'waiting' && row && row.checks >= OVERDUE_CHECKS) {
+      // Long past finality and still undecided: most likely dropped for good by a reorg (its
+      // nonce taken), so a payout may be Completed with nothing sent. Never decided alone.
+      this.logger.error(
+        { network, txHash, checks: row.checks, bookedAt: row.booked_at },
+        'A fee still not final long past its finality depth: its transaction may be dropped for good',
+      );
+    }
   }
 
   /** The booked fee against its final receipt, in one transaction with the row locked. */

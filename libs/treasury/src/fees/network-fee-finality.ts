@@ -9,19 +9,21 @@ import { FeeReceiptRead, FinalReceipts } from './final-receipts';
 const BATCH = 200;
 /**
  * An undecided read (receipt missing or off the node's chain, no fee, an RPC error) asks again
- * after this, doubled per check up to RETRY_CAP_SECONDS: a transaction dropped for good or a
- * pruned receipt is then read about once a day, not every pass, and never holds newer fees back.
+ * after this, doubled per check up to RETRY_CAP_SECONDS: a reorg's transaction mined again or a
+ * lagging node is asked again within the next passes (the first waits are shorter than the
+ * worker's interval, and the soak drain's loop is not held up), while a transaction dropped for
+ * good or a pruned receipt is soon read about once a day and never holds newer fees back.
  */
-const RETRY_SECONDS = 120;
+const RETRY_SECONDS = 30;
 const RETRY_CAP_SECONDS = 86_400;
 /** A fee left for an operator is read again (and its error logged) once a day. */
 const OPERATOR_RECHECK_SECONDS = 86_400;
 /**
- * Undecided checks after which a fee is overdue: at least 2+4+8+16+32 minutes of reads past its
- * finality depth (a shallow read counts none), far beyond a reorg or a lagging node. Each later
- * check logs an error, and FEES_NOT_FINAL_SQL counts it.
+ * Undecided checks after which a fee is overdue: at least 30 s × (2^7 − 1), over an hour, of
+ * reads past its finality depth (a shallow read counts none), far beyond a reorg or a lagging
+ * node. Each later check logs an error, and FEES_NOT_FINAL_SQL counts it.
  */
-export const OVERDUE_CHECKS = 6;
+export const OVERDUE_CHECKS = 8;
 
 /**
  * Fees not final per network and reason: `operator` (left for an operator) or `overdue` (still

@@ -81,4 +81,20 @@ describe('chains:forget reverses the forgotten chain’s third-party native coin
     expect(await strangers.book(NETWORK, at, ETH / 10n, 10)).toBe(ETH / 10n);
     expect((await linesOf(at)).map((line) => line.reference)).toContain(`${base}:chain3`);
   });
+
+  it('marks the forgotten chain’s fees final: they are never read again', async () => {
+    const txHash = `0x${randomBytes(32).toString('hex')}`;
+    await dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units) VALUES ($1, $2, 21000)`,
+      [NETWORK, txHash],
+    );
+    const report = await context.get(SweepChainReset).forget(NETWORK);
+    expect(report.finalizedFees).toBeGreaterThanOrEqual(1);
+    const [row] = await dataSource.query(
+      `SELECT final_at IS NOT NULL AS final FROM network_fee_receipts
+        WHERE network = $1 AND tx_hash = $2`,
+      [NETWORK, txHash],
+    );
+    expect(row).toEqual({ final: true });
+  });
 });

@@ -395,6 +395,7 @@ export const COMMANDS: Record<string, Command> = {
       ended_sweeps: sweeps.endedSweeps,
       sweeper_nonce_reset: sweeps.sweeperNonceReset,
       reversed_unmatched_native: sweeps.reversedStrangerCoin,
+      finalized_fees: sweeps.finalizedFees,
     };
   },
 

@@ -12,6 +12,8 @@ export interface SweepChainResetReport {
   sweeperNonceReset: boolean;
   /** Third parties' native coin booked on the forgotten chain (`unmatched_native`), reversed. */
   reversedStrangerCoin: number;
+  /** Fees of the network not final yet, marked final: their chain can no longer be read. */
+  finalizedFees: number;
 }
 
 /**
@@ -77,10 +79,19 @@ export class SweepChainReset {
         [network],
       );
       await manager.query(`DELETE FROM sweep_addresses WHERE network = $1`, [network]);
+      // Fees booked on the gone chain (payouts' and sweeps') can never become final: their
+      // receipts are missing on the new chain, or name other blocks there. Left not final they
+      // would be read for ever and count as overdue (docs/treasury.md, "Fees become final").
+      const [, finalizedFees]: [unknown, number] = await manager.query(
+        `UPDATE network_fee_receipts SET final_at = now()
+          WHERE network = $1 AND final_at IS NULL`,
+        [network],
+      );
       const report = {
         endedSweeps: ids.length,
         sweeperNonceReset: lane.length > 0 && lane[0].next_nonce !== null,
         reversedStrangerCoin: await this.reverseStrangerCoin(manager, network),
+        finalizedFees,
       };
       this.logger.warn({ network, ...report }, 'Sweeps of a forgotten chain ended');
       return report;

@@ -257,9 +257,12 @@ describe('nonceConsumer finds a nonce taken by an EIP-7702 authorization', () =>
       });
       try {
         expect(await memoryOnly.nonceConsumer(address.address, 0)).toBeNull();
+        const carrier = await devnet.provider.getBlock(carried.block);
         expect(await restarted.nonceConsumer(address.address, 0)).toEqual({
           txHash: carried.hash,
           blockNumber: carried.block,
+          // The block the proof names: a caller checks it is the chain's (review r8, F2).
+          blockHash: carrier!.hash!.toLowerCase(),
           confirmations: 4,
         });
       } finally {

@@ -2,6 +2,7 @@ import { JsonRpcProvider, toQuantity } from 'ethers';
 import { NetworkConfig } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
+import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 
 /**
  * What one node tells of a fee's transaction now. Only `final` decides anything: RPC endpoints
@@ -19,12 +20,15 @@ export type FeeReceiptRead =
       succeeded: boolean;
       /** As booked (receiptFeeWei: gasUsed x effectiveGasPrice, plus an OP-stack l1Fee); null if absent. */
       feeWei: bigint | null;
+      /** What the transaction did there: a batch sweep's Swept events (sweep-reorg-amounts.ts). */
+      logs: SweepReceiptLog[];
     };
 
 interface RawReceipt {
   status: string;
   blockNumber: string;
   blockHash: string;
+  logs?: Array<{ address: string; topics: string[]; data: string; logIndex: string }>;
 }
 
 /** Receipts of booked fees, read again at a network's finality depth. */
@@ -57,6 +61,12 @@ export class FinalReceipts {
         blockHash,
         succeeded: BigInt(raw.status) === 1n,
         feeWei: receiptFeeWei(raw),
+        logs: (raw.logs ?? []).map((log) => ({
+          address: log.address,
+          topics: log.topics,
+          data: log.data,
+          index: Number(BigInt(log.logIndex)),
+        })),
       };
     });
   }

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { finalityBlocksOf, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
 import { PerNetwork } from '@app/chains/networks/per-network';
 import { fromBaseUnits, LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
+import { correctSweepAmounts } from '../sweeps/sweep-reorg-amounts';
 import { FeeReceiptRead, FinalReceipts } from './final-receipts';
 
 /** Fees read again per network and pass, the longest due first; the rest wait for the next pass. */
@@ -229,6 +230,12 @@ export class NetworkFeeFinality implements OnModuleDestroy {
           'Fee corrected: the transaction was mined again at another price',
         );
       }
+      // A batch sweep moves whole balances: the same bytes mined again may have moved less.
+      const sweep =
+        row.block_hash !== read.blockHash && read.succeeded
+          ? await correctSweepAmounts(manager, this.ledger, network, txHash, read)
+          : 'unchanged';
+      if (sweep === 'not-posted') return 'operator';
       await manager.query(
         `UPDATE network_fee_receipts
             SET fee_base_units = $3, block_number = $4, block_hash = $5, succeeded = $6,
@@ -236,7 +243,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
           WHERE network = $1 AND tx_hash = $2`,
         [network, txHash, read.feeWei.toString(), read.blockNumber, read.blockHash, read.succeeded],
       );
-      return difference === 0n ? 'final' : 'adjusted';
+      return difference === 0n && sweep !== 'corrected' ? 'final' : 'adjusted';
     });
   }
 

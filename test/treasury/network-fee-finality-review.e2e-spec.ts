@@ -86,18 +86,18 @@ describe('Network fees become final: review r9b', () => {
 
   const wei = (amount: bigint) => new Decimal(amount.toString()).div('1e18');
 
-  it('counts a deposit fee adjustment with the address own coin: no stranger coin (H1)', async () => {
-    const { txHash, fee } = await minedFee();
+  /** A completed top-up of `topUp` wei to a new address whose transfer paid `booked` wei. */
+  async function toppedUpAddress(txHash: string, topUp: bigint, booked: bigint): Promise<string> {
     const address = Wallet.createRandom().address;
     const topUpHash = `0x${randomBytes(32).toString('hex')}`;
     const sweepId = `sw_${randomBytes(6).toString('hex')}`;
-    const topUp = fee + 1000n;
+    // A nonce of its own: (sweeper, nonce) is unique.
     await api.dataSource.query(
       `INSERT INTO sweeps (id, network, currency, token_contract, token_decimals, destination,
                            destination_address, sweeper_address, nonce, status, kind, block_number)
-       VALUES ($1, 'ETHEREUM', 'USDT', '0x0', 6, 'hot_wallet', '0x1', '0x2', 7, 'Completed',
+       VALUES ($1, 'ETHEREUM', 'USDT', '0x0', 6, 'hot_wallet', '0x1', '0x2', $2, 'Completed',
                'top_up', 1)`,
-      [sweepId],
+      [sweepId, randomBytes(3).readUIntBE(0, 3)],
     );
     await api.dataSource.query(
       `INSERT INTO sweep_items (sweep_id, network, currency, address, derivation_index,
@@ -123,16 +123,49 @@ describe('Network fees become final: review r9b', () => {
             { account: LedgerAccounts.sweeper('ETHEREUM', 'ETH'), amount: wei(-topUp), ...line },
           ],
         },
-        // Booked from a first receipt 300 wei dearer than the final one.
         depositFeeEntry({
           network: 'ETHEREUM',
           txHash,
-          feeBaseUnits: fee + 300n,
+          feeBaseUnits: booked,
           coin: ETH,
           block: { number: 1, hash: '0xdead' },
         }),
       ]),
     );
+    return address;
+  }
+
+  it('books no stranger coin on an address while one of its fees may still be corrected (r9d, N1)', async () => {
+    const { txHash, fee } = await minedFee();
+    const topUp = fee + 1000n;
+    // Booked from a first receipt 300 wei dearer than the final one; the address's next sweep
+    // reads it before the fee is final.
+    const address = await toppedUpAddress(txHash, topUp, fee + 300n);
+    const onChain = topUp - fee;
+    const strangers = chain.worker.get(StrangerCoin, { strict: false });
+    expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBeNull();
+
+    await finality.finalize('ETHEREUM', 1000);
+    expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBe(0n);
+    // The address's coin in the books is the chain's: the difference was booked once.
+    const [{ books }]: Array<{ books: string }> = await api.dataSource.query(
+      `SELECT trunc(sum(l.amount) * 1e18)::text AS books
+         FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id AND l.account = $1
+        WHERE e.reference LIKE '%' || $2 || '%'
+           OR e.reference LIKE 'unmatched_native:ETHEREUM:' || $3 || ':%'
+           OR e.reference IN (SELECT 'sweep_top_up:ETHEREUM:' || a.tx_hash FROM sweep_attempts a
+                                JOIN sweep_items i ON i.sweep_id = a.sweep_id
+                               WHERE i.address = $3)`,
+      [LedgerAccounts.deposits('ETHEREUM', 'ETH'), txHash, address],
+    );
+    expect(BigInt(books)).toBe(onChain);
+  });
+
+  it('counts a deposit fee adjustment with the address own coin: no stranger coin (H1)', async () => {
+    const { txHash, fee } = await minedFee();
+    const topUp = fee + 1000n;
+    // Booked from a first receipt 300 wei dearer than the final one.
+    const address = await toppedUpAddress(txHash, topUp, fee + 300n);
     const pass = await finality.finalize('ETHEREUM', 1000);
     expect(pass.adjusted).toBeGreaterThanOrEqual(1);
 

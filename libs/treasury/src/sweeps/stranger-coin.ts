@@ -68,7 +68,8 @@ export class StrangerCoin implements OnModuleDestroy {
    * Books what `heldBaseUnits` (read at `block`) holds beyond what the books say is on the
    * address; the amount booked (0 when nothing is), or null when the read proves nothing (a
    * sweep of the address in flight, or one booked in a later block than the read's) or the
-   * excess could not be booked (its reference taken). Alone per network: passes never overlap.
+   * excess could not be booked (its reference taken), or a fee of the address is not final yet.
+   * Alone per network: passes never overlap.
    */
   async book(
     network: NetworkName,
@@ -78,15 +79,27 @@ export class StrangerCoin implements OnModuleDestroy {
   ): Promise<bigint | null> {
     const coin = NATIVE_COINS[network];
     return this.dataSource.transaction(async (manager) => {
-      const [sweeps]: Array<{ live: boolean | null; newest: string | null }> = await manager.query(
-        `SELECT bool_or(s.status = 'Processing') AS live, max(s.block_number)::text AS newest
+      const [sweeps]: Array<{
+        live: boolean | null;
+        newest: string | null;
+        unsettled: boolean | null;
+      }> = await manager.query(
+        `SELECT bool_or(s.status = 'Processing') AS live, max(s.block_number)::text AS newest,
+                bool_or(EXISTS (
+                  SELECT 1 FROM sweep_attempts a
+                    JOIN network_fee_receipts r ON r.network = s.network AND r.tx_hash = a.tx_hash
+                   WHERE a.sweep_id = s.id AND r.final_at IS NULL)) AS unsettled
            FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
           WHERE s.network = $1 AND ${SAME_ITEM} AND s.chain_forgotten_at IS NULL`,
         [network, address],
       );
       // A sweep in flight may have moved coin the books do not show yet; a read older than the
-      // newest sweep may show coin its transfer has since burnt.
-      if (sweeps.live || (sweeps.newest !== null && Number(sweeps.newest) > block)) return null;
+      // newest sweep may show coin its transfer has since burnt; and a fee of the address not yet
+      // final may still be corrected (a reorg mined its transfer again at another price): the
+      // difference booked here as a stranger's coin would be booked again by the correction
+      // (review r9d, N1).
+      if (sweeps.live || sweeps.unsettled) return null;
+      if (sweeps.newest !== null && Number(sweeps.newest) > block) return null;
       const account = LedgerAccounts.deposits(network, coin.symbol);
       const [{ booked }]: Array<{ booked: string }> = await manager.query(
         `SELECT trunc(COALESCE(sum(l.amount), 0) * power(10::numeric, $4))::text AS booked

@@ -11,7 +11,7 @@ import {
   Transaction,
   Wallet,
 } from 'ethers';
-import { SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
+import { NetworkFeeFinality, SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
 import type { SweepRunReport } from '@app/treasury';
 import { SweepBroadcaster } from '@app/treasury/sweeps/sweep-broadcaster';
 import { CliModule } from '../../apps/cli/src/cli.module';
@@ -616,6 +616,24 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       expect(await normalized(address)).toEqual(expected);
 
       // Gas top-up: the address holds our dust; 0.3 ETH of a stranger's is booked, not the dust.
+      // Its transfers' fees final first: beside a fee a reorg may still change, a stranger's coin
+      // is not booked (review r9d, N1), and the devnet's ETHEREUM is final at 64 blocks.
+      await devnet.provider.send('anvil_mine', [toQuantity(64)]);
+      await waitFor(
+        async () => {
+          await context!.get(NetworkFeeFinality).finalize('ETHEREUM');
+          const [{ open }]: Array<{ open: number }> = await api.dataSource.query(
+            `SELECT count(*)::int AS open FROM network_fee_receipts r
+               JOIN sweep_attempts a ON a.network = r.network AND a.tx_hash = r.tx_hash
+               JOIN sweep_items i ON i.sweep_id = a.sweep_id
+              WHERE lower(i.address) = lower($1) AND r.final_at IS NULL`,
+            [toppedUp],
+          );
+          return open === 0;
+        },
+        TIMEOUT_MS,
+        "the topped-up address's fees final",
+      );
       await useSettings({ gasTopUp: true });
       await sendEth(toppedUp, '0.3');
       await usdcAgain(toppedUp, '3');

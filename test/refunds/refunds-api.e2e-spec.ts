@@ -25,6 +25,7 @@ import {
   unmatchedTransfer,
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { plus } from '../support/decimal-sum';
 
 const EVM_BAD_CHECKSUM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD'; // EIP-55 vector, last case flipped
 const TRON_BAD_CHECKSUM = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv9'; // ...Tv8 is valid
@@ -119,8 +120,8 @@ describe('Refunds API', () => {
     });
     expect(await getRefund(merchant, refund.id)).toEqual(refund);
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual({
-      available: String(Number(before!.available) - 40),
-      held: String(Number(before!.held) + 40),
+      available: plus(before!.available, '-40'),
+      held: plus(before!.held, '40'),
     });
     expect(await ledgerLines(api, `refund:${refund.id}:hold`)).toEqual([
       {
@@ -584,8 +585,8 @@ describe('Refunds API', () => {
     ]);
     // Only the third one (30) is still held; the canceled amounts count as refundable again.
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual({
-      available: String(Number(start!.available) - 30),
-      held: String(Number(start!.held) + 30),
+      available: plus(start!.available, '-30'),
+      held: plus(start!.held, '30'),
     });
     await postSessionRefund(api, merchant, session.id, { amount: '60.000001' }).expect(422);
 
@@ -716,7 +717,7 @@ describe('Refunds API', () => {
     // was never the merchant's (review finding 8).
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual(balance);
     expect(await creditBalanceOf(api, LedgerAccounts.unmatched('TRON', 'USDT'))).toBe(
-      String(Number(unmatchedBefore) - 12.5),
+      plus(unmatchedBefore, '-12.5'),
     );
     const { body: twice } = await post(merchant, { to_address: randomTronAddress() }).expect(409);
     expect(twice.error).toMatchObject({ code: 'resource_already_exists', param: 'id' });

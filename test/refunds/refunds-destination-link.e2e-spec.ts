@@ -14,6 +14,7 @@ import {
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { plus } from '../support/decimal-sum';
 
 const HOT_WALLET = DEVNET_ACCOUNTS.hotWallet.address;
 // Six seconds: long enough to cancel in, short enough to wait out.
@@ -264,8 +265,8 @@ describe('The refund form’s secret and the delay before a customer’s address
     ]);
     // Of both 20s held: the canceled one back, the sent one gone.
     expect(await balanceOf(api, merchant, 'ETHEREUM', 'USDT')).toEqual({
-      available: String(Number(start!.available) + 20),
-      held: String(Number(start!.held) - 40),
+      available: plus(start!.available, '20'),
+      held: plus(start!.held, '-40'),
     });
   });
 });

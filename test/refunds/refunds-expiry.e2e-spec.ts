@@ -10,6 +10,7 @@ import {
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { plus } from '../support/decimal-sum';
 
 /*
  * A refund waiting for the customer's address (`requires_destination`) expires (review finding
@@ -72,7 +73,7 @@ describe('Refunds waiting for an address expire', () => {
     const due = await waitingRefund();
     const young = await waitingRefund();
     const held = await balanceOf(api, merchant, 'TRON', 'USDT');
-    expect(held?.held).toBe(String(Number(before?.held ?? 0) + 80));
+    expect(held?.held).toBe(plus(before?.held ?? 0, '80'));
     await age(due.refund.id, expiry().expiryMinutes + 1);
     await age(young.refund.id, expiry().expiryMinutes - 5);
 
@@ -97,8 +98,8 @@ describe('Refunds waiting for an address expire', () => {
     expect((await getRefund(young.refund.id)).status).toBe('requires_destination');
     // Only the expired refund's 40 is released.
     expect(await balanceOf(api, merchant, 'TRON', 'USDT')).toEqual({
-      available: String(Number(held!.available) + 40),
-      held: String(Number(held!.held) - 40),
+      available: plus(held!.available, '40'),
+      held: plus(held!.held, '-40'),
     });
     // The younger one still takes its address.
     await postRefundDestination(api, young.sessionId, young.refund.id, {

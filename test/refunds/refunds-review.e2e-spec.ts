@@ -22,6 +22,7 @@ import {
   unmatchedTransfer,
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { plus } from '../support/decimal-sum';
 
 /*
  * The refunds' review findings (docs/refunds.md), on the real app and database: what
@@ -374,7 +375,7 @@ describe('Refunds: review findings', () => {
       expect(await ledgerLines(api, `refund:${newer.id}:release`)).toHaveLength(2);
       // The hold came back (+20 held -> available), and the reversal took 30 less the fee.
       const after = await balanceOf(api, merchant, 'TRON', 'USDT');
-      expect(Number(after!.held)).toBe(Number(before!.held) - 20);
+      expect(after!.held).toBe(plus(before!.held, '-20'));
       expect(
         await creditBalanceOf(api, LedgerAccounts.merchantHeld(merchant.id, null, 'TRON', 'USDT')),
       ).toBe(after!.held);

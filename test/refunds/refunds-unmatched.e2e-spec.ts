@@ -14,6 +14,7 @@ import {
   unmatchedTransfer,
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
+import { plus } from '../support/decimal-sum';
 
 const NETWORK = 'TRON';
 const FEE = '1';
@@ -44,7 +45,6 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     fees: await creditBalanceOf(api, LedgerAccounts.fees(NETWORK, 'USDT')),
     hotWallet: await creditBalanceOf(api, LedgerAccounts.hotWallet(NETWORK, 'USDT')),
   });
-  const plus = (a: string, b: string) => String(Number(a) + Number(b));
 
   async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
     const session = await paidSession(api, merchant, {

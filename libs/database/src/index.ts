@@ -1,3 +1,4 @@
+export * from './advisory-lock';
 export * from './callback-query-client';
 export * from './data-source-options';
 export * from './database.module';

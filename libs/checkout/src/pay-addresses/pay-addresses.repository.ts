@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ChainFamily } from '@app/chains';
+import { whileAdvisoryLocked } from '@app/database';
 
 export interface DerivedAddress {
   derivationIndex: number;
@@ -97,23 +98,13 @@ export class PayAddressesRepository {
     fingerprint: string,
     work: () => Promise<T>,
   ): Promise<T | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    const lockKey = `pay_addresses.refill:${family}:${fingerprint}`;
-    try {
-      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
-        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
-        [lockKey],
-      );
-      if (!locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const run = await whileAdvisoryLocked(
+      this.dataSource,
+      `pay_addresses.refill:${family}:${fingerprint}`,
+      false,
+      work,
+    );
+    return run.ran ? run.value : undefined;
   }
 
   async countUnclaimed(family: ChainFamily, fingerprint: string): Promise<number> {

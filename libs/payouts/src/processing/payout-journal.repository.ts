@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SignedTransfer } from '@app/chains';
+import { whileAdvisoryLocked } from '@app/database';
 import { PayoutEvents } from '../payout-events';
 import { PayoutRecord } from '../payout.types';
 import { assertStoredHash } from './stored-bytes';
@@ -347,22 +348,15 @@ export class PayoutJournalRepository {
   async whileTrackingLocked<T>(network: string, work: () => Promise<T>): Promise<T | undefined> {
     if (this.tracking.has(network)) return undefined;
     this.tracking.add(network);
-    const runner = this.dataSource.createQueryRunner();
-    const lockKey = `payouts.track:${network}`;
     try {
-      await runner.connect();
-      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
-        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
-        [lockKey],
+      const run = await whileAdvisoryLocked(
+        this.dataSource,
+        `payouts.track:${network}`,
+        false,
+        work,
       );
-      if (!locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
-      }
+      return run.ran ? run.value : undefined;
     } finally {
-      await runner.release();
       this.tracking.delete(network);
     }
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import Decimal from 'decimal.js';
 import { DataSource } from 'typeorm';
 import { ASSET_ACCOUNT_KINDS, LedgerAccounts } from '@app/ledger';
+import { whileAdvisoryLocked } from '@app/database';
 
 /** An address the service controls besides deposit addresses, and what it is. */
 export interface ControlledWallet {
@@ -327,26 +328,12 @@ export class ReconciliationRepository {
    * the CLI. `wait` blocks until the lock is free (the CLI); otherwise null when it is taken.
    */
   async whileLocked<T>(network: string, wait: boolean, work: () => Promise<T>): Promise<T | null> {
-    const runner = this.dataSource.createQueryRunner();
-    const key = `treasury.reconcile:${network}`;
-    try {
-      await runner.connect();
-      if (wait) {
-        await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [key]);
-      } else {
-        const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
-          `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
-          [key],
-        );
-        if (!locked) return null;
-      }
-      try {
-        return await work();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [key]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const run = await whileAdvisoryLocked(
+      this.dataSource,
+      `treasury.reconcile:${network}`,
+      wait,
+      work,
+    );
+    return run.ran ? run.value : null;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { NetworkName, NetworkRegistry } from '@app/chains';
+import { whileAdvisoryLocked } from '@app/database';
 import { EvmSweeper, SweepTickReport } from './evm-sweeper';
 import { SweepKeys } from './sweep-keys';
 import { SweepTrackReport, SweepTracker } from './sweep-tracker';
@@ -69,23 +70,10 @@ export class TreasurySweeps {
 
   /** Null when another pass of the network holds the lock. */
   async run(network: NetworkName, now = new Date()): Promise<SweepRunReport | null> {
-    const runner = this.dataSource.createQueryRunner();
-    const lockKey = `treasury.sweep:${network}`;
-    try {
-      await runner.connect();
-      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
-        `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,
-        [lockKey],
-      );
-      if (!locked) return null;
-      try {
-        return await this.pass(network, now);
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [lockKey]);
-      }
-    } finally {
-      await runner.release();
-    }
+    const run = await whileAdvisoryLocked(this.dataSource, `treasury.sweep:${network}`, false, () =>
+      this.pass(network, now),
+    );
+    return run.ran ? run.value : null;
   }
 
   /** The kinds of the network's live sweeps. */

@@ -19,8 +19,11 @@ export interface ProxyReply {
   body: string;
 }
 
-/** Returns a reply to answer a request itself, or undefined to forward it to the node. */
-export type RpcInterceptor = (request: JsonRpcRequest) => ProxyReply | undefined;
+/**
+ * Returns a reply to answer a request itself, `'hang'` to hold it unanswered (one method of a
+ * node stuck while the others answer), or undefined to forward it to the node.
+ */
+export type RpcInterceptor = (request: JsonRpcRequest) => ProxyReply | 'hang' | undefined;
 
 /** Returns another body for a forwarded answer, or undefined to pass the node's answer on. */
 export type RpcRewriter = (request: JsonRpcRequest, answer: string) => string | undefined;
@@ -103,6 +106,10 @@ export class RpcProxy {
       return;
     }
     const intercepted = rpcRequest && this.interceptor?.(rpcRequest);
+    if (intercepted === 'hang') {
+      this.held.add(response);
+      return;
+    }
     if (intercepted) return reply(response, intercepted);
 
     const forwarded = await fetch(this.target, {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { Wallet } from 'ethers';
-import { receiptFeeWei } from '@app/chains';
+import { ChainFamily, NetworkName, NetworkRegistry, receiptFeeWei } from '@app/chains';
 import { LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
 import { Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@app/metrics';
@@ -11,7 +11,9 @@ import { EvmTopUpJournalRepository } from '@app/treasury/sweeps/evm-top-up-journ
 import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin';
 import { useChainSuite } from '../support/chain-suite';
 import { Devnet } from '../support/devnet';
+import { RpcProxy } from '../support/rpc-proxy';
 import { TestApi } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 const FINALITY_BLOCKS = 4;
 const ETH = { symbol: 'ETH', decimals: 18 };
@@ -75,15 +77,6 @@ describe('Network fees become final: review r9b', () => {
     return row;
   }
 
-  /** Rows a pass over ETHEREUM would read now (other tests' leftovers included). */
-  async function due(): Promise<number> {
-    const [{ n }] = await api.dataSource.query(
-      `SELECT count(*)::int AS n FROM network_fee_receipts
-        WHERE network = 'ETHEREUM' AND final_at IS NULL AND next_check_at <= now()`,
-    );
-    return n;
-  }
-
   const wei = (amount: bigint) => new Decimal(amount.toString()).div('1e18');
 
   /** A completed top-up of `topUp` wei to a new address whose transfer paid `booked` wei. */
@@ -145,7 +138,7 @@ describe('Network fees become final: review r9b', () => {
     const strangers = chain.worker.get(StrangerCoin, { strict: false });
     expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBeNull();
 
-    await finality.finalize('ETHEREUM', 1000);
+    await finality.finalize('ETHEREUM');
     expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBe(0n);
     // The address's coin in the books is the chain's: the difference was booked once.
     const [{ books }]: Array<{ books: string }> = await api.dataSource.query(
@@ -166,7 +159,7 @@ describe('Network fees become final: review r9b', () => {
     const topUp = fee + 1000n;
     // Booked from a first receipt 300 wei dearer than the final one.
     const address = await toppedUpAddress(txHash, topUp, fee + 300n);
-    const pass = await finality.finalize('ETHEREUM', 1000);
+    const pass = await finality.finalize('ETHEREUM');
     expect(pass.adjusted).toBeGreaterThanOrEqual(1);
 
     // What the address holds after its transfer burnt the final fee.
@@ -177,34 +170,158 @@ describe('Network fees become final: review r9b', () => {
     expect(await strangers.book('ETHEREUM', address, onChain, 100)).toBe(0n);
   });
 
-  it('reads fees that never become final after newer ones: no starvation (H2)', async () => {
+  it('reads every due fee in one pass, batch after batch, past fees not deep yet (H2, capacity)', async () => {
     const batch = 20;
-    // Transactions dropped for good: booked a day ago, their receipts missing for ever.
-    const dropped = Array.from({ length: batch }, () => `0x${randomBytes(32).toString('hex')}`);
+    // Transactions dropped for good, booked a day ago, their receipts missing for ever: more
+    // than two batches ahead of the fee that can be final. A pass read one batch (200) every
+    // five minutes: a busy network's fees fell behind for good.
+    const dropped = Array.from(
+      { length: 2 * batch + 5 },
+      () => `0x${randomBytes(32).toString('hex')}`,
+    );
     await api.dataSource.query(
-      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, booked_at)
-       SELECT 'ETHEREUM', h, 21000, now() - interval '1 day' FROM unnest($1::text[]) AS h`,
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, booked_at, next_check_at)
+       SELECT 'ETHEREUM', h, 21000, now() - interval '1 day', now() - interval '1 day'
+         FROM unnest($1::text[]) AS h`,
       [dropped],
     );
     try {
       const { txHash, fee } = await minedFee();
       await bookFee(txHash, fee + 7n);
-      // Each row ahead of it is read once, then put off: the newer fee's turn comes.
-      const passes = Math.ceil((await due()) / batch);
-      const reports = [];
-      for (let pass = 0; pass < passes && !(await feeRow(txHash))?.final; pass++)
-        reports.push(await finality.finalize('ETHEREUM', batch));
+      // A fee booked one block deep with no block recorded (as a payout's is), due before all
+      // the others: read, left in place, and not read again by the pass's later batches.
+      const { txHash: shallowHash } = await devnet.transfer(
+        'USDT',
+        Wallet.createRandom().address,
+        '1',
+      );
+      const shallowReceipt = await devnet.provider.send('eth_getTransactionReceipt', [shallowHash]);
+      await bookFee(shallowHash, receiptFeeWei(shallowReceipt)!);
+      await api.dataSource.query(
+        `UPDATE network_fee_receipts SET block_number = NULL,
+                next_check_at = now() - interval '2 days'
+          WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+        [shallowHash],
+      );
+      const { blockNumber } = (await devnet.provider.getTransactionReceipt(shallowHash))!;
+
+      const report = await finality.finalize('ETHEREUM', { batch });
+      expect(report.ended).toBe('done');
       expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
-      expect(reports[0].waiting).toBe(batch);
-      // The dropped ones are not read again on the next pass.
-      const again = await finality.finalize('ETHEREUM', batch);
-      expect(again.waiting).toBe(0);
+      expect(report.waiting).toBeGreaterThanOrEqual(dropped.length + 1);
+      const [shallow] = await api.dataSource.query(
+        `SELECT checks, block_number::int AS block, final_at IS NULL AS open,
+                next_check_at < now() - interval '1 day' AS kept_its_turn
+           FROM network_fee_receipts WHERE tx_hash = $1`,
+        [shallowHash],
+      );
+      // Its block recorded: skipped, not read, until it can be final.
+      expect(shallow).toEqual({ checks: 0, block: blockNumber, open: true, kept_its_turn: true });
+      const [{ checks }] = await api.dataSource.query(
+        `SELECT min(checks)::int AS checks FROM network_fee_receipts WHERE tx_hash = ANY($1)`,
+        [dropped],
+      );
+      expect(checks).toBe(1);
+
+      // The dropped ones are put off, the shallow one skipped until deep enough.
+      const again = await finality.finalize('ETHEREUM', { batch });
+      expect(again).toMatchObject({ ended: 'done', waiting: 0 });
+      await devnet.mine(FINALITY_BLOCKS);
+      const deep = await finality.finalize('ETHEREUM', { batch });
+      expect(deep.final).toBeGreaterThanOrEqual(1);
+      expect(await feeRow(shallowHash)).toMatchObject({ final: true });
     } finally {
       await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = ANY($1)`, [
         dropped,
       ]);
     }
   });
+
+  it('stops reading a network whose node hangs on receipts after three failed reads (r9d, N2)', async () => {
+    // Fees due for a day, ahead of everything else, behind a node that answers its head but
+    // never a receipt: each read costs two 10 s timeouts, so a pass used to hold the
+    // reconciliation queue for hours.
+    const stuck = Array.from({ length: 40 }, () => `0x${randomBytes(32).toString('hex')}`);
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, next_check_at)
+       SELECT 'ETHEREUM', h, 21000, now() - interval '3 days' FROM unnest($1::text[]) AS h`,
+      [stuck],
+    );
+    const proxy = await RpcProxy.start(devnet.rpcUrl);
+    proxy.intercept((request) =>
+      request.method === 'eth_getTransactionReceipt' ? 'hang' : undefined,
+    );
+    const registry = chain.worker.get(NetworkRegistry, { strict: false });
+    const behindProxy = {
+      get: (name: NetworkName) => ({ ...registry.get(name), rpcUrls: [proxy.url] }),
+      networksOfFamily: (family: ChainFamily) => registry.networksOfFamily(family),
+    } as unknown as NetworkRegistry;
+    const hung = new NetworkFeeFinality(api.dataSource, ledger, behindProxy);
+    try {
+      const report = await hung.finalize('ETHEREUM');
+      expect(report.ended).toBe('node-failing');
+      const receiptReads = proxy.methods.filter((m) => m === 'eth_getTransactionReceipt');
+      // Eight lanes: the eight first fees, and the next of each of the first two lanes to fail,
+      // two attempts each; then nothing more.
+      expect(receiptReads.length).toBeLessThanOrEqual(20);
+      const [{ read, untouched }] = await api.dataSource.query(
+        `SELECT count(*) FILTER (WHERE checks > 0)::int AS read,
+                count(*) FILTER (WHERE checks = 0 AND next_check_at < now() - interval '2 days')::int
+                  AS untouched
+           FROM network_fee_receipts WHERE tx_hash = ANY($1)`,
+        [stuck],
+      );
+      expect(read).toBeGreaterThanOrEqual(3);
+      expect(read).toBeLessThanOrEqual(10);
+      // The rest keep their turn for the next pass.
+      expect(untouched).toBe(stuck.length - read);
+    } finally {
+      await hung.onModuleDestroy();
+      await proxy.stop();
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = ANY($1)`, [
+        stuck,
+      ]);
+    }
+  }, 180_000);
+
+  it('lets one pass of a network run at a time: a scheduled pass skips while another runs', async () => {
+    const proxy = await RpcProxy.start(devnet.rpcUrl);
+    const row = `0x${randomBytes(32).toString('hex')}`;
+    await api.dataSource.query(
+      `INSERT INTO network_fee_receipts (network, tx_hash, fee_base_units, next_check_at)
+       VALUES ('ETHEREUM', $1, 21000, now() - interval '4 days')`,
+      [row],
+    );
+    // The first pass is held on its first receipt read until the proxy lets it go.
+    proxy.intercept((request) =>
+      request.method === 'eth_getTransactionReceipt' ? 'hang' : undefined,
+    );
+    const registry = chain.worker.get(NetworkRegistry, { strict: false });
+    const behindProxy = {
+      get: (name: NetworkName) => ({ ...registry.get(name), rpcUrls: [proxy.url] }),
+      networksOfFamily: (family: ChainFamily) => registry.networksOfFamily(family),
+    } as unknown as NetworkRegistry;
+    const held = new NetworkFeeFinality(api.dataSource, ledger, behindProxy);
+    try {
+      const first = held.finalize('ETHEREUM');
+      await waitFor(
+        async () => proxy.methods.includes('eth_getTransactionReceipt'),
+        30_000,
+        'the first pass reading',
+      );
+      expect(await finality.finalize('ETHEREUM', { wait: false })).toMatchObject({
+        ended: 'locked',
+        final: 0,
+        waiting: 0,
+      });
+      proxy.intercept(undefined);
+      expect((await first).ended).not.toBe('locked');
+    } finally {
+      await held.onModuleDestroy();
+      await proxy.stop();
+      await api.dataSource.query(`DELETE FROM network_fee_receipts WHERE tx_hash = $1`, [row]);
+    }
+  }, 180_000);
 
   it('goes on past a fee whose receipt read fails, and reads it again later (H2)', async () => {
     // A hash the node refuses (as a provider may refuse an unknown one): the read throws.
@@ -217,7 +334,7 @@ describe('Network fees become final: review r9b', () => {
     try {
       const { txHash, fee } = await minedFee();
       await bookFee(txHash, fee + 5n);
-      const report = await finality.finalize('ETHEREUM', 1000);
+      const report = await finality.finalize('ETHEREUM');
       expect(report.adjusted).toBeGreaterThanOrEqual(1);
       expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
       const [later] = await api.dataSource.query(
@@ -256,7 +373,7 @@ describe('Network fees become final: review r9b', () => {
   it('leaves a second correction whose entry cannot be posted to an operator (L1)', async () => {
     const { txHash, fee } = await minedFee();
     await bookFee(txHash, fee + 10n);
-    expect((await finality.finalize('ETHEREUM', 1000)).adjusted).toBeGreaterThanOrEqual(1);
+    expect((await finality.finalize('ETHEREUM')).adjusted).toBeGreaterThanOrEqual(1);
     // Re-opened (an operator, or a later check after a second reorg) with another fee booked:
     // its correction's reference is taken by the first one.
     await api.dataSource.query(
@@ -265,7 +382,7 @@ describe('Network fees become final: review r9b', () => {
         WHERE network = 'ETHEREUM' AND tx_hash = $1`,
       [txHash, (fee + 20n).toString()],
     );
-    const report = await finality.finalize('ETHEREUM', 1000);
+    const report = await finality.finalize('ETHEREUM');
     expect(report.operator).toBeGreaterThanOrEqual(1);
     expect(await feeRow(txHash)).toEqual({ fee: (fee + 20n).toString(), final: false });
     const [{ n }] = await api.dataSource.query(
@@ -300,7 +417,7 @@ describe('Network fees become final: review r9b', () => {
     );
     try {
       const before = { overdue: await notFinal('overdue'), operator: await notFinal('operator') };
-      const report = await finality.finalize('ETHEREUM', 1000);
+      const report = await finality.finalize('ETHEREUM');
       expect(report.operator).toBeGreaterThanOrEqual(1);
       expect(await notFinal('overdue')).toBe(before.overdue + 1);
       expect(await notFinal('operator')).toBe(before.operator + 1);

@@ -1,7 +1,7 @@
 import { Process, Processor } from '@nestjs/bull';
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { ChainError } from '@app/chains';
-import { QUEUES, RECONCILIATION_JOBS } from '@app/common';
+import { APP_CONFIG, AppConfig, QUEUES, RECONCILIATION_JOBS } from '@app/common';
 import { NetworkFeeFinality, ReconciliationMode, ReconciliationService } from '@app/treasury';
 
 /** Thin: one run per network with holdings; a network whose node fails waits for the next run. */
@@ -12,19 +12,28 @@ export class ReconcileProcessor {
   constructor(
     private readonly reconciliation: ReconciliationService,
     private readonly feeFinality: NetworkFeeFinality,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Per EVM network with fees not yet final; a network whose node fails waits for the next pass. */
+  /**
+   * The EVM networks with fees not yet final, side by side (each its own node), each within half
+   * the schedule's interval so a pass ends before the next is due; a network whose pass runs
+   * elsewhere is skipped, one whose node fails waits for the next pass.
+   */
   @Process(RECONCILIATION_JOBS.finalizeFees)
   async finalizeFees(): Promise<void> {
-    for (const network of await this.feeFinality.networksToFinalize()) {
-      try {
-        await this.feeFinality.finalize(network);
-      } catch (error) {
-        if (!(error instanceof ChainError)) throw error;
-        this.logger.warn({ network, reason: error.message }, 'Fees not made final');
-      }
-    }
+    const budgetMs = this.config.treasury.reconcileIntervalMs / 2;
+    const networks = await this.feeFinality.networksToFinalize();
+    await Promise.all(
+      networks.map(async (network) => {
+        try {
+          await this.feeFinality.finalize(network, { budgetMs, wait: false });
+        } catch (error) {
+          if (!(error instanceof ChainError)) throw error;
+          this.logger.warn({ network, reason: error.message }, 'Fees not made final');
+        }
+      }),
+    );
   }
 
   @Process(RECONCILIATION_JOBS.incremental)

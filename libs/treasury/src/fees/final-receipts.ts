@@ -1,6 +1,7 @@
-import { JsonRpcProvider, toQuantity } from 'ethers';
+import { toQuantity } from 'ethers';
 import { NetworkConfig } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
+import { DEFAULT_RETRY, RetryOptions } from '@app/chains/rpc/retry';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 
@@ -12,7 +13,7 @@ import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 export type FeeReceiptRead =
   | { state: 'missing' }
   | { state: 'off-chain' }
-  | { state: 'shallow'; confirmations: number }
+  | { state: 'shallow'; blockNumber: number; confirmations: number }
   | {
       state: 'final';
       blockNumber: number;
@@ -31,44 +32,62 @@ interface RawReceipt {
   logs?: Array<{ address: string; topics: string[]; data: string; logIndex: string }>;
 }
 
+/** The hash a node holds at each height, read once per batch of fees (many share a block). */
+export type HeaderHashes = Map<number, Promise<string | null>>;
+
+/**
+ * A read of a fee gives up after this many attempts (not DEFAULT_RETRY's 4): nothing waits on a
+ * fee becoming final, and a pass stops reading a network whose node keeps failing
+ * (NetworkFeeFinality), so a hung node costs seconds, not the ~42 s a row of four attempts.
+ */
+const FEE_READ_RETRY: RetryOptions = { ...DEFAULT_RETRY, attempts: 2 };
+
 /** Receipts of booked fees, read again at a network's finality depth. */
 export class FinalReceipts {
   private readonly rpc: EvmRpc;
 
   constructor(network: NetworkConfig) {
-    this.rpc = new EvmRpc(network);
+    this.rpc = new EvmRpc(network, FEE_READ_RETRY);
   }
 
-  /** The receipt, the head and the header at the receipt's height, all from the same node. */
-  async read(txHash: string, finalityBlocks: number): Promise<FeeReceiptRead> {
-    return this.rpc.call('eth_getTransactionReceipt', async (provider: JsonRpcProvider) => {
-      const raw = (await provider.send('eth_getTransactionReceipt', [txHash])) as RawReceipt | null;
-      if (!raw) return { state: 'missing' };
-      const blockNumber = Number(BigInt(raw.blockNumber));
-      const blockHash = raw.blockHash.toLowerCase();
-      const head = await provider.getBlockNumber();
-      if (head < blockNumber) return { state: 'off-chain' };
-      const header = (await provider.send('eth_getBlockByNumber', [
-        toQuantity(blockNumber),
-        false,
-      ])) as { hash: string } | null;
-      if (!header || header.hash.toLowerCase() !== blockHash) return { state: 'off-chain' };
-      const confirmations = head - blockNumber + 1;
-      if (confirmations < finalityBlocks) return { state: 'shallow', confirmations };
-      return {
-        state: 'final',
-        blockNumber,
-        blockHash,
-        succeeded: BigInt(raw.status) === 1n,
-        feeWei: receiptFeeWei(raw),
-        logs: (raw.logs ?? []).map((log) => ({
-          address: log.address,
-          topics: log.topics,
-          data: log.data,
-          index: Number(BigInt(log.logIndex)),
-        })),
-      };
-    });
+  /**
+   * The receipt, then the node's header at the receipt's height, against `head` (read once per
+   * batch, before: a head older than the header only counts fewer confirmations). The header's
+   * hash must be the receipt's block hash: the proof that the node holds that block at that
+   * height, whichever backend told of the receipt (a receipt is a function of its block).
+   */
+  async read(
+    txHash: string,
+    finalityBlocks: number,
+    head: number,
+    headers: HeaderHashes,
+  ): Promise<FeeReceiptRead> {
+    const raw = await this.rpc.call(
+      'eth_getTransactionReceipt',
+      (provider) =>
+        provider.send('eth_getTransactionReceipt', [txHash]) as Promise<RawReceipt | null>,
+    );
+    if (!raw) return { state: 'missing' };
+    const blockNumber = Number(BigInt(raw.blockNumber));
+    const blockHash = raw.blockHash.toLowerCase();
+    // Not deep enough (above the head read before: newer than it): no header read needed, the
+    // fee is read again next pass.
+    const confirmations = Math.max(head - blockNumber + 1, 0);
+    if (confirmations < finalityBlocks) return { state: 'shallow', blockNumber, confirmations };
+    if ((await this.headerHash(blockNumber, headers)) !== blockHash) return { state: 'off-chain' };
+    return {
+      state: 'final',
+      blockNumber,
+      blockHash,
+      succeeded: BigInt(raw.status) === 1n,
+      feeWei: receiptFeeWei(raw),
+      logs: (raw.logs ?? []).map((log) => ({
+        address: log.address,
+        topics: log.topics,
+        data: log.data,
+        index: Number(BigInt(log.logIndex)),
+      })),
+    };
   }
 
   /** The node's head, to skip fees whose recorded block cannot be final yet. */
@@ -78,5 +97,26 @@ export class FinalReceipts {
 
   async close(): Promise<void> {
     this.rpc.close();
+  }
+
+  /** One read per height and batch; a failed read is not kept (the next fee asks again). */
+  private headerHash(blockNumber: number, headers: HeaderHashes): Promise<string | null> {
+    let hash = headers.get(blockNumber);
+    if (!hash) {
+      hash = this.rpc
+        .call('eth_getBlockByNumber', async (provider) => {
+          const header = (await provider.send('eth_getBlockByNumber', [
+            toQuantity(blockNumber),
+            false,
+          ])) as { hash: string } | null;
+          return header ? header.hash.toLowerCase() : null;
+        })
+        .catch((error: unknown) => {
+          headers.delete(blockNumber);
+          throw error;
+        });
+      headers.set(blockNumber, hash);
+    }
+    return hash;
   }
 }

@@ -1,13 +1,34 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { finalityBlocksOf, NATIVE_COINS, NetworkName, NetworkRegistry } from '@app/chains';
+import {
+  ChainError,
+  finalityBlocksOf,
+  NATIVE_COINS,
+  NetworkName,
+  NetworkRegistry,
+} from '@app/chains';
 import { PerNetwork } from '@app/chains/networks/per-network';
+import { whileAdvisoryLocked } from '@app/database';
 import { fromBaseUnits, LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
+import { mapConcurrently } from '../reconciliation/balance-reads';
 import { correctSweepAmounts } from '../sweeps/sweep-reorg-amounts';
-import { FeeReceiptRead, FinalReceipts } from './final-receipts';
+import { FeeReceiptRead, FinalReceipts, HeaderHashes } from './final-receipts';
 
-/** Fees read again per network and pass, the longest due first; the rest wait for the next pass. */
+/**
+ * A pass reads a network's due fees in batches of this many (one head read per batch), keyset
+ * after the last one read, until none is due or its time budget runs out.
+ */
 const BATCH = 200;
+/** Receipt reads in flight per network: a busy network books fees faster than one at a time. */
+const PARALLEL_READS = 8;
+/** A pass called without a budget (the CLI, the soak's drain) gives up reading after this. */
+const DEFAULT_BUDGET_MS = 60_000;
+/**
+ * Reads failing in a row (timeouts, a node down; not a refused hash) after which a pass stops
+ * reading the network: a hung node must not hold the pass, and the reconciliation queue behind
+ * it, for a timeout per fee (review r9d, N2). The rows not read keep their turn.
+ */
+const FAILED_READS_TO_STOP = 3;
 /**
  * An undecided read (receipt missing or off the node's chain, no fee, an RPC error) asks again
  * after this, doubled per check up to RETRY_CAP_SECONDS: a reorg's transaction mined again or a
@@ -39,6 +60,22 @@ export const FEES_NOT_FINAL_SQL = `
    GROUP BY 1, 2`;
 
 type FinalRead = Extract<FeeReceiptRead, { state: 'final' }>;
+type FeeCounts = Omit<FeeFinalityReport, 'ended'>;
+
+export interface FinalizeOptions {
+  /** Reading stops after this long (DEFAULT_BUDGET_MS); the fees not read go first next pass. */
+  budgetMs?: number;
+  /** Fees per batch (BATCH). */
+  batch?: number;
+  /** Wait for a pass of the network running elsewhere to end (true), or skip this one (false). */
+  wait?: boolean;
+}
+
+interface DueRow {
+  tx_hash: string;
+  /** next_check_at as PostgreSQL's text: microseconds kept for the keyset (a JS Date drops them). */
+  at: string;
+}
 
 interface NotFinalRow {
   tx_hash: string;
@@ -49,6 +86,12 @@ interface NotFinalRow {
 
 /** What one pass over a network did. */
 export interface FeeFinalityReport {
+  /**
+   * Why it ended: `done` (no fee due left), `budget` (time ran out; the rest go first next pass),
+   * `node-failing` (FAILED_READS_TO_STOP reads failed in a row), `locked` (another pass of the
+   * network runs, in this process or another: nothing read).
+   */
+  ended: 'done' | 'budget' | 'node-failing' | 'locked';
   /** Fees the final receipt confirmed as booked. */
   final: number;
   /** Fees corrected by an adjusting entry (the transaction was mined again at another price). */
@@ -95,52 +138,125 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     return rows.map(({ network }) => network);
   }
 
-  /** One pass over a network's fees not yet final (throws a ChainError when its node fails). */
-  async finalize(name: NetworkName, limit = BATCH): Promise<FeeFinalityReport> {
+  /**
+   * One pass over a network's due fees, one at a time per network across workers and the CLI (an
+   * advisory lock: `wait` blocks for it, else a pass already running makes this one `locked`).
+   * Throws a ChainError only when the node's head cannot be read.
+   */
+  async finalize(name: NetworkName, options: FinalizeOptions = {}): Promise<FeeFinalityReport> {
+    const { budgetMs = DEFAULT_BUDGET_MS, batch = BATCH, wait = true } = options;
+    const run = await whileAdvisoryLocked(this.dataSource, `treasury.fees:${name}`, wait, () =>
+      this.pass(name, Date.now() + budgetMs, batch),
+    );
+    const report = run.ran ? run.value : { ...emptyReport(), ended: 'locked' as const };
+    if (report.adjusted || report.operator || report.ended === 'node-failing')
+      this.logger.log({ network: name, ...report }, 'Fees');
+    return report;
+  }
+
+  /**
+   * Batches of due fees in (next_check_at, tx_hash) order, each after the last one read: a fee
+   * read and put off leaves the pass's range (due by its start), and one still shallow keeps its
+   * place for the next pass without being read again in this one.
+   */
+  private async pass(name: NetworkName, deadline: number, batch: number) {
     const depth = finalityBlocksOf(this.networks.get(name));
     const receipts = this.receipts.get(name);
-    // A fee whose recorded block is not deep enough yet cannot be final: not even read.
-    const deepest = (await receipts.head()) - depth + 1;
-    const rows: NotFinalRow[] = await this.dataSource.query(
-      `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
-         FROM network_fee_receipts
-        WHERE network = $1 AND final_at IS NULL AND next_check_at <= now()
-          AND (block_number IS NULL OR block_number <= $2)
-        ORDER BY next_check_at, tx_hash
-        LIMIT $3`,
-      [name, deepest, limit],
+    const report = emptyReport();
+    const [{ started }]: Array<{ started: string }> = await this.dataSource.query(
+      `SELECT now()::text AS started`,
     );
-    const report: FeeFinalityReport = { final: 0, adjusted: 0, waiting: 0, operator: 0 };
-    for (const row of rows) report[await this.check(name, row.tx_hash, depth, receipts)] += 1;
-    if (report.adjusted || report.operator) this.logger.log({ network: name, ...report }, 'Fees');
+    let after: { at: string; txHash: string } | null = null;
+    let failedInARow = 0;
+    // `ended` stays 'done' until the budget or the node ends the pass early.
+    while (report.ended === 'done') {
+      // A fee whose recorded block is not deep enough yet cannot be final: not even read.
+      const head = await receipts.head();
+      const rows: DueRow[] = await this.dataSource.query(
+        `SELECT tx_hash, next_check_at::text AS at
+           FROM network_fee_receipts
+          WHERE network = $1 AND final_at IS NULL AND next_check_at <= $2::timestamptz
+            AND (block_number IS NULL OR block_number <= $3)
+            AND ($4::timestamptz IS NULL OR (next_check_at, tx_hash) > ($4::timestamptz, $5))
+          ORDER BY next_check_at, tx_hash
+          LIMIT $6`,
+        [name, started, head - depth + 1, after?.at ?? null, after?.txHash ?? null, batch],
+      );
+      if (rows.length === 0) break;
+      after = { at: rows[rows.length - 1].at, txHash: rows[rows.length - 1].tx_hash };
+      const headers: HeaderHashes = new Map();
+      await mapConcurrently(rows, PARALLEL_READS, async (row) => {
+        if (report.ended !== 'done') return;
+        if (Date.now() >= deadline) {
+          report.ended = 'budget';
+          return;
+        }
+        const outcome = await this.check(name, row.tx_hash, depth, head, headers, receipts);
+        if (outcome === 'failed') failedInARow += 1;
+        else failedInARow = 0;
+        report[outcome === 'failed' ? 'waiting' : outcome] += 1;
+        if (failedInARow >= FAILED_READS_TO_STOP) report.ended = 'node-failing';
+      });
+      if (rows.length < batch) break;
+    }
     return report;
   }
 
   /**
    * One fee: read, settled when final, else its next check put off. Alone: a receipt the node
    * fails to serve (an error for an unknown hash, indexing in progress) holds only its own row.
+   * `failed` when the node did not answer (a transient error: timeout, node down).
    */
   private async check(
     network: NetworkName,
     txHash: string,
     depth: number,
+    head: number,
+    headers: HeaderHashes,
     receipts: FinalReceipts,
-  ): Promise<keyof FeeFinalityReport> {
-    let outcome: keyof FeeFinalityReport;
+  ): Promise<keyof FeeCounts | 'failed'> {
+    let outcome: keyof FeeCounts | 'failed';
     try {
-      const read = await receipts.read(txHash, depth);
-      // On the node's chain and getting deeper: due again next pass.
-      if (read.state === 'shallow') return 'waiting';
+      const read = await receipts.read(txHash, depth, head, headers);
+      // On the node's chain and getting deeper: due again next pass, skipped until deep enough.
+      if (read.state === 'shallow') {
+        await this.recordBlock(network, txHash, read.blockNumber);
+        return 'waiting';
+      }
       outcome = read.state === 'final' ? await this.settle(network, txHash, read) : 'waiting';
     } catch (error) {
-      this.logger.warn(
-        { network, txHash, error: error instanceof Error ? error.message : String(error) },
-        'A fee receipt not read: asked again later',
-      );
-      outcome = 'waiting';
+      if (error instanceof ChainError) {
+        this.logger.warn(
+          { network, txHash, error: error.message },
+          'A fee receipt not read: asked again later',
+        );
+        outcome = error.transient ? 'failed' : 'waiting';
+      } else {
+        // Not the node: the settlement's own statements (review r9d, N3). Put off all the same,
+        // so one row that cannot be settled never holds the others back.
+        this.logger.error(
+          { network, txHash, error: error instanceof Error ? error.message : String(error) },
+          'A fee not settled: asked again later',
+        );
+        outcome = 'waiting';
+      }
     }
-    if (outcome === 'waiting' || outcome === 'operator') await this.later(network, txHash, outcome);
+    if (outcome !== 'final' && outcome !== 'adjusted')
+      await this.later(network, txHash, outcome === 'operator' ? 'operator' : 'waiting');
     return outcome;
+  }
+
+  /**
+   * A payout's fee is booked without its block (the payout path knows none): the block its
+   * receipt is in now lets the passes skip it until that block can be final. A hint only: the
+   * read at finality decides, whatever block it is then.
+   */
+  private async recordBlock(network: NetworkName, txHash: string, blockNumber: number) {
+    await this.dataSource.query(
+      `UPDATE network_fee_receipts SET block_number = $3
+        WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL AND block_number IS NULL`,
+      [network, txHash, blockNumber],
+    );
   }
 
   /** Puts off a fee's next check: backing off while undecided, a day when left for an operator. */
@@ -179,7 +295,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     network: NetworkName,
     txHash: string,
     read: FinalRead,
-  ): Promise<keyof FeeFinalityReport> {
+  ): Promise<keyof FeeCounts> {
     return this.dataSource.transaction(async (manager) => {
       const [row]: NotFinalRow[] = await manager.query(
         `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
@@ -250,6 +366,10 @@ export class NetworkFeeFinality implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     await this.receipts.closeAll();
   }
+}
+
+function emptyReport(): FeeFinalityReport {
+  return { ended: 'done', final: 0, adjusted: 0, waiting: 0, operator: 0 };
 }
 
 /**

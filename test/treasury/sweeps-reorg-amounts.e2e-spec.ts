@@ -1,3 +1,7 @@
+import Decimal from 'decimal.js';
+import { toQuantity } from 'ethers';
+import { receiptFeeWei } from '@app/chains';
+import { LedgerService } from '@app/ledger';
 import { NetworkFeeFinality } from '@app/treasury';
 import { useChainSuite } from '../support/chain-suite';
 import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
@@ -57,54 +61,71 @@ describe('Sweeps: amounts a reorg changed, corrected once final', () => {
     return BigInt(row.units);
   }
 
+  /**
+   * A paid session's address swept to the hot wallet, then the reorg: the payment's and the
+   * sweep's blocks dropped, and only the sweep's signed bytes mined again (at half the first
+   * block's base fee with `cheaper`, so its fee changes too).
+   */
+  async function sweepMinedAgainWithoutPayment(cheaper = false) {
+    const hot = DEVNET_ACCOUNTS.hotWallet.address;
+    const { body: session } = await api
+      .post(SESSIONS, merchant, {
+        pricing_amount: '12',
+        pricing_currency: 'USD',
+        currency: 'USDT',
+        network: 'ETHEREUM',
+      })
+      .expect(201);
+    const beforePayment = await devnet.snapshot();
+    const chainBefore = await devnet.balanceOf('USDT', hot);
+    const booksBefore = await booked(HOT_WALLET_USDT);
+    await devnet.transfer('USDT', session.pay_address as string, '12');
+
+    let sweep: { id: string; tx_hash: string } | undefined;
+    await waitFor(
+      async () => {
+        const rows: Array<{ id: string; tx_hash: string; status: string }> =
+          await api.dataSource.query(
+            `SELECT s.id, s.tx_hash, s.status FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
+              WHERE lower(i.address) = lower($1)`,
+            [session.pay_address],
+          );
+        sweep = rows.find((row) => row.status === 'Completed');
+        return sweep !== undefined;
+      },
+      TIMEOUT_MS,
+      'the sweep completed',
+    );
+    const txHash = sweep!.tx_hash;
+    expect((await booked(HOT_WALLET_USDT)) - booksBefore).toBe(12_000_000n);
+
+    const signed = (await devnet.provider.send('eth_getRawTransactionByHash', [txHash])) as string;
+    const first = await devnet.provider.send('eth_getTransactionReceipt', [txHash]);
+    const { baseFeePerGas } = await devnet.provider.send('eth_getBlockByNumber', [
+      first.blockNumber,
+      false,
+    ]);
+    await devnet.revert(beforePayment);
+    await devnet.mine(1);
+    if (cheaper) {
+      await devnet.provider.send('anvil_setNextBlockBaseFeePerGas', [
+        toQuantity(BigInt(baseFeePerGas) / 2n),
+      ]);
+    }
+    await devnet.provider.send('eth_sendRawTransaction', [signed]);
+    await waitFor(
+      async () => (await devnet.provider.send('eth_getTransactionReceipt', [txHash])) !== null,
+      10_000,
+      'the sweep mined again',
+    );
+    expect((await devnet.balanceOf('USDT', hot)) - chainBefore).toBe(0n);
+    return { txHash, sweepId: sweep!.id, booksBefore };
+  }
+
   it(
     'puts back into deposits what the sweep mined again did not move, once',
     async () => {
-      const hot = DEVNET_ACCOUNTS.hotWallet.address;
-      const { body: session } = await api
-        .post(SESSIONS, merchant, {
-          pricing_amount: '12',
-          pricing_currency: 'USD',
-          currency: 'USDT',
-          network: 'ETHEREUM',
-        })
-        .expect(201);
-      const beforePayment = await devnet.snapshot();
-      const chainBefore = await devnet.balanceOf('USDT', hot);
-      const booksBefore = await booked(HOT_WALLET_USDT);
-      await devnet.transfer('USDT', session.pay_address as string, '12');
-
-      let sweep: { id: string; tx_hash: string } | undefined;
-      await waitFor(
-        async () => {
-          const rows: Array<{ id: string; tx_hash: string; status: string }> =
-            await api.dataSource.query(
-              `SELECT s.id, s.tx_hash, s.status FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
-                WHERE lower(i.address) = lower($1)`,
-              [session.pay_address],
-            );
-          sweep = rows.find((row) => row.status === 'Completed');
-          return sweep !== undefined;
-        },
-        TIMEOUT_MS,
-        'the sweep completed',
-      );
-      const txHash = sweep!.tx_hash;
-      expect((await booked(HOT_WALLET_USDT)) - booksBefore).toBe(12_000_000n);
-
-      // The reorg: the payment's and the sweep's blocks dropped; only the sweep comes back.
-      const signed = (await devnet.provider.send('eth_getRawTransactionByHash', [
-        txHash,
-      ])) as string;
-      await devnet.revert(beforePayment);
-      await devnet.mine(1);
-      await devnet.provider.send('eth_sendRawTransaction', [signed]);
-      await waitFor(
-        async () => (await devnet.provider.send('eth_getTransactionReceipt', [txHash])) !== null,
-        10_000,
-        'the sweep mined again',
-      );
-      expect((await devnet.balanceOf('USDT', hot)) - chainBefore).toBe(0n);
+      const { txHash, sweepId, booksBefore } = await sweepMinedAgainWithoutPayment();
 
       const finality = chain.worker.get(NetworkFeeFinality, { strict: false });
       await devnet.mine(FINALITY_BLOCKS);
@@ -132,7 +153,7 @@ describe('Sweeps: amounts a reorg changed, corrected once final', () => {
       expect((await booked(HOT_WALLET_USDT)) - booksBefore).toBe(0n);
       const [item]: Array<{ amount: string }> = await api.dataSource.query(
         `SELECT amount::text FROM sweep_items WHERE sweep_id = $1`,
-        [sweep!.id],
+        [sweepId],
       );
       expect(item.amount).toBe('0.000000000000000000');
 
@@ -140,6 +161,67 @@ describe('Sweeps: amounts a reorg changed, corrected once final', () => {
       await devnet.mine(1);
       await finality.finalize('ETHEREUM');
       expect(await api.count('ledger_entries', 'reference = $1', [reference])).toBe(1);
+    },
+    3 * TIMEOUT_MS,
+  );
+  it(
+    'rolls the fee correction back with a sweep correction it cannot post: all left to an operator',
+    async () => {
+      const { txHash, sweepId } = await sweepMinedAgainWithoutPayment(true);
+      const [{ fee: bookedFee }]: Array<{ fee: string }> = await api.dataSource.query(
+        `SELECT fee_base_units::text AS fee FROM network_fee_receipts
+          WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+        [txHash],
+      );
+      // The sweep's correction reference taken already (as by a second reorg deeper than
+      // finality): a zero-sum entry, so no balance changes.
+      const ledger = chain.worker.get(LedgerService, { strict: false });
+      const line = { currency: 'USDT', network: 'ETHEREUM' };
+      await api.dataSource.transaction((manager) =>
+        ledger.post(manager, {
+          reference: `sweep_reorg:ETHEREUM:${txHash}`,
+          kind: 'sweep_reorg',
+          lines: [
+            { account: 'deposits:ETHEREUM:USDT', amount: new Decimal('0.000001'), ...line },
+            { account: 'deposits:ETHEREUM:USDT', amount: new Decimal('-0.000001'), ...line },
+          ],
+        }),
+      );
+
+      const finality = chain.worker.get(NetworkFeeFinality, { strict: false });
+      await devnet.mine(FINALITY_BLOCKS);
+      await waitFor(
+        async () => {
+          await finality.finalize('ETHEREUM');
+          const [row] = await api.dataSource.query(
+            `SELECT operator_since IS NOT NULL AS operator FROM network_fee_receipts
+              WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+            [txHash],
+          );
+          return row.operator;
+        },
+        TIMEOUT_MS,
+        'the fee left for an operator',
+      );
+      // The fee did change (cheaper block), yet nothing of it was committed.
+      const final = await devnet.provider.send('eth_getTransactionReceipt', [txHash]);
+      expect(receiptFeeWei(final)!.toString()).not.toBe(bookedFee);
+      expect(
+        await api.count('ledger_entries', 'reference = $1', [
+          `network_fee_adjustment:ETHEREUM:${txHash}`,
+        ]),
+      ).toBe(0);
+      const [row] = await api.dataSource.query(
+        `SELECT fee_base_units::text AS fee, final_at IS NULL AS open FROM network_fee_receipts
+          WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+        [txHash],
+      );
+      expect(row).toEqual({ fee: bookedFee, open: true });
+      const [item]: Array<{ amount: string }> = await api.dataSource.query(
+        `SELECT amount::text FROM sweep_items WHERE sweep_id = $1`,
+        [sweepId],
+      );
+      expect(item.amount).toBe('12.000000000000000000');
     },
     3 * TIMEOUT_MS,
   );

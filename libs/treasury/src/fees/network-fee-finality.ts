@@ -296,6 +296,19 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     txHash: string,
     read: FinalRead,
   ): Promise<keyof FeeCounts> {
+    try {
+      return await this.settleLocked(network, txHash, read);
+    } catch (error) {
+      if (error instanceof LeftForOperator) return 'operator';
+      throw error;
+    }
+  }
+
+  private settleLocked(
+    network: NetworkName,
+    txHash: string,
+    read: FinalRead,
+  ): Promise<keyof FeeCounts> {
     return this.dataSource.transaction(async (manager) => {
       const [row]: NotFinalRow[] = await manager.query(
         `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
@@ -351,7 +364,9 @@ export class NetworkFeeFinality implements OnModuleDestroy {
         row.block_hash !== read.blockHash && read.succeeded
           ? await correctSweepAmounts(manager, this.ledger, network, txHash, read)
           : 'unchanged';
-      if (sweep === 'not-posted') return 'operator';
+      // All or nothing: the fee's adjustment goes back with it, so an operator finds the row as
+      // it was booked (review r9d), not half corrected.
+      if (sweep === 'not-posted') throw new LeftForOperator();
       await manager.query(
         `UPDATE network_fee_receipts
             SET fee_base_units = $3, block_number = $4, block_hash = $5, succeeded = $6,
@@ -367,6 +382,9 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     await this.receipts.closeAll();
   }
 }
+
+/** Thrown inside a settlement to roll it back whole; the row is then left for an operator. */
+class LeftForOperator extends Error {}
 
 function emptyReport(): FeeFinalityReport {
   return { ended: 'done', final: 0, adjusted: 0, waiting: 0, operator: 0 };

@@ -20,7 +20,14 @@ export async function whileAdvisoryLocked<T>(
   try {
     await runner.connect();
     if (wait) {
-      await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [key]);
+      // The wait is not a statement that hangs: the pool's statement_timeout would cancel it
+      // after a few seconds while another pass runs. Back to the session's default after.
+      await runner.query(`SET statement_timeout = 0`);
+      try {
+        await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [key]);
+      } finally {
+        await runner.query(`RESET statement_timeout`);
+      }
     } else {
       const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
         `SELECT pg_try_advisory_lock(hashtext($1)) AS locked`,

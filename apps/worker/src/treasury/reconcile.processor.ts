@@ -3,6 +3,10 @@ import { Inject, Logger } from '@nestjs/common';
 import { ChainError } from '@app/chains';
 import { APP_CONFIG, AppConfig, QUEUES, RECONCILIATION_JOBS } from '@app/common';
 import { NetworkFeeFinality, ReconciliationMode, ReconciliationService } from '@app/treasury';
+import { mapConcurrently } from '@app/treasury/reconciliation/balance-reads';
+
+/** Fee passes of EVM networks run at once. */
+const NETWORKS_AT_ONCE = 2;
 
 /** Thin: one run per network with holdings; a network whose node fails waits for the next run. */
 @Processor(QUEUES.reconciliation)
@@ -16,24 +20,29 @@ export class ReconcileProcessor {
   ) {}
 
   /**
-   * The EVM networks with fees not yet final, side by side (each its own node), each within half
-   * the schedule's interval so a pass ends before the next is due; a network whose pass runs
-   * elsewhere is skipped, one whose node fails waits for the next pass.
+   * The EVM networks with fees not yet final, two side by side (each its own node; each pass
+   * holds a connection for its lock and up to 8 reads' statements), each within half the
+   * schedule's interval so a pass ends before the next is due. A network whose pass runs
+   * elsewhere is skipped, one whose node fails waits for the next pass; any other error fails the
+   * job once every pass has ended.
    */
   @Process(RECONCILIATION_JOBS.finalizeFees)
   async finalizeFees(): Promise<void> {
     const budgetMs = this.config.treasury.reconcileIntervalMs / 2;
     const networks = await this.feeFinality.networksToFinalize();
-    await Promise.all(
-      networks.map(async (network) => {
-        try {
-          await this.feeFinality.finalize(network, { budgetMs, wait: false });
-        } catch (error) {
-          if (!(error instanceof ChainError)) throw error;
+    const failures: unknown[] = [];
+    await mapConcurrently(networks, NETWORKS_AT_ONCE, async (network) => {
+      try {
+        await this.feeFinality.finalize(network, { budgetMs, wait: false });
+      } catch (error) {
+        if (error instanceof ChainError) {
           this.logger.warn({ network, reason: error.message }, 'Fees not made final');
+        } else {
+          failures.push(error);
         }
-      }),
-    );
+      }
+    });
+    if (failures.length) throw failures[0];
   }
 
   @Process(RECONCILIATION_JOBS.incremental)

@@ -32,8 +32,14 @@ interface RawReceipt {
   logs?: Array<{ address: string; topics: string[]; data: string; logIndex: string }>;
 }
 
-/** The hash a node holds at each height, read once per batch of fees (many share a block). */
-export type HeaderHashes = Map<number, Promise<string | null>>;
+/** A node's hash at a height and its head, read together. */
+export interface HeaderProof {
+  hash: string;
+  head: number;
+}
+
+/** What nodes hold at each height, read once per batch of fees (many share a block). */
+export type HeaderHashes = Map<number, Promise<HeaderProof | null>>;
 
 /**
  * A read of a fee gives up after this many attempts (not DEFAULT_RETRY's 4): nothing waits on a
@@ -51,10 +57,12 @@ export class FinalReceipts {
   }
 
   /**
-   * The receipt, then the node's header at the receipt's height, against `head` (read once per
-   * batch, before: a head older than the header only counts fewer confirmations). The header's
-   * hash must be the receipt's block hash: the proof that the node holds that block at that
-   * height, whichever backend told of the receipt (a receipt is a function of its block).
+   * The receipt, then the header at the receipt's height and the head, both in one call to one
+   * RPC URL (the URL the receipt came from or not: a receipt is a function of its block). Final
+   * only when that header's hash is the receipt's block hash and that head is finalityBlocks
+   * above it: one node's proof, never a deep head from one URL and a block from another (a
+   * node stuck on a stale fork serves both its block and a low head). `head`, read once per
+   * batch from any URL, only spares the header read of a fee plainly not deep enough yet.
    */
   async read(
     txHash: string,
@@ -70,11 +78,20 @@ export class FinalReceipts {
     if (!raw) return { state: 'missing' };
     const blockNumber = Number(BigInt(raw.blockNumber));
     const blockHash = raw.blockHash.toLowerCase();
-    // Not deep enough (above the head read before: newer than it): no header read needed, the
-    // fee is read again next pass.
-    const confirmations = Math.max(head - blockNumber + 1, 0);
-    if (confirmations < finalityBlocks) return { state: 'shallow', blockNumber, confirmations };
-    if ((await this.headerHash(blockNumber, headers)) !== blockHash) return { state: 'off-chain' };
+    // Not deep enough by the batch's head: no header read, the fee is read again next pass.
+    const shallow = (top: number) => Math.max(top - blockNumber + 1, 0) < finalityBlocks;
+    if (shallow(head)) {
+      return { state: 'shallow', blockNumber, confirmations: Math.max(head - blockNumber + 1, 0) };
+    }
+    const proof = await this.headerAt(blockNumber, headers);
+    if (!proof || proof.hash !== blockHash) return { state: 'off-chain' };
+    if (shallow(proof.head)) {
+      return {
+        state: 'shallow',
+        blockNumber,
+        confirmations: Math.max(proof.head - blockNumber + 1, 0),
+      };
+    }
     return {
       state: 'final',
       blockNumber,
@@ -99,24 +116,34 @@ export class FinalReceipts {
     this.rpc.close();
   }
 
-  /** One read per height and batch; a failed read is not kept (the next fee asks again). */
-  private headerHash(blockNumber: number, headers: HeaderHashes): Promise<string | null> {
-    let hash = headers.get(blockNumber);
-    if (!hash) {
-      hash = this.rpc
-        .call('eth_getBlockByNumber', async (provider) => {
-          const header = (await provider.send('eth_getBlockByNumber', [
-            toQuantity(blockNumber),
-            false,
-          ])) as { hash: string } | null;
-          return header ? header.hash.toLowerCase() : null;
-        })
-        .catch((error: unknown) => {
-          headers.delete(blockNumber);
+  /**
+   * The hash a node holds at `blockNumber` and its head, read in one call (one URL), once per
+   * height and batch. Neither a failed read nor an absent header is kept: the next fee of that
+   * block asks again (a lagging backend's null is an absence, not an answer).
+   */
+  private headerAt(blockNumber: number, headers: HeaderHashes): Promise<HeaderProof | null> {
+    let proof = headers.get(blockNumber);
+    if (!proof) {
+      const read = this.rpc.call('eth_getBlockByNumber', async (provider) => {
+        const header = (await provider.send('eth_getBlockByNumber', [
+          toQuantity(blockNumber),
+          false,
+        ])) as { hash: string } | null;
+        if (!header) return null;
+        return { hash: header.hash.toLowerCase(), head: await provider.getBlockNumber() };
+      });
+      proof = read.then(
+        (answer) => {
+          if (!answer && headers.get(blockNumber) === proof) headers.delete(blockNumber);
+          return answer;
+        },
+        (error: unknown) => {
+          if (headers.get(blockNumber) === proof) headers.delete(blockNumber);
           throw error;
-        });
-      headers.set(blockNumber, hash);
+        },
+      );
+      headers.set(blockNumber, proof);
     }
-    return hash;
+    return proof;
   }
 }

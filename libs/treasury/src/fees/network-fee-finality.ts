@@ -1,18 +1,12 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import {
-  ChainError,
-  finalityBlocksOf,
-  NATIVE_COINS,
-  NetworkName,
-  NetworkRegistry,
-} from '@app/chains';
+import { DataSource } from 'typeorm';
+import { ChainError, finalityBlocksOf, NetworkName, NetworkRegistry } from '@app/chains';
 import { PerNetwork } from '@app/chains/networks/per-network';
 import { whileAdvisoryLocked } from '@app/database';
-import { fromBaseUnits, LedgerAccounts, LedgerEntry, LedgerService } from '@app/ledger';
+import { LedgerService } from '@app/ledger';
 import { mapConcurrently } from '../reconciliation/balance-reads';
-import { correctSweepAmounts } from '../sweeps/sweep-reorg-amounts';
-import { FeeReceiptRead, FinalReceipts, HeaderHashes } from './final-receipts';
+import { FeeSettlement } from './fee-settlement';
+import { FinalReceipts, HeaderHashes } from './final-receipts';
 
 /**
  * A pass reads a network's due fees in batches of this many (one head read per batch), keyset
@@ -59,7 +53,6 @@ export const FEES_NOT_FINAL_SQL = `
    WHERE final_at IS NULL AND (operator_since IS NOT NULL OR checks >= ${OVERDUE_CHECKS})
    GROUP BY 1, 2`;
 
-type FinalRead = Extract<FeeReceiptRead, { state: 'final' }>;
 type FeeCounts = Omit<FeeFinalityReport, 'ended'>;
 
 export interface FinalizeOptions {
@@ -75,13 +68,6 @@ interface DueRow {
   tx_hash: string;
   /** next_check_at as PostgreSQL's text: microseconds kept for the keyset (a JS Date drops them). */
   at: string;
-}
-
-interface NotFinalRow {
-  tx_hash: string;
-  fee: string;
-  block_hash: string | null;
-  succeeded: boolean | null;
 }
 
 /** What one pass over a network did. */
@@ -116,12 +102,14 @@ export interface FeeFinalityReport {
 export class NetworkFeeFinality implements OnModuleDestroy {
   private readonly logger = new Logger(NetworkFeeFinality.name);
   private readonly receipts: PerNetwork<FinalReceipts>;
+  private readonly settlement: FeeSettlement;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly ledger: LedgerService,
+    ledger: LedgerService,
     private readonly networks: NetworkRegistry,
   ) {
+    this.settlement = new FeeSettlement(dataSource, ledger);
     this.receipts = new PerNetwork((name) => new FinalReceipts(networks.get(name)));
   }
 
@@ -149,8 +137,13 @@ export class NetworkFeeFinality implements OnModuleDestroy {
       this.pass(name, Date.now() + budgetMs, batch),
     );
     const report = run.ran ? run.value : { ...emptyReport(), ended: 'locked' as const };
-    if (report.adjusted || report.operator || report.ended === 'node-failing')
+    if (report.ended === 'locked') {
+      // Rare (the schedule's budget is half its interval): a pass never ending elsewhere would
+      // show here, every interval, while no fee is read.
+      this.logger.warn({ network: name }, 'Fees not read: a pass of the network runs elsewhere');
+    } else if (report.adjusted || report.operator || report.ended === 'node-failing') {
       this.logger.log({ network: name, ...report }, 'Fees');
+    }
     return report;
   }
 
@@ -177,6 +170,9 @@ export class NetworkFeeFinality implements OnModuleDestroy {
            FROM network_fee_receipts
           WHERE network = $1 AND final_at IS NULL AND next_check_at <= $2::timestamptz
             AND (block_number IS NULL OR block_number <= $3)
+            -- The lower bound starts the index scan at the keyset (the row comparison alone is
+            -- a filter: every batch would scan every due row before it again).
+            AND next_check_at >= COALESCE($4::timestamptz, '-infinity')
             AND ($4::timestamptz IS NULL OR (next_check_at, tx_hash) > ($4::timestamptz, $5))
           ORDER BY next_check_at, tx_hash
           LIMIT $6`,
@@ -185,18 +181,26 @@ export class NetworkFeeFinality implements OnModuleDestroy {
       if (rows.length === 0) break;
       after = { at: rows[rows.length - 1].at, txHash: rows[rows.length - 1].tx_hash };
       const headers: HeaderHashes = new Map();
+      // A lane that throws (the database gone) stops the others at their next fee, and the
+      // error is thrown once every lane has ended: the lock is never let go under a running lane.
+      const failures: unknown[] = [];
       await mapConcurrently(rows, PARALLEL_READS, async (row) => {
-        if (report.ended !== 'done') return;
+        if (report.ended !== 'done' || failures.length) return;
         if (Date.now() >= deadline) {
           report.ended = 'budget';
           return;
         }
-        const outcome = await this.check(name, row.tx_hash, depth, head, headers, receipts);
-        if (outcome === 'failed') failedInARow += 1;
-        else failedInARow = 0;
-        report[outcome === 'failed' ? 'waiting' : outcome] += 1;
-        if (failedInARow >= FAILED_READS_TO_STOP) report.ended = 'node-failing';
+        try {
+          const outcome = await this.check(name, row.tx_hash, depth, head, headers, receipts);
+          if (outcome === 'failed') failedInARow += 1;
+          else failedInARow = 0;
+          report[outcome === 'failed' ? 'waiting' : outcome] += 1;
+          if (failedInARow >= FAILED_READS_TO_STOP) report.ended = 'node-failing';
+        } catch (error) {
+          failures.push(error);
+        }
       });
+      if (failures.length) throw failures[0];
       if (rows.length < batch) break;
     }
     return report;
@@ -220,10 +224,14 @@ export class NetworkFeeFinality implements OnModuleDestroy {
       const read = await receipts.read(txHash, depth, head, headers);
       // On the node's chain and getting deeper: due again next pass, skipped until deep enough.
       if (read.state === 'shallow') {
-        await this.recordBlock(network, txHash, read.blockNumber);
+        // Not a block far above the head (a backend on another chain): the row would be skipped
+        // unread, its checks never counted, until the chain got there.
+        if (read.blockNumber <= head + depth)
+          await this.recordBlock(network, txHash, read.blockNumber);
         return 'waiting';
       }
-      outcome = read.state === 'final' ? await this.settle(network, txHash, read) : 'waiting';
+      outcome =
+        read.state === 'final' ? await this.settlement.settle(network, txHash, read) : 'waiting';
     } catch (error) {
       if (error instanceof ChainError) {
         this.logger.warn(
@@ -241,8 +249,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
         outcome = 'waiting';
       }
     }
-    if (outcome !== 'final' && outcome !== 'adjusted')
-      await this.later(network, txHash, outcome === 'operator' ? 'operator' : 'waiting');
+    if (outcome !== 'final' && outcome !== 'adjusted') await this.later(network, txHash, outcome);
     return outcome;
   }
 
@@ -259,12 +266,20 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     );
   }
 
-  /** Puts off a fee's next check: backing off while undecided, a day when left for an operator. */
-  private async later(network: NetworkName, txHash: string, outcome: 'waiting' | 'operator') {
+  /**
+   * Puts off a fee's next check: backing off while undecided, a day when left for an operator.
+   * A read the node failed (`failed`) is no check of the fee: not counted towards overdue (a node
+   * down for hours would make every fee look dropped).
+   */
+  private async later(
+    network: NetworkName,
+    txHash: string,
+    outcome: 'waiting' | 'operator' | 'failed',
+  ) {
     const [rows]: [Array<{ checks: number; booked_at: Date }>, number] =
       await this.dataSource.query(
         `UPDATE network_fee_receipts
-          SET checks = checks + 1,
+          SET checks = checks + CASE WHEN $7 THEN 0 ELSE 1 END,
               next_check_at = now() + make_interval(secs => CASE WHEN $3
                 THEN $4 ELSE least($5 * power(2, least(checks, 20)), $6) END),
               operator_since = CASE WHEN $3 THEN COALESCE(operator_since, now()) END
@@ -277,6 +292,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
           OPERATOR_RECHECK_SECONDS,
           RETRY_SECONDS,
           RETRY_CAP_SECONDS,
+          outcome === 'failed',
         ],
       );
     const [row] = rows;
@@ -290,136 +306,11 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     }
   }
 
-  /** The booked fee against its final receipt, in one transaction with the row locked. */
-  private async settle(
-    network: NetworkName,
-    txHash: string,
-    read: FinalRead,
-  ): Promise<keyof FeeCounts> {
-    try {
-      return await this.settleLocked(network, txHash, read);
-    } catch (error) {
-      if (error instanceof LeftForOperator) return 'operator';
-      throw error;
-    }
-  }
-
-  private settleLocked(
-    network: NetworkName,
-    txHash: string,
-    read: FinalRead,
-  ): Promise<keyof FeeCounts> {
-    return this.dataSource.transaction(async (manager) => {
-      const [row]: NotFinalRow[] = await manager.query(
-        `SELECT tx_hash, fee_base_units::text AS fee, block_hash, succeeded
-           FROM network_fee_receipts
-          WHERE network = $1 AND tx_hash = $2 AND final_at IS NULL
-          FOR UPDATE`,
-        [network, txHash],
-      );
-      // Another pass got there first.
-      if (!row) return 'waiting';
-      const context = { network, txHash, blockNumber: read.blockNumber, blockHash: read.blockHash };
-      if (row.succeeded !== null && row.succeeded !== read.succeeded) {
-        // What the flow booked besides the fee (a payout completed or failed, tokens swept or
-        // not) followed the first status: no fee correction can mend that.
-        this.logger.error(
-          { ...context, bookedSucceeded: row.succeeded, finalSucceeded: read.succeeded },
-          'A reorg changed the status of a transaction already booked: left for an operator',
-        );
-        return 'operator';
-      }
-      if (read.feeWei === null) return 'waiting';
-      const booked = BigInt(row.fee);
-      const difference = read.feeWei - booked;
-      if (difference !== 0n) {
-        if (row.block_hash === read.blockHash) {
-          this.logger.error(
-            { ...context, booked: row.fee, final: read.feeWei.toString() },
-            'The same receipt tells another fee than the one booked: left for an operator',
-          );
-          return 'operator';
-        }
-        const entry = await adjustmentEntry(manager, network, txHash, difference);
-        if (!entry) {
-          this.logger.error(context, 'A fee receipt without its fee entry: left for an operator');
-          return 'operator';
-        }
-        if (!(await this.ledger.post(manager, entry))) {
-          // The reference is taken: the fee was corrected once already (a row re-opened, or a
-          // second reorg deeper than finality). Marked final, the books would miss this one.
-          this.logger.error(
-            { ...context, booked: row.fee, final: read.feeWei.toString() },
-            'A fee correction not posted (its reference is taken): left for an operator',
-          );
-          return 'operator';
-        }
-        this.logger.warn(
-          { ...context, booked: row.fee, final: read.feeWei.toString() },
-          'Fee corrected: the transaction was mined again at another price',
-        );
-      }
-      // A batch sweep moves whole balances: the same bytes mined again may have moved less.
-      const sweep =
-        row.block_hash !== read.blockHash && read.succeeded
-          ? await correctSweepAmounts(manager, this.ledger, network, txHash, read)
-          : 'unchanged';
-      // All or nothing: the fee's adjustment goes back with it, so an operator finds the row as
-      // it was booked (review r9d), not half corrected.
-      if (sweep === 'not-posted') throw new LeftForOperator();
-      await manager.query(
-        `UPDATE network_fee_receipts
-            SET fee_base_units = $3, block_number = $4, block_hash = $5, succeeded = $6,
-                final_at = now()
-          WHERE network = $1 AND tx_hash = $2`,
-        [network, txHash, read.feeWei.toString(), read.blockNumber, read.blockHash, read.succeeded],
-      );
-      return difference === 0n && sweep !== 'corrected' ? 'final' : 'adjusted';
-    });
-  }
-
   async onModuleDestroy(): Promise<void> {
     await this.receipts.closeAll();
   }
 }
 
-/** Thrown inside a settlement to roll it back whole; the row is then left for an operator. */
-class LeftForOperator extends Error {}
-
 function emptyReport(): FeeFinalityReport {
   return { ended: 'done', final: 0, adjusted: 0, waiting: 0, operator: 0 };
-}
-
-/**
- * The difference (wei, signed) between the same two accounts as the fee's entry: more expense
- * out of the payer when the final fee is higher, back to it when lower. One per transaction
- * (its reference): a repeat posts nothing.
- */
-async function adjustmentEntry(
-  manager: EntityManager,
-  network: NetworkName,
-  txHash: string,
-  difference: bigint,
-): Promise<LedgerEntry | null> {
-  const lines: Array<{ account: string; currency: string }> = await manager.query(
-    `SELECT l.account, l.currency
-       FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
-      WHERE e.reference = $1`,
-    [`network_fee:${network}:${txHash}`],
-  );
-  const coin = NATIVE_COINS[network];
-  const expense = LedgerAccounts.networkFees(network, coin.symbol);
-  const payer = lines.find((line) => line.account !== expense);
-  if (!payer || !lines.some((line) => line.account === expense)) return null;
-  const magnitude = fromBaseUnits(difference < 0n ? -difference : difference, coin.decimals);
-  const amount = difference < 0n ? magnitude.negated() : magnitude;
-  const line = { currency: coin.symbol, network };
-  return {
-    reference: `network_fee_adjustment:${network}:${txHash}`,
-    kind: 'network_fee_adjustment',
-    lines: [
-      { account: expense, amount, ...line },
-      { account: payer.account, amount: amount.negated(), ...line },
-    ],
-  };
 }

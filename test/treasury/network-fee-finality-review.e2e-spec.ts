@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { Wallet } from 'ethers';
+import { toQuantity, Wallet } from 'ethers';
 import { ChainFamily, NetworkName, NetworkRegistry, receiptFeeWei } from '@app/chains';
 import { LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
 import { Registry } from 'prom-client';
@@ -77,6 +77,16 @@ describe('Network fees become final: review r9b', () => {
       [txHash],
     );
     return row;
+  }
+
+  /** A pass of its own whose ETHEREUM node is reached through `proxy`. */
+  function finalityBehind(proxy: RpcProxy): NetworkFeeFinality {
+    const registry = chain.worker.get(NetworkRegistry, { strict: false });
+    const behindProxy = {
+      get: (name: NetworkName) => ({ ...registry.get(name), rpcUrls: [proxy.url] }),
+      networksOfFamily: (family: ChainFamily) => registry.networksOfFamily(family),
+    } as unknown as NetworkRegistry;
+    return new NetworkFeeFinality(api.dataSource, ledger, behindProxy);
   }
 
   const wei = (amount: bigint) => new Decimal(amount.toString()).div('1e18');
@@ -259,12 +269,7 @@ describe('Network fees become final: review r9b', () => {
     proxy.intercept((request) =>
       request.method === 'eth_getTransactionReceipt' ? 'hang' : undefined,
     );
-    const registry = chain.worker.get(NetworkRegistry, { strict: false });
-    const behindProxy = {
-      get: (name: NetworkName) => ({ ...registry.get(name), rpcUrls: [proxy.url] }),
-      networksOfFamily: (family: ChainFamily) => registry.networksOfFamily(family),
-    } as unknown as NetworkRegistry;
-    const hung = new NetworkFeeFinality(api.dataSource, ledger, behindProxy);
+    const hung = finalityBehind(proxy);
     try {
       const report = await hung.finalize('ETHEREUM');
       expect(report.ended).toBe('node-failing');
@@ -294,6 +299,43 @@ describe('Network fees become final: review r9b', () => {
     }
   }, 180_000);
 
+  it('decides nothing on a block whose own answer tells a head below finality (r10, 1)', async () => {
+    const { txHash, fee } = await minedFee();
+    await bookFee(txHash, fee + 7n);
+    const { blockNumber } = (await devnet.provider.getTransactionReceipt(txHash))!;
+    // The batch's head (the first) is the chain's; every later one is the receipt's block + 1,
+    // as a node stuck on a stale fork holding that block would tell. Before, the batch's deep
+    // head and the matching header made the fee final.
+    const proxy = await RpcProxy.start(devnet.rpcUrl);
+    let heads = 0;
+    proxy.rewrite((request) => {
+      if (request.method !== 'eth_blockNumber' || ++heads === 1) return undefined;
+      return JSON.stringify({
+        jsonrpc: '2.0',
+        id: request.id,
+        result: toQuantity(blockNumber + 1),
+      });
+    });
+    const stale = finalityBehind(proxy);
+    try {
+      await stale.finalize('ETHEREUM');
+      expect(heads).toBeGreaterThan(1);
+      expect(await feeRow(txHash)).toEqual({ fee: (fee + 7n).toString(), final: false });
+      // The chain's own head, and the same fee is settled.
+      proxy.rewrite(undefined);
+      await api.dataSource.query(
+        `UPDATE network_fee_receipts SET next_check_at = now() - interval '1 second'
+          WHERE network = 'ETHEREUM' AND tx_hash = $1`,
+        [txHash],
+      );
+      await stale.finalize('ETHEREUM');
+      expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
+    } finally {
+      await stale.onModuleDestroy();
+      await proxy.stop();
+    }
+  });
+
   it('lets one pass of a network run at a time: a scheduled pass skips while another runs', async () => {
     const proxy = await RpcProxy.start(devnet.rpcUrl);
     const row = `0x${randomBytes(32).toString('hex')}`;
@@ -306,12 +348,7 @@ describe('Network fees become final: review r9b', () => {
     proxy.intercept((request) =>
       request.method === 'eth_getTransactionReceipt' ? 'hang' : undefined,
     );
-    const registry = chain.worker.get(NetworkRegistry, { strict: false });
-    const behindProxy = {
-      get: (name: NetworkName) => ({ ...registry.get(name), rpcUrls: [proxy.url] }),
-      networksOfFamily: (family: ChainFamily) => registry.networksOfFamily(family),
-    } as unknown as NetworkRegistry;
-    const held = new NetworkFeeFinality(api.dataSource, ledger, behindProxy);
+    const held = finalityBehind(proxy);
     try {
       const first = held.finalize('ETHEREUM');
       await waitFor(

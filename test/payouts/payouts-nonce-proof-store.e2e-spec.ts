@@ -4,6 +4,8 @@ import { toQuantity, Transaction, Wallet } from 'ethers';
 import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { NonceProofWaits } from '@app/payouts/processing/nonce-proof-waits';
+import type { PayoutAttempt } from '@app/payouts/processing/payout-journal.repository';
 import { NonceProofWaitGauge } from '../../apps/worker/src/payouts/nonce-proof-wait.gauge';
 import { useChainSuite } from '../support/chain-suite';
 import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
@@ -248,10 +250,11 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
     expect(await sentTo(recipient)).toHaveLength(1);
   });
 
+  /** A payout's live wait (not paused by a tick that found its nonce unused). */
   const waitRowOf = async (id: string) =>
     (
       await api.dataSource.query(
-        `SELECT nonce FROM payout_nonce_proof_waits WHERE payout_id = $1`,
+        `SELECT nonce FROM payout_nonce_proof_waits WHERE payout_id = $1 AND unused_at IS NULL`,
         [id],
       )
     )[0] as { nonce: string } | undefined;
@@ -315,6 +318,56 @@ describe('Payout tracker: proofs of a nonce taken by an authorization outlive th
     }
     await waitFor(async () => (await waitRowOf(id)) === undefined, 60_000, 'the wait ended');
     expect(await statusOf(id)).toBe('Processing');
+    // The lost transaction reaches the node at its next re-broadcast: paid once.
+    swallowed.clear();
+    await waitForCompleted(id);
+    expect(await sentTo(recipient)).toHaveLength(1);
+  });
+  /*
+   * Review r9c, R2: behind a balancer whose backends flap between "used" and "unused", each
+   * "unused" deleted the wait and the next "used" started a new one: a payout held for good never
+   * alerted. A wait now pauses for the alert window and goes on when the nonce is found used again.
+   */
+  it('goes on with a nonce-proof wait across a tick that found the nonce unused: flapping backends alert', async () => {
+    const recipient = Wallet.createRandom().address;
+    const { id, nonce } = await payoutWithLostTransfer(recipient);
+    const [{ wallet_address }]: Array<{ wallet_address: string }> = await api.dataSource.query(
+      `SELECT wallet_address FROM payout_attempts WHERE payout_id = $1 AND attempt_number = 1`,
+      [id],
+    );
+    const attempt = { wallet_address, nonce: String(nonce) } as PayoutAttempt;
+    const waits = new NonceProofWaits(api.dataSource);
+    const row = async () =>
+      (
+        await api.dataSource.query(
+          `SELECT since < now() - interval '10 minutes' AS long, alerted_at IS NOT NULL AS alerted
+             FROM payout_nonce_proof_waits WHERE payout_id = $1`,
+          [id],
+        )
+      )[0] as { long: boolean; alerted: boolean } | undefined;
+
+    // "Used", no proof: a wait, started long ago (moved back as in the alert test above).
+    await waits.unproven(id, 'ETHEREUM', attempt);
+    await api.dataSource.query(
+      `UPDATE payout_nonce_proof_waits SET since = now() - interval '11 minutes'
+        WHERE payout_id = $1`,
+      [id],
+    );
+    // "Unused" (the tracker's own ticks say so too: the transfer is swallowed), then "used".
+    await waits.nonceUnused([id]);
+    expect(await waitRowOf(id)).toBeUndefined();
+    await waits.unproven(id, 'ETHEREUM', attempt);
+    expect(await row()).toEqual({ long: true, alerted: true });
+
+    // Unused for the whole window: the wait goes.
+    await api.dataSource.query(
+      `UPDATE payout_nonce_proof_waits SET unused_at = now() - interval '11 minutes'
+        WHERE payout_id = $1`,
+      [id],
+    );
+    await waits.nonceUnused([]);
+    expect(await row()).toBeUndefined();
+
     // The lost transaction reaches the node at its next re-broadcast: paid once.
     swallowed.clear();
     await waitForCompleted(id);

@@ -50,6 +50,7 @@ import { NetworkFeeReceipts1795839000000 } from './1795839000000-network-fee-rec
 import { NetworkFeeReceiptsNextCheck1795839500000 } from './1795839500000-network-fee-receipts-next-check';
 import { NetworkFeeReceiptsTronFinal1795839600000 } from './1795839600000-network-fee-receipts-tron-final';
 import { NetworkFeeReceiptsOperator1795839700000 } from './1795839700000-network-fee-receipts-operator';
+import { NonceProofWaitsUnused1795839800000 } from './1795839800000-nonce-proof-waits-unused';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -105,4 +106,5 @@ export const MIGRATIONS = [
   NetworkFeeReceiptsNextCheck1795839500000,
   NetworkFeeReceiptsTronFinal1795839600000,
   NetworkFeeReceiptsOperator1795839700000,
+  NonceProofWaitsUnused1795839800000,
 ];

@@ -18,7 +18,7 @@ export const NONCE_PROOF_ALERT_AFTER_MS = 10 * 60_000;
 export const WAITING_FOR_NONCE_PROOF_SQL = `
   SELECT w.network, count(*)::int AS count
     FROM payout_nonce_proof_waits w JOIN payouts p ON p.id = w.payout_id
-   WHERE p.status = 'Processing'
+   WHERE p.status = 'Processing' AND w.unused_at IS NULL
      AND w.since <= now() - make_interval(secs => ${NONCE_PROOF_ALERT_AFTER_MS / 1000})
    GROUP BY w.network`;
 
@@ -47,12 +47,18 @@ export class NonceProofWaits {
       `INSERT INTO payout_nonce_proof_waits AS w (payout_id, network, wallet_address, nonce)
        VALUES ($1, $2, $3, $4)
        ON CONFLICT (payout_id) DO UPDATE
-         -- Another nonce (re-signed meanwhile): a new wait.
+         -- Another nonce (re-signed meanwhile), or unused for the whole alert window: a new
+         -- wait. Unused for a tick or a few (a balancer's backends flapping): the same wait.
          SET since = CASE WHEN w.nonce = EXCLUDED.nonce AND w.wallet_address = EXCLUDED.wallet_address
+                           AND (w.unused_at IS NULL
+                                OR w.unused_at > now() - make_interval(secs => $5::double precision))
                           THEN w.since ELSE now() END,
              alerted_at = CASE WHEN w.nonce = EXCLUDED.nonce
                                 AND w.wallet_address = EXCLUDED.wallet_address
+                                AND (w.unused_at IS NULL
+                                     OR w.unused_at > now() - make_interval(secs => $5::double precision))
                                THEN w.alerted_at END,
+             unused_at = NULL,
              nonce = EXCLUDED.nonce, wallet_address = EXCLUDED.wallet_address
        RETURNING since,
                  alerted_at IS NULL
@@ -89,14 +95,22 @@ export class NonceProofWaits {
 
   /**
    * This tick's count says their nonces are not used (yet): no proof is waited for, so their
-   * waits, if any, end (a backend ahead of the others once said used; review r4, F5). One
-   * statement per tick. Should the nonce be found used again, a new wait starts then.
+   * waits pause (a backend ahead of the others once said used; review r4, F5): the gauge no
+   * longer counts them. Kept for the alert window (review r9c, R2): a nonce found used again
+   * within it goes on with the same wait, so backends flapping between the two answers still
+   * alert; past it the wait goes, as do the waits of payouts no longer Processing.
    */
   async nonceUnused(payoutIds: string[]): Promise<void> {
-    if (!payoutIds.length) return;
     await this.dataSource.query(
-      `DELETE FROM payout_nonce_proof_waits WHERE payout_id = ANY($1::text[])`,
-      [payoutIds],
+      `WITH paused AS (
+         UPDATE payout_nonce_proof_waits SET unused_at = COALESCE(unused_at, now())
+          WHERE payout_id = ANY($1::text[])
+       )
+       DELETE FROM payout_nonce_proof_waits w
+        WHERE w.unused_at < now() - make_interval(secs => $2::double precision)
+           OR NOT EXISTS (SELECT 1 FROM payouts p
+                           WHERE p.id = w.payout_id AND p.status = 'Processing')`,
+      [payoutIds, NONCE_PROOF_ALERT_AFTER_MS / 1000],
     );
   }
 

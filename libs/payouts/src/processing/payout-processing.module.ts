@@ -6,12 +6,15 @@ import { HotWallets } from './hot-wallets';
 import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
 import { PayoutCancellation } from './payout-cancellation';
+import { PayoutCoverageRepository } from './payout-coverage.repository';
 import { PayoutJournalRepository } from './payout-journal.repository';
+import { PayoutNoncesRepository } from './payout-nonces.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutReconciler } from './payout-reconciler';
 import { PayoutSender } from './payout-sender';
 import { PayoutSigner } from './payout-signer';
 import { PayoutTracker } from './payout-tracker';
+import { PayoutTrackingRepository } from './payout-tracking.repository';
 import { SandboxFunding } from './sandbox-funding';
 import { WalletStatus } from './wallet-status';
 
@@ -21,6 +24,9 @@ import { WalletStatus } from './wallet-status';
   providers: [
     HotWallets,
     PayoutJournalRepository,
+    PayoutNoncesRepository,
+    PayoutCoverageRepository,
+    PayoutTrackingRepository,
     PayoutSigner,
     PayoutBroadcaster,
     PayoutOutcomes,

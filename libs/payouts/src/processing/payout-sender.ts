@@ -11,12 +11,9 @@ import {
 import { PendingReason, PayoutRecord } from '../payout.types';
 import { HotWallets } from './hot-wallets';
 import { PayoutBroadcaster } from './payout-broadcaster';
-import {
-  CoverageReadPoint,
-  PayoutAttempt,
-  PayoutJournalRepository,
-  UnregisteredHotWalletError,
-} from './payout-journal.repository';
+import { CoverageReadPoint, PayoutCoverageRepository } from './payout-coverage.repository';
+import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+import { PayoutNoncesRepository, UnregisteredHotWalletError } from './payout-nonces.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { EvmSigningInput, PayoutSigner, toBaseUnits, transferOrder } from './payout-signer';
 import { newSandboxClaim, SandboxFunding } from './sandbox-funding';
@@ -54,6 +51,8 @@ export class PayoutSender {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dataSource: DataSource,
     private readonly journal: PayoutJournalRepository,
+    private readonly coverage: PayoutCoverageRepository,
+    private readonly nonces: PayoutNoncesRepository,
     private readonly wallets: HotWallets,
     private readonly signer: PayoutSigner,
     private readonly transports: PayoutTransports,
@@ -264,15 +263,15 @@ export class PayoutSender {
       // The wallet's row lock serializes claims, so what is committed below counts every
       // earlier one: a burst can never promise the same tokens twice.
       const first = onChain[0].locked;
-      await this.journal.lockWalletNonce(manager, first.network, key.address);
-      const committed = await this.journal.committedNetAmount(
+      await this.nonces.lockWalletNonce(manager, first.network, key.address);
+      const committed = await this.coverage.committedNetAmount(
         manager,
         first.network,
         key.address,
         first.token_contract,
         wallet.since,
       );
-      const fees = await this.journal.committedFees(
+      const fees = await this.coverage.committedFees(
         manager,
         first.network,
         key.address,
@@ -388,7 +387,7 @@ export class PayoutSender {
       const state = await transport.walletStateAtBlock(address, payout.token_contract);
       return { token: state.token, native: state.native, since: { fromNonce: state.minedCount } };
     }
-    const readAt = await this.journal.coverageClock();
+    const readAt = await this.coverage.coverageClock();
     const balances = await transport.balances(address, payout.token_contract);
     return { ...balances, since: { fromNonce: null, readAt } };
   }

@@ -15,6 +15,7 @@ import {
 } from '@app/chains';
 import { PayoutRecord } from '../payout.types';
 import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
+import { PayoutNoncesRepository } from './payout-nonces.repository';
 
 /** Cap of maxFeePerGas per network in gwei: a replacement never bids above it. PAYOUT_MAX_FEE_GWEI overrides. */
 export const DEFAULT_MAX_FEE_GWEI: Record<Exclude<NetworkName, 'TRON'>, string> = {
@@ -82,6 +83,7 @@ export class PayoutSigner {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly journal: PayoutJournalRepository,
+    private readonly nonces: PayoutNoncesRepository,
     private readonly transports: PayoutTransports,
   ) {}
 
@@ -186,9 +188,9 @@ export class PayoutSigner {
     key: HotWalletKey,
     input: EvmSigningInput,
   ): Promise<PayoutAttempt> {
-    const stored = await this.journal.lockWalletNonce(manager, payout.network, key.address);
+    const stored = await this.nonces.lockWalletNonce(manager, payout.network, key.address);
     // The database is the authority; the node only raises it (transactions sent from elsewhere).
-    const nonce = await this.journal.assignNonce(
+    const nonce = await this.nonces.assignNonce(
       manager,
       payout.network,
       key.address,
@@ -215,10 +217,10 @@ export class PayoutSigner {
     key: HotWalletKey,
   ): Promise<PayoutAttempt[]> {
     const network = claims[0].payout.network;
-    const stored = await this.journal.lockWalletNonce(manager, network, key.address);
+    const stored = await this.nonces.lockWalletNonce(manager, network, key.address);
     const nodeNonce = Math.max(...claims.map((claim) => claim.input.nodeNonce));
     // The database is the authority; the node only raises it (transactions sent from elsewhere).
-    const nonces = await this.journal.assignNonces(
+    const nonces = await this.nonces.assignNonces(
       manager,
       network,
       key.address,

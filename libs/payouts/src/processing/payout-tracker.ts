@@ -21,9 +21,11 @@ import {
   PayoutJournalRepository,
   UnregisteredHotWalletError,
 } from './payout-journal.repository';
+import { PayoutNoncesRepository } from './payout-nonces.repository';
 import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutSigner, transferOrder } from './payout-signer';
 import { PayoutTrackerReads } from './payout-tracker-reads.repository';
+import { PayoutTrackingRepository } from './payout-tracking.repository';
 import { StoredHashMismatch } from './stored-bytes';
 
 // A transaction the node does not know is re-broadcast at most this often (dropped from the pool).
@@ -83,6 +85,8 @@ export class PayoutTracker {
     private readonly networks: NetworkRegistry,
     private readonly transports: PayoutTransports,
     private readonly journal: PayoutJournalRepository,
+    private readonly nonces: PayoutNoncesRepository,
+    private readonly tracking: PayoutTrackingRepository,
     private readonly wallets: HotWallets,
     private readonly signer: PayoutSigner,
     private readonly broadcaster: PayoutBroadcaster,
@@ -98,7 +102,7 @@ export class PayoutTracker {
    * tick's replacement would make stale. An overlapping call returns null at once.
    */
   async track(name: NetworkName): Promise<TrackReport | null> {
-    return (await this.journal.whileTrackingLocked(name, () => this.trackOnce(name))) ?? null;
+    return (await this.tracking.whileTrackingLocked(name, () => this.trackOnce(name))) ?? null;
   }
 
   private async trackOnce(name: NetworkName): Promise<TrackReport> {
@@ -193,13 +197,13 @@ export class PayoutTracker {
     const limit = this.config.payouts.trackWindow;
     const after = this.walked.get(name) ?? null;
     if (transport.family !== 'EVM') {
-      const read = await this.journal.inFlight(name, { limit, after });
+      const read = await this.tracking.inFlight(name, { limit, after });
       this.walked.set(name, read.walked);
       return { payouts: read.payouts, clock: read.clock, mined: new Map() };
     }
-    const mined = await this.minedCounts(transport, await this.journal.inFlightWallets(name));
+    const mined = await this.minedCounts(transport, await this.tracking.inFlightWallets(name));
     const half = Math.floor(limit / 2);
-    const read = await this.journal.inFlight(name, {
+    const read = await this.tracking.inFlight(name, {
       limit,
       after,
       lowest: { minedCounts: mined, perWallet: half, total: half },
@@ -601,7 +605,7 @@ export class PayoutTracker {
         return null;
       }
       // Only the registered wallet signs (two workers may hold different key files).
-      await this.journal.lockWalletNonce(manager, payout.network, key.address);
+      await this.nonces.lockWalletNonce(manager, payout.network, key.address);
       await this.journal.retireAttempts(manager, payout.id, liveIds(known), 'Expired');
       return this.signer.journalTron(manager, locked, key, signed);
     });

@@ -9,6 +9,7 @@ import { HostedRefundDestinationController } from './hosted-refund-destination.c
 import { RefundDestinations } from './refund-destinations';
 import { RefundPayouts } from './refund-payouts';
 import { RefundPayoutsModule } from './refund-payouts.module';
+import { RefundSourcesRepository } from './refund-sources.repository';
 import { RefundsController } from './refunds.controller';
 import { RefundsService } from './refunds.service';
 
@@ -23,7 +24,13 @@ import { RefundsService } from './refunds.service';
     RefundPayoutsModule,
   ],
   controllers: [RefundsController, HostedRefundDestinationController],
-  providers: [RefundsService, RefundDestinations, RefundPayouts, PayoutDestination],
+  providers: [
+    RefundsService,
+    RefundSourcesRepository,
+    RefundDestinations,
+    RefundPayouts,
+    PayoutDestination,
+  ],
   // The console's refund route (libs/console) creates through the same service.
   exports: [RefundsService],
 })

@@ -37,6 +37,7 @@ import { refundHoldEntry } from './refund-ledger';
 import { toRefundDto } from './refund.mapper';
 import { RefundPayouts } from './refund-payouts';
 import { CANCELABLE_STATUSES } from './refund.types';
+import { RefundSourcesRepository } from './refund-sources.repository';
 import { RefundsRepository } from './refunds.repository';
 
 export const CREATE_SESSION_REFUND_ENDPOINT = 'POST /v1/checkout/sessions/{id}/refunds';
@@ -76,6 +77,7 @@ export class RefundsService {
     private readonly dataSource: DataSource,
     private readonly networks: NetworkRegistry,
     private readonly refunds: RefundsRepository,
+    private readonly sources: RefundSourcesRepository,
     private readonly refundPayouts: RefundPayouts,
     private readonly payouts: PayoutsRepository,
     private readonly destination: PayoutDestination,
@@ -109,7 +111,7 @@ export class RefundsService {
         // A payment a watcher tick classified for this session is visible once we hold the
         // session (the tick holds it until it commits), and no tick classifies one against it
         // without this refund until we commit (docs/refunds.md, late payments).
-        const session = await this.refunds.lockSession(
+        const session = await this.sources.lockSession(
           manager,
           merchant.merchantId,
           sessionId,
@@ -130,7 +132,7 @@ export class RefundsService {
           status: session.status,
           amount: new Decimal(session.amount),
           received: new Decimal(session.amount_received),
-          refunded: new Decimal(await this.refunds.refundedOfSession(manager, session.id)),
+          refunded: new Decimal(await this.sources.refundedOfSession(manager, session.id)),
         };
         const amount = input.amount ? new Decimal(input.amount) : defaultRefundAmount(facts);
         if (amount === null) {
@@ -188,7 +190,7 @@ export class RefundsService {
       },
       async (manager) => {
         const subMerchant = await this.subMerchants.resolveForCreation(merchant, subMerchantCode);
-        const transfer = await this.refunds.lockUnmatchedTransfer(
+        const transfer = await this.sources.lockUnmatchedTransfer(
           manager,
           merchant.merchantId,
           transferId,
@@ -212,7 +214,7 @@ export class RefundsService {
             'id',
           );
         }
-        const existing = await this.refunds.liveRefundOfTransfer(manager, transfer.id);
+        const existing = await this.sources.liveRefundOfTransfer(manager, transfer.id);
         if (existing) {
           throw new ApiException(
             ErrorCode.ResourceAlreadyExists,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChainsModule } from '@app/chains';
 import { LedgerModule } from '@app/ledger';
 import { PayoutsModule } from '../payouts.module';
+import { EvmPayoutTracking } from './evm-payout-tracking';
 import { HotWallets } from './hot-wallets';
 import { NonceProofWaits } from './nonce-proof-waits';
 import { PayoutBroadcaster } from './payout-broadcaster';
@@ -13,9 +14,11 @@ import { PayoutOutcomes } from './payout-outcomes';
 import { PayoutReconciler } from './payout-reconciler';
 import { PayoutSender } from './payout-sender';
 import { PayoutSigner } from './payout-signer';
+import { PayoutTickSteps } from './payout-tick-steps';
 import { PayoutTracker } from './payout-tracker';
 import { PayoutTrackingRepository } from './payout-tracking.repository';
 import { SandboxFunding } from './sandbox-funding';
+import { TronPayoutTracking } from './tron-payout-tracking';
 import { WalletStatus } from './wallet-status';
 
 /** The sending side of payouts: worker (and operator CLI) only, never the API. */
@@ -32,6 +35,9 @@ import { WalletStatus } from './wallet-status';
     PayoutOutcomes,
     PayoutSender,
     PayoutTracker,
+    PayoutTickSteps,
+    EvmPayoutTracking,
+    TronPayoutTracking,
     PayoutReconciler,
     WalletStatus,
     PayoutCancellation,

@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { SignedTransfer } from '@app/chains';
 import type { PayoutEvents } from '../payout-events';
 import type { PayoutRecord } from '../payout.types';
+import { EvmPayoutTracking } from './evm-payout-tracking';
 import { PayoutJournalRepository } from './payout-journal.repository';
 import { PayoutTracker } from './payout-tracker';
 
@@ -90,7 +91,8 @@ describe('PayoutTracker: a wait on a block not proven is counted (review r9a, N3
       unproven: jest.fn(async () => undefined),
       proven: jest.fn(async () => undefined),
     };
-    const tracker = Object.create(PayoutTracker.prototype) as PayoutTracker;
+    // The EVM path of a tick (PayoutTracker hands each EVM payout to it).
+    const tracker = Object.create(EvmPayoutTracking.prototype) as EvmPayoutTracking;
     Object.assign(tracker, {
       logger: { warn: jest.fn(), log: jest.fn(), error: jest.fn() },
       config: { payouts: { replaceAfterMs: 60_000 } },
@@ -118,9 +120,9 @@ describe('PayoutTracker: a wait on a block not proven is counted (review r9a, N3
     const tick = { now: () => 10 ** 13, missing: new Map(), blocks };
     const trackEvm = (
       tracker as unknown as {
-        trackEvm(...args: unknown[]): Promise<void>;
+        track(...args: unknown[]): Promise<void>;
       }
-    ).trackEvm.bind(tracker);
+    ).track.bind(tracker);
     const report = { completed: 0, failed: 0, replaced: 0, resigned: 0, unreplaceable: [] };
     const run = () =>
       trackEvm({ confirmations: 12 }, transport, payout, new Map([[wallet, 8]]), report, tick);

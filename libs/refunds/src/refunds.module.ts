@@ -6,6 +6,7 @@ import { PayoutsModule } from '@app/payouts';
 import { PayoutDestination } from '@app/payouts/rules/payout-destination';
 import { SubMerchantsModule } from '@app/sub-merchants';
 import { HostedRefundDestinationController } from './hosted-refund-destination.controller';
+import { RefundCreation } from './refund-creation';
 import { RefundDestinations } from './refund-destinations';
 import { RefundPayouts } from './refund-payouts';
 import { RefundPayoutsModule } from './refund-payouts.module';
@@ -26,6 +27,7 @@ import { RefundsService } from './refunds.service';
   controllers: [RefundsController, HostedRefundDestinationController],
   providers: [
     RefundsService,
+    RefundCreation,
     RefundSourcesRepository,
     RefundDestinations,
     RefundPayouts,

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NATIVE_COINS, NetworkName } from '@app/chains';
 import { LedgerService, networkFeeEntry } from '@app/ledger';
 import { PayoutEvents } from '../payout-events';
+import { PendingReason } from '../payout.types';
 import { completionEntry, releaseEntry } from '../payout-ledger';
 import { PayoutJournalRepository } from './payout-journal.repository';
 
@@ -109,5 +110,19 @@ export class PayoutOutcomes {
       succeeded,
     });
     await this.ledger.post(manager, entry);
+  }
+}
+
+/** Why a payout the hot wallet cannot cover fails (PAYOUT_HOT_WALLET_SHORTFALL=fail). */
+export function shortfallMessage(reason: PendingReason): string {
+  switch (reason) {
+    case 'hot_wallet_insufficient_token':
+      return 'The hot wallet does not hold enough tokens for this payout.';
+    case 'hot_wallet_insufficient_gas':
+      return 'The hot wallet cannot pay the network fee for this payout.';
+    case 'hot_wallet_not_configured':
+      return 'No hot wallet is configured for this network.';
+    default:
+      return `Payout could not be sent (${reason}).`;
   }
 }

@@ -14,9 +14,9 @@ import { PayoutBroadcaster } from './payout-broadcaster';
 import { CoverageReadPoint, PayoutCoverageRepository } from './payout-coverage.repository';
 import { PayoutAttempt, PayoutJournalRepository } from './payout-journal.repository';
 import { PayoutNoncesRepository, UnregisteredHotWalletError } from './payout-nonces.repository';
-import { PayoutOutcomes } from './payout-outcomes';
+import { PayoutOutcomes, shortfallMessage } from './payout-outcomes';
 import { EvmSigningInput, PayoutSigner, toBaseUnits, transferOrder } from './payout-signer';
-import { newSandboxClaim, SandboxFunding } from './sandbox-funding';
+import { newSandboxClaim, refundIdOf, SandboxFunding } from './sandbox-funding';
 
 /** Payouts of one network and token claimed together: one wallet lock, consecutive nonces. */
 export const CLAIM_BATCH_SIZE = 50;
@@ -333,37 +333,16 @@ export class PayoutSender {
   }
 
   /**
-   * The sandbox's first look: parks (or, a refund's, completes) the leased payouts that simulated
-   * money funds, in one transaction, and returns those that may go on chain (the claim's
-   * transaction decides again). Payouts no longer sendable are left out, without an outcome.
+   * The sandbox's first look (SandboxFunding.keepOnChain, one transaction): the leased payouts
+   * that may go on chain; the others parked (or a refund's completed) get their outcome.
    */
   private async parkSimulated(
     leased: PayoutRecord[],
     outcomes: Map<string, SendOutcome>,
   ): Promise<PayoutRecord[]> {
-    const decided = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.journal.lockSendableMany(
-        manager,
-        leased.map((payout) => payout.id),
-      );
-      if (locked.length === 1 && refundIdOf(locked[0]) !== null) {
-        const decision = await this.sandboxFunding.decide(manager, locked[0]);
-        return { locked, kept: decision === 'on_chain' ? locked : [] };
-      }
-      if (locked.some((payout) => refundIdOf(payout) !== null)) {
-        throw new Error("A refund's payout is claimed alone.");
-      }
-      await this.sandboxFunding.lockBalances(manager, locked);
-      // No claimSigns here: each payout is judged against what is on chain, without the others.
-      const alone = newSandboxClaim();
-      const kept: PayoutRecord[] = [];
-      for (const payout of locked) {
-        if ((await this.sandboxFunding.decideInClaim(manager, payout, alone)) === 'on_chain') {
-          kept.push(payout);
-        }
-      }
-      return { locked, kept };
-    });
+    const decided = await this.dataSource.transaction((manager) =>
+      this.sandboxFunding.keepOnChain(manager, leased),
+    );
     const kept = new Set(decided.kept.map((payout) => payout.id));
     // Locked and not kept: parked (or a refund's completed) in that transaction.
     for (const payout of decided.locked) {
@@ -394,7 +373,7 @@ export class PayoutSender {
 
   private async waitOrFail(payout: PayoutRecord, reason: PendingReason): Promise<SendOutcome> {
     if (this.config.payouts.hotWalletShortfall === 'fail' && reason !== 'network_unavailable') {
-      const failed = await this.outcomes.failPending(payout.id, failureMessage(reason));
+      const failed = await this.outcomes.failPending(payout.id, shortfallMessage(reason));
       return failed ? 'failed' : 'skipped';
     }
     return this.postpone(payout, reason);
@@ -410,22 +389,5 @@ export class PayoutSender {
 
   private retryDelayMs(): number {
     return this.config.payouts.retryDelayMs;
-  }
-}
-
-function refundIdOf(payout: PayoutRecord): string | null {
-  return (payout as PayoutRecord & { refund_id?: string | null }).refund_id ?? null;
-}
-
-function failureMessage(reason: PendingReason): string {
-  switch (reason) {
-    case 'hot_wallet_insufficient_token':
-      return 'The hot wallet does not hold enough tokens for this payout.';
-    case 'hot_wallet_insufficient_gas':
-      return 'The hot wallet cannot pay the network fee for this payout.';
-    case 'hot_wallet_not_configured':
-      return 'No hot wallet is configured for this network.';
-    default:
-      return `Payout could not be sent (${reason}).`;
   }
 }

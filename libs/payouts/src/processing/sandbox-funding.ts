@@ -113,6 +113,37 @@ export class SandboxFunding {
   }
 
   /**
+   * The sandbox's first look at leased payouts, in the caller's transaction: parks (or, a
+   * refund's, completes) those that simulated money funds and returns those that may go on chain
+   * (the claim's transaction decides again, counting the claim's earlier payouts). Payouts no
+   * longer sendable are left out of `locked`.
+   */
+  async keepOnChain(
+    manager: EntityManager,
+    leased: PayoutRecord[],
+  ): Promise<{ locked: PayoutRecord[]; kept: PayoutRecord[] }> {
+    const locked = await this.journal.lockSendableMany(
+      manager,
+      leased.map((payout) => payout.id),
+    );
+    if (locked.length === 1 && refundIdOf(locked[0]) !== null) {
+      const decision = await this.decide(manager, locked[0]);
+      return { locked, kept: decision === 'on_chain' ? locked : [] };
+    }
+    if (locked.some((payout) => refundIdOf(payout) !== null)) {
+      throw new Error("A refund's payout is claimed alone.");
+    }
+    await this.lockBalances(manager, locked);
+    // No claimSigns here: each payout is judged against what is on chain, without the others.
+    const alone = newSandboxClaim();
+    const kept: PayoutRecord[] = [];
+    for (const payout of locked) {
+      if ((await this.decideInClaim(manager, payout, alone)) === 'on_chain') kept.push(payout);
+    }
+    return { locked, kept };
+  }
+
+  /**
    * For a claim of several payouts (none a refund's: those are claimed alone, through `decide`):
    * locks each of their balances once, in key order, so two claims never wait on each other's
    * balances crosswise. The caller takes these before the hot wallet's lock, as `decide` is.
@@ -245,4 +276,9 @@ export class SandboxFunding {
 function balanceKey(payout: PayoutRecord): string {
   const sub = payout.sub_merchant_id ?? '-';
   return `${payout.merchant_id}:${sub}:${payout.network}:${payout.currency}`;
+}
+
+/** The refund a payout pays, if it is one's (PayoutRecord does not type the column). */
+export function refundIdOf(payout: PayoutRecord): string | null {
+  return (payout as PayoutRecord & { refund_id?: string | null }).refund_id ?? null;
 }

@@ -1,4 +1,5 @@
 import { BlockHeader, BlockReceipt, EvmPayoutTransport, TransactionLookup } from '@app/chains';
+import { ProvenSegments } from './proven-segments';
 
 export type MinedLookup = Extract<TransactionLookup, { state: 'mined' }>;
 
@@ -32,18 +33,6 @@ const BY_HASH_WITHIN = 16;
 const ANCESTOR_BATCH = 16;
 // Blocks below the run read in one look at most (by hash or by number).
 const MAX_ANCESTOR_READS_PER_LOOK = 512;
-
-/**
- * Hashes a run proved before it started again (MAX_BEHIND, a stall): its blocks and ancestors,
- * `hashes[i]` the block `top - i`, each the parent of the one above, `parent` the parent hash of
- * the lowest. Proof of nothing alone: they count only once a later run's walk down reaches one of
- * them with the same hash (the hash its block above names as parent), and then all below it do.
- */
-interface Segment {
-  top: number;
-  hashes: string[];
-  parent: string;
-}
 
 /** A block read, with the receipts of the service's transactions in it. */
 interface ReadBlock {
@@ -85,11 +74,8 @@ export class BlocksRead {
   private ancestorsParent: string | null = null;
   /** Blocks read below the run this look, for `confirmed` (bounded as the run's reads are). */
   private ancestorReads = 0;
-  /**
-   * What earlier runs proved, highest first (review r9a, N1): a reset threw their walk away, and
-   * a payout mined before it was never proven on a fast chain. At most MAX_ANCESTORS hashes.
-   */
-  private segments: Segment[] = [];
+  /** What earlier runs proved (ProvenSegments), at most MAX_ANCESTORS hashes. */
+  private readonly earlier = new ProvenSegments(MAX_ANCESTORS);
 
   /** `keep`: blocks held at most, more than a receipt needs to reach its confirmations. */
   constructor(private readonly keep: number) {}
@@ -275,16 +261,13 @@ export class BlocksRead {
   private async readBatch(transport: EvmPayoutTransport, next: number): Promise<boolean> {
     const first = this.blocks[0]!;
     // Down to a segment's top at most, to join it there; inside one that did not join, one by one.
-    const inside = this.segments.some(
-      (segment) => segment.top >= next && segment.top - segment.hashes.length < next,
-    );
-    if (inside) return false;
-    const below = this.segments.find((segment) => segment.top <= next);
+    if (this.earlier.inside(next)) return false;
+    const below = this.earlier.topAtOrBelow(next);
     const lowest = Math.max(
       0,
       next - ANCESTOR_BATCH + 1,
       first.number - MAX_ANCESTORS,
-      below ? below.top + 1 : 0,
+      below !== null ? below + 1 : 0,
       next - (MAX_ANCESTOR_READS_PER_LOOK - this.ancestorReads) + 1,
     );
     if (lowest >= next) return false;
@@ -312,18 +295,11 @@ export class BlocksRead {
    * ancestors. Segments the walk has passed, or that hold another hash there, are no help above.
    */
   private join(next: number, expected: string): boolean {
-    // Passed wholly: the walk goes down only.
-    this.segments = this.segments.filter((segment) => segment.top - segment.hashes.length < next);
-    const index = this.segments.findIndex(
-      (segment) => segment.top >= next && segment.hashes[segment.top - next] === expected,
-    );
-    if (index < 0) return false;
-    const segment = this.segments[index]!;
+    const joined = this.earlier.join(next, expected);
+    if (!joined) return false;
     const room = MAX_ANCESTORS - this.ancestors.length;
-    const joined = segment.hashes.slice(segment.top - next);
-    for (const hash of joined.slice(0, room)) this.ancestors.push(hash);
-    this.ancestorsParent = joined.length > room ? joined[room]! : segment.parent;
-    this.segments = this.segments.slice(index + 1);
+    for (const hash of joined.hashes.slice(0, room)) this.ancestors.push(hash);
+    this.ancestorsParent = joined.hashes.length > room ? joined.hashes[room]! : joined.parent;
     return true;
   }
 
@@ -337,32 +313,9 @@ export class BlocksRead {
     if (first && last) {
       const hashes = this.blocks.map((block) => block.hash).reverse();
       for (const hash of this.ancestors) hashes.push(hash);
-      this.segments.unshift({
-        top: last.number,
-        hashes,
-        parent: this.ancestorsParent ?? first.parentHash,
-      });
-      this.boundSegments();
+      this.earlier.keep(last.number, hashes, this.ancestorsParent ?? first.parentHash);
     }
     this.dropFrom(0);
-  }
-
-  /** At most MAX_ANCESTORS hashes kept in all: the lowest go first. */
-  private boundSegments(): void {
-    let room = MAX_ANCESTORS;
-    const kept: Segment[] = [];
-    for (const segment of this.segments) {
-      if (room <= 0) break;
-      if (segment.hashes.length > room) {
-        kept.push({
-          top: segment.top,
-          hashes: segment.hashes.slice(0, room),
-          parent: segment.hashes[room]!,
-        });
-      } else kept.push(segment);
-      room -= segment.hashes.length;
-    }
-    this.segments = kept;
   }
 
   /**
@@ -385,7 +338,7 @@ export class BlocksRead {
     this.low += 1;
     if (this.low < LOW_LOOKS) return;
     // A chain that changed under us: what earlier runs proved is not kept for it.
-    this.segments = [];
+    this.earlier.clear();
     const held = this.at(head);
     if (!held) {
       this.dropFrom(0);

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Every claim reserves the hot wallet's native coin for the attempts at or above its mined count
- * (PayoutJournalRepository.committedFees): a range of one wallet's nonces, read under the
+ * (PayoutCoverageRepository.committedFees): a range of one wallet's nonces, read under the
  * wallet's lock, that must not scan every attempt ever made.
  */
 export class PayoutAttemptsWalletNonce1765600000000 implements MigrationInterface {

@@ -1,21 +1,13 @@
-import { AbiCoder } from 'ethers';
 import { TronWeb } from 'tronweb';
-import { checkedTransactionId, tronError } from '../adapters/tron/tron-chain-reads';
+import { tronError } from '../adapters/tron/tron-chain-reads';
 import { TronNodeClient, TronNodeClientOptions } from '../adapters/tron/tron-node-client';
-import { isValidAddress } from '../hd/addresses';
 import { NetworkConfig } from '../networks/network.types';
 import { BroadcastResult } from '../payouts/payout-transport';
 import { classifyTronBroadcast } from '../payouts/tron-broadcast-result';
-import { parseTimedBlock, parseUint256Result } from '../payouts/tron-payout-responses';
-import {
-  parseAccount,
-  parseAccountResources,
-  parseChainParameter,
-  parseDelegatedEnergy,
-  parseEnergyUsed,
-  parseMinedTransaction,
-  TronMinedTransaction,
-} from './tron-sweep-responses';
+import { parseTimedBlock } from '../payouts/tron-payout-responses';
+import { TronSweepChecks } from './tron-sweep-checks';
+import { TronAccountState, TronSweepReads } from './tron-sweep-reads';
+import { parseEnergyUsed, TronMinedTransaction } from './tron-sweep-responses';
 import {
   addressOfKey,
   bandwidthOf,
@@ -26,22 +18,11 @@ import {
   SignedTronTransaction,
   TronSigningKey,
 } from './tron-sweep-signing';
+import { abiEncode, TRANSFER_SIGNATURE } from './tron-trc20-calls';
 
 export type { SignedTronTransaction, TronSigningKey } from './tron-sweep-signing';
 export type { TronMinedTransaction, TronTransactionCosts } from './tron-sweep-responses';
-
-/** What an address is on chain now, for deciding the sweep's steps. */
-export interface TronAccountState {
-  /** An account exists (activated): only then may it sign, or receive delegated energy. */
-  activated: boolean;
-  balanceSun: bigint;
-  /** Energy left now: its own stake's and what others delegated to it, less what it used. */
-  energyAvailable: bigint;
-  /** Free bandwidth left today (600 bytes a day per account on mainnet). */
-  freeBandwidthAvailable: bigint;
-  /** Free and staked (or delegated) bandwidth left. */
-  bandwidthAvailable: bigint;
-}
+export type { TronAccountState } from './tron-sweep-reads';
 
 /** What sweeping an address would take, at the chain's prices now. */
 export interface TronSweepCost {
@@ -69,11 +50,6 @@ export interface TronSweepTransportOptions extends TronNodeClientOptions {
   allowedDestinations: Iterable<string>;
 }
 
-const TRANSFER_SIGNATURE = 'transfer(address,uint256)';
-const BALANCE_OF_SIGNATURE = 'balanceOf(address)';
-const SUN_PER_TRX = 1_000_000n;
-const MAX_UINT256 = (1n << 256n) - 1n;
-
 /**
  * The TRON primitives of a sweep: activate a deposit address (CreateAccountContract from the
  * staking account), lend it energy (DelegateResourceContract) and take it back, move its whole
@@ -81,16 +57,14 @@ const MAX_UINT256 = (1n << 256n) - 1n;
  * reference), builds and signs locally with tronweb, and returns the signed transaction without
  * sending it, so the caller journals it first and broadcasts it (again) with `broadcast`.
  * Reads go through TronNodeClient: the retries, failover and API-key rules of the other TRON
- * clients; a failure throws ChainError.
+ * clients; a failure throws ChainError. The reads are TronSweepReads'; what may be read, built
+ * and signed is checked by TronSweepChecks.
  */
-/** Solidity-API balance reads in flight at once (TRON has no Multicall). */
-const SOLID_READS_IN_FLIGHT = 8;
-
 export class TronSweepTransport {
   private readonly node: TronNodeClient;
   private readonly tronWeb: TronWeb;
-  private readonly allowedDestinations: ReadonlySet<string>;
-  private readonly tokens: ReadonlySet<string>;
+  private readonly checks: TronSweepChecks;
+  private readonly reads: TronSweepReads;
 
   constructor(
     readonly network: NetworkConfig,
@@ -102,125 +76,35 @@ export class TronSweepTransport {
     this.node = new TronNodeClient(network, options);
     // Only tronweb's local builders are used (every build gets its blockHeader): it sends nothing.
     this.tronWeb = new TronWeb({ fullHost: network.rpcUrls[0] });
-    const destinations = [...options.allowedDestinations];
-    for (const destination of destinations) this.hexAddress(destination, 'allowed destination');
-    this.allowedDestinations = new Set(destinations);
-    this.tokens = new Set(Object.values(network.tokens).map((token) => token?.contract as string));
+    this.checks = new TronSweepChecks(network, options.allowedDestinations);
+    this.reads = new TronSweepReads(network, this.node, this.checks);
   }
 
-  /** Sun burnt per unit of energy, as the chain charges it now (getEnergyFee). */
-  async energyPrice(): Promise<bigint> {
-    return this.chainParameter('getEnergyFee');
+  energyPrice(): Promise<bigint> {
+    return this.reads.energyPrice();
   }
 
-  /** Sun burnt per byte of bandwidth (getTransactionFee). */
-  async bandwidthPrice(): Promise<bigint> {
-    return this.chainParameter('getTransactionFee');
+  bandwidthPrice(): Promise<bigint> {
+    return this.reads.bandwidthPrice();
   }
 
-  async accountState(address: string): Promise<TronAccountState> {
-    const hex = this.hexAddress(address, 'address');
-    const [account, resources] = await Promise.all([
-      this.node.request('wallet/getaccount', { address: hex, visible: false }, parseAccount),
-      this.node.request(
-        'wallet/getaccountresource',
-        { address: hex, visible: false },
-        parseAccountResources,
-      ),
-    ]);
-    return {
-      ...account,
-      energyAvailable: resources.energyAvailable,
-      freeBandwidthAvailable: resources.freeBandwidthAvailable,
-      bandwidthAvailable: resources.freeBandwidthAvailable + resources.stakedBandwidthAvailable,
-    };
+  accountState(address: string): Promise<TronAccountState> {
+    return this.reads.accountState(address);
   }
 
-  /** Sun of stake `from` lends `to` for energy now. */
-  async delegatedEnergy(from: string, to: string): Promise<bigint> {
-    return this.node.request(
-      'wallet/getdelegatedresourcev2',
-      {
-        fromAddress: this.hexAddress(from, 'from'),
-        toAddress: this.hexAddress(to, 'to'),
-        visible: false,
-      },
-      parseDelegatedEnergy,
-    );
+  delegatedEnergy(from: string, to: string): Promise<bigint> {
+    return this.reads.delegatedEnergy(from, to);
   }
 
-  async tokenBalance(address: string, token: string): Promise<bigint> {
-    const owner = this.hexAddress(address, 'address');
-    return this.node.request(
-      'wallet/triggerconstantcontract',
-      {
-        owner_address: owner,
-        contract_address: this.hexAddress(token, 'token'),
-        function_selector: BALANCE_OF_SIGNATURE,
-        parameter: abiEncode(['address'], [owner]),
-        visible: false,
-      },
-      parseUint256Result,
-    );
+  tokenBalance(address: string, token: string): Promise<bigint> {
+    return this.reads.tokenBalance(address, token);
   }
 
-  /**
-   * Balances of `token` from the solidity API (the state of an irreversible block), every read
-   * from the one URL that answered the solid head, between two reads of that head. A backend
-   * behind the URL still catching up answers an older solid head after than before: the caller
-   * then trusts none of the balances.
-   */
-  async solidTokenBalances(
+  solidTokenBalances(
     addresses: string[],
     token: string,
   ): Promise<{ solidBefore: number; solidAfter: number; balances: bigint[] }> {
-    const tokenHex = this.hexAddress(token, 'token');
-    const owners = addresses.map((address) => this.hexAddress(address, 'address'));
-    const before = await this.node.requestWithSource(
-      'walletsolidity/getnowblock',
-      {},
-      parseTimedBlock,
-    );
-    if (!before.value) {
-      throw tronError(
-        'transient',
-        'walletsolidity/getnowblock returned no block',
-        this.network.name,
-      );
-    }
-    const balances: bigint[] = [];
-    for (let start = 0; start < owners.length; start += SOLID_READS_IN_FLIGHT) {
-      const batch = owners.slice(start, start + SOLID_READS_IN_FLIGHT);
-      balances.push(
-        ...(await Promise.all(
-          batch.map((owner) =>
-            this.node.request(
-              'walletsolidity/triggerconstantcontract',
-              {
-                owner_address: owner,
-                contract_address: tokenHex,
-                function_selector: BALANCE_OF_SIGNATURE,
-                parameter: abiEncode(['address'], [owner]),
-                visible: false,
-              },
-              parseUint256Result,
-              before.source,
-            ),
-          ),
-        )),
-      );
-    }
-    const after = await this.node.request(
-      'walletsolidity/getnowblock',
-      {},
-      parseTimedBlock,
-      before.source,
-    );
-    return {
-      solidBefore: before.value.number,
-      solidAfter: after?.number ?? -1,
-      balances,
-    };
+    return this.reads.solidTokenBalances(addresses, token);
   }
 
   /**
@@ -231,7 +115,7 @@ export class TronSweepTransport {
    */
   async buildActivate(stakingKey: TronSigningKey, address: string): Promise<SignedTronTransaction> {
     const privateKey = checkedPrivateKey(stakingKey.privateKey(), stakingKey.address);
-    this.hexAddress(address, 'address');
+    this.checks.hexAddress(address, 'address');
     const blockHeader = await this.reference();
     const transaction = await this.tronWeb.transactionBuilder.createAccount(
       address,
@@ -248,8 +132,8 @@ export class TronSweepTransport {
     stakeSun: bigint,
   ): Promise<SignedTronTransaction> {
     const privateKey = checkedPrivateKey(stakingKey.privateKey(), stakingKey.address);
-    this.hexAddress(receiver, 'receiver');
-    const amount = this.stakeAmount(stakeSun);
+    this.checks.hexAddress(receiver, 'receiver');
+    const amount = this.checks.stakeAmount(stakeSun);
     const blockHeader = await this.reference();
     const transaction = await this.tronWeb.transactionBuilder.delegateResource(
       amount,
@@ -270,8 +154,8 @@ export class TronSweepTransport {
     stakeSun: bigint,
   ): Promise<SignedTronTransaction> {
     const privateKey = checkedPrivateKey(stakingKey.privateKey(), stakingKey.address);
-    this.hexAddress(receiver, 'receiver');
-    const amount = this.stakeAmount(stakeSun);
+    this.checks.hexAddress(receiver, 'receiver');
+    const amount = this.checks.stakeAmount(stakeSun);
     const blockHeader = await this.reference();
     const transaction = await this.tronWeb.transactionBuilder.undelegateResource(
       amount,
@@ -300,8 +184,8 @@ export class TronSweepTransport {
     const privateKey = checkedPrivateKey(depositPrivateKey, undefined);
     const owner = addressOfKey(privateKey);
     // Before any request: the deposit key signs nothing but a whole-balance move to our wallets.
-    this.checkTransfer(token, to, amount);
-    this.checkFeeLimit(feeLimitSun);
+    this.checks.checkTransfer(token, to, amount);
+    this.checks.checkFeeLimit(feeLimitSun);
     const blockHeader = await this.reference();
     const transaction = await this.transferTransaction(
       owner,
@@ -326,11 +210,11 @@ export class TronSweepTransport {
     to: string,
     amount?: bigint,
   ): Promise<TronSweepCost> {
-    const owner = this.hexAddress(address, 'address');
-    const contract = this.hexAddress(token, 'token');
-    const recipient = this.destination(to);
+    const owner = this.checks.hexAddress(address, 'address');
+    const contract = this.checks.hexAddress(token, 'token');
+    const recipient = this.checks.destination(to);
     const swept = amount ?? (await this.tokenBalance(address, token));
-    this.checkTransfer(token, to, swept);
+    this.checks.checkTransfer(token, to, swept);
     const [energy, energyPriceSun, bandwidthPriceSun, blockHeader] = await Promise.all([
       this.node.request(
         'wallet/triggerconstantcontract',
@@ -386,12 +270,8 @@ export class TronSweepTransport {
     );
   }
 
-  /** The mined transaction's outcome and costs (`fee`: sun burnt), or null while no block has it. */
-  async transactionInfo(txHash: string): Promise<TronMinedTransaction | null> {
-    const id = checkedTransactionId(txHash, this.network.name);
-    return this.node.request('wallet/gettransactioninfobyid', { value: id }, (value) =>
-      parseMinedTransaction(value, id),
-    );
+  transactionInfo(txHash: string): Promise<TronMinedTransaction | null> {
+    return this.reads.transactionInfo(txHash);
   }
 
   private async transferTransaction(
@@ -402,8 +282,8 @@ export class TronSweepTransport {
     feeLimitSun: bigint,
     blockHeader: ReferenceBlock,
   ) {
-    this.checkTransfer(token, to, amount);
-    this.checkFeeLimit(feeLimitSun);
+    this.checks.checkTransfer(token, to, amount);
+    this.checks.checkFeeLimit(feeLimitSun);
     // A cap on the fee burnt, in sun, checked above to be a safe integer: tronweb takes a number
     // here. No token amount passes through it (the amount goes in the ABI-encoded bigint below).
     const built = await this.tronWeb.transactionBuilder.triggerSmartContract(
@@ -425,75 +305,4 @@ export class TronSweepTransport {
     if (!head) throw tronError('transient', 'getnowblock returned no block', this.network.name);
     return referenceBlock(head);
   }
-
-  private async chainParameter(key: string): Promise<bigint> {
-    return this.node.request('wallet/getchainparameters', {}, (value) =>
-      parseChainParameter(value, key),
-    );
-  }
-
-  /** `to` as 41-hex, refused unless it is an allowed destination. */
-  private destination(to: string): string {
-    const hex = this.hexAddress(to, 'to');
-    if (!this.allowedDestinations.has(to)) {
-      throw tronError(
-        'permanent',
-        `${JSON.stringify(to)} is not an allowed sweep destination`,
-        this.network.name,
-      );
-    }
-    return hex;
-  }
-
-  /** A transfer the deposit key may sign: a token of the network, to an allowed destination. */
-  private checkTransfer(token: string, to: string, amount: bigint): void {
-    this.destination(to);
-    this.hexAddress(token, 'token');
-    if (!this.tokens.has(token)) {
-      throw tronError('permanent', `${token} is not a token of the network`, this.network.name);
-    }
-    if (amount <= 0n || amount > MAX_UINT256) {
-      throw tronError('permanent', `amount ${amount} is not a positive uint256`, this.network.name);
-    }
-  }
-
-  private checkFeeLimit(feeLimitSun: bigint): void {
-    // java-tron's JSON takes a number here: a safe integer of sun.
-    if (feeLimitSun <= 0n || feeLimitSun > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw tronError(
-        'permanent',
-        `fee limit ${feeLimitSun} sun is out of range`,
-        this.network.name,
-      );
-    }
-  }
-
-  /** A stake amount in sun as tronweb takes it: whole sun, at least 1 TRX (java-tron's minimum). */
-  private stakeAmount(stakeSun: bigint): number {
-    if (stakeSun < SUN_PER_TRX || stakeSun > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw tronError(
-        'permanent',
-        `stake ${stakeSun} sun is out of range (at least 1 TRX)`,
-        this.network.name,
-      );
-    }
-    return Number(stakeSun);
-  }
-
-  /** 41-prefixed lowercase hex, the form of visible=false requests. */
-  private hexAddress(address: string, name: string): string {
-    if (!isValidAddress('TRON', address)) {
-      const message = `${name} ${JSON.stringify(address)} is not a TRON address`;
-      throw tronError('permanent', message, this.network.name);
-    }
-    return TronWeb.address.toHex(address).toLowerCase();
-  }
-}
-
-/** ABI-encoded parameters, lowercase hex without 0x; addresses given as 41-prefixed hex. */
-function abiEncode(types: string[], values: Array<string | bigint>): string {
-  const evmValues = values.map((value) =>
-    typeof value === 'string' ? `0x${value.slice(2)}` : value,
-  );
-  return AbiCoder.defaultAbiCoder().encode(types, evmValues).slice(2);
 }

@@ -286,8 +286,9 @@ describe('Network fees become final: review r9b', () => {
       );
       expect(read).toBeGreaterThanOrEqual(3);
       expect(read).toBeLessThanOrEqual(10);
-      // A read the node failed is no check of the fee: none counts towards overdue.
-      expect(checked).toBe(0);
+      // A read the node failed counts as a check (review r11, 2: a node failing one hash for
+      // good must make it overdue).
+      expect(checked).toBe(read);
       // The rest keep their turn for the next pass.
       expect(untouched).toBe(stuck.length - read);
     } finally {
@@ -299,35 +300,54 @@ describe('Network fees become final: review r9b', () => {
     }
   }, 180_000);
 
-  it('decides nothing on a block whose own answer tells a head below finality (r10, 1)', async () => {
+  it('makes a fee final only on headers linked by their hashes above its block (r10, r11: one)', async () => {
     const { txHash, fee } = await minedFee();
     await bookFee(txHash, fee + 7n);
     const { blockNumber } = (await devnet.provider.getTransactionReceipt(txHash))!;
-    // The batch's head (the first) is the chain's; every later one is the receipt's block + 1,
-    // as a node stuck on a stale fork holding that block would tell. Before, the batch's deep
-    // head and the matching header made the fee final.
+    // A backend on another branch answers the block above the fee's: its header names another
+    // parent. The receipt, the fee's own header and a deep head all agree; before, that was the
+    // proof (a head and a header from two requests, which a balancer may send to two backends).
     const proxy = await RpcProxy.start(devnet.rpcUrl);
-    let heads = 0;
-    proxy.rewrite((request) => {
-      if (request.method !== 'eth_blockNumber' || ++heads === 1) return undefined;
-      return JSON.stringify({
-        jsonrpc: '2.0',
-        id: request.id,
-        result: toQuantity(blockNumber + 1),
-      });
+    const above = toQuantity(blockNumber + 1);
+    let forked = 0;
+    proxy.rewrite((request, answer) => {
+      if (request.method !== 'eth_getBlockByNumber' || request.params?.[0] !== above) {
+        return undefined;
+      }
+      forked += 1;
+      const body = JSON.parse(answer) as { result: { parentHash: string } | null };
+      if (body.result) body.result.parentHash = `0x${'ab'.repeat(32)}`;
+      return JSON.stringify(body);
     });
     const stale = finalityBehind(proxy);
     try {
       await stale.finalize('ETHEREUM');
-      expect(heads).toBeGreaterThan(1);
+      expect(forked).toBeGreaterThan(0);
       expect(await feeRow(txHash)).toEqual({ fee: (fee + 7n).toString(), final: false });
-      // The chain's own head, and the same fee is settled.
-      proxy.rewrite(undefined);
+
+      // The top of the depth missing (a backend behind): not final either, and not put off.
+      forked = 0;
+      const top = toQuantity(blockNumber + FINALITY_BLOCKS - 1);
+      proxy.rewrite((request) =>
+        request.method === 'eth_getBlockByNumber' && request.params?.[0] === top
+          ? JSON.stringify({ jsonrpc: '2.0', id: request.id, result: null })
+          : undefined,
+      );
       await api.dataSource.query(
         `UPDATE network_fee_receipts SET next_check_at = now() - interval '1 second'
           WHERE network = 'ETHEREUM' AND tx_hash = $1`,
         [txHash],
       );
+      await stale.finalize('ETHEREUM');
+      expect(await feeRow(txHash)).toEqual({ fee: (fee + 7n).toString(), final: false });
+      const [{ due }] = await api.dataSource.query(
+        `SELECT next_check_at <= now() AS due FROM network_fee_receipts WHERE tx_hash = $1`,
+        [txHash],
+      );
+      expect(due).toBe(true);
+
+      // The chain as it is, linked: the same fee is settled.
+      proxy.rewrite(undefined);
       await stale.finalize('ETHEREUM');
       expect(await feeRow(txHash)).toEqual({ fee: fee.toString(), final: true });
     } finally {

@@ -21,17 +21,20 @@ export class ReconcileProcessor {
 
   /**
    * The EVM networks with fees not yet final, two side by side (each its own node; each pass
-   * holds a connection for its lock and up to 8 reads' statements), each within half the
-   * schedule's interval so a pass ends before the next is due. A network whose pass runs
+   * holds a connection for its lock and up to 8 reads' statements), all within half the
+   * schedule's interval so the job ends before the next is due. A network whose pass runs
    * elsewhere is skipped, one whose node fails waits for the next pass; any other error fails the
    * job once every pass has ended.
    */
   @Process(RECONCILIATION_JOBS.finalizeFees)
   async finalizeFees(): Promise<void> {
-    const budgetMs = this.config.treasury.reconcileIntervalMs / 2;
+    // One deadline for the job: a network started late gets what is left (review r11, 7).
+    const deadline = Date.now() + this.config.treasury.reconcileIntervalMs / 2;
     const networks = await this.feeFinality.networksToFinalize();
     const failures: unknown[] = [];
     await mapConcurrently(networks, NETWORKS_AT_ONCE, async (network) => {
+      const budgetMs = deadline - Date.now();
+      if (budgetMs <= 0) return;
       try {
         await this.feeFinality.finalize(network, { budgetMs, wait: false });
       } catch (error) {

@@ -102,14 +102,16 @@ export class NonceProofWaits {
    */
   async nonceUnused(payoutIds: string[]): Promise<void> {
     await this.dataSource.query(
-      `WITH paused AS (
-         UPDATE payout_nonce_proof_waits SET unused_at = COALESCE(unused_at, now())
-          WHERE payout_id = ANY($1::text[])
+      `WITH gone AS (
+         DELETE FROM payout_nonce_proof_waits w
+          WHERE w.unused_at < now() - make_interval(secs => $2::double precision)
+             OR NOT EXISTS (SELECT 1 FROM payouts p
+                             WHERE p.id = w.payout_id AND p.status = 'Processing')
+         RETURNING payout_id
        )
-       DELETE FROM payout_nonce_proof_waits w
-        WHERE w.unused_at < now() - make_interval(secs => $2::double precision)
-           OR NOT EXISTS (SELECT 1 FROM payouts p
-                           WHERE p.id = w.payout_id AND p.status = 'Processing')`,
+       -- One statement, each row changed once: the pause skips the waits just deleted.
+       UPDATE payout_nonce_proof_waits SET unused_at = COALESCE(unused_at, now())
+        WHERE payout_id = ANY($1::text[]) AND payout_id NOT IN (SELECT payout_id FROM gone)`,
       [payoutIds, NONCE_PROOF_ALERT_AFTER_MS / 1000],
     );
   }

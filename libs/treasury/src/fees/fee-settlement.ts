@@ -93,10 +93,6 @@ export class FeeSettlement {
           );
           return 'operator';
         }
-        this.logger.warn(
-          { ...context, booked: row.fee, final: read.feeWei.toString() },
-          'Fee corrected: the transaction was mined again at another price',
-        );
       }
       // A batch sweep moves whole balances: the same bytes mined again may have moved less.
       const sweep =
@@ -106,6 +102,13 @@ export class FeeSettlement {
       // All or nothing: the fee's adjustment goes back with it, so an operator finds the row as
       // it was booked (review r9d), not half corrected.
       if (sweep === 'not-posted') throw new LeftForOperator();
+      if (difference !== 0n) {
+        // Here, past the last point that rolls the settlement back (review r11, 6).
+        this.logger.warn(
+          { ...context, booked: row.fee, final: read.feeWei.toString() },
+          'Fee corrected: the transaction was mined again at another price',
+        );
+      }
       await manager.query(
         `UPDATE network_fee_receipts
             SET fee_base_units = $3, block_number = $4, block_hash = $5, succeeded = $6,

@@ -1,9 +1,9 @@
-import { toQuantity } from 'ethers';
 import { NetworkConfig } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { DEFAULT_RETRY, RetryOptions } from '@app/chains/rpc/retry';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
+import { LinkedHeaders } from './linked-headers';
 
 /**
  * What one node tells of a fee's transaction now. Only `final` decides anything: RPC endpoints
@@ -32,15 +32,6 @@ interface RawReceipt {
   logs?: Array<{ address: string; topics: string[]; data: string; logIndex: string }>;
 }
 
-/** A node's hash at a height and its head, read together. */
-export interface HeaderProof {
-  hash: string;
-  head: number;
-}
-
-/** What nodes hold at each height, read once per batch of fees (many share a block). */
-export type HeaderHashes = Map<number, Promise<HeaderProof | null>>;
-
 /**
  * A read of a fee gives up after this many attempts (not DEFAULT_RETRY's 4): nothing waits on a
  * fee becoming final, and a pass stops reading a network whose node keeps failing
@@ -57,18 +48,16 @@ export class FinalReceipts {
   }
 
   /**
-   * The receipt, then the header at the receipt's height and the head, both in one call to one
-   * RPC URL (the URL the receipt came from or not: a receipt is a function of its block). Final
-   * only when that header's hash is the receipt's block hash and that head is finalityBlocks
-   * above it: one node's proof, never a deep head from one URL and a block from another (a
-   * node stuck on a stale fork serves both its block and a low head). `head`, read once per
-   * batch from any URL, only spares the header read of a fee plainly not deep enough yet.
+   * The receipt, then the proof of its block's depth: its header and the finalityBlocks - 1
+   * above it linked by their parent hashes (LinkedHeaders), whichever URL or backend served each
+   * (a receipt is a function of its block). `head`, read once per batch, only spares the proof of
+   * a fee plainly not deep enough yet.
    */
   async read(
     txHash: string,
     finalityBlocks: number,
     head: number,
-    headers: HeaderHashes,
+    headers: LinkedHeaders,
   ): Promise<FeeReceiptRead> {
     const raw = await this.rpc.call(
       'eth_getTransactionReceipt',
@@ -83,14 +72,10 @@ export class FinalReceipts {
     if (shallow(head)) {
       return { state: 'shallow', blockNumber, confirmations: Math.max(head - blockNumber + 1, 0) };
     }
-    const proof = await this.headerAt(blockNumber, headers);
-    if (!proof || proof.hash !== blockHash) return { state: 'off-chain' };
-    if (shallow(proof.head)) {
-      return {
-        state: 'shallow',
-        blockNumber,
-        confirmations: Math.max(proof.head - blockNumber + 1, 0),
-      };
+    const burial = await headers.burial(blockNumber, blockHash, finalityBlocks);
+    if (burial === 'off-chain') return { state: 'off-chain' };
+    if (burial === 'not-yet') {
+      return { state: 'shallow', blockNumber, confirmations: Math.max(head - blockNumber + 1, 0) };
     }
     return {
       state: 'final',
@@ -112,38 +97,12 @@ export class FinalReceipts {
     return this.rpc.call('eth_blockNumber', (provider) => provider.getBlockNumber());
   }
 
-  async close(): Promise<void> {
-    this.rpc.close();
+  /** A new batch's headers (read once each within it). */
+  batchHeaders(): LinkedHeaders {
+    return new LinkedHeaders(this.rpc);
   }
 
-  /**
-   * The hash a node holds at `blockNumber` and its head, read in one call (one URL), once per
-   * height and batch. Neither a failed read nor an absent header is kept: the next fee of that
-   * block asks again (a lagging backend's null is an absence, not an answer).
-   */
-  private headerAt(blockNumber: number, headers: HeaderHashes): Promise<HeaderProof | null> {
-    let proof = headers.get(blockNumber);
-    if (!proof) {
-      const read = this.rpc.call('eth_getBlockByNumber', async (provider) => {
-        const header = (await provider.send('eth_getBlockByNumber', [
-          toQuantity(blockNumber),
-          false,
-        ])) as { hash: string } | null;
-        if (!header) return null;
-        return { hash: header.hash.toLowerCase(), head: await provider.getBlockNumber() };
-      });
-      proof = read.then(
-        (answer) => {
-          if (!answer && headers.get(blockNumber) === proof) headers.delete(blockNumber);
-          return answer;
-        },
-        (error: unknown) => {
-          if (headers.get(blockNumber) === proof) headers.delete(blockNumber);
-          throw error;
-        },
-      );
-      headers.set(blockNumber, proof);
-    }
-    return proof;
+  async close(): Promise<void> {
+    this.rpc.close();
   }
 }

@@ -6,7 +6,8 @@ import { whileAdvisoryLocked } from '@app/database';
 import { LedgerService } from '@app/ledger';
 import { mapConcurrently } from '../reconciliation/balance-reads';
 import { FeeSettlement } from './fee-settlement';
-import { FinalReceipts, HeaderHashes } from './final-receipts';
+import { FinalReceipts } from './final-receipts';
+import { LinkedHeaders } from './linked-headers';
 
 /**
  * A pass reads a network's due fees in batches of this many (one head read per batch), keyset
@@ -180,7 +181,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
       );
       if (rows.length === 0) break;
       after = { at: rows[rows.length - 1].at, txHash: rows[rows.length - 1].tx_hash };
-      const headers: HeaderHashes = new Map();
+      const headers = receipts.batchHeaders();
       // A lane that throws (the database gone) stops the others at their next fee, and the
       // error is thrown once every lane has ended: the lock is never let go under a running lane.
       const failures: unknown[] = [];
@@ -216,7 +217,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     txHash: string,
     depth: number,
     head: number,
-    headers: HeaderHashes,
+    headers: LinkedHeaders,
     receipts: FinalReceipts,
   ): Promise<keyof FeeCounts | 'failed'> {
     let outcome: keyof FeeCounts | 'failed';
@@ -267,9 +268,10 @@ export class NetworkFeeFinality implements OnModuleDestroy {
   }
 
   /**
-   * Puts off a fee's next check: backing off while undecided, a day when left for an operator.
-   * A read the node failed (`failed`) is no check of the fee: not counted towards overdue (a node
-   * down for hours would make every fee look dropped).
+   * Puts off a fee's next check: backing off while undecided, a day when left for an operator. A
+   * read the node failed counts as a check too (review r11, 2: a node failing one hash for good
+   * must reach OVERDUE_CHECKS and alert); a pass stops after 3 in a row, so a node down for
+   * hours counts a few fees, slowly (30 s doubled per check: 8 checks is about two hours).
    */
   private async later(
     network: NetworkName,
@@ -279,7 +281,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     const [rows]: [Array<{ checks: number; booked_at: Date }>, number] =
       await this.dataSource.query(
         `UPDATE network_fee_receipts
-          SET checks = checks + CASE WHEN $7 THEN 0 ELSE 1 END,
+          SET checks = checks + 1,
               next_check_at = now() + make_interval(secs => CASE WHEN $3
                 THEN $4 ELSE least($5 * power(2, least(checks, 20)), $6) END),
               operator_since = CASE WHEN $3 THEN COALESCE(operator_since, now()) END
@@ -292,11 +294,10 @@ export class NetworkFeeFinality implements OnModuleDestroy {
           OPERATOR_RECHECK_SECONDS,
           RETRY_SECONDS,
           RETRY_CAP_SECONDS,
-          outcome === 'failed',
         ],
       );
     const [row] = rows;
-    if (outcome === 'waiting' && row && row.checks >= OVERDUE_CHECKS) {
+    if (outcome !== 'operator' && row && row.checks >= OVERDUE_CHECKS) {
       // Long past finality and still undecided: most likely dropped for good by a reorg (its
       // nonce taken), so a payout may be Completed with nothing sent. Never decided alone.
       this.logger.error(

@@ -6,10 +6,9 @@ import { OTHER_LOAD_WARNING_CORES } from '../kit/cpu';
 import { createMerchant, freshTarget, postgresVersion, settle } from '../kit/database';
 import { parseOptions } from '../kit/options';
 import { build, freePort, runCli, startNode, TrackedProcess } from '../kit/processes';
-import { describeMachine, gitDescription, printTable, writeJson } from '../kit/report';
+import { describeMachine, gitDescription, writeJson } from '../kit/report';
 import { runBenchmark } from '../kit/run';
 import { callApi, startApi, startWorker, waitForPoolFill, waitUntil } from '../kit/services';
-import { sleep } from '../kit/clock';
 import {
   API_MAIN,
   CLI_MAIN,
@@ -30,8 +29,9 @@ import {
   SCENARIOS,
   Server,
   summarize,
-  Summary,
 } from './load';
+import { machineLine, type Measured, printResults, type ScenarioResult } from './results';
+import { countRows, seedSessions } from './seed';
 
 const TARGET = target('payments_bench', 4);
 // The tuned setup only: the default setup leaves both to the service's own defaults.
@@ -123,37 +123,6 @@ async function ensurePool(db: Client, wanted: number, step: (message: string) =>
   );
 }
 
-/**
- * Copies of the API-created session with their own ids, addresses and creation times, so the
- * merchant's list has `total` rows whatever the creation throughput turns out to be.
- */
-async function seedSessions(db: Client, templateId: string, total: number): Promise<void> {
-  await db.query(
-    `INSERT INTO checkout_sessions (id, merchant_id, livemode, status, amount, currency, network,
-       chain_family, currency_contract, pay_address, key_fingerprint, derivation_index,
-       pricing_amount, pricing_currency, exchange_rate, created_at, expires_at, fee_percent,
-       fee_fixed)
-     SELECT 'cs_seed' || lpad(g::text, 18, '0'), t.merchant_id, t.livemode, t.status, t.amount,
-            t.currency, t.network, t.chain_family, t.currency_contract, 'Tseed' || g,
-            t.key_fingerprint, 1000000000 + g, t.pricing_amount, t.pricing_currency,
-            t.exchange_rate, t.created_at - make_interval(secs => g),
-            t.expires_at - make_interval(secs => g), t.fee_percent, t.fee_fixed
-       FROM checkout_sessions t, generate_series(1, $2::int) g
-      WHERE t.id = $1`,
-    [templateId, total - 1],
-  );
-}
-
-/** Both counts from one snapshot, once requests still in flight at the stop have finished. */
-async function countRows(db: Client) {
-  await sleep(500);
-  const { rows } = await db.query<{ sessions: string; keys: string }>(
-    `SELECT (SELECT count(*) FROM checkout_sessions) AS sessions,
-            (SELECT count(*) FROM idempotency_keys) AS keys`,
-  );
-  return { sessions: Number(rows[0].sessions), keys: Number(rows[0].keys) };
-}
-
 interface Context {
   db: Client;
   targets: Record<Server, LoadTarget>;
@@ -161,16 +130,6 @@ interface Context {
   step: (message: string) => void;
   failures: string[];
   warnings: string[];
-}
-
-type Measured = Summary & { cpu: ReturnType<typeof cpuPerRequest> };
-interface ScenarioResult {
-  label: string;
-  server: Server;
-  warmup: Summary;
-  measured: Measured;
-  attempts: Measured[];
-  checks: Record<string, number>;
 }
 
 const otherCores = (result: Measured) => result.cpu.machine?.other_cores ?? 0;
@@ -279,48 +238,6 @@ async function runScenario(scenario: Scenario, context: Context): Promise<Scenar
   }
   return { label: scenario.label, server: scenario.server, warmup, measured, attempts, checks };
 }
-
-const formatNumber = (value: number | string) =>
-  typeof value === 'number' ? value.toLocaleString('en-US') : String(value);
-
-function printResults(
-  results: Record<string, ScenarioResult>,
-  ratios: Record<string, { baseline: string; ratio: number }>,
-): void {
-  console.log('');
-  printTable([
-    [
-      ...['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs bare'],
-      ...['CPU µs/req: server', 'worker', 'postgres', 'client', 'cores busy', 'other'],
-    ],
-    ...Object.entries(results).map(([name, { measured: m }]) => [
-      name,
-      formatNumber(m.requests_per_second),
-      formatNumber(m.latency_ms.p50),
-      formatNumber(m.latency_ms.p99),
-      formatNumber(m.non_2xx),
-      `${m.errors}${m.timeouts ? ` (${m.timeouts} timeouts)` : ''}`,
-      ratios[name] ? `${ratios[name].ratio.toFixed(2)} of ${ratios[name].baseline}` : '',
-      formatNumber(m.cpu.us_per_request.server ?? '?'),
-      formatNumber(m.cpu.us_per_request.worker ?? '-'),
-      formatNumber(m.cpu.us_per_request.postgres ?? '?'),
-      formatNumber(m.cpu.us_per_request.client ?? '?'),
-      m.cpu.cores_busy.toFixed(2),
-      m.cpu.machine ? m.cpu.machine.other_cores.toFixed(2) : '?',
-    ]),
-  ]);
-  console.log('');
-  const width = Math.max('scenario'.length, ...Object.keys(results).map((name) => name.length));
-  for (const [name, result] of Object.entries(results)) {
-    console.log(`  ${name.padEnd(width)}  ${result.label}`);
-  }
-  console.log('');
-}
-
-// Machine line as bench:api always printed it: no chain.
-const machineLine = (machine: ReturnType<typeof describeMachine>) =>
-  `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; ` +
-  `Node ${machine.node}; PostgreSQL ${machine.postgres}`;
 
 runBenchmark('api', async ({ step, base, log, onStop, startedAt }) => {
   const logs: Record<string, string> = { api: log('api'), bare: log('bare') };

@@ -5,9 +5,9 @@ import {
   setAutomine,
   setIntervalMining,
   spareAccounts,
-  transferLogs,
   waitForReceipt,
 } from '../kit/chain';
+import { transferLogs } from '../kit/chain-reads';
 import { sleep, timestamp } from '../kit/clock';
 import { createMerchant } from '../kit/database';
 import { HeadTracker } from '../kit/heads';

@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import {
   HDNodeWallet,
-  id,
   Interface,
   Mnemonic,
   parseUnits,
@@ -21,8 +19,6 @@ import { sleep, timestamp } from './clock';
 const TRANSFER = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
 // The devnet token's owner-only mint (contracts/TestToken.sol).
 const MINT = new Interface(['function mint(address to, uint256 amount)']);
-const BALANCE_OF = new Interface(['function balanceOf(address owner) view returns (uint256)']);
-const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 // anvil's default accounts come from this public mnemonic (#0-#2 are the devnet's deployer, payer
 // and hot wallet); they are unlocked, so anvil signs eth_sendTransaction from them itself.
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -138,7 +134,8 @@ export class Payer {
   }
 }
 
-interface Receipt {
+/** The fields of an `eth_getTransactionReceipt` answer the benchmarks read. */
+export interface Receipt {
   blockNumber: string;
   status: string;
 }
@@ -339,113 +336,5 @@ export function unlockedTransfer(
         maxPriorityFeePerGas: toQuantity(PRIORITY_FEE_PER_GAS),
       },
     ],
-  };
-}
-
-export interface TransferLog {
-  blockNumber: number;
-  txHash: string;
-  from: string;
-  to: string;
-  /** Base units. */
-  amount: bigint;
-}
-
-/** The token's Transfer logs in a block range (read after a measured window). */
-export async function transferLogs(
-  rpc: Rpc,
-  token: string,
-  fromBlock: number,
-  toBlock: number,
-): Promise<TransferLog[]> {
-  const logs: TransferLog[] = [];
-  const step = 20;
-  for (let from = fromBlock; from <= toBlock; from += step) {
-    const answer = await rpc.call<
-      Array<{ blockNumber: string; transactionHash: string; topics: string[]; data: string }>
-    >('eth_getLogs', [
-      {
-        address: token,
-        topics: [TRANSFER_TOPIC],
-        fromBlock: toQuantity(from),
-        toBlock: toQuantity(Math.min(toBlock, from + step - 1)),
-      },
-    ]);
-    for (const log of answer) {
-      logs.push({
-        blockNumber: Number(log.blockNumber),
-        txHash: log.transactionHash.toLowerCase(),
-        from: topicAddress(log.topics[1]),
-        to: topicAddress(log.topics[2]),
-        amount: BigInt(log.data),
-      });
-    }
-  }
-  return logs;
-}
-
-/** The holder's balance of an ERC-20 token, in base units, at the latest block. */
-export async function tokenBalance(rpc: Rpc, token: string, holder: string): Promise<bigint> {
-  const data = BALANCE_OF.encodeFunctionData('balanceOf', [holder]);
-  return BigInt(await rpc.call<string>('eth_call', [{ to: token, data }, 'latest']));
-}
-
-export interface MinedReceipt {
-  blockNumber: number;
-  succeeded: boolean;
-}
-
-/** Receipts by lower-case transaction hash, 100 to a JSON-RPC batch; a hash not mined is absent. */
-export async function receipts(rpc: Rpc, txHashes: string[]): Promise<Map<string, MinedReceipt>> {
-  const found = new Map<string, MinedReceipt>();
-  for (let start = 0; start < txHashes.length; start += 100) {
-    const hashes = txHashes.slice(start, start + 100);
-    const answers = await rpc.batch(
-      hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
-    );
-    answers.forEach((answer, index) => {
-      if (answer.error !== undefined) throw new Error(answer.error);
-      const receipt = answer.result as Receipt | null;
-      if (receipt) {
-        found.set(hashes[index].toLowerCase(), {
-          blockNumber: Number(receipt.blockNumber),
-          succeeded: receipt.status === '0x1',
-        });
-      }
-    });
-  }
-  return found;
-}
-
-function topicAddress(topic: string): string {
-  return `0x${topic.slice(-40)}`.toLowerCase();
-}
-
-/** The devnet's NETWORKS_FILE and HOT_WALLETS_FILE, as `npm run devnet` writes them. */
-export interface DevnetFiles {
-  /** ETHEREUM mapped onto the devnet (RPC URL, token contracts, confirmations). */
-  networksFile: string;
-  /** The devnet hot wallet's key (anvil account #2): read by the worker only. */
-  hotWalletsFile: string;
-}
-
-export function writeDevnetFiles(devnet: Devnet, base: string, confirmations = 1): DevnetFiles {
-  const files = {
-    networksFile: `${base}.networks.json`,
-    hotWalletsFile: `${base}.hot-wallets.json`,
-  };
-  writeFileSync(files.networksFile, devnet.networksFileJson({ confirmations }));
-  // anvil's well-known account #2: a public test key, never a real secret.
-  const hotWallets = { ETHEREUM: { privateKey: DEVNET_ACCOUNTS.hotWallet.privateKey } };
-  writeFileSync(files.hotWalletsFile, JSON.stringify(hotWallets));
-  return files;
-}
-
-/** What the API (`worker` false) or the worker needs to run on the devnet's ETHEREUM alone. */
-export function devnetEnvironment(files: DevnetFiles, worker: boolean): Record<string, string> {
-  return {
-    NETWORKS_FILE: files.networksFile,
-    WATCH_NETWORKS: 'ETHEREUM',
-    ...(worker ? { HOT_WALLETS_FILE: files.hotWalletsFile } : {}),
   };
 }

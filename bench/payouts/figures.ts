@@ -1,4 +1,4 @@
-import type { MinedReceipt } from '../kit/chain';
+import type { MinedReceipt } from '../kit/chain-reads';
 import type { HeadTracker } from '../kit/heads';
 import { distribution, Distribution } from '../kit/stats';
 import type { PayoutTimes } from './journal';

@@ -1,5 +1,6 @@
 import type { Client } from 'pg';
-import { receipts, Rpc } from '../kit/chain';
+import { Rpc } from '../kit/chain';
+import { receipts } from '../kit/chain-reads';
 import { sleep, timestamp } from '../kit/clock';
 import { cpuSnapshot, CpuUsage, cpuUsage } from '../kit/cpu';
 import type { HeadTracker } from '../kit/heads';

@@ -4,13 +4,9 @@
 // with the right amount. See bench/README.md.
 import { relative } from 'node:path';
 import { DEVNET_ACCOUNTS, startDevnet } from '../../test/support/devnet';
-import {
-  clientVersion,
-  devnetEnvironment,
-  Rpc,
-  tokenBalance,
-  writeDevnetFiles,
-} from '../kit/chain';
+import { clientVersion, Rpc } from '../kit/chain';
+import { tokenBalance } from '../kit/chain-reads';
+import { devnetEnvironment, writeDevnetFiles } from '../kit/devnet-files';
 import { timestamp } from '../kit/clock';
 import { anvilPid, OTHER_LOAD_WARNING_CORES, otherBenchmarks } from '../kit/cpu';
 import { createMerchant, freshTarget, postgresVersion } from '../kit/database';

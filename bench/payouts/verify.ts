@@ -1,7 +1,8 @@
 import Decimal from 'decimal.js';
 import { parseUnits } from 'ethers';
 import type { Client } from 'pg';
-import { receipts, Rpc, tokenBalance, transferLogs } from '../kit/chain';
+import { Rpc } from '../kit/chain';
+import { receipts, tokenBalance, transferLogs } from '../kit/chain-reads';
 import type { FundedMerchant } from '../kit/funding';
 import { merchantLedger, MerchantLedger, payoutTimes } from './journal';
 import type { RequestRecord } from './load';

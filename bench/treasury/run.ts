@@ -8,7 +8,8 @@ import type { Client } from 'pg';
 import { loadAppConfig } from '@app/common/config/app-config';
 import { startDevnet } from '../../test/support/devnet';
 import { prepareDevnetTreasury } from '../../scripts/devnet-treasury';
-import { clientVersion, devnetEnvironment, Rpc, writeDevnetFiles } from '../kit/chain';
+import { clientVersion, Rpc } from '../kit/chain';
+import { devnetEnvironment, writeDevnetFiles } from '../kit/devnet-files';
 import { freshTarget, postgresVersion } from '../kit/database';
 import { build, runCli } from '../kit/processes';
 import {

@@ -13,20 +13,13 @@ import {
 } from '@app/chains';
 import { signSweepAuthorization } from '@app/chains/sweeps/evm-sweep-authorization';
 import { encodeSweepMany } from '@app/chains/sweeps/evm-sweep-calldata';
-import { isDelegatedTo } from '@app/chains/sweeps/evm-sweep-delegation';
 import { signSweepBatch } from '@app/chains/sweeps/evm-sweep-transaction';
+import { AssessedAddress, assessFundedAddress, TokenAssessment } from './evm-sweep-assessment';
 import { EvmSweepChain } from './evm-sweep-chain';
 import { SweepKeys } from './sweep-keys';
 import { SweepJournalRepository, SweepDestination } from './sweep-journal.repository';
-import { PendingDepositAddress, SweepPlannerRepository } from './sweep-planner.repository';
-import {
-  cappedSweepFees,
-  decideSweep,
-  destinationFor,
-  gasPriceAllowed,
-  SweepCandidate,
-  SweepDecision,
-} from './sweep-policy';
+import { SweepPlannerRepository } from './sweep-planner.repository';
+import { cappedSweepFees, destinationFor, gasPriceAllowed } from './sweep-policy';
 import { SweepBroadcaster } from './sweep-broadcaster';
 import { StrangerCoin } from './stranger-coin';
 import { delegateMismatches, provenBlock, readableAt, sweeperIsHotWallet } from './sweep-safety';
@@ -39,23 +32,6 @@ export const MAX_LIVE_SWEEPS = 20;
 // Gas limits: generous, unused gas is not paid (the sweeper only has to cover the limit).
 const GAS_LIMIT_BASE = 60_000n;
 const GAS_LIMIT_PER_ADDRESS = 100_000n;
-
-export interface AssessedAddress extends PendingDepositAddress {
-  balanceBaseUnits: bigint;
-  needsAuthorization: boolean;
-  decision: SweepDecision;
-}
-
-export interface TokenAssessment {
-  /** The confirmed block the balances were read at (none when nothing was read). */
-  block?: number;
-  /** Pending addresses read this pass... */
-  candidates: number;
-  /** ...of which found empty (cleared)... */
-  emptied: number;
-  /** ...and those holding tokens, with the policy's word on each. */
-  funded: AssessedAddress[];
-}
 
 export interface SweepTickReport {
   network: NetworkName;
@@ -223,21 +199,17 @@ export class EvmSweeper implements OnModuleDestroy {
     const funded = readable.filter((candidate) => (balances.get(candidate.address) ?? 0n) > 0n);
     if (!funded.length) return assessment;
     const codes = await chain.codes(funded.map((candidate) => candidate.address));
-    assessment.funded = funded.map((candidate) => {
-      const balanceBaseUnits = balances.get(candidate.address)!;
-      const needsAuthorization = !isDelegatedTo(
+    assessment.funded = funded.map((candidate) =>
+      assessFundedAddress(
+        candidate,
+        balances.get(candidate.address)!,
         codes.get(candidate.address)!,
-        settings.sweepDelegate!,
-      );
-      const policyCandidate: SweepCandidate = {
-        address: candidate.address,
-        balance: new Decimal(formatUnits(balanceBaseUnits, token.decimals)),
-        unsweptSince: candidate.pendingSince,
-        needsAuthorization,
-      };
-      const decision = decideSweep(policyCandidate, gasPrice, settings.batchSize, settings, now);
-      return { ...candidate, balanceBaseUnits, needsAuthorization, decision };
-    });
+        token.decimals,
+        settings,
+        gasPrice,
+        now,
+      ),
+    );
     return assessment;
   }
 

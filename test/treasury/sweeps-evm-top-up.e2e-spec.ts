@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { getAddress, Transaction } from 'ethers';
-import { useChainSuite } from '../support/chain-suite';
 import { startWorker } from '../support/in-process-worker';
 import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
+import { useSweepingChainSuite } from '../support/sweep-suite';
 import { TOP_UP_SWEEPER, topUpEnvironment } from '../support/top-up-env';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -31,15 +31,8 @@ const wei = (amount: string): bigint => {
  */
 describe('EVM sweeps by gas top-up: the sweeper funds the gas, the deposit address sends its tokens', () => {
   let worker: INestApplicationContext | undefined;
-  const chain = useChainSuite({
-    environment: () => ({
-      ...topUpEnvironment(),
-      WATCH_NETWORKS: 'ETHEREUM',
-      DEPOSIT_SCAN_INTERVAL_MS: '200',
-      TREASURY_SWEEP_INTERVAL_MS: '300',
-      PAYOUT_TRACK_INTERVAL_MS: '300',
-    }),
-    newChain: 'sweeps',
+  const chain = useSweepingChainSuite({
+    sweepFiles: () => topUpEnvironment(),
     timeoutMs: TIMEOUT_MS,
     cleanUp: async () => {
       await worker?.close();

@@ -1,9 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { getAddress } from 'ethers';
-import { useChainSuite } from '../support/chain-suite';
 import { startWorker } from '../support/in-process-worker';
 import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
 import { DEVNET_SWEEPER, sweepEnvironment } from '../support/sweep-env';
+import { useSweepingChainSuite } from '../support/sweep-suite';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -21,19 +21,12 @@ describe('EVM sweeps: deposit addresses emptied into the hot wallet by EIP-7702 
   let delegate: string;
   let worker: INestApplicationContext | undefined;
   // An earlier sweep suite in this run left the sweeper's nonce of its own chain: `sweeps`.
-  const chain = useChainSuite({
-    environment: async ({ devnet }) => {
+  const chain = useSweepingChainSuite({
+    sweepFiles: async (devnet) => {
       const sweep = await sweepEnvironment(devnet);
       delegate = sweep.delegate;
-      return {
-        ...sweep.environment,
-        WATCH_NETWORKS: 'ETHEREUM',
-        DEPOSIT_SCAN_INTERVAL_MS: '200',
-        TREASURY_SWEEP_INTERVAL_MS: '300',
-        PAYOUT_TRACK_INTERVAL_MS: '300',
-      };
+      return sweep.environment;
     },
-    newChain: 'sweeps',
     timeoutMs: TIMEOUT_MS,
     cleanUp: async () => {
       await worker?.close();

@@ -1,29 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import Decimal from 'decimal.js';
-import { Contract, formatUnits, getAddress, parseUnits, Transaction, Wallet } from 'ethers';
+import { Contract, formatUnits, getAddress, parseUnits, Transaction } from 'ethers';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
-import { SweepKeys, TreasurySweeps } from '@app/treasury';
-import type { SweepRunReport } from '@app/treasury';
-import { CliModule } from '../../apps/cli/src/cli.module';
-import { useChainEnvironment } from '../support/chain-test-env';
 import { CliProcess } from '../support/cli-process';
-import {
-  Devnet,
-  DEVNET_ACCOUNTS,
-  deployNoReturnToken,
-  noReturnTokenAbi,
-  startDevnet,
-} from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import { startPayoutsOnNewChain } from '../support/payout-chain';
-import {
-  devnetSweeper,
-  DEVNET_TREASURY,
-  startSweepsOnNewChain,
-  sweepEnvironment,
-} from '../support/sweep-env';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
+import { devnetSweeper, DEVNET_TREASURY } from '../support/sweep-env';
+import { useSweepSuite } from '../support/sweep-suite';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -48,94 +29,27 @@ interface SweepRow {
  * operator's commands.
  */
 describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redirected', () => {
+  const suite = useSweepSuite({
+    sweeper: SWEEPER,
+    // Refused and reverted sweeps are tried again at once (the backoff has its own suite).
+    settings: { retryBackoffSeconds: 0 },
+  });
+  const { useSettings, pass } = suite;
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
-  let worker: INestApplicationContext | undefined;
-  let context: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let sweepEnv: Record<string, string>;
-  let baseSettings: Record<string, unknown>;
   let delegate: string;
   let usdt: Contract;
   let frozenAddress: string;
 
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    const usdtAddress = await deployNoReturnToken(devnet);
-    const owner = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
-    usdt = new Contract(usdtAddress, noReturnTokenAbi(), owner);
-    await (await usdt.getFunction('mint')(DEVNET_ACCOUNTS.payer.address, 10n ** 12n)).wait();
-    const sweep = await sweepEnvironment(
-      devnet,
-      // Refused and reverted sweeps are tried again at once (the backoff has its own suite).
-      { retryBackoffSeconds: 0 },
-      [usdtAddress, devnet.tokens.USDC.contract],
-      SWEEPER,
-    );
-    delegate = sweep.delegate;
-    sweepEnv = sweep.environment;
-    baseSettings = JSON.parse(readFileSync(sweepEnv.TREASURY_FILE, 'utf8')).ETHEREUM;
-    environment = useChainEnvironment(
-      devnet.networksFileJson({
-        confirmations: 1,
-        tokens: {
-          USDT: { contract: usdtAddress, decimals: 6 },
-          USDC: { ...devnet.tokens.USDC },
-        },
-      }),
-      {
-        WATCH_NETWORKS: 'ETHEREUM',
-        DEPOSIT_SCAN_INTERVAL_MS: '200',
-        HOT_WALLETS_FILE: sweepEnv.HOT_WALLETS_FILE,
-        PAYOUT_REPLACE_AFTER_MS: '1000',
-      },
-    );
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    await startSweepsOnNewChain(api.dataSource);
-    merchant = await api.createMerchant();
-    // Deposits only: this worker starts before the sweep files are in the environment.
-    worker = await startWorker();
-    Object.assign(process.env, sweepEnv);
-  }, TIMEOUT_MS);
-
-  afterAll(async () => {
-    await context?.close();
-    await worker?.close();
-    await api?.close();
-    await devnet?.stop();
-    for (const name of Object.keys(sweepEnv ?? {})) delete process.env[name];
-    environment?.restore();
+  beforeAll(() => {
+    ({ devnet, api, merchant, delegate, usdt } = suite);
   });
 
   // A test that fails with mining paused must not leave the next one without blocks.
   afterEach(async () => {
     await automine(true);
   });
-
-  /** The sweeping side (as the CLI builds it) with these settings over the suite's own. */
-  async function useSettings(overrides: Record<string, unknown>): Promise<void> {
-    await context?.close();
-    writeFileSync(
-      sweepEnv.TREASURY_FILE,
-      JSON.stringify({ ETHEREUM: { ...baseSettings, ...overrides } }),
-    );
-    context = await NestFactory.createApplicationContext(CliModule, { logger: false });
-    await context.get(SweepKeys).register();
-  }
-
-  async function pass(): Promise<SweepRunReport> {
-    // The deposits worker may hold the network's lock for a pass of its own: a live batch is
-    // tracked by any process, whatever its settings (it cannot sign, only follow). Wait for it.
-    let report: SweepRunReport | null = null;
-    await waitFor(
-      async () => (report = await context!.get(TreasurySweeps).run('ETHEREUM')) !== null,
-      TIMEOUT_MS,
-      'the sweep lock',
-    );
-    return report!;
-  }
 
   async function automine(on: boolean): Promise<void> {
     await devnet.provider.send('evm_setAutomine', [on]);
@@ -495,8 +409,7 @@ describe('EVM sweeps under faults: deferred, replaced, reverted, refused, redire
     'treasury:sweep and treasury:status print their JSON',
     async () => {
       await useSettings({});
-      await context?.close();
-      context = undefined;
+      await suite.closeContext();
       const cli = await CliProcess.shared();
       try {
         const [address] = await paidSessions('USDT', ['27']);

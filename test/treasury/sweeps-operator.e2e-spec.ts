@@ -1,33 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import Decimal from 'decimal.js';
-import {
-  Contract,
-  formatUnits,
-  getAddress,
-  parseEther,
-  toQuantity,
-  Transaction,
-  Wallet,
-} from 'ethers';
-import { NetworkFeeFinality, SweepKeys, SweepStatus, TreasurySweeps } from '@app/treasury';
-import type { SweepRunReport } from '@app/treasury';
+import { Contract, formatUnits, getAddress, parseEther, toQuantity, Transaction } from 'ethers';
+import { NetworkFeeFinality, SweepStatus } from '@app/treasury';
 import { SweepBroadcaster } from '@app/treasury/sweeps/sweep-broadcaster';
-import { CliModule } from '../../apps/cli/src/cli.module';
 import { COMMANDS } from '../../apps/cli/src/commands';
-import { useChainEnvironment } from '../support/chain-test-env';
-import {
-  Devnet,
-  DEVNET_ACCOUNTS,
-  deployNoReturnToken,
-  noReturnTokenAbi,
-  startDevnet,
-} from '../support/devnet';
-import { startWorker } from '../support/in-process-worker';
-import { startPayoutsOnNewChain } from '../support/payout-chain';
+import { Devnet, DEVNET_ACCOUNTS } from '../support/devnet';
 import { rpcErrorReply, rpcResultReply, RpcProxy } from '../support/rpc-proxy';
-import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from '../support/sweep-env';
+import { devnetSweeper } from '../support/sweep-env';
+import { useSweepSuite } from '../support/sweep-suite';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -63,68 +42,24 @@ interface AttemptRow {
  * address that keeps refusing backs off. USDT is the blacklisting NoReturnToken.
  */
 describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, back off', () => {
+  const suite = useSweepSuite({
+    sweeper: SWEEPER,
+    fundSweeper: 10n ** 20n,
+    // The sweeping side's RPC URL (the test's own reads and sends go to anvil directly).
+    proxy: true,
+    // No backoff unless a test asks for one: its passes follow each other within seconds.
+    settings: { retryBackoffSeconds: 0 },
+  });
+  const { useSettings, pass } = suite;
   let devnet: Devnet;
   let api: TestApi;
   let merchant: TestMerchant;
-  let worker: INestApplicationContext | undefined;
-  let context: INestApplicationContext | undefined;
-  let environment: ReturnType<typeof useChainEnvironment>;
-  let sweepEnv: Record<string, string>;
-  let baseSettings: Record<string, unknown>;
   let usdt: Contract;
   let toppedUp: string;
-  // The sweeping side's RPC URL (the test's own reads and sends go to anvil directly).
   let proxy: RpcProxy;
 
-  beforeAll(async () => {
-    devnet = await startDevnet();
-    proxy = await RpcProxy.start(devnet.rpcUrl);
-    await devnet.provider.send('anvil_setBalance', [
-      SWEEPER.address,
-      '0x' + (10n ** 20n).toString(16),
-    ]);
-    const usdtAddress = await deployNoReturnToken(devnet);
-    const owner = new Wallet(DEVNET_ACCOUNTS.deployer.privateKey, devnet.provider);
-    usdt = new Contract(usdtAddress, noReturnTokenAbi(), owner);
-    await (await usdt.getFunction('mint')(DEVNET_ACCOUNTS.payer.address, 10n ** 12n)).wait();
-    const sweep = await sweepEnvironment(
-      devnet,
-      // No backoff unless a test asks for one: its passes follow each other within seconds.
-      { retryBackoffSeconds: 0 },
-      [usdtAddress, devnet.tokens.USDC.contract],
-      SWEEPER,
-    );
-    sweepEnv = sweep.environment;
-    baseSettings = JSON.parse(readFileSync(sweepEnv.TREASURY_FILE, 'utf8')).ETHEREUM;
-    environment = useChainEnvironment(
-      devnet.networksFileJson({
-        confirmations: 1,
-        rpcUrls: [proxy.url],
-        tokens: { USDT: { contract: usdtAddress, decimals: 6 }, USDC: { ...devnet.tokens.USDC } },
-      }),
-      {
-        WATCH_NETWORKS: 'ETHEREUM',
-        DEPOSIT_SCAN_INTERVAL_MS: '200',
-        HOT_WALLETS_FILE: sweepEnv.HOT_WALLETS_FILE,
-        PAYOUT_REPLACE_AFTER_MS: '1000',
-      },
-    );
-    api = await TestApi.start();
-    await startPayoutsOnNewChain(api, 'ETHEREUM');
-    await startSweepsOnNewChain(api.dataSource);
-    merchant = await api.createMerchant();
-    worker = await startWorker();
-    Object.assign(process.env, sweepEnv);
-  }, TIMEOUT_MS);
-
-  afterAll(async () => {
-    await context?.close();
-    await worker?.close();
-    await api?.close();
-    await proxy?.stop();
-    await devnet?.stop();
-    for (const name of Object.keys(sweepEnv ?? {})) delete process.env[name];
-    environment?.restore();
+  beforeAll(() => {
+    ({ devnet, api, merchant, usdt, proxy } = suite);
   });
 
   afterEach(async () => {
@@ -152,27 +87,6 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       }
       return undefined;
     });
-  }
-
-  /** The sweeping side (as the CLI builds it) with these settings over the suite's own. */
-  async function useSettings(overrides: Record<string, unknown>): Promise<void> {
-    await context?.close();
-    writeFileSync(
-      sweepEnv.TREASURY_FILE,
-      JSON.stringify({ ETHEREUM: { ...baseSettings, ...overrides } }),
-    );
-    context = await NestFactory.createApplicationContext(CliModule, { logger: false });
-    await context.get(SweepKeys).register();
-  }
-
-  async function pass(now?: Date): Promise<SweepRunReport> {
-    let report: SweepRunReport | null = null;
-    await waitFor(
-      async () => (report = await context!.get(TreasurySweeps).run('ETHEREUM', now)) !== null,
-      TIMEOUT_MS,
-      'the sweep lock',
-    );
-    return report!;
   }
 
   const automine = (on: boolean) => devnet.provider.send('evm_setAutomine', [on]);
@@ -304,7 +218,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
         `UPDATE treasury_wallets SET next_nonce = 2 WHERE network = 'ETHEREUM' AND role = 'sweeper'`,
       );
 
-      const forgotten = await COMMANDS['chains:forget'](context!, { network: 'ETHEREUM' }, []);
+      const forgotten = await COMMANDS['chains:forget'](suite.context, { network: 'ETHEREUM' }, []);
       expect(forgotten).toMatchObject({ ended_sweeps: 1, sweeper_nonce_reset: true });
       const [live] = await api.dataSource.query(
         `SELECT status, error_reason FROM sweeps WHERE id = 'sw_forgotten_live'`,
@@ -335,7 +249,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
         ),
       });
       const before = await snapshot();
-      const [status] = await context!.get(SweepStatus).report('ETHEREUM');
+      const [status] = await suite.context.get(SweepStatus).report('ETHEREUM');
       const usdc = status.tokens.find((token) => token.currency === 'USDC')!;
       // The payment shows although no pass has read it yet...
       expect(usdc.eligible.addresses).toBeGreaterThanOrEqual(1);
@@ -360,7 +274,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
         [sweepId],
       );
       const cancel = (await COMMANDS['treasury:cancel-nonce'](
-        context!,
+        suite.context,
         { network: 'ETHEREUM', nonce: String(nonce) },
         [],
       )) as { cancel_tx_hash: string; replaces: string[]; broadcast: string };
@@ -414,7 +328,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       // The nonce is used: there is nothing left to cancel.
       await expect(
         COMMANDS['treasury:cancel-nonce'](
-          context!,
+          suite.context,
           { network: 'ETHEREUM', nonce: String(nonce) },
           [],
         ),
@@ -536,7 +450,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       // Within its minute nothing is signed for it, pass after pass.
       for (let i = 0; i < 3; i++) expect((await pass()).sweeps).toEqual([]);
       expect(await sweepsOf(address)).toHaveLength(1);
-      const [status] = await context!.get(SweepStatus).report('ETHEREUM');
+      const [status] = await suite.context.get(SweepStatus).report('ETHEREUM');
       const waiting = status.backing_off.find((entry) => entry.address === address)!;
       expect(waiting).toMatchObject({ currency: 'USDT', unswept_in_row: 1 });
       const first = (await row()).unswept_at!;
@@ -548,7 +462,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       expect(await sweepsOf(address)).toHaveLength(2);
       expect(await row()).toMatchObject({ unswept_in_row: 2 });
       expect((await pass(new Date(Date.now() + 61_000))).sweeps).toEqual([]);
-      const [later] = await context!.get(SweepStatus).report('ETHEREUM');
+      const [later] = await suite.context.get(SweepStatus).report('ETHEREUM');
       const second = (await row()).unswept_at!;
       const until = later.backing_off.find((entry) => entry.address === address)!.until;
       expect(new Date(until).getTime() - new Date(second).getTime()).toBe(120_000);
@@ -558,7 +472,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       await passUntilEnded(address, new Date(Date.now() + 121_000));
       expect(await usdt.getFunction('balanceOf')(address)).toBe(0n);
       expect(await row()).toMatchObject({ unswept_in_row: 0, unswept_at: null });
-      const [after] = await context!.get(SweepStatus).report('ETHEREUM');
+      const [after] = await suite.context.get(SweepStatus).report('ETHEREUM');
       expect(after.backing_off.find((entry) => entry.address === address)).toBeUndefined();
     },
     2 * TIMEOUT_MS,
@@ -621,7 +535,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       await devnet.provider.send('anvil_mine', [toQuantity(64)]);
       await waitFor(
         async () => {
-          await context!.get(NetworkFeeFinality).finalize('ETHEREUM');
+          await suite.context.get(NetworkFeeFinality).finalize('ETHEREUM');
           const [{ open }]: Array<{ open: number }> = await api.dataSource.query(
             `SELECT count(*)::int AS open FROM network_fee_receipts r
                JOIN sweep_attempts a ON a.network = r.network AND a.tx_hash = r.tx_hash
@@ -699,7 +613,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       emulateL2();
       const { sweepId, nonce } = await stuckBatch(address);
       const cancel = (await COMMANDS['treasury:cancel-nonce'](
-        context!,
+        suite.context,
         { network: 'ETHEREUM', nonce: String(nonce) },
         [],
       )) as { cancel_tx_hash: string; broadcast: string };
@@ -752,7 +666,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
           : undefined;
       });
       const cancel = (await COMMANDS['treasury:cancel-nonce'](
-        context!,
+        suite.context,
         { network: 'ETHEREUM', nonce: String(nonce) },
         [],
       )) as { broadcast: string };
@@ -784,7 +698,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       await inFlight.query(`SELECT pg_advisory_lock(hashtext($1))`, [lockKey]);
       let forgetting: Promise<unknown>;
       try {
-        forgetting = COMMANDS['chains:forget'](context!, { network: 'ETHEREUM' }, []);
+        forgetting = COMMANDS['chains:forget'](suite.context, { network: 'ETHEREUM' }, []);
         // Proven waiting: its transaction asks for that very lock and is not granted it.
         await waitFor(
           async () =>
@@ -817,7 +731,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       const sends = () => proxy.methods.filter((method) => method === 'eth_sendRawTransaction');
       const before = sends().length;
       try {
-        expect(await context!.get(SweepBroadcaster).broadcast('ETHEREUM', row)).toMatch(
+        expect(await suite.context.get(SweepBroadcaster).broadcast('ETHEREUM', row)).toMatch(
           /^not sent/,
         );
         expect(sends().length).toBe(before);
@@ -838,7 +752,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
     );
     expect(
       await COMMANDS['treasury:unfreeze'](
-        context!,
+        suite.context,
         { network: 'ETHEREUM', currency: 'USDT', address },
         [],
       ),
@@ -871,7 +785,7 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
       try {
         await expect(
           COMMANDS['treasury:cancel-nonce'](
-            context!,
+            suite.context,
             { network: 'ETHEREUM', nonce: String(nonce) },
             [],
           ),
@@ -888,10 +802,14 @@ describe('Sweeps, the operator and the stuck: forget, status, cancel, replace, b
 
   it('refuses a cancel of a nonce no sweep holds, and a nonce that is no number', async () => {
     await expect(
-      COMMANDS['treasury:cancel-nonce'](context!, { network: 'ETHEREUM', nonce: '999999' }, []),
+      COMMANDS['treasury:cancel-nonce'](
+        suite.context,
+        { network: 'ETHEREUM', nonce: '999999' },
+        [],
+      ),
     ).rejects.toThrow('No sweep in Processing holds nonce 999999');
     await expect(
-      COMMANDS['treasury:cancel-nonce'](context!, { network: 'ETHEREUM', nonce: 'x' }, []),
+      COMMANDS['treasury:cancel-nonce'](suite.context, { network: 'ETHEREUM', nonce: 'x' }, []),
     ).rejects.toThrow('--nonce must be a whole number');
   });
 });

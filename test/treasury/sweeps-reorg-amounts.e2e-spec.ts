@@ -3,9 +3,9 @@ import { toQuantity } from 'ethers';
 import { receiptFeeWei } from '@app/chains';
 import { LedgerService } from '@app/ledger';
 import { NetworkFeeFinality } from '@app/treasury';
-import { useChainSuite } from '../support/chain-suite';
 import { DEVNET_ACCOUNTS, Devnet } from '../support/devnet';
 import { devnetSweeper, sweepEnvironment } from '../support/sweep-env';
+import { useSweepingChainSuite } from '../support/sweep-suite';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -23,9 +23,9 @@ const SWEEPER = devnetSweeper(19);
  * of status. Fees became final, the token amounts booked from the first receipt stayed.
  */
 describe('Sweeps: amounts a reorg changed, corrected once final', () => {
-  const chain = useChainSuite({
+  const chain = useSweepingChainSuite({
     networksFile: { finalityBlocks: FINALITY_BLOCKS },
-    environment: async ({ devnet }) => {
+    sweepFiles: async (devnet) => {
       // anvil funds accounts #0-#9 only: this suite's own sweeper (a sweeper's nonces belong to
       // one suite in the shared database) is funded here.
       await devnet.provider.send('anvil_setBalance', [
@@ -33,16 +33,8 @@ describe('Sweeps: amounts a reorg changed, corrected once final', () => {
         '0x' + (10n ** 20n).toString(16),
       ]);
       const tokens = [devnet.tokens.USDT.contract, devnet.tokens.USDC.contract];
-      const sweep = await sweepEnvironment(devnet, {}, tokens, SWEEPER);
-      return {
-        ...sweep.environment,
-        WATCH_NETWORKS: 'ETHEREUM',
-        DEPOSIT_SCAN_INTERVAL_MS: '200',
-        TREASURY_SWEEP_INTERVAL_MS: '300',
-        PAYOUT_TRACK_INTERVAL_MS: '300',
-      };
+      return (await sweepEnvironment(devnet, {}, tokens, SWEEPER)).environment;
     },
-    newChain: 'sweeps',
     worker: true,
     timeoutMs: 2 * TIMEOUT_MS,
   });

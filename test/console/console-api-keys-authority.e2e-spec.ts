@@ -1,15 +1,18 @@
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiKeysService, AuthenticatedMerchant, ConsoleRole, ROLE_PERMISSIONS } from '@app/auth';
-import { APP_CONFIG, AppConfig, ApiException } from '@app/common';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { ApiKeysController } from '../../libs/console/src/api-keys/api-keys.controller';
 import { TwoFactorVerifier } from '../../libs/console/src/two-factor/two-factor-verifier';
 import {
   auditOf,
+  blockedOnMembership,
   ConsoleMember,
+  refusalOf,
   SAME_ORIGIN,
   signedInMember,
   totpCode,
+  wrongCodeOf,
 } from '../support/console-identity';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -121,7 +124,8 @@ describe('Console API keys: what a role may issue (issue 25 review)', () => {
       );
       const inFlight = admin.agent.post(KEYS).set(unsafe(admin)).send({ name: 'Late' }).then();
       await waitFor(
-        async () => (await blockedOnMembership(api.dataSource)) || (await keyCount()) > before,
+        async () =>
+          (await blockedOnMembership(api.dataSource, 'FOR SHARE')) || (await keyCount()) > before,
         30_000,
         'the key creation waits for the removal (or created a key)',
       );
@@ -265,32 +269,4 @@ function callerOf(
     actor: { type: 'console_user', userId: member.userId, sessionId: 'test', role },
     permissions: ROLE_PERMISSIONS[role],
   };
-}
-
-/** A well-formed code the authenticator shows at no step near now. */
-function wrongCodeOf(secret: string): string {
-  const near = new Set([-2, -1, 0, 1, 2, 3].map((steps) => totpCode(secret, steps)));
-  for (let n = 0; ; n += 1) {
-    const code = String(n).padStart(6, '0');
-    if (!near.has(code)) return code;
-  }
-}
-
-async function refusalOf(
-  promise: Promise<unknown>,
-): Promise<{ code: string; param?: string; headers?: Record<string, string> } | null> {
-  return promise.then(
-    () => null,
-    (error: ApiException) => ({ code: error.code, param: error.param, headers: error.headers }),
-  );
-}
-
-/** Whether a backend waits for a row lock on a statement reading console_memberships. */
-async function blockedOnMembership(dataSource: DataSource): Promise<boolean> {
-  const rows: unknown[] = await dataSource.query(
-    `SELECT 1 FROM pg_stat_activity
-      WHERE wait_event_type = 'Lock' AND query ILIKE '%console_memberships%FOR SHARE%'
-        AND query NOT ILIKE '%pg_stat_activity%'`,
-  );
-  return rows.length > 0;
 }

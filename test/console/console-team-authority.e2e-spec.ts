@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ConsoleRole } from '@app/auth';
-import { APP_CONFIG, AppConfig, ApiException } from '@app/common';
+import { APP_CONFIG, AppConfig } from '@app/common';
 import { InvitationIssuer } from '../../libs/console/src/invitations/invitation-issuer';
 import { InvitationsRepository } from '../../libs/console/src/invitations/invitations.repository';
 import { ConsoleSessionsRepository } from '../../libs/console/src/sessions/console-sessions.repository';
@@ -9,11 +9,14 @@ import { TeamService } from '../../libs/console/src/team/team.service';
 import { TwoFactorVerifier } from '../../libs/console/src/two-factor/two-factor-verifier';
 import {
   auditOf,
+  blockedOnMembership,
   ConsoleMember,
+  refusalOf,
   SAME_ORIGIN,
   signedInMember,
   totpCode,
   uniqueEmail,
+  wrongCodeOf,
 } from '../support/console-identity';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -91,7 +94,8 @@ describe('Console team: who may change it, and when (issue 25 review)', () => {
         .send({ email: uniqueEmail('smuggled'), role: 'admin' })
         .then();
       await waitFor(
-        async () => (await blockedOnMembership(api.dataSource)) || (await invitations()) > 0,
+        async () =>
+          (await blockedOnMembership(api.dataSource, 'FOR ')) || (await invitations()) > 0,
         30_000,
         'the invitation waits for the removal (or was issued)',
       );
@@ -228,32 +232,4 @@ function actorOf(merchant: TestMerchant, member: ConsoleMember, role: ConsoleRol
     merchantId: merchant.id,
     role,
   } as Actor;
-}
-
-/** A well-formed code the authenticator shows at no step near now. */
-function wrongCodeOf(secret: string): string {
-  const near = new Set([-2, -1, 0, 1, 2, 3].map((steps) => totpCode(secret, steps)));
-  for (let n = 0; ; n += 1) {
-    const code = String(n).padStart(6, '0');
-    if (!near.has(code)) return code;
-  }
-}
-
-async function refusalOf(
-  promise: Promise<unknown>,
-): Promise<{ code: string; param?: string; headers?: Record<string, string> } | null> {
-  return promise.then(
-    () => null,
-    (error: ApiException) => ({ code: error.code, param: error.param, headers: error.headers }),
-  );
-}
-
-/** Whether a backend waits for a row lock on a statement locking console_memberships. */
-async function blockedOnMembership(dataSource: DataSource): Promise<boolean> {
-  const rows: unknown[] = await dataSource.query(
-    `SELECT 1 FROM pg_stat_activity
-      WHERE wait_event_type = 'Lock' AND query ILIKE '%console_memberships%FOR %'
-        AND query NOT ILIKE '%pg_stat_activity%'`,
-  );
-  return rows.length > 0;
 }

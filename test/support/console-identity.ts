@@ -1,8 +1,9 @@
 import { authenticator } from 'otplib';
 import request from 'supertest';
+import type { DataSource } from 'typeorm';
 import type TestAgent from 'supertest/lib/agent';
 import { ConsoleRole } from '@app/auth';
-import { APP_CONFIG, AppConfig } from '@app/common';
+import { APP_CONFIG, AppConfig, ApiException } from '@app/common';
 import { inviteFromCli } from '@app/console';
 import { TestApi, TestMerchant } from './test-app';
 
@@ -105,4 +106,40 @@ export async function auditOf(
       WHERE actor_id = $1 ORDER BY created_at DESC, id DESC`,
     [actorId],
   );
+}
+
+/** A well-formed code the authenticator shows at no step near now. */
+export function wrongCodeOf(secret: string): string {
+  const near = new Set([-2, -1, 0, 1, 2, 3].map((steps) => totpCode(secret, steps)));
+  for (let n = 0; ; n += 1) {
+    const code = String(n).padStart(6, '0');
+    if (!near.has(code)) return code;
+  }
+}
+
+/** What a console service refused with (its ApiException's code, param and headers), or null. */
+export async function refusalOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; param?: string; headers?: Record<string, string> } | null> {
+  return promise.then(
+    () => null,
+    (error: ApiException) => ({ code: error.code, param: error.param, headers: error.headers }),
+  );
+}
+
+/**
+ * Whether a backend waits for a row lock on a statement locking console_memberships with `lock`
+ * ('FOR SHARE' for a reading one, 'FOR ' for any).
+ */
+export async function blockedOnMembership(
+  dataSource: DataSource,
+  lock: 'FOR SHARE' | 'FOR ',
+): Promise<boolean> {
+  const rows: unknown[] = await dataSource.query(
+    `SELECT 1 FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND query ILIKE $1
+        AND query NOT ILIKE '%pg_stat_activity%'`,
+    [`%console_memberships%${lock}%`],
+  );
+  return rows.length > 0;
 }

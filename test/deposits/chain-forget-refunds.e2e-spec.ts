@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { ChainResetService, DepositWatcherService } from '@app/deposits';
 import { LedgerAccounts } from '@app/ledger';
 import { useChainSuite } from '../support/chain-suite';
 import { Devnet } from '../support/devnet';
-import { cleanUpPayouts, ledgerLines, randomEvmAddress } from '../support/payouts-api';
+import { cleanUpPayouts, ledgerLines } from '../support/payouts-api';
 import {
   creditBalanceOf,
   movePayoutOfRefund,
-  paidSession,
-  RefundBody,
-  unmatchedTransfer,
+  refundNewUnmatchedTransfer,
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 
@@ -34,27 +31,8 @@ describe('chains:forget and refunded unmatched transfers', () => {
   let merchant: TestMerchant;
   beforeAll(() => ({ devnet, api, merchant } = chain));
 
-  async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
-    const session = await paidSession(api, merchant, {
-      network: NETWORK,
-      amount: '10',
-      received: '10',
-      status: 'Paid',
-    });
-    const transferId = await unmatchedTransfer(api, merchant, session, {
-      network: NETWORK,
-      amount,
-    });
-    const { body } = await api
-      .post(
-        `/v1/unmatched-transfers/${transferId}/refunds`,
-        merchant,
-        { to_address: randomEvmAddress() },
-        { 'Idempotency-Key': randomUUID() },
-      )
-      .expect(201);
-    return body as RefundBody;
-  }
+  const refundOfNewTransfer = (amount: string) =>
+    refundNewUnmatchedTransfer(api, merchant, NETWORK, amount);
 
   const transferOf = async (id: string) =>
     (

@@ -20,6 +20,7 @@ import {
   postSessionRefund,
   REFUND_ID,
   refundSecret,
+  refusedWithNothingWritten,
   RefundBody,
   refundEvents,
   unmatchedTransfer,
@@ -57,18 +58,6 @@ describe('Refunds API', () => {
   const getRefund = async (owner: TestMerchant, id: string) =>
     (await api.get(`/v1/refunds/${id}`, owner).expect(200)).body as RefundBody;
 
-  /** What a refused request must leave untouched. */
-  async function footprint(owner: TestMerchant) {
-    return {
-      refunds: await api.count('refunds', 'merchant_id = $1', [owner.id]),
-      payouts: await api.count('payouts', 'merchant_id = $1', [owner.id]),
-      events: await api.count('events', 'merchant_id = $1', [owner.id]),
-      keys: await api.count('idempotency_keys', 'merchant_id = $1', [owner.id]),
-      tron: await balanceOf(api, owner, 'TRON', 'USDT'),
-      ethereum: await balanceOf(api, owner, 'ETHEREUM', 'USDT'),
-    };
-  }
-
   /** Expects the refusal in the error envelope, naming `param`, with nothing written. */
   async function refused(
     send: () => request.Test,
@@ -77,12 +66,9 @@ describe('Refunds API', () => {
     code: string,
     param: string,
   ): Promise<string> {
-    const before = await footprint(owner);
-    const { body } = await send().expect(status);
-    expect(body.error).toMatchObject({ code, param });
-    expect(body.error.message).toEqual(expect.any(String));
-    expect(await footprint(owner)).toEqual(before);
-    return body.error.message as string;
+    const message = await refusedWithNothingWritten(api, owner, send, status, code, param);
+    expect(message).toEqual(expect.any(String));
+    return message;
   }
 
   it('refunds the whole of an underpaid session by default, waiting for the address, with the amount held', async () => {

@@ -18,6 +18,7 @@ import {
   postRefundFormAccess,
   postSessionRefund,
   RefundBody,
+  refusedWithNothingWritten,
   refundEvents,
   unmatchedTransfer,
 } from '../support/refunds-api';
@@ -60,28 +61,9 @@ describe('Refunds: review findings', () => {
     return status === 200 ? body : null;
   };
 
-  /** What a refused request must leave untouched. */
-  const footprint = async () => ({
-    refunds: await api.count('refunds', 'merchant_id = $1', [merchant.id]),
-    payouts: await api.count('payouts', 'merchant_id = $1', [merchant.id]),
-    events: await api.count('events', 'merchant_id = $1', [merchant.id]),
-    keys: await api.count('idempotency_keys', 'merchant_id = $1', [merchant.id]),
-    tron: await balanceOf(api, merchant, 'TRON', 'USDT'),
-    ethereum: await balanceOf(api, merchant, 'ETHEREUM', 'USDT'),
-  });
-
-  async function refused(
-    send: () => request.Test,
-    status: number,
-    code: string,
-    param: string,
-  ): Promise<string> {
-    const before = await footprint();
-    const { body } = await send().expect(status);
-    expect(body.error).toMatchObject({ code, param });
-    expect(await footprint()).toEqual(before);
-    return body.error.message as string;
-  }
+  /** Expects the refusal in the error envelope, naming `param`, with nothing written. */
+  const refused = (send: () => request.Test, status: number, code: string, param: string) =>
+    refusedWithNothingWritten(api, merchant, send, status, code, param);
 
   /** A transfer of the session as the deposit watcher records it. */
   async function sessionTransfer(

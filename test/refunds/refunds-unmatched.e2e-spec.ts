@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { UnmatchedTransferBooks } from '@app/deposits';
 import { REVERSED_TRANSFER_REASON } from '@app/refunds';
 import { RefundHoldAccount1766320000000 } from '@app/database/migrations/1766320000000-refund-hold-account';
-import { balanceOf, cleanUpPayouts, ledgerLines, randomTronAddress } from '../support/payouts-api';
+import { balanceOf, cleanUpPayouts, ledgerLines } from '../support/payouts-api';
 import {
   creditBalanceOf,
   movePayoutOfRefund,
-  paidSession,
   RefundBody,
+  refundNewUnmatchedTransfer,
   refundEvents,
-  unmatchedTransfer,
 } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { plus } from '../support/decimal-sum';
@@ -46,27 +44,8 @@ describe('Refunds of unmatched transfers: the refund-hold account', () => {
     hotWallet: await creditBalanceOf(api, LedgerAccounts.hotWallet(NETWORK, 'USDT')),
   });
 
-  async function refundOfNewTransfer(amount: string): Promise<RefundBody> {
-    const session = await paidSession(api, merchant, {
-      network: NETWORK,
-      amount: '10',
-      received: '10',
-      status: 'Paid',
-    });
-    const transferId = await unmatchedTransfer(api, merchant, session, {
-      network: NETWORK,
-      amount,
-    });
-    const { body } = await api
-      .post(
-        `/v1/unmatched-transfers/${transferId}/refunds`,
-        merchant,
-        { to_address: randomTronAddress() },
-        { 'Idempotency-Key': randomUUID() },
-      )
-      .expect(201);
-    return body as RefundBody;
-  }
+  const refundOfNewTransfer = (amount: string) =>
+    refundNewUnmatchedTransfer(api, merchant, NETWORK, amount);
 
   /**
    * Moves a refund's hold from refund_hold to merchant_held, as the migration's down does

@@ -5,6 +5,7 @@ import { newId } from '@app/common';
 import { LedgerService, unmatchedTransferEntry } from '@app/ledger';
 import { RefundDestinationLinks } from '@app/refunds/refund-destination-links';
 import { creditBalance } from './ledger-credit';
+import { balanceOf, randomEvmAddress, randomTronAddress } from './payouts-api';
 import { TestApi, TestMerchant } from './test-app';
 
 /** Helpers of the refunds suites (test/refunds*.e2e-spec.ts). */
@@ -243,4 +244,64 @@ export async function movePayoutOfRefund(
     if (status === 'Failed') await ledger.post(manager, releaseEntry(payout));
     await api.app.get(PayoutEvents).statusChanged(manager, payout.id, payout.status);
   });
+}
+
+/** What a refused refunds request must leave untouched of a merchant's. */
+export async function refundFootprint(api: TestApi, owner: TestMerchant) {
+  return {
+    refunds: await api.count('refunds', 'merchant_id = $1', [owner.id]),
+    payouts: await api.count('payouts', 'merchant_id = $1', [owner.id]),
+    events: await api.count('events', 'merchant_id = $1', [owner.id]),
+    keys: await api.count('idempotency_keys', 'merchant_id = $1', [owner.id]),
+    tron: await balanceOf(api, owner, 'TRON', 'USDT'),
+    ethereum: await balanceOf(api, owner, 'ETHEREUM', 'USDT'),
+  };
+}
+
+/**
+ * Expects the refusal in the error envelope with this status and code, naming `param`, and
+ * nothing of `owner`'s written (refundFootprint); its message.
+ */
+export async function refusedWithNothingWritten(
+  api: TestApi,
+  owner: TestMerchant,
+  send: () => request.Test,
+  status: number,
+  code: string,
+  param: string,
+): Promise<string> {
+  const before = await refundFootprint(api, owner);
+  const { body } = await send().expect(status);
+  expect(body.error).toMatchObject({ code, param });
+  expect(await refundFootprint(api, owner)).toEqual(before);
+  return body.error.message as string;
+}
+
+/**
+ * A new unmatched transfer of `amount` USDT (to a new paid session's address, 10 received of 10)
+ * refunded to a fresh address of the network through POST /v1/unmatched-transfers/:id/refunds.
+ */
+export async function refundNewUnmatchedTransfer(
+  api: TestApi,
+  merchant: TestMerchant,
+  network: 'ETHEREUM' | 'TRON',
+  amount: string,
+): Promise<RefundBody> {
+  const session = await paidSession(api, merchant, {
+    network,
+    amount: '10',
+    received: '10',
+    status: 'Paid',
+  });
+  const transferId = await unmatchedTransfer(api, merchant, session, { network, amount });
+  const to = network === 'TRON' ? randomTronAddress() : randomEvmAddress();
+  const { body } = await api
+    .post(
+      `/v1/unmatched-transfers/${transferId}/refunds`,
+      merchant,
+      { to_address: to },
+      { 'Idempotency-Key': randomUUID() },
+    )
+    .expect(201);
+  return body as RefundBody;
 }

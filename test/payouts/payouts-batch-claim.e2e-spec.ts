@@ -1,7 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
-import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { Client } from 'pg';
 import { QUEUES } from '@app/common';
@@ -13,7 +12,8 @@ import { useChainSuite } from '../support/chain-suite';
 import { useChainEnvironment } from '../support/chain-test-env';
 import type { Devnet } from '../support/devnet';
 import { startWorker } from '../support/in-process-worker';
-import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
+import { ownHotWalletEnvironment, transfersFrom } from '../support/payout-chain';
+import { createPayouts } from '../support/payouts-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../setup/test-database';
 import { waitFor } from '../support/wait-for';
@@ -40,23 +40,11 @@ interface AttemptRow {
 describe('Payouts claimed in batches', () => {
   const workers: INestApplicationContext[] = [];
   const chain = useChainSuite({
-    environment: async ({ devnet }) => {
-      await devnet.provider.send('anvil_setBalance', [
-        HOT_WALLET,
-        '0x' + (10n ** 21n).toString(16),
-      ]);
-      await setTokenBalance(devnet, 'USDT', HOT_WALLET, 10n ** 12n);
-      return {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
-        PAYOUT_RETRY_DELAY_MS: '300',
-        PAYOUT_REPLACE_AFTER_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
+    environment: ({ devnet }) =>
+      ownHotWalletEnvironment(devnet, HOT_KEY.privateKey, {
         // Three apps in this process (the API, two workers) on a PostgreSQL other suites share.
         DATABASE_POOL_SIZE: '6',
-      };
-    },
+      }),
     newChain: 'payouts',
     merchant: { usdt: '100000' },
     // The tests start their workers; the gate is this suite's.
@@ -82,27 +70,6 @@ describe('Payouts claimed in batches', () => {
     const queue = worker.get<Queue>(getQueueToken(QUEUES.payouts));
     await queue.pause(true);
     return { worker, queue };
-  }
-
-  async function createPayouts(count: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (let index = 0; index < count; index++) {
-      const { body } = await api
-        .post(
-          '/v1/payouts',
-          merchant,
-          {
-            amount: '1',
-            currency: 'USDT',
-            network: 'ETHEREUM',
-            to_address: Wallet.createRandom().address,
-          },
-          { 'Idempotency-Key': randomUUID() },
-        )
-        .expect(201);
-      ids.push((body as { id: string }).id);
-    }
-    return ids;
   }
 
   const attemptsOf = (ids: string[]) =>
@@ -132,7 +99,7 @@ describe('Payouts claimed in batches', () => {
     const first = await pausedWorker();
     const second = await pausedWorker();
     const startNonce = await devnet.provider.getTransactionCount(HOT_WALLET, 'latest');
-    const ids = await createPayouts(CLAIM_BATCH_SIZE * 2 + 20);
+    const ids = await createPayouts(api, merchant, CLAIM_BATCH_SIZE * 2 + 20);
     // Who claimed what: a claim broadcasts what it signed, right after its commit.
     const claimedBy = [first, second].map(({ worker }) => {
       const claimed: string[] = [];
@@ -212,7 +179,7 @@ describe('Payouts claimed in batches', () => {
     } finally {
       gated.restore();
     }
-    const ids = await createPayouts(10);
+    const ids = await createPayouts(api, merchant, 10);
     const claim = dying.worker.get(PayoutSender).send(ids[0]);
     claim.catch(() => undefined);
 

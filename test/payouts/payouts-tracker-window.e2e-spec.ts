@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Transaction, Wallet } from 'ethers';
 import { useChainSuite } from '../support/chain-suite';
 import { creditedMerchant } from '../support/ledger-credit';
-import { setTokenBalance, transfersFrom, writeHotWalletsFile } from '../support/payout-chain';
+import { ownHotWalletEnvironment, transfersFrom } from '../support/payout-chain';
+import { createPayouts } from '../support/payouts-api';
 import { TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -34,23 +34,12 @@ describe('Payout tracker window', () => {
     worker: true,
     merchant: false,
     timeoutMs: 120_000,
-    environment: async ({ devnet }) => {
-      await devnet.provider.send('anvil_setBalance', [
-        HOT_WALLET,
-        '0x' + (10n ** 21n).toString(16),
-      ]);
-      await setTokenBalance(devnet, 'USDT', HOT_WALLET, 10n ** 12n);
-      return {
-        WATCH_NETWORKS: 'none',
-        HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: HOT_KEY.privateKey }),
-        PAYOUT_TRACK_INTERVAL_MS: '200',
+    // No replacement during the test (ownHotWalletEnvironment's): what moves is the window, not
+    // the bids.
+    environment: ({ devnet }) =>
+      ownHotWalletEnvironment(devnet, HOT_KEY.privateKey, {
         PAYOUT_TRACK_WINDOW: String(WINDOW),
-        PAYOUT_RETRY_DELAY_MS: '300',
-        // No replacement during the test: what moves is the window, not the bids.
-        PAYOUT_REPLACE_AFTER_MS: '600000',
-        PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
-      };
-    },
+      }),
   });
   let merchant: TestMerchant;
 
@@ -69,27 +58,6 @@ describe('Payout tracker window', () => {
     });
   });
 
-  async function createPayouts(count: number): Promise<string[]> {
-    const ids: string[] = [];
-    for (let index = 0; index < count; index++) {
-      const { body } = await suite.api
-        .post(
-          '/v1/payouts',
-          merchant,
-          {
-            amount: '1',
-            currency: 'USDT',
-            network: 'ETHEREUM',
-            to_address: Wallet.createRandom().address,
-          },
-          { 'Idempotency-Key': randomUUID() },
-        )
-        .expect(201);
-      ids.push((body as { id: string }).id);
-    }
-    return ids;
-  }
-
   const liveAttempts = (ids: string[]) =>
     suite.api.dataSource.query(
       `SELECT payout_id, nonce, tx_hash FROM payout_attempts
@@ -101,7 +69,7 @@ describe('Payout tracker window', () => {
     const { devnet, api } = suite;
     await devnet.provider.send('evm_setAutomine', [false]);
     try {
-      const ids = await createPayouts(PAYOUTS);
+      const ids = await createPayouts(api, merchant, PAYOUTS);
       await waitFor(
         async () => (await liveAttempts(ids)).length === PAYOUTS,
         60_000,
@@ -161,7 +129,7 @@ describe('Payout tracker window', () => {
     try {
       await holder.startTransaction();
       await holder.query(`SELECT 1 FROM hot_wallets WHERE network = 'ETHEREUM' FOR UPDATE`);
-      ids = await createPayouts(10);
+      ids = await createPayouts(api, merchant, 10);
       // The claim has waited on the lock for longer than the tracker leaves a claim to send its
       // transactions (3 s): its transaction started that long ago.
       await waitFor(

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AbiCoder, getAddress, id, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import { AbiCoder, computeAddress, getAddress, id, keccak256, toBeHex, zeroPadValue } from 'ethers';
 import type { DataSource } from 'typeorm';
 import type { Currency } from '@app/chains/networks/network.types';
 import { forgetChain } from './chain-reset';
@@ -86,4 +86,29 @@ export async function startPayoutsOnNewChain(api: TestApi, network: string): Pro
   await parkEarlierPayouts(api.dataSource);
   const inFlight = await api.count('payouts', `network = $1 AND status = 'Processing'`, [network]);
   if (inFlight !== 0) throw new Error(`${inFlight} ${network} payouts of earlier suites in flight`);
+}
+
+/**
+ * The environment of a payout suite with an ETHEREUM hot wallet of its own (`privateKey`: no
+ * earlier suite's nonces in flight), read once the devnet runs: the wallet given 1,000 ETH and
+ * 10^6 USDT, its HOT_WALLETS_FILE, nothing watched, payouts tracked every 200 ms and tried again
+ * after 300 ms, no replacement during a test (600 s), no network fee; `extra` over that.
+ */
+export async function ownHotWalletEnvironment(
+  devnet: Devnet,
+  privateKey: string,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const address = computeAddress(privateKey);
+  await devnet.provider.send('anvil_setBalance', [address, '0x' + (10n ** 21n).toString(16)]);
+  await setTokenBalance(devnet, 'USDT', address, 10n ** 12n);
+  return {
+    WATCH_NETWORKS: 'none',
+    HOT_WALLETS_FILE: writeHotWalletsFile({ ETHEREUM: privateKey }),
+    PAYOUT_TRACK_INTERVAL_MS: '200',
+    PAYOUT_RETRY_DELAY_MS: '300',
+    PAYOUT_REPLACE_AFTER_MS: '600000',
+    PAYOUT_NETWORK_FEES: 'ETHEREUM=0',
+    ...extra,
+  };
 }

@@ -93,3 +93,22 @@ export async function cleanUpPayouts(api: TestApi, merchants: TestMerchant[]): P
     [ids],
   );
 }
+
+/** `count` payouts of 1 USDT on ETHEREUM, each to a fresh address; their ids, in order. */
+export async function createPayouts(
+  api: TestApi,
+  merchant: TestMerchant,
+  count: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const { body } = await postPayout(api, merchant, {
+      amount: '1',
+      currency: 'USDT',
+      network: 'ETHEREUM',
+      to_address: randomEvmAddress(),
+    }).expect(201);
+    ids.push((body as { id: string }).id);
+  }
+  return ids;
+}

@@ -6,6 +6,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig, ApiException, ErrorCode, ID_PREFIX, newId } from '@app/common';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-format';
+import { ApiKeySummary, summarizeApiKey } from './api-key-summary';
 import { normalizeScopes, permissionsOfKey } from './api-key-scopes';
 import { AuthenticatedMerchant } from './authenticated-merchant';
 import { ApiScope } from './permissions';
@@ -63,23 +64,6 @@ export interface CreatedApiKey {
   livemode: boolean;
   created_at: string;
   expires_at: null;
-}
-
-export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
-
-/** A key as the API keys page lists it: never the key itself. */
-export interface ApiKeySummary {
-  id: string;
-  name: string | null;
-  scopes: ApiScope[] | null;
-  key_hint: string;
-  livemode: boolean;
-  status: ApiKeyStatus;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  rolled_from_key_id: string | null;
 }
 
 export interface RolledApiKey {
@@ -219,7 +203,7 @@ export class ApiKeysService implements OnModuleDestroy {
       );
       // Cached copies elsewhere hold the old expiry (none): they re-read it.
       await this.announceChange(transaction, old.id);
-      return { key, previous: summarize({ ...old, expiresAt }, databaseNow) };
+      return { key, previous: summarizeApiKey({ ...old, expiresAt }, databaseNow) };
     });
     this.forget(input.apiKeyId);
     return rolled;
@@ -234,7 +218,7 @@ export class ApiKeysService implements OnModuleDestroy {
       }),
       this.apiKeys.query(`SELECT now() AS database_now`) as Promise<Array<{ database_now: Date }>>,
     ]);
-    return rows.map((row) => summarize(row, now));
+    return rows.map((row) => summarizeApiKey(row, now));
   }
 
   /** One key of the merchant, or null. */
@@ -379,25 +363,4 @@ async function updateReturning<T>(
 ): Promise<T[]> {
   const [rows] = (await manager.query(sql, params)) as [T[], number];
   return rows;
-}
-
-function summarize(row: ApiKeyEntity, now: Date): ApiKeySummary {
-  const status: ApiKeyStatus = row.revokedAt
-    ? 'revoked'
-    : row.expiresAt && row.expiresAt <= now
-      ? 'expired'
-      : 'active';
-  return {
-    id: row.id,
-    name: row.name,
-    scopes: row.scopes,
-    key_hint: row.keyHint,
-    livemode: row.livemode,
-    status,
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    revoked_at: row.revokedAt?.toISOString() ?? null,
-    rolled_from_key_id: row.rolledFromKeyId,
-  };
 }

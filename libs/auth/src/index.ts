@@ -3,6 +3,7 @@ export * from './merchants.module';
 export * from './merchant.entity';
 export * from './api-key.entity';
 export * from './api-keys.service';
+export * from './api-key-summary';
 export * from './api-key-format';
 export * from './merchants.service';
 export * from './authenticated-merchant';

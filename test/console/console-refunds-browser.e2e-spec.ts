@@ -1,15 +1,15 @@
 import type { Browser } from 'playwright-core';
-import { buildConsole } from '../support/console-build';
 import {
+  ConsoleRig,
   navigationLink,
   newConsoleContext,
   openConsolePage,
   seriousAxeViolations,
   signInThroughForm,
-  startConsoleBrowser,
+  startConsoleRig,
 } from '../support/console-browser-kit';
 import { signedInMember, totpCode } from '../support/console-identity';
-import { cleanUpPayouts, randomTronAddress } from '../support/payouts-api';
+import { randomTronAddress } from '../support/payouts-api';
 import { paidSession, postSessionRefund, RefundBody } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -21,23 +21,20 @@ import { waitFor } from '../support/wait-for';
  * serious axe finding on the new pages.
  */
 describe('Console: refunds in Chromium', () => {
+  let rig: ConsoleRig;
   let api: TestApi;
   let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    await buildConsole();
-    api = await TestApi.start();
-    ({ baseUrl, browser } = await startConsoleBrowser(api));
-    merchant = await api.createMerchant({ name: 'Browser Refunds' });
+    rig = await startConsoleRig();
+    ({ api, browser, baseUrl } = rig);
+    merchant = await rig.createMerchant('Browser Refunds');
   });
 
-  afterAll(async () => {
-    if (api && merchant) await cleanUpPayouts(api, [merchant]);
-    await browser?.close();
-    await api?.close();
-  });
+  // The merchant's payouts still held are rejected.
+  afterAll(() => rig?.close());
 
   it('refunds a payment from its page, shows the refund in the Refunds list, and cancels one not sent', async () => {
     const session = await paidSession(api, merchant, {

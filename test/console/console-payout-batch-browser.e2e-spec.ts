@@ -1,6 +1,5 @@
 import Decimal from 'decimal.js';
 import type { Browser, Page } from 'playwright-core';
-import { MerchantsService } from '@app/auth';
 import {
   ConsoleRig,
   navigationLink,
@@ -12,7 +11,6 @@ import {
   startConsoleRig,
 } from '../support/console-browser-kit';
 import { signedInMember, totpCode } from '../support/console-identity';
-import { creditBalance } from '../support/ledger-credit';
 import { randomTronAddress } from '../support/payouts-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -47,14 +45,7 @@ describe('Console: upload a payout batch in Chromium', () => {
   beforeAll(async () => {
     rig = await startConsoleRig();
     ({ api, browser, baseUrl } = rig);
-    merchant = await rig.createMerchant('Browser Batches');
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
-      network: 'TRON',
-      currency: 'USDT',
-      amount: '1000',
-    });
-    await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, '0.5', false);
+    merchant = await rig.createPayoutMerchant('Browser Batches', '1000');
   });
 
   // The merchant's payouts still held are rejected.

@@ -1,5 +1,4 @@
 import type { Browser } from 'playwright-core';
-import { MerchantsService } from '@app/auth';
 import {
   ConsoleRig,
   navigationLink,
@@ -10,7 +9,6 @@ import {
   startConsoleRig,
 } from '../support/console-browser-kit';
 import { signedInMember, totpCode } from '../support/console-identity';
-import { creditBalance } from '../support/ledger-credit';
 import { randomTronAddress } from '../support/payouts-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -30,14 +28,7 @@ describe('Console: create a payout in Chromium', () => {
   beforeAll(async () => {
     rig = await startConsoleRig();
     ({ api, browser, baseUrl } = rig);
-    merchant = await rig.createMerchant('Browser Payouts');
-    await creditBalance(api.dataSource, {
-      merchantId: merchant.id,
-      network: 'TRON',
-      currency: 'USDT',
-      amount: '300',
-    });
-    await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, '0.5', false);
+    merchant = await rig.createPayoutMerchant('Browser Payouts', '300');
   });
 
   // The merchant's payouts still held are rejected.

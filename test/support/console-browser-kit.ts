@@ -4,9 +4,11 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { authenticator } from 'otplib';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { MerchantsService } from '@app/auth';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
 import { buildConsole } from './console-build';
 import { PASSWORD } from './console-identity';
+import { creditBalance } from './ledger-credit';
 import { cleanUpPayouts } from './payouts-api';
 import { TestApi, TestMerchant } from './test-app';
 import { withEnvironment } from './webhook-env';
@@ -134,6 +136,11 @@ export interface ConsoleRig {
   baseUrl: string;
   /** A merchant of this suite: its payouts still held are rejected by `close()`. */
   createMerchant(name: string): Promise<TestMerchant>;
+  /**
+   * A merchant of this suite that pays out: `tronUsdt` credited on TRON as a confirmed deposit
+   * would, a payout fee of 0.5 %, and no review of new destinations.
+   */
+  createPayoutMerchant(name: string, tronUsdt: string): Promise<TestMerchant>;
   close(): Promise<void>;
 }
 
@@ -180,13 +187,25 @@ async function startRig(webhooks: boolean): Promise<ConsoleRig | ConsoleWebhookR
     const { baseUrl, browser } = await startConsoleBrowser(api);
     undo.push(() => browser.close());
     undo.push(() => cleanUpPayouts(api, merchants));
+    const createMerchant = async (name: string) => {
+      const merchant = await api.createMerchant({ name });
+      merchants.push(merchant);
+      return merchant;
+    };
     const rig: ConsoleRig = {
       api,
       browser,
       baseUrl,
-      createMerchant: async (name) => {
-        const merchant = await api.createMerchant({ name });
-        merchants.push(merchant);
+      createMerchant,
+      createPayoutMerchant: async (name, tronUsdt) => {
+        const merchant = await createMerchant(name);
+        await creditBalance(api.dataSource, {
+          merchantId: merchant.id,
+          network: 'TRON',
+          currency: 'USDT',
+          amount: tronUsdt,
+        });
+        await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, '0.5', false);
         return merchant;
       },
       close,

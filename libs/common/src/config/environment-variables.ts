@@ -10,27 +10,26 @@ import {
   validateSync,
 } from 'class-validator';
 import { IntegerSetting } from './integer-setting';
+import { OperationVariables } from './operation-variables';
 import { IsRateLimitValue } from '../rate-limit/rate-limit-value.validator';
 import { IsTrustProxyValue, TRUST_PROXY_MESSAGE } from '../rate-limit/trust-proxy';
 
 export const APP_ENVS = ['sandbox', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
-const DECIMAL_AMOUNT = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/;
-const DECIMAL_PERCENT = /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/;
-const NETWORK_KEY = '[A-Z]+';
-const PAIR_KEY = '[A-Z]+:[A-Z]+';
-/** "KEY=1.5,OTHER=2" (or empty): per-network or per-pair decimal settings in one variable. */
-const decimalMap = (key: string) =>
-  new RegExp(`^(${key}=[0-9]{1,12}(\\.[0-9]{1,6})?(,${key}=[0-9]{1,12}(\\.[0-9]{1,6})?)*)?$`);
-
 const toDecimalNumber = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : value;
 const REFUND_DELAY_MESSAGE =
   'REFUND_DESTINATION_DELAY_MINUTES must be a number of minutes from 0 to 1440 (at most 2 decimals).';
 
-/** Every variable the processes read. Each message names its variable so a bad start is obvious. */
-export class EnvironmentVariables {
+/**
+ * Every variable the processes read. Each message names its variable so a bad start is obvious.
+ * The core and rate-limit variables are here; the other areas are base classes, one chain in the
+ * order the variables were listed (ChainVariables, WebhookVariables, OperationVariables): on a
+ * bad start class-validator lists this class's own problems first, then the inherited ones in the
+ * order their classes were declared, so the message keeps the variables' order.
+ */
+export class EnvironmentVariables extends OperationVariables {
   @IsIn(APP_ENVS, { message: 'APP_ENV must be "sandbox" or "production".' })
   APP_ENV: AppEnv = 'sandbox';
 
@@ -183,208 +182,6 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsTrustProxyValue({ message: TRUST_PROXY_MESSAGE })
   TRUST_PROXY?: string;
-
-  @IntegerSetting({ min: 100, max: 600000 })
-  DEPOSIT_SCAN_INTERVAL_MS = 3000;
-
-  @IsOptional()
-  @IsString({ message: 'TRONGRID_API_KEY must be a string.' })
-  TRONGRID_API_KEY?: string;
-
-  @Matches(DECIMAL_PERCENT, {
-    message: 'PAYOUT_FEE_PERCENT must be a decimal from 0 to 99.9999, e.g. "0.5".',
-  })
-  PAYOUT_FEE_PERCENT = '0';
-
-  @Matches(decimalMap(NETWORK_KEY), {
-    message: 'PAYOUT_NETWORK_FEES must be a comma list of NETWORK=AMOUNT, e.g. "TRON=1,BSC=0.2".',
-  })
-  PAYOUT_NETWORK_FEES = '';
-
-  @Matches(DECIMAL_AMOUNT, { message: 'PAYOUT_MIN_AMOUNT must be a decimal amount, e.g. "1".' })
-  PAYOUT_MIN_AMOUNT = '1';
-
-  @Matches(DECIMAL_AMOUNT, {
-    message: 'PAYOUT_MAX_AMOUNT must be a decimal amount, e.g. "1000000".',
-  })
-  PAYOUT_MAX_AMOUNT = '1000000';
-
-  @Matches(DECIMAL_AMOUNT, {
-    message: 'PAYOUT_REVIEW_THRESHOLD must be a decimal amount, e.g. "10000".',
-  })
-  PAYOUT_REVIEW_THRESHOLD = '10000';
-
-  @Matches(decimalMap(PAIR_KEY), {
-    message:
-      'PAYOUT_REVIEW_THRESHOLDS must be a comma list of NETWORK:CURRENCY=AMOUNT, e.g. "TRON:USDT=5000".',
-  })
-  PAYOUT_REVIEW_THRESHOLDS = '';
-
-  @IsOptional()
-  @IsString({ message: 'HOT_WALLETS_FILE must be a path to a JSON file of hot wallet keys.' })
-  HOT_WALLETS_FILE?: string;
-
-  @IsIn(['wait', 'fail'], { message: 'PAYOUT_HOT_WALLET_SHORTFALL must be "wait" or "fail".' })
-  PAYOUT_HOT_WALLET_SHORTFALL: 'wait' | 'fail' = 'wait';
-
-  @IntegerSetting({ min: 1000, max: 86400000 })
-  PAYOUT_REPLACE_AFTER_MS = 120000;
-
-  /** In-flight payouts the tracker looks at per tick and network (docs/payouts.md). */
-  @IntegerSetting({ min: 2, max: 100000 })
-  PAYOUT_TRACK_WINDOW = 500;
-
-  @Matches(decimalMap(NETWORK_KEY), {
-    message: 'PAYOUT_MAX_FEE_GWEI must be a comma list of NETWORK=GWEI, e.g. "ETHEREUM=300".',
-  })
-  PAYOUT_MAX_FEE_GWEI = '';
-
-  @IsOptional()
-  @IsString({
-    message: 'TREASURY_FILE must be a path to a JSON file of per-network treasury settings.',
-  })
-  TREASURY_FILE?: string;
-
-  @IsOptional()
-  @IsString({ message: 'SWEEPER_KEYS_FILE must be a path to a JSON file of sweeper keys.' })
-  SWEEPER_KEYS_FILE?: string;
-
-  @IsOptional()
-  @IsString({
-    message: 'DEPOSIT_KEYS_FILE must be a path to a JSON file of deposit account xprvs.',
-  })
-  DEPOSIT_KEYS_FILE?: string;
-
-  @IntegerSetting({ min: 100, max: 86400000 })
-  TREASURY_SWEEP_INTERVAL_MS = 60000;
-
-  @IntegerSetting({ min: 1000, max: 86400000 })
-  TREASURY_RECONCILE_INTERVAL_MS = 300000;
-
-  @IntegerSetting({ min: 1000, max: 604800000 })
-  TREASURY_RECONCILE_FULL_INTERVAL_MS = 3600000;
-
-  @IntegerSetting({ min: 100, max: 600000 })
-  PAYOUT_TRACK_INTERVAL_MS = 1000;
-
-  @IntegerSetting({ min: 100, max: 3600000 })
-  PAYOUT_RETRY_DELAY_MS = 30000;
-
-  @IntegerSetting({ min: 1, max: 64 })
-  PAYOUT_SEND_CONCURRENCY = 8;
-
-  @Matches(/^[1-9][0-9]{0,11}$/, {
-    message: 'PAYOUT_TRON_FEE_LIMIT_SUN must be a whole number of sun, e.g. "30000000".',
-  })
-  PAYOUT_TRON_FEE_LIMIT_SUN = '30000000';
-
-  // Loopback and private networks are for local development only; link-local and cloud metadata
-  // addresses are refused even then (see docs/events-and-webhooks.md).
-  @IsIn(['true', 'false'], { message: 'WEBHOOKS_ALLOW_PRIVATE_URLS must be "true" or "false".' })
-  WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' | 'false' = 'false';
-
-  @IntegerSetting({ min: 100, max: 60000 })
-  WEBHOOK_TIMEOUT_MS = 15000;
-
-  @IntegerSetting({ min: 10, max: 10000 })
-  WEBHOOK_POLL_INTERVAL_MS = 100;
-
-  @IntegerSetting({ min: 1, max: 2000 })
-  WEBHOOK_CONCURRENCY = 512;
-
-  @IntegerSetting({ min: 1, max: 500 })
-  WEBHOOK_ENDPOINT_CONCURRENCY = 32;
-
-  // AES-256-GCM key of the webhook signing secrets at rest (docs/events-and-webhooks.md), 32 bytes
-  // as 64 hex digits (`openssl rand -hex 32`). Required in production; the sandbox falls back to
-  // a fixed development key. Messages never repeat it.
-  @IsOptional()
-  @Matches(/^[0-9a-fA-F]{64}$/, {
-    message:
-      'WEBHOOK_SECRETS_KEY must be 64 hex digits (32 bytes), e.g. from `openssl rand -hex 32`.',
-  })
-  WEBHOOK_SECRETS_KEY?: string;
-
-  // Per merchant: one merchant's slow endpoints (16 of them) could otherwise take every slot.
-  @IntegerSetting({ min: 1, max: 2000 })
-  WEBHOOK_MERCHANT_CONCURRENCY = 64;
-
-  // An answer slower than this counts as a failure for the endpoint's circuit breaker.
-  @IntegerSetting({ min: 100, max: 60000 })
-  WEBHOOK_SLOW_RESPONSE_MS = 5000;
-
-  @IntegerSetting({ min: 1, max: 200 })
-  DATABASE_POOL_SIZE = 20;
-
-  // The API's statements only (docs/operations.md): one that runs longer is cancelled and its
-  // request answers 503, instead of holding a connection and the database for as long as it
-  // takes (a list with include_total over a huge merchant). 0 = no limit.
-  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
-  DATABASE_STATEMENT_TIMEOUT_MS = 15000;
-
-  // The API's exact list totals (`include_total=true`) only: a count over a huge merchant is
-  // cancelled after this long and the list answers 200 with `X-Total-Count-At-Least` instead of
-  // failing (docs/pagination.md). 0 = only DATABASE_STATEMENT_TIMEOUT_MS applies.
-  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
-  DATABASE_LIST_TOTAL_TIMEOUT_MS = 2000;
-
-  // The API's connections only: one left idle inside a transaction this long (a request stuck
-  // between two statements) is closed by PostgreSQL, releasing its locks. 0 = no limit.
-  @IntegerSetting({ min: 0, max: 3600000, minMeans: 'none' })
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60000;
-
-  // The API's pool only: how long a request waits for a connection (a free one of the pool, or a
-  // new one to PostgreSQL) before it answers 503 instead of hanging. 0 = forever.
-  @IntegerSetting({ min: 0, max: 600000, minMeans: 'none' })
-  DATABASE_CONNECT_TIMEOUT_MS = 10000;
-
-  // Retention (docs/operations.md, "Data retention"): the worker deletes older rows on a schedule,
-  // in batches. 0 = keep forever. Idempotency keys have none: their 24 hours are the API's contract.
-  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
-  RETENTION_WEBHOOK_ATTEMPTS_DAYS = 30;
-
-  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
-  RETENTION_EVENTS_DAYS = 90;
-
-  // The console's request log (what the console shows is what is kept).
-  @IntegerSetting({ min: 0, max: 3650, minMeans: 'keep' })
-  RETENTION_REQUEST_LOG_DAYS = 30;
-
-  // Rows per DELETE statement: each is its own short transaction, so locks stay brief.
-  @IntegerSetting({ min: 100, max: 100000 })
-  RETENTION_BATCH_SIZE = 1000;
-
-  // Operations (docs/operations.md). When set, /metrics wants `Authorization: Bearer <token>`.
-  @IsOptional()
-  @Matches(/^\S{16,}$/, { message: 'METRICS_TOKEN must be at least 16 characters, no spaces.' })
-  METRICS_TOKEN?: string;
-
-  @IntegerSetting({ min: 0, max: 65535, minMeans: 'off' })
-  WORKER_METRICS_PORT = 9464;
-
-  // Below the orchestrator's grace period (Kubernetes: 30 s), so the process ends on its own.
-  @IntegerSetting({ min: 1000, max: 600000 })
-  SHUTDOWN_TIMEOUT_MS = 25000;
-
-  // Longer than a load balancer's idle timeout (AWS ALB and nginx: 60 s): a balancer reusing a
-  // connection the API has just closed answers the client 502. Node's own default is 5 s.
-  @IntegerSetting({ min: 1000, max: 600000 })
-  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65000;
-
-  // Sized for a burst: at 1,000 sessions a second, 20 s of creation takes 20,000 addresses per
-  // family without the worker deriving any (derivation competes with the API for CPU).
-  @IntegerSetting({ min: 10, max: 1000000 })
-  PAY_ADDRESS_POOL_TARGET = 60000;
-
-  /** Below this many unclaimed addresses the worker tops the pool up; default a sixth of the target. */
-  @IsOptional()
-  @IntegerSetting({ min: 1, max: 1000000 })
-  PAY_ADDRESS_POOL_LOW_WATERMARK?: number;
-
-  // The merchant console (docs/console.md): a session unused this long ends (the absolute limit
-  // is 12 hours whatever this says).
-  @IntegerSetting({ min: 5, max: 720 })
-  CONSOLE_SESSION_IDLE_MINUTES = 30;
 }
 
 // Production must be told where everything is; the sandbox may fall back to local defaults.

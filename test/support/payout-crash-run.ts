@@ -1,12 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { parseUnits, Wallet } from 'ethers';
 import { formatAmount } from '@app/common';
-import { buildApp, mainOf } from './built-apps';
+import { buildApp } from './built-apps';
 import { useChainEnvironment } from './chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, startDevnet } from './devnet';
 import { LaggingBalancer } from './lagging-balancer';
@@ -14,9 +10,8 @@ import { creditBalance } from './ledger-credit';
 import { parkEarlierPayouts, transfersFrom, writeHotWalletsFile } from './payout-chain';
 import { TestApi } from './test-app';
 import { waitFor } from './wait-for';
+import { WorkerProcess } from './worker-process';
 
-const ROOT = join(__dirname, '..', '..');
-const WORKER_MAIN = mainOf('worker');
 const PAYOUTS = 200;
 /** Kills that must have struck a run in progress (up to KILLS are tried). */
 const MIN_KILLS = 3;
@@ -44,10 +39,7 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
     let balancer: LaggingBalancer | undefined;
     let api: TestApi;
     let environment: ReturnType<typeof useChainEnvironment>;
-    let worker: ChildProcess | undefined;
-    // Every worker's log (warnings and errors) lands here; a failure prints its end.
-    const logDir = mkdtempSync(join(tmpdir(), 'payouts-crash-'));
-    const logFile = process.env.TEST_WORKER_LOG ?? join(logDir, 'workers.log');
+    const worker = new WorkerProcess('payouts-crash');
 
     beforeAll(async () => {
       // The real worker process runs the compiled code, as in production.
@@ -81,41 +73,23 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
     });
 
     afterAll(async () => {
-      await stopWorker('SIGKILL');
+      await worker.stop('SIGKILL');
       await api?.close();
       await balancer?.stop();
       await devnet?.stop();
       environment?.restore();
-      rmSync(logDir, { recursive: true, force: true });
+      worker.removeLog();
     });
-
-    function startWorker(): void {
-      const log = openSync(logFile, 'a');
-      worker = spawn(process.execPath, [WORKER_MAIN], {
-        cwd: ROOT,
-        // TEST_WORKER_LOG=<file> keeps every line of the workers' logs (info) for a failed run.
-        env: { ...process.env, LOG_LEVEL: process.env.TEST_WORKER_LOG ? 'info' : 'warn' },
-        stdio: ['ignore', log, log],
-      });
-      closeSync(log);
-    }
 
     /** Waits for the running worker to make progress; says why when it does not. */
     async function waitForProgress(progress: () => Promise<number>, before: number): Promise<void> {
-      const running = worker!;
-      try {
-        await waitFor(
-          async () => {
-            // A worker that died on its own (not killed by this test) will never make progress.
-            if (running.exitCode !== null) throw new Error(`worker exited ${running.exitCode}`);
-            return (await progress()) > before;
-          },
-          60_000,
-          'the worker at work',
-        );
-      } catch (error) {
-        throw new Error(`${(error as Error).message}\n${await diagnostics()}`);
-      }
+      // A worker that died on its own (not killed by this test) will never make progress.
+      await worker.waitWhileRunning(
+        async () => (await progress()) > before,
+        60_000,
+        'the worker at work',
+        diagnostics,
+      );
     }
 
     async function diagnostics(): Promise<string> {
@@ -129,21 +103,12 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
       const payouts = await api.dataSource.query(
         `SELECT network, status, count(*)::int AS count FROM payouts GROUP BY 1, 2 ORDER BY 1, 2`,
       );
-      const log = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+      const log = worker.lastLines();
       return [
         `sessions waiting or idle in a transaction: ${JSON.stringify(waiting)}`,
         `payouts: ${JSON.stringify(payouts)}`,
-        `last lines of the workers' log (${logFile}):\n${log}`,
+        `last lines of the workers' log (${worker.logFile}):\n${log}`,
       ].join('\n');
-    }
-
-    async function stopWorker(signal: NodeJS.Signals): Promise<void> {
-      const child = worker;
-      worker = undefined;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill(signal);
-      await exited;
     }
 
     it('sends each of 200 payouts exactly once across 10 SIGKILLs', async () => {
@@ -157,7 +122,7 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
       const recipients = Array.from({ length: PAYOUTS }, () => Wallet.createRandom().address);
       const amounts = recipients.map((_, i) => `${1 + (i % 7)}.${String(i).padStart(3, '0')}`);
 
-      startWorker();
+      worker.start();
       const ids: string[] = [];
       for (let i = 0; i < PAYOUTS; i += 20) {
         const batch = await Promise.all(
@@ -210,8 +175,8 @@ export function describePayoutCrashRun(title: string, options: CrashRunOptions):
         const finishedNow = await finished();
         if (finishedNow === PAYOUTS) break;
         finishedAtKill.push(finishedNow);
-        await stopWorker('SIGKILL');
-        startWorker();
+        await worker.stop('SIGKILL');
+        worker.start();
       }
       // Every kill hit a run in progress, not a finished one, and there were several.
       expect(finishedAtKill.length).toBeGreaterThanOrEqual(MIN_KILLS);

@@ -1,22 +1,16 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { getAddress, parseUnits, Transaction } from 'ethers';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
 import { BroadcastGate } from './broadcast-gate';
-import { buildApp, mainOf } from './built-apps';
+import { buildApp } from './built-apps';
 import { useChainEnvironment } from './chain-test-env';
 import { Devnet, DEVNET_ACCOUNTS, DevnetTransfer, startDevnet } from './devnet';
 import { LaggingBalancer } from './lagging-balancer';
 import { startPayoutsOnNewChain } from './payout-chain';
 import { devnetSweeper, startSweepsOnNewChain, sweepEnvironment } from './sweep-env';
 import { TestApi, TestMerchant } from './test-app';
-import { waitFor } from './wait-for';
+import { WorkerProcess } from './worker-process';
 
-const ROOT = join(__dirname, '..', '..');
-const WORKER_MAIN = mainOf('worker');
 const SESSIONS = 150;
 const WAVES = 5;
 const KILLS = 8;
@@ -57,11 +51,9 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     let merchant: TestMerchant;
     let delegate: string;
     let environment: ReturnType<typeof useChainEnvironment>;
-    let worker: ChildProcess | undefined;
+    const worker = new WorkerProcess('sweeps-crash');
     let runStart: Date;
     const sweeper = devnetSweeper(options.sweeperAccount);
-    const logDir = mkdtempSync(join(tmpdir(), 'sweeps-crash-'));
-    const logFile = process.env.TEST_WORKER_LOG ?? join(logDir, 'workers.log');
 
     beforeAll(async () => {
       // The compiled worker, as in production; building it takes minutes on a slow machine.
@@ -104,33 +96,14 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
     }, 300_000);
 
     afterAll(async () => {
-      await stopWorker();
+      await worker.stop();
       await api?.close();
       await gate?.stop();
       await balancer?.stop();
       await devnet?.stop();
       environment?.restore();
-      rmSync(logDir, { recursive: true, force: true });
+      worker.removeLog();
     });
-
-    function startWorker(): void {
-      const log = openSync(logFile, 'a');
-      worker = spawn(process.execPath, [WORKER_MAIN], {
-        cwd: ROOT,
-        env: { ...process.env, LOG_LEVEL: process.env.TEST_WORKER_LOG ? 'info' : 'warn' },
-        stdio: ['ignore', log, log],
-      });
-      closeSync(log);
-    }
-
-    async function stopWorker(): Promise<void> {
-      const child = worker;
-      worker = undefined;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
 
     async function diagnostics(): Promise<string> {
       const sweeps = await api.dataSource.query(
@@ -138,24 +111,12 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
           WHERE created_at >= $1 AND sweeper_address = $2 GROUP BY 1`,
         [runStart, sweeper.address],
       );
-      const log = readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+      const log = worker.lastLines();
       return `sweeps: ${JSON.stringify(sweeps)}\nlast lines of the workers' log:\n${log}`;
     }
 
-    async function waitWithWorker(check: () => Promise<boolean>, what: string, ms = 60_000) {
-      const running = worker!;
-      try {
-        await waitFor(
-          async () => {
-            if (running.exitCode !== null) throw new Error(`worker exited ${running.exitCode}`);
-            return check();
-          },
-          ms,
-          what,
-        );
-      } catch (error) {
-        throw new Error(`${(error as Error).message}\n${await diagnostics()}`);
-      }
+    function waitWithWorker(check: () => Promise<boolean>, what: string, ms = 60_000) {
+      return worker.waitWhileRunning(check, ms, what, diagnostics);
     }
 
     const attemptsOfRun = (where = 'true') =>
@@ -241,7 +202,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
         async () => (await heldJournaled()) !== undefined,
         'a sweep journaled and held in its broadcast',
       );
-      await stopWorker();
+      await worker.stop();
       const held = (await heldJournaled())!;
       // The node never saw it: only the journal has these bytes.
       expect(await devnet.provider.getTransaction(held.tx_hash)).toBeNull();
@@ -273,7 +234,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
       let waves = 0;
       await pay(sessions.slice(0, waveSize));
       waves += 1;
-      startWorker();
+      worker.start();
       let journaledBeforeKill: string | undefined;
       const remainingAtKill: number[] = [];
       for (let kill = 0; kill < KILLS; kill++) {
@@ -288,9 +249,9 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
           await waitWithWorker(async () => (await progress()) > before, 'the worker at work');
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 500));
           remainingAtKill.push(SESSIONS - (await sweptItems()));
-          await stopWorker();
+          await worker.stop();
         }
-        startWorker();
+        worker.start();
       }
       while (waves < WAVES) {
         await pay(sessions.slice(waves * waveSize, (waves + 1) * waveSize));
@@ -312,7 +273,7 @@ export function describeSweepCrashRun(title: string, options: SweepCrashRunOptio
         'every address swept and no sweep in flight',
         180_000,
       );
-      await stopWorker();
+      await worker.stop();
 
       // Every deposit address empty, no native coin ever sent to one; the hot wallet got it all.
       const paid = sessions.reduce((sum, s) => sum + parseUnits(s.amount, 6), 0n);

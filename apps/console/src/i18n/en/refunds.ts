@@ -1,0 +1,51 @@
+/** Refunds in English. */
+export const refundsMessages = {
+  'refunds.title': 'Refunds',
+  'refunds.empty': 'No refunds match.',
+  'refunds.id': 'Refund',
+  'refunds.status': 'Status',
+  'refunds.amount': 'Amount',
+  'refunds.fee': 'Fee',
+  'refunds.net': 'Net amount',
+  'refunds.network': 'Network',
+  'refunds.payment': 'Payment',
+  'refunds.toAddress': 'Destination',
+  'refunds.noAddress': 'Not given yet',
+  'refunds.txHash': 'Transaction hash',
+  'refunds.reason': 'Reason',
+  'refunds.errorReason': 'Error',
+  'refunds.destinationUrl': 'Link for the customer',
+  'refunds.destinationUrlHint':
+    'Give this link to the customer to enter their address. Whoever holds it chooses where the refund goes.',
+  'refunds.sendAfter': 'Sent after',
+  'refunds.subMerchant': 'Sub-merchant',
+  'refunds.created': 'Created',
+  'refunds.completed': 'Completed',
+  'refunds.back': '← All refunds',
+  'refunds.detailTitle': 'Refund',
+  'refunds.sessionFilter': 'Payment',
+  'refunds.sessionFilterHint': 'A session id, cs_…',
+  'refunds.cancel': 'Cancel refund',
+  'refunds.cancelConfirm':
+    'Cancel refund {id}? Nothing has been sent yet; {amount} goes back where it came from.',
+  'refunds.keep': 'Keep refund',
+  'refunds.canceled': 'The refund is canceled.',
+  'refunds.create': 'Refund',
+  'refunds.createTitle': 'Refund payment',
+  'refunds.createIntro':
+    'Received {received} {currency} on {network}. The network’s fee is deducted from the amount refunded.',
+  'refunds.amountOptional': 'Amount (optional)',
+  'refunds.amountHint':
+    'Leave empty to refund the whole of an expired or underpaid payment, or the excess of an overpaid one.',
+  'refunds.address': 'Customer address (optional)',
+  'refunds.addressHint':
+    'Leave empty to get a link for the customer, where they enter the address themselves.',
+  'refunds.reasonOptional': 'Reason (optional)',
+  'refunds.submit': 'Create refund',
+  'refunds.authenticationCode': 'Authentication code',
+  'refunds.authenticationCodeHint':
+    'A refund sends money: enter the current code from your authenticator app.',
+  'refunds.ofPayment': 'Refunds',
+  'refunds.noneOfPayment': 'No refunds of this payment.',
+  'refunds.backToPayment': '← Payment {id}',
+} as const;

@@ -1,0 +1,45 @@
+/** Sub-merchants and the sub-merchant context in English (issue 25). */
+export const subMerchantsMessages = {
+  'subMerchants.title': 'Sub-merchants',
+  'subMerchants.intro':
+    'The merchants you act for. Choose one under "Acting for" in the header to see only its payments, payouts, balances and events, and to create records for it.',
+  'subMerchants.empty': 'No sub-merchants yet.',
+  'subMerchants.code': 'Code',
+  'subMerchants.name': 'Name',
+  'subMerchants.status': 'Status',
+  'subMerchants.email': 'Email (optional)',
+  'subMerchants.website': 'Website (optional)',
+  'subMerchants.created': 'Created',
+  'subMerchants.status.active': 'Active',
+  'subMerchants.status.disabled': 'Disabled',
+  'subMerchants.create': 'Create sub-merchant',
+  'subMerchants.createTitle': 'New sub-merchant',
+  'subMerchants.codeHint': 'Letters, digits, _ and -, up to 64 characters. It cannot change later.',
+  'subMerchants.createdNotice': 'Sub-merchant {code} created.',
+  'subMerchants.actAs': 'Act for {code}',
+  'subMerchantContext.label': 'Acting for',
+  'subMerchantContext.all': 'All / the platform itself',
+  'subMerchantContext.banner':
+    'Acting for sub-merchant {code}: lists show only its records, and what you create is created for it.',
+  'subMerchantContext.clear': 'Back to all',
+
+  // Issue 25: edit and disable a sub-merchant.
+  'subMerchants.actions': 'Actions',
+  'subMerchants.edit': 'Edit',
+  'subMerchants.editNamed': 'Edit {code}',
+  'subMerchants.editTitle': 'Edit sub-merchant {code}',
+  'subMerchants.clearHint': 'Leave empty to clear it.',
+  'subMerchants.save': 'Save',
+  'subMerchants.cancel': 'Cancel',
+  'subMerchants.savedNotice': 'Sub-merchant {code} saved.',
+  'subMerchants.disable': 'Disable',
+  'subMerchants.disableNamed': 'Disable {code}',
+  'subMerchants.disableTitle': 'Disable {code}?',
+  'subMerchants.disableIntro':
+    'It gets no new payment sessions or payouts until it is enabled again; its records stay listed.',
+  'subMerchants.disableConfirm': 'Disable sub-merchant',
+  'subMerchants.disabledNotice': 'Sub-merchant {code} disabled.',
+  'subMerchants.enable': 'Enable',
+  'subMerchants.enableNamed': 'Enable {code}',
+  'subMerchants.enabledNotice': 'Sub-merchant {code} enabled.',
+} as const;

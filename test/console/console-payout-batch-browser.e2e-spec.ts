@@ -1,16 +1,13 @@
 import Decimal from 'decimal.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   ConsoleRig,
   navigationLink,
-  newConsoleContext,
-  openConsolePage,
   screenshot,
   seriousAxeViolations,
-  signInThroughForm,
   startConsoleRig,
 } from '../support/console-browser-kit';
-import { signedInMember, totpCode } from '../support/console-identity';
+import { totpCode } from '../support/console-identity';
 import { randomTronAddress } from '../support/payouts-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -38,13 +35,12 @@ function csvFile(rows: string[]): { name: string; mimeType: string; buffer: Buff
 describe('Console: upload a payout batch in Chromium', () => {
   let rig: ConsoleRig;
   let api: TestApi;
-  let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
     rig = await startConsoleRig();
-    ({ api, browser, baseUrl } = rig);
+    ({ api, baseUrl } = rig);
     merchant = await rig.createPayoutMerchant('Browser Batches', '1000');
   });
 
@@ -56,16 +52,13 @@ describe('Console: upload a payout batch in Chromium', () => {
 
   /** A new owner signed in, on the upload page; each test has its own fresh codes. */
   async function openUploadPage() {
-    const owner = await signedInMember(api, merchant, 'owner');
-    const context = await newConsoleContext(browser);
-    const opened = await openConsolePage(context);
+    const { member: owner, ...opened } = await rig.signIn(merchant, 'owner');
     const { page } = opened;
-    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
     await navigationLink(page, 'Payouts').click();
     await page.getByRole('heading', { name: 'Payouts' }).waitFor();
     await page.getByRole('button', { name: 'Upload batch (CSV)' }).click();
     await page.getByRole('heading', { name: 'Upload a payout batch' }).waitFor();
-    return { ...opened, context, owner };
+    return { ...opened, owner };
   }
 
   async function choose(page: Page, rows: string[]) {
@@ -234,10 +227,7 @@ describe('Console: upload a payout batch in Chromium', () => {
   });
 
   it('offers the upload to roles that may create payouts only', async () => {
-    const viewer = await signedInMember(api, merchant, 'viewer');
-    const context = await newConsoleContext(browser);
-    const { page } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, viewer.email, viewer.recoveryCodes[0]);
+    const { context, page } = await rig.signIn(merchant, 'viewer');
     await navigationLink(page, 'Payouts').click();
     await page.getByRole('heading', { name: 'Payouts' }).waitFor();
     await page.getByRole('link', { name: 'Payout batches' }).waitFor();

@@ -1,14 +1,10 @@
-import type { Browser } from 'playwright-core';
 import {
   ConsoleRig,
   navigationLink,
-  newConsoleContext,
-  openConsolePage,
   seriousAxeViolations,
-  signInThroughForm,
   startConsoleRig,
 } from '../support/console-browser-kit';
-import { signedInMember, totpCode } from '../support/console-identity';
+import { totpCode } from '../support/console-identity';
 import { randomTronAddress } from '../support/payouts-api';
 import { TestApi, TestMerchant } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -21,13 +17,12 @@ import { waitFor } from '../support/wait-for';
 describe('Console: create a payout in Chromium', () => {
   let rig: ConsoleRig;
   let api: TestApi;
-  let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
     rig = await startConsoleRig();
-    ({ api, browser, baseUrl } = rig);
+    ({ api, baseUrl } = rig);
     merchant = await rig.createPayoutMerchant('Browser Payouts', '300');
   });
 
@@ -35,10 +30,13 @@ describe('Console: create a payout in Chromium', () => {
   afterAll(() => rig?.close());
 
   it('creates one payout through the form and opens it; a wrong code is shown by its field', async () => {
-    const owner = await signedInMember(api, merchant, 'owner');
-    const context = await newConsoleContext(browser);
-    const { page, cspViolations, errors } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    const {
+      member: owner,
+      context,
+      page,
+      cspViolations,
+      errors,
+    } = await rig.signIn(merchant, 'owner');
 
     await navigationLink(page, 'Payouts').click();
     await page.getByRole('heading', { name: 'Payouts' }).waitFor();

@@ -1,14 +1,10 @@
-import type { Browser } from 'playwright-core';
 import {
   ConsoleRig,
   navigationLink,
-  newConsoleContext,
-  openConsolePage,
   seriousAxeViolations,
-  signInThroughForm,
   startConsoleRig,
 } from '../support/console-browser-kit';
-import { signedInMember, totpCode } from '../support/console-identity';
+import { totpCode } from '../support/console-identity';
 import { randomTronAddress } from '../support/payouts-api';
 import { paidSession, postSessionRefund, RefundBody } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
@@ -23,13 +19,12 @@ import { waitFor } from '../support/wait-for';
 describe('Console: refunds in Chromium', () => {
   let rig: ConsoleRig;
   let api: TestApi;
-  let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
     rig = await startConsoleRig();
-    ({ api, browser, baseUrl } = rig);
+    ({ api, baseUrl } = rig);
     merchant = await rig.createMerchant('Browser Refunds');
   });
 
@@ -43,10 +38,13 @@ describe('Console: refunds in Chromium', () => {
       received: '40',
       status: 'Underpaid',
     });
-    const owner = await signedInMember(api, merchant, 'owner');
-    const context = await newConsoleContext(browser);
-    const { page, cspViolations, errors } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    const {
+      member: owner,
+      context,
+      page,
+      cspViolations,
+      errors,
+    } = await rig.signIn(merchant, 'owner');
 
     // The payment's page: no refund yet, and the Refund action.
     await navigationLink(page, 'Payments').click();
@@ -169,10 +167,7 @@ describe('Console: refunds in Chromium', () => {
       ['viewer', true],
       ['developer', false],
     ] as const) {
-      const member = await signedInMember(api, merchant, role);
-      const context = await newConsoleContext(browser);
-      const { page, cspViolations } = await openConsolePage(context);
-      await signInThroughForm(page, baseUrl, member.email, member.recoveryCodes[0]);
+      const { context, page, cspViolations } = await rig.signIn(merchant, role);
       expect([role, await navigationLink(page, 'Refunds').count()]).toEqual([
         role,
         seesRefunds ? 1 : 0,
@@ -202,10 +197,7 @@ describe('Console: refunds in Chromium', () => {
       received: '0',
       status: 'Pending',
     });
-    const owner = await signedInMember(api, merchant, 'owner', 'refund-unpaid');
-    const context = await newConsoleContext(browser);
-    const { page } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    const { context, page } = await rig.signIn(merchant, 'owner', 'refund-unpaid');
     await page.goto(`${baseUrl}/console/payments/${unpaid.id}`);
     await page.getByRole('heading', { name: new RegExp(`Payment ${unpaid.id}`) }).waitFor();
     await page.getByText('No refunds of this payment.').waitFor();

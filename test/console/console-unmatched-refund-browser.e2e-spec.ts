@@ -1,14 +1,10 @@
-import type { Browser } from 'playwright-core';
 import {
   ConsoleRig,
   navigationLink,
-  newConsoleContext,
-  openConsolePage,
   seriousAxeViolations,
-  signInThroughForm,
   startConsoleRig,
 } from '../support/console-browser-kit';
-import { auditOf, signedInMember, totpCode } from '../support/console-identity';
+import { auditOf, totpCode } from '../support/console-identity';
 import { randomTronAddress } from '../support/payouts-api';
 import { paidSession, unmatchedTransfer } from '../support/refunds-api';
 import { TestApi, TestMerchant } from '../support/test-app';
@@ -24,13 +20,12 @@ import { waitFor } from '../support/wait-for';
 describe('Console: unmatched transfers and their refunds in Chromium', () => {
   let rig: ConsoleRig;
   let api: TestApi;
-  let browser: Browser;
   let baseUrl: string;
   let merchant: TestMerchant;
 
   beforeAll(async () => {
     rig = await startConsoleRig();
-    ({ api, browser, baseUrl } = rig);
+    ({ api, baseUrl } = rig);
     merchant = await rig.createMerchant('Browser Unmatched');
   });
 
@@ -48,10 +43,13 @@ describe('Console: unmatched transfers and their refunds in Chromium', () => {
       network: 'TRON',
       amount: '30',
     });
-    const owner = await signedInMember(api, merchant, 'owner');
-    const context = await newConsoleContext(browser);
-    const { page, cspViolations, errors } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, owner.email, owner.recoveryCodes[0]);
+    const {
+      member: owner,
+      context,
+      page,
+      cspViolations,
+      errors,
+    } = await rig.signIn(merchant, 'owner');
 
     // Under Payments: the list of unmatched transfers, the transfer with its Refund action.
     await navigationLink(page, 'Payments').click();
@@ -144,10 +142,7 @@ describe('Console: unmatched transfers and their refunds in Chromium', () => {
       network: 'TRON',
       amount: '12',
     });
-    const viewer = await signedInMember(api, merchant, 'viewer');
-    const context = await newConsoleContext(browser);
-    const { page, cspViolations } = await openConsolePage(context);
-    await signInThroughForm(page, baseUrl, viewer.email, viewer.recoveryCodes[0]);
+    const { context, page, cspViolations } = await rig.signIn(merchant, 'viewer');
     await page.goto(`${baseUrl}/console/payments/unmatched`);
     await page.getByRole('row', { name: new RegExp(transferId) }).waitFor();
     expect(await page.getByRole('link', { name: /^Refund transfer/ }).count()).toBe(0);

@@ -4,10 +4,10 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { authenticator } from 'otplib';
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
-import { MerchantsService } from '@app/auth';
+import { ConsoleRole, MerchantsService } from '@app/auth';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
 import { buildConsole } from './console-build';
-import { PASSWORD } from './console-identity';
+import { ConsoleMember, PASSWORD, signedInMember } from './console-identity';
 import { creditBalance } from './ledger-credit';
 import { cleanUpPayouts } from './payouts-api';
 import { TestApi, TestMerchant } from './test-app';
@@ -141,6 +141,16 @@ export interface ConsoleRig {
    * would, a payout fee of 0.5 %, and no review of new destinations.
    */
   createPayoutMerchant(name: string, tronUsdt: string): Promise<TestMerchant>;
+  /**
+   * A new member of the merchant (signedInMember: `role`, the email's `label`) signed in through
+   * the form with a recovery code, in a fresh browser context: the page, what it reports, the
+   * context (the test closes it) and the member.
+   */
+  signIn(
+    merchant: TestMerchant,
+    role: ConsoleRole,
+    label?: string,
+  ): Promise<ConsolePage & { context: BrowserContext; member: ConsoleMember }>;
   close(): Promise<void>;
 }
 
@@ -207,6 +217,13 @@ async function startRig(webhooks: boolean): Promise<ConsoleRig | ConsoleWebhookR
         });
         await api.app.get(MerchantsService).setPayoutPolicy(merchant.id, '0.5', false);
         return merchant;
+      },
+      signIn: async (merchant, role, label) => {
+        const member = await signedInMember(api, merchant, role, label);
+        const context = await newConsoleContext(browser);
+        const opened = await openConsolePage(context);
+        await signInThroughForm(opened.page, baseUrl, member.email, member.recoveryCodes[0]);
+        return { ...opened, context, member };
       },
       close,
     };

@@ -6,6 +6,7 @@ import { startWorker } from './in-process-worker';
 import { creditBalance } from './ledger-credit';
 import { startPayoutsOnNewChain } from './payout-chain';
 import { RpcProxy } from './rpc-proxy';
+import { startedParts } from './suite-parts';
 import { startSweepsOnNewChain } from './sweep-env';
 import { TestApi, TestMerchant } from './test-app';
 
@@ -120,30 +121,13 @@ export function useChainSuite(options: ChainSuiteOptions = {}): ChainSuite {
     environment?.restore();
   });
 
-  const started = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined)
-      throw new Error(`useChainSuite: no ${name} (not started, or not asked for)`);
-    return value;
-  };
-  const suite: ChainSuite = {
-    get devnet() {
-      return started(devnet, 'devnet');
-    },
-    get proxy() {
-      return started(proxy, 'proxy');
-    },
-    get api() {
-      return started(api, 'api');
-    },
-    get worker() {
-      return started(worker, 'worker');
-    },
-    get merchant() {
-      return started(merchant, 'merchant');
-    },
-    get networksFile() {
-      return started(environment, 'environment').path;
-    },
-  };
+  const suite = startedParts<ChainSuite>('useChainSuite', {
+    devnet: () => devnet,
+    proxy: () => proxy,
+    api: () => api,
+    worker: () => worker,
+    merchant: () => merchant,
+    networksFile: () => environment?.path,
+  });
   return suite;
 }

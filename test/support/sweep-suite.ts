@@ -18,6 +18,7 @@ import {
 import { startWorker } from './in-process-worker';
 import { startPayoutsOnNewChain } from './payout-chain';
 import { RpcProxy } from './rpc-proxy';
+import { startedParts } from './suite-parts';
 import { startSweepsOnNewChain, sweepEnvironment } from './sweep-env';
 import { TestApi, TestMerchant } from './test-app';
 import { waitFor } from './wait-for';
@@ -136,44 +137,30 @@ export function useSweepSuite(options: SweepSuiteOptions): SweepSuite {
     environment?.restore();
   });
 
-  const started = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined)
-      throw new Error(`useSweepSuite: no ${name} (not started, or not asked for)`);
-    return value;
-  };
-  return {
-    get devnet() {
-      return started(devnet, 'devnet');
+  const parts = startedParts<Omit<SweepSuite, 'useSettings' | 'pass' | 'closeContext'>>(
+    'useSweepSuite',
+    {
+      devnet: () => devnet,
+      proxy: () => proxy,
+      api: () => api,
+      merchant: () => merchant,
+      usdt: () => usdt,
+      delegate: () => delegate,
+      context: () => context,
     },
-    get proxy() {
-      return started(proxy, 'proxy');
-    },
-    get api() {
-      return started(api, 'api');
-    },
-    get merchant() {
-      return started(merchant, 'merchant');
-    },
-    get usdt() {
-      return started(usdt, 'usdt');
-    },
-    get delegate() {
-      return started(delegate, 'delegate');
-    },
-    get context() {
-      return started(context, 'context (useSettings first)');
-    },
+  );
+  const suite: SweepSuite = Object.assign(parts, {
     async useSettings(overrides: Record<string, unknown>): Promise<void> {
       await context?.close();
       writeFileSync(
-        started(sweepEnv, 'sweep files').TREASURY_FILE,
+        sweepEnv!.TREASURY_FILE,
         JSON.stringify({ ETHEREUM: { ...baseSettings, ...overrides } }),
       );
       context = await NestFactory.createApplicationContext(CliModule, { logger: false });
       await context.get(SweepKeys).register();
     },
     async pass(now?: Date): Promise<SweepRunReport> {
-      const sweeping = started(context, 'context (useSettings first)');
+      const sweeping = suite.context;
       let report: SweepRunReport | null = null;
       await waitFor(
         async () => (report = await sweeping.get(TreasurySweeps).run('ETHEREUM', now)) !== null,
@@ -186,7 +173,8 @@ export function useSweepSuite(options: SweepSuiteOptions): SweepSuite {
       await context?.close();
       context = undefined;
     },
-  };
+  });
+  return suite;
 }
 
 /** useChainSuite's options, but the environment: the sweep files. */

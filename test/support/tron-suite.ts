@@ -5,6 +5,7 @@ import { startWorker } from './in-process-worker';
 import { creditedMerchant } from './ledger-credit';
 import { parkEarlierPayouts, writeHotWalletsFile } from './payout-chain';
 import { postPayout, randomTronAddress } from './payouts-api';
+import { startedParts } from './suite-parts';
 import { TestApi, TestMerchant } from './test-app';
 import { TRON_USDT, tronAddressOf, tronTestKey } from './tron-keys';
 import { TronProxy } from './tron-proxy';
@@ -104,33 +105,20 @@ export function useTronSuite(options: TronSuiteOptions): TronSuite {
     environment?.restore();
   });
 
-  const started = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined)
-      throw new Error(`useTronSuite: no ${name} (not started, or not asked for)`);
-    return value;
-  };
-  const suite: TronSuite = {
+  const parts = startedParts<Omit<TronSuite, 'hotWallet' | 'createPayout'>>('useTronSuite', {
+    node: () => node,
+    proxy: () => proxy,
+    api: () => api,
+    worker: () => worker,
+    merchant: () => merchant,
+  });
+  const suite: TronSuite = Object.assign(parts, {
     hotWallet,
-    get node() {
-      return started(node, 'node');
-    },
-    get proxy() {
-      return started(proxy, 'proxy');
-    },
-    get api() {
-      return started(api, 'api');
-    },
-    get worker() {
-      return started(worker, 'worker');
-    },
-    get merchant() {
-      return started(merchant, 'merchant');
-    },
     async createPayout(amount: string, to = randomTronAddress()): Promise<string> {
       const body = { amount, currency: 'USDT', network: 'TRON', to_address: to };
       const { body: created } = await postPayout(suite.api, suite.merchant, body).expect(201);
       return (created as { id: string }).id;
     },
-  };
+  });
   return suite;
 }

@@ -97,7 +97,7 @@ async function measureStage(name: string, seededIn: number, step: (message: stri
       step(`  ${timing.name}: p50 ${timing.p50_ms}, p99 ${timing.p99_ms} ms`);
     }
     step(
-      `  while timed: this database's backends and the benchmark ${cpu.coresBusy} cores, other processes ${cpu.otherCores ?? '?'}`,
+      `  while timed: this database's backends and the benchmark ${cpu.coresBusy} cores, other processes (PostgreSQL's own writers among them) ${cpu.otherCores ?? '?'}`,
     );
     return { name, sizes, database_bytes: bytes, seconds_to_seed: seededIn, timings, plans, cpu };
   } finally {

@@ -7,7 +7,7 @@ import type { Verification } from './verify';
 
 /**
  * The service's own defaults for what drives payout throughput (README, and
- * libs/common/src/config/environment-variables.ts). The benchmark never sets them (kit/settings.ts
+ * libs/common/src/config/chain-variables.ts). The benchmark never sets them (kit/settings.ts
  * removes any the shell carries): printed so a reader knows what the figures were measured with.
  */
 export const SERVICE_DEFAULTS = {

@@ -11,7 +11,7 @@ export const GENERATOR_MAIN = join(__dirname, 'generator.ts');
 export const TS_NODE_WITH_PATHS = [...TS_NODE, '--require', 'tsconfig-paths/register'];
 
 /**
- * The service's own defaults for webhook delivery (libs/common/src/config/environment-variables.ts).
+ * The service's own defaults for webhook delivery (libs/common/src/config/webhook-variables.ts).
  * Never set by the benchmark: printed so a reader knows what the figures were measured with.
  */
 export const SERVICE_DEFAULTS = {

@@ -15,7 +15,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * so a session inserted without a rule fails instead of silently taking a stale one.
  */
 
-// The same formats the configuration accepts (libs/common environment-variables.ts).
+// The same formats the configuration accepts (libs/common/src/config/chain-variables.ts).
 const FEE_PERCENT_FORMAT = /^(0|[1-9][0-9]?)(\.[0-9]{1,4})?$/;
 const FEE_FIXED_FORMAT = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/;
 

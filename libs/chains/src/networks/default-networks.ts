@@ -143,6 +143,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     publicRpcUrl: 'https://mainnet.base.org',
     confirmations: OP_STACK_CONFIRMATIONS,
     finalityBlocks: OP_STACK_FINALITY_BLOCKS,
+    opStack: true,
     tokens: {
       USDC: { contract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 },
     },
@@ -156,6 +157,7 @@ export const MAINNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     publicRpcUrl: 'https://mainnet.optimism.io',
     confirmations: OP_STACK_CONFIRMATIONS,
     finalityBlocks: OP_STACK_FINALITY_BLOCKS,
+    opStack: true,
     tokens: {
       // USDT0, Tether's own token on OP Mainnet (see the sources above).
       USDT: { contract: '0x01bFF41798a0BcF287b996046Ca68b395DbC1071', decimals: 6 },
@@ -265,6 +267,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     publicRpcUrl: 'https://sepolia.base.org',
     confirmations: OP_STACK_CONFIRMATIONS,
     finalityBlocks: OP_STACK_FINALITY_BLOCKS,
+    opStack: true,
     tokens: {
       USDC: { contract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6 },
     },
@@ -278,6 +281,7 @@ export const TESTNET_NETWORKS: Record<NetworkName, NetworkConfig> = {
     publicRpcUrl: 'https://sepolia.optimism.io',
     confirmations: OP_STACK_CONFIRMATIONS,
     finalityBlocks: OP_STACK_FINALITY_BLOCKS,
+    opStack: true,
     tokens: {
       USDC: { contract: '0x5fd84259d66Cd46123540766Be93DFE6D43130D7', decimals: 6 },
     },

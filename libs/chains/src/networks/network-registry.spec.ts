@@ -157,6 +157,16 @@ describe('NetworkRegistry', () => {
       networks({ confirmations: 12, finalityBlocks: 5 }),
       'ETHEREUM.finalityBlocks (5) must not be below confirmations (12)',
     ],
+    [
+      'an OP-stack flag that is not a boolean',
+      networks({ opStack: 'yes' }),
+      'ETHEREUM.opStack must',
+    ],
+    [
+      'an OP-stack flag on TRON',
+      { networks: { TRON: { opStack: true } } },
+      'networks.TRON.opStack: OP-stack rollups are EVM networks',
+    ],
     ['tokens that are a list', networks({ tokens: [] }), 'networks.ETHEREUM.tokens must'],
     ['an unknown currency', networks({ tokens: { DAI: null } }), 'ETHEREUM.tokens.DAI: unknown'],
     ['a token that is a string', networks({ tokens: { USDT: 'x' } }), 'ETHEREUM.tokens.USDT must'],
@@ -280,6 +290,27 @@ describe('loadNetworkRegistry', () => {
     const registry = loadNetworkRegistry({ env: 'sandbox', networksFile: file });
     expect(finalityBlocksOf(registry.get('BSC'))).toBe(16);
     expect(finalityBlocksOf(registry.get('POLYGON'))).toBe(300);
+  });
+
+  it('knows the OP-stack networks, and takes the flag from the file for any EVM network', () => {
+    for (const env of ['sandbox', 'production'] as const) {
+      const registry = new NetworkRegistry(env);
+      const opStack = registry.list().filter((network) => network.opStack === true);
+      expect(opStack.map((network) => network.name)).toEqual(['BASE', 'OPTIMISM']);
+    }
+    const file = join(folder, 'networks.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ networks: { ETHEREUM: { opStack: true }, BASE: { opStack: false } } }),
+    );
+    const registry = loadNetworkRegistry({ env: 'sandbox', networksFile: file });
+    expect(registry.get('ETHEREUM').opStack).toBe(true);
+    expect(registry.get('BASE').opStack).toBe(false);
+    // Fields the file does not name keep the default: BASE on other RPC URLs is still OP-stack.
+    writeFileSync(file, JSON.stringify({ networks: { BASE: { confirmations: 3 } } }));
+    expect(loadNetworkRegistry({ env: 'sandbox', networksFile: file }).get('BASE').opStack).toBe(
+      true,
+    );
   });
 
   it('names the file when its content is refused', () => {

@@ -48,6 +48,12 @@ export interface NetworkConfig {
    * Optional so hand-built configurations (tests) need not name it; then `confirmations` counts.
    */
   finalityBlocks?: number;
+  /**
+   * EVM: an OP-stack rollup (Base, Optimism). Its sender also pays an L1 data fee, which the
+   * GasPriceOracle quotes and every receipt but an OP deposit's (type 0x7e) carries as `l1Fee`:
+   * a receipt without it tells no fee (receiptFeeWei). Unset: false (no L1 data fee).
+   */
+  opStack?: boolean;
   /** Tokens that exist on this network; a currency missing here is an unsupported pair. */
   tokens: Partial<Record<Currency, TokenConfig>>;
 }

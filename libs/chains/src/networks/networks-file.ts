@@ -31,6 +31,7 @@ const NETWORK_FIELDS = [
   'publicRpcUrl',
   'confirmations',
   'finalityBlocks',
+  'opStack',
   'tokens',
 ] as const;
 const MAX_CONFIRMATIONS = 100_000;
@@ -106,6 +107,14 @@ function applyEntry(
       case 'finalityBlocks':
         if (isWholeNumber(value, 1, MAX_CONFIRMATIONS)) config.finalityBlocks = value;
         else problems.push(`${fieldAt} must be a whole number from 1 to ${MAX_CONFIRMATIONS}.`);
+        break;
+      case 'opStack':
+        // Wrong either way: false on an OP-stack chain books its fees without the L1 data fee,
+        // true on another chain refuses every receipt's fee (it has no l1Fee).
+        if (config.chainFamily !== 'EVM') {
+          problems.push(`${fieldAt}: OP-stack rollups are EVM networks.`);
+        } else if (typeof value === 'boolean') config.opStack = value;
+        else problems.push(`${fieldAt} must be true or false.`);
         break;
       case 'rpcUrls':
         // The value is never echoed: private RPC URLs usually carry an API key.

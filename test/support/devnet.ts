@@ -122,6 +122,8 @@ export interface NetworksFileEntry {
   wsUrl?: string;
   publicRpcUrl: string;
   confirmations: number;
+  /** anvil charges no L1 data fee: false, or BASE and OPTIMISM would keep their default true. */
+  opStack?: boolean;
   tokens: Partial<Record<Currency, TokenConfig | null>>;
 }
 
@@ -287,6 +289,7 @@ export class Devnet {
         wsUrl: webSocketUrlOf(this.rpcUrl),
         publicRpcUrl: this.rpcUrl,
         confirmations: 1,
+        opStack: false,
         tokens: { USDT: { ...this.tokens.USDT }, USDC: { ...this.tokens.USDC } },
         ...overrides,
       },

@@ -51,7 +51,7 @@ describe('Network fees become final: review r9b', () => {
     const { txHash } = await devnet.transfer('USDT', Wallet.createRandom().address, '1');
     await devnet.mine(FINALITY_BLOCKS + 1);
     const receipt = await devnet.provider.send('eth_getTransactionReceipt', [txHash]);
-    return { txHash, fee: receiptFeeWei(receipt)! };
+    return { txHash, fee: receiptFeeWei(receipt, { opStack: false })! };
   }
 
   /** Books `feeBaseUnits` for `txHash` out of the hot wallet, as the payout path does. */
@@ -208,7 +208,7 @@ describe('Network fees become final: review r9b', () => {
         '1',
       );
       const shallowReceipt = await devnet.provider.send('eth_getTransactionReceipt', [shallowHash]);
-      await bookFee(shallowHash, receiptFeeWei(shallowReceipt)!);
+      await bookFee(shallowHash, receiptFeeWei(shallowReceipt, { opStack: false })!);
       await api.dataSource.query(
         `UPDATE network_fee_receipts SET block_number = NULL,
                 next_check_at = now() - interval '2 days'

@@ -30,6 +30,7 @@ export * from './payouts/nonce-proofs';
 export type { EthersPayoutTransportOptions } from './payouts/evm-payout-transport';
 export { TronNodePayoutTransport } from './payouts/tron-payout-transport';
 export { receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';
+export type { ReceiptFeeNetwork } from './adapters/evm/evm-receipt-fee';
 export { parseTransactionFeeSun } from './adapters/tron/tron-transaction-fee';
 export * from './contracts/contract-artifacts';
 export * from './contracts/multicall3';

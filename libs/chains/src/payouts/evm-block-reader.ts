@@ -41,7 +41,7 @@ export class EvmBlockReader {
     return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
       const receipt = parseReceipt(
         await provider.send('eth_getTransactionReceipt', [hash]),
-        this.network.name,
+        this.network,
       );
       if (receipt) {
         if (receipt.txHash !== hash) {
@@ -113,7 +113,7 @@ export class EvmBlockReader {
     const found = new Map<string, BlockReceipt>();
     for (const txHash of txHashes) {
       const receipt = await this.rpc.call('eth_getTransactionReceipt', async (provider) =>
-        parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network.name),
+        parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network),
       );
       const inBlock = receiptInBlock(receipt, block, txHash);
       // Not there, or in another block on this node's view: this block is not read.
@@ -171,7 +171,7 @@ export class EvmBlockReader {
         return 'unsupported';
       }
       try {
-        return receiptsOfBlock(raw, block, txHashes, this.network.name);
+        return receiptsOfBlock(raw, block, txHashes, this.network);
       } catch (error) {
         if (error instanceof BlockReceiptsRefused) refusals.seen = true;
         throw error;

@@ -1,6 +1,7 @@
 import { ChainError } from '../rpc/chain-error';
 import {
   BlockHeader,
+  BlockReceiptsRefused,
   parseBlockHeader,
   parseReceipt,
   receiptInBlock,
@@ -11,6 +12,8 @@ const hex = (byte: string) => `0x${byte.repeat(32)}`;
 const BLOCK = hex('aa');
 const PARENT = hex('bb');
 const [TX1, TX2, TX3] = [hex('01'), hex('02'), hex('03')];
+const ETHEREUM = { name: 'ETHEREUM' as const };
+const BASE = { name: 'BASE' as const, opStack: true };
 
 const header: BlockHeader = {
   number: 16,
@@ -57,7 +60,7 @@ describe('parseBlockHeader', () => {
 
 describe('parseReceipt', () => {
   it('reads the status, the block and the fee of one answer', () => {
-    expect(parseReceipt(receipt(TX1, { status: '0x0' }), 'ETHEREUM')).toEqual({
+    expect(parseReceipt(receipt(TX1, { status: '0x0' }), ETHEREUM)).toEqual({
       txHash: TX1,
       blockHash: BLOCK,
       blockNumber: 16,
@@ -67,12 +70,26 @@ describe('parseReceipt', () => {
   });
 
   it('takes a receipt without a block for none, and guesses no status or fee', () => {
-    expect(parseReceipt(null, 'ETHEREUM')).toBeNull();
-    expect(parseReceipt(receipt(TX1, { blockHash: null, blockNumber: null }), 'ETHEREUM')).toBe(
-      null,
+    expect(parseReceipt(null, ETHEREUM)).toBeNull();
+    expect(parseReceipt(receipt(TX1, { blockHash: null, blockNumber: null }), ETHEREUM)).toBe(null);
+    expect(() => parseReceipt(receipt(TX1, { status: undefined }), ETHEREUM)).toThrow(/status/);
+    expect(() => parseReceipt(receipt(TX1, { gasUsed: undefined }), ETHEREUM)).toThrow(/gasUsed/);
+  });
+
+  it('adds the L1 data fee on an OP-stack network, and guesses none (review r9b, M3)', () => {
+    const l1Fee = '0x2386f26fc10000';
+    expect(parseReceipt(receipt(TX1, { l1Fee }), BASE)?.feeBaseUnits).toBe(
+      21_000n * 1_000_000_000n + 10n ** 16n,
     );
-    expect(() => parseReceipt(receipt(TX1, { status: undefined }), 'ETHEREUM')).toThrow(/status/);
-    expect(() => parseReceipt(receipt(TX1, { gasUsed: undefined }), 'ETHEREUM')).toThrow(/gasUsed/);
+    // Absent or null: the L1 data fee is not known, so neither is the fee. Before, it was 0.
+    expect(() => parseReceipt(receipt(TX1), BASE)).toThrow(/l1Fee/);
+    expect(() => parseReceipt(receipt(TX1, { l1Fee: null }), BASE)).toThrow(ChainError);
+    // An OP deposit (type 0x7e, minted from L1) owes none.
+    expect(parseReceipt(receipt(TX1, { type: '0x7e' }), BASE)?.feeBaseUnits).toBe(
+      21_000n * 1_000_000_000n,
+    );
+    // Where no L1 data fee is paid, absent is none: as before.
+    expect(parseReceipt(receipt(TX1), ETHEREUM)?.feeBaseUnits).toBe(21_000n * 1_000_000_000n);
   });
 });
 
@@ -80,7 +97,7 @@ describe('receiptsOfBlock', () => {
   const all = [receipt(TX1), receipt(TX2, { status: '0x0' }), receipt(TX3)];
 
   it('gives the receipts asked for, read as the block’s own', () => {
-    const found = receiptsOfBlock(all, header, [TX2, TX3], 'ETHEREUM');
+    const found = receiptsOfBlock(all, header, [TX2, TX3], ETHEREUM);
     expect([...found!.keys()]).toEqual([TX2, TX3]);
     expect(found!.get(TX2)).toEqual({
       txHash: TX2,
@@ -90,23 +107,39 @@ describe('receiptsOfBlock', () => {
   });
 
   it('answers null for a block the node lacks', () => {
-    expect(receiptsOfBlock(null, header, [TX1], 'ETHEREUM')).toBeNull();
+    expect(receiptsOfBlock(null, header, [TX1], ETHEREUM)).toBeNull();
   });
 
   it('refuses receipts of another block, of another transaction, or too few', () => {
     const otherBlock = [receipt(TX1), receipt(TX2, { blockHash: hex('cc') }), receipt(TX3)];
-    expect(() => receiptsOfBlock(otherBlock, header, [TX1], 'ETHEREUM')).toThrow(ChainError);
+    expect(() => receiptsOfBlock(otherBlock, header, [TX1], ETHEREUM)).toThrow(ChainError);
     const otherHeight = [receipt(TX1), receipt(TX2), receipt(TX3, { blockNumber: '0xf' })];
-    expect(() => receiptsOfBlock(otherHeight, header, [TX1], 'ETHEREUM')).toThrow(ChainError);
+    expect(() => receiptsOfBlock(otherHeight, header, [TX1], ETHEREUM)).toThrow(ChainError);
     const reordered = [receipt(TX2), receipt(TX1), receipt(TX3)];
-    expect(() => receiptsOfBlock(reordered, header, [TX1], 'ETHEREUM')).toThrow(ChainError);
-    expect(() => receiptsOfBlock(all.slice(1), header, [TX2], 'ETHEREUM')).toThrow(/2 receipts/);
+    expect(() => receiptsOfBlock(reordered, header, [TX1], ETHEREUM)).toThrow(ChainError);
+    expect(() => receiptsOfBlock(all.slice(1), header, [TX2], ETHEREUM)).toThrow(/2 receipts/);
+  });
+
+  it('refuses an OP-stack block answered without a receipt’s l1Fee, a deposit’s aside', () => {
+    const l1Fee = '0x64';
+    // The block's L1 attributes deposit leads it and carries no l1Fee.
+    const whole = [
+      receipt(TX1, { type: '0x7e' }),
+      receipt(TX2, { l1Fee }),
+      receipt(TX3, { l1Fee }),
+    ];
+    expect(receiptsOfBlock(whole, header, [TX2], BASE)?.get(TX2)?.feeBaseUnits).toBe(
+      21_000n * 10n ** 9n + 100n,
+    );
+    // Another URL, or the receipts one by one, may answer whole; nothing is booked on this one.
+    const stripped = [whole[0], receipt(TX2, { l1Fee: null }), whole[2]];
+    expect(() => receiptsOfBlock(stripped, header, [TX2], BASE)).toThrow(BlockReceiptsRefused);
   });
 });
 
 describe('receiptInBlock', () => {
   it('counts a receipt read alone only when it names the block', () => {
-    const parsed = parseReceipt(receipt(TX1), 'ETHEREUM');
+    const parsed = parseReceipt(receipt(TX1), ETHEREUM);
     expect(receiptInBlock(parsed, header, TX1)).toMatchObject({ txHash: TX1, succeeded: true });
     expect(receiptInBlock(parsed, header, TX2)).toBeNull();
     expect(receiptInBlock(parsed, { ...header, hash: hex('cc') }, TX1)).toBeNull();

@@ -1,11 +1,15 @@
 import { ChainError } from '../rpc/chain-error';
 import { receiptFeeWei } from '../adapters/evm/evm-receipt-fee';
+import type { NetworkConfig } from '../networks/network.types';
 
 /*
  * Blocks and receipts as the payout tracker reads them, block by block: a header names its hash,
  * its parent and its transactions; a receipt counts only where it names that very block. A node
  * that does not have a block answers null, which proves nothing (DESIGN.md section 4).
  */
+
+/** The network a receipt is read on: its name for errors, whether it charges an L1 data fee. */
+export type ReceiptNetwork = Pick<NetworkConfig, 'name' | 'opStack'>;
 
 const HASH_FORMAT = /^0x[0-9a-fA-F]{64}$/;
 const QUANTITY = /^0x[0-9a-fA-F]+$/;
@@ -24,7 +28,7 @@ export interface BlockReceipt {
   txHash: string;
   /** Status 1 (false: mined and reverted). */
   succeeded: boolean;
-  /** What it cost its sender, in wei (receiptFeeWei: gasUsed x effectiveGasPrice, plus l1Fee). */
+  /** What it cost its sender, in wei (receiptFeeWei: gasUsed x effectiveGasPrice, plus an OP-stack l1Fee). */
   feeBaseUnits: bigint;
 }
 
@@ -65,16 +69,17 @@ export function parseBlockHeader(
 /**
  * One receipt, checked. Null for an answer that is no receipt of a mined transaction (null, or a
  * pending receipt without a block, as some nodes give). A receipt without a status or a fee is a
- * permanent ChainError: nothing is guessed.
+ * permanent ChainError: nothing is guessed. On an OP-stack network the fee includes `l1Fee`,
+ * which a receipt (but a deposit's) must carry (review r9b, M3).
  */
 export function parseReceipt(
   raw: unknown,
-  network: string,
+  network: ReceiptNetwork,
   method = 'eth_getTransactionReceipt',
 ): ParsedReceipt | null {
   if (raw === null || raw === undefined) return null;
   const invalid = (reason: string) =>
-    new ChainError('permanent', `${method}: invalid response (${reason})`, network);
+    new ChainError('permanent', `${method}: invalid response (${reason})`, network.name);
   if (typeof raw !== 'object') throw invalid('not a receipt');
   const receipt = raw as Record<string, unknown>;
   const blockHash = hashOf(receipt.blockHash);
@@ -85,8 +90,14 @@ export function parseReceipt(
   // Receipts have a status since Byzantium (2017); every supported network is past it.
   if (receipt.status !== '0x1' && receipt.status !== '0x0')
     throw invalid('receipt without a status');
-  const feeBaseUnits = receiptFeeWei(raw);
-  if (feeBaseUnits === null) throw invalid('no gasUsed or effectiveGasPrice');
+  const feeBaseUnits = receiptFeeWei(raw, network);
+  if (feeBaseUnits === null) {
+    throw invalid(
+      network.opStack
+        ? 'no gasUsed, effectiveGasPrice or l1Fee (an OP-stack L1 data fee)'
+        : 'no gasUsed or effectiveGasPrice',
+    );
+  }
   return { txHash, blockHash, blockNumber, succeeded: receipt.status === '0x1', feeBaseUnits };
 }
 
@@ -116,13 +127,13 @@ export function receiptsOfBlock(
   raw: unknown,
   block: BlockHeader,
   wanted: readonly string[],
-  network: string,
+  network: ReceiptNetwork,
 ): Map<string, BlockReceipt> | null {
   if (raw === null || raw === undefined) return null;
   const differs = (reason: string, cause?: unknown) =>
     new BlockReceiptsRefused(
       `eth_getBlockReceipts: block ${block.number} answered ${reason}`,
-      network,
+      network.name,
       cause,
     );
   if (!Array.isArray(raw)) throw differs('no receipt list');

@@ -53,7 +53,7 @@ export class EvmFundingReader implements FundingTransactionReader {
       if (!receipt) return { state: 'pending' };
       const head = await provider.getBlockNumber();
       const block = Number(receipt.blockNumber);
-      const fee = receiptFeeWei(receipt);
+      const fee = receiptFeeWei(receipt, this.network);
       if (fee === null || receiptBlockHash(receipt) === null || head < block) {
         return { state: 'pending' };
       }

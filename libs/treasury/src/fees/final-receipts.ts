@@ -43,7 +43,7 @@ const FEE_READ_RETRY: RetryOptions = { ...DEFAULT_RETRY, attempts: 2 };
 export class FinalReceipts {
   private readonly rpc: EvmRpc;
 
-  constructor(network: NetworkConfig) {
+  constructor(private readonly network: NetworkConfig) {
     this.rpc = new EvmRpc(network, FEE_READ_RETRY);
   }
 
@@ -82,7 +82,7 @@ export class FinalReceipts {
       blockNumber,
       blockHash,
       succeeded: BigInt(raw.status) === 1n,
-      feeWei: receiptFeeWei(raw),
+      feeWei: receiptFeeWei(raw, this.network),
       logs: (raw.logs ?? []).map((log) => ({
         address: log.address,
         topics: log.topics,

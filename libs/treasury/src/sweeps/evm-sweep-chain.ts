@@ -1,5 +1,5 @@
 import { getAddress, id, Interface, JsonRpcProvider, toQuantity } from 'ethers';
-import { ChainError, NetworkConfig, NetworkName } from '@app/chains';
+import { ChainError, NetworkConfig } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
@@ -14,8 +14,7 @@ const IS_BLACKLISTED = id('isBlacklisted(address)').slice(0, 10);
 const PLAIN_TRANSFER_GAS = 21_000n;
 const L2_GAS_MARGIN_PERCENT = 25n;
 
-/** OP-stack rollups: their sender also pays an L1 data fee, quoted by the GasPriceOracle. */
-export const OP_STACK_NETWORKS: readonly NetworkName[] = ['BASE', 'OPTIMISM'];
+/** OP-stack rollups (NetworkConfig.opStack): the L1 data fee their sender pays is quoted here. */
 const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
 const GAS_PRICE_ORACLE_INTERFACE = new Interface([
   'function getL1Fee(bytes _data) view returns (uint256)',
@@ -104,12 +103,12 @@ export class EvmSweepChain {
 
   /**
    * The L1 data fee (wei) a transaction of these signed bytes may pay: the GasPriceOracle's
-   * quote plus a margin on an OP-stack network (one named so, or any chain with the oracle
-   * predeployed), 0 elsewhere. Never 0 for want of an answer: a failed or empty read throws.
+   * quote plus a margin on an OP-stack network (`opStack` in its configuration, or any chain with
+   * the oracle predeployed), 0 elsewhere. Never 0 for want of an answer: a failed or empty read throws.
    */
   async l1DataFee(rawTransaction: string): Promise<bigint> {
     const opStack =
-      OP_STACK_NETWORKS.includes(this.network.name) ||
+      this.network.opStack === true ||
       (await this.codes([GAS_PRICE_ORACLE])).get(GAS_PRICE_ORACLE) !== '0x';
     if (!opStack) return 0n;
     const data = GAS_PRICE_ORACLE_INTERFACE.encodeFunctionData('getL1Fee', [rawTransaction]);
@@ -216,7 +215,7 @@ export class EvmSweepChain {
           data: log.data,
           index: Number(BigInt(log.logIndex)),
         })),
-        feeWei: receiptFeeWei(raw),
+        feeWei: receiptFeeWei(raw, this.network),
       };
     });
   }

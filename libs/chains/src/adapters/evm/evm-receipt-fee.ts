@@ -1,27 +1,37 @@
+import type { NetworkConfig } from '../../networks/network.types';
+
 /** The fields of a raw `eth_getTransactionReceipt` answer that the fee is made of. */
 interface RawReceiptFee {
   blockHash?: unknown;
+  type?: unknown;
   gasUsed?: unknown;
   effectiveGasPrice?: unknown;
   l1Fee?: unknown;
 }
 
+/** What of a network the fee of its receipts depends on (NetworkConfig.opStack). */
+export type ReceiptFeeNetwork = Pick<NetworkConfig, 'opStack'>;
+
 const QUANTITY = /^0x[0-9a-fA-F]+$/;
+/** An OP-stack deposit transaction (minted from L1): it pays no L1 data fee, and has no l1Fee. */
+const OP_DEPOSIT_TYPE = '0x7e';
 
 /**
  * What a mined transaction cost its sender, in wei, from the node's raw receipt JSON:
- * `gasUsed × effectiveGasPrice`, plus the L1 data fee of OP-stack chains (`l1Fee`, Optimism and
- * Base), which ethers' receipt drops. Reverted transactions pay too. Null when the receipt lacks
- * a field it needs (a node that is not the chain's, or a pre-London one): nothing is guessed.
+ * `gasUsed × effectiveGasPrice`, plus on an OP-stack network (`opStack`: Base, Optimism) the L1
+ * data fee `l1Fee`, which ethers' receipt drops. Reverted transactions pay too. Null when the
+ * receipt lacks a field it needs (a node that is not the chain's, or a pre-London one): nothing
+ * is guessed. On an OP-stack network that includes `l1Fee` (review r9b, M3): every transaction
+ * but a deposit pays it, and a node answering it absent or null (a node of another client or
+ * version, a proxy that strips fields) would have the fee booked without it, too low.
  */
-export function receiptFeeWei(raw: unknown): bigint | null {
+export function receiptFeeWei(raw: unknown, network: ReceiptFeeNetwork): bigint | null {
   if (typeof raw !== 'object' || raw === null) return null;
-  const { gasUsed, effectiveGasPrice, l1Fee } = raw as RawReceiptFee;
+  const { type, gasUsed, effectiveGasPrice, l1Fee } = raw as RawReceiptFee;
   const used = quantity(gasUsed);
   const price = quantity(effectiveGasPrice);
   if (used === null || price === null) return null;
-  // Absent on L1 chains and on OP-stack deposit transactions; present and null on some nodes.
-  const dataFee = l1Fee === undefined || l1Fee === null ? 0n : quantity(l1Fee);
+  const dataFee = l1DataFeeWei(l1Fee, network.opStack === true && !isDeposit(type));
   if (dataFee === null) return null;
   return used * price + dataFee;
 }
@@ -31,6 +41,19 @@ export function receiptBlockHash(raw: unknown): string | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const { blockHash } = raw as RawReceiptFee;
   return typeof blockHash === 'string' ? blockHash.toLowerCase() : null;
+}
+
+/**
+ * `l1Fee` as wei. Where it is owed, absent or null is no fee known (null); elsewhere (an L1
+ * chain, an OP deposit) absent or null is 0. Malformed is null everywhere.
+ */
+function l1DataFeeWei(l1Fee: unknown, owed: boolean): bigint | null {
+  if (l1Fee === undefined || l1Fee === null) return owed ? null : 0n;
+  return quantity(l1Fee);
+}
+
+function isDeposit(type: unknown): boolean {
+  return typeof type === 'string' && type.toLowerCase() === OP_DEPOSIT_TYPE;
 }
 
 function quantity(value: unknown): bigint | null {

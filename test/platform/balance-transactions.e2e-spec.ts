@@ -47,6 +47,13 @@ const bodyOutcome = (response: http.IncomingMessage) =>
     response.once('close', () => resolve(response.complete ? 'end' : 'aborted'));
   });
 
+/** The first chunk of a body; an error when it ends or is cut before any. */
+const firstChunk = (response: http.IncomingMessage) =>
+  new Promise<Buffer>((resolve, reject) => {
+    response.once('data', resolve);
+    response.once('close', () => reject(new Error('The body ended before its first chunk')));
+  });
+
 /** A CSV body as records of fields (no field of these tests is quoted). */
 const csvRows = (text: string) =>
   text
@@ -364,7 +371,7 @@ describe('Balance transactions', () => {
     // open (the rest not read from the database yet), not a body built whole and sent after.
     const response = await get();
     expect(response.headers['transfer-encoding']).toBe('chunked');
-    const first: Buffer = await new Promise((resolve) => response.once('data', resolve));
+    const first = await firstChunk(response);
     response.pause();
     expect(first.toString('utf8')).toMatch(/^id,type,amount,fee,net,/);
     await waitFor(async () => (await openCursors()) === 1, 30_000);
@@ -383,7 +390,7 @@ describe('Balance transactions', () => {
 
     // A client that goes away mid-stream: the cursor is closed and its connection freed.
     const abandoned = await get();
-    await new Promise((resolve) => abandoned.once('data', resolve));
+    await firstChunk(abandoned);
     abandoned.pause();
     await waitFor(async () => (await openCursors()) === 1, 30_000);
     abandoned.destroy();
@@ -391,7 +398,7 @@ describe('Balance transactions', () => {
 
     // The database gone mid-stream: the connection is cut, never a short body that looks whole.
     const cut = await get();
-    await new Promise((resolve) => cut.once('data', resolve));
+    await firstChunk(cut);
     cut.pause();
     await waitFor(async () => (await openCursors()) === 1, 30_000);
     // Whatever its state (idle between two reads or in one): its transaction ends with an error.

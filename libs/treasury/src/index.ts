@@ -9,6 +9,7 @@ export { sweptEntry } from './sweeps/sweep-outcomes';
 export { loadTreasurySettings } from './sweeps/treasury-settings';
 export type { NetworkTreasurySettings } from './sweeps/treasury-settings';
 export * from './fees/network-fee-finality';
+export * from './fees/operator-fee-settlement';
 export * from './reconciliation/reconciliation.service';
 export * from './reconciliation/reconciliation.repository';
 export * from './books/funding-books';

@@ -3,6 +3,7 @@ import { ChainsModule } from '@app/chains';
 import { LedgerModule } from '@app/ledger';
 import { FundingBooks } from './books/funding-books';
 import { NetworkFeeFinality } from './fees/network-fee-finality';
+import { OperatorFeeSettlement } from './fees/operator-fee-settlement';
 import { ChainBalanceReaders } from './reconciliation/chain-balance-readers';
 import { ReconciliationRepository } from './reconciliation/reconciliation.repository';
 import { ReconciliationService } from './reconciliation/reconciliation.service';
@@ -36,6 +37,7 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps';
   imports: [ChainsModule, LedgerModule],
   providers: [
     NetworkFeeFinality,
+    OperatorFeeSettlement,
     ReconciliationRepository,
     ChainBalanceReaders,
     ReconciliationService,
@@ -64,6 +66,7 @@ import { TronSweepSteps } from './sweeps/tron-sweep-steps';
   ],
   exports: [
     NetworkFeeFinality,
+    OperatorFeeSettlement,
     ReconciliationService,
     ReconciliationRepository,
     FundingBooks,

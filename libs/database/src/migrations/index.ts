@@ -51,6 +51,7 @@ import { NetworkFeeReceiptsNextCheck1795839500000 } from './1795839500000-networ
 import { NetworkFeeReceiptsTronFinal1795839600000 } from './1795839600000-network-fee-receipts-tron-final';
 import { NetworkFeeReceiptsOperator1795839700000 } from './1795839700000-network-fee-receipts-operator';
 import { NonceProofWaitsUnused1795839800000 } from './1795839800000-nonce-proof-waits-unused';
+import { NetworkFeeReceiptsSettledBy1795839900000 } from './1795839900000-network-fee-receipts-settled-by';
 
 /** Every migration in order. Listed explicitly so compiled and ts-node runs see the same set. */
 export const MIGRATIONS = [
@@ -107,4 +108,5 @@ export const MIGRATIONS = [
   NetworkFeeReceiptsTronFinal1795839600000,
   NetworkFeeReceiptsOperator1795839700000,
   NonceProofWaitsUnused1795839800000,
+  NetworkFeeReceiptsSettledBy1795839900000,
 ];

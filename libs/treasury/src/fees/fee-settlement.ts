@@ -122,15 +122,23 @@ export class FeeSettlement {
 }
 
 /**
- * The difference (wei, signed) between the same two accounts as the fee's entry: more expense
- * out of the payer when the final fee is higher, back to it when lower. One per transaction
- * (its reference): a repeat posts nothing.
+ * Who corrects a fee: the pass that makes fees final, or an operator (treasury:settle-fee, review
+ * r9b M1). Each its own reference prefix, so each posts at most one correction per transaction.
  */
-async function adjustmentEntry(
+export type FeeCorrectionKind = 'network_fee_adjustment' | 'network_fee_operator';
+
+/**
+ * The difference (wei, signed) between the same two accounts as the fee's entry: more expense
+ * out of the payer when the final fee is higher, back to it when lower. One per transaction and
+ * kind (its reference `<kind>:<network>:<tx>`): a repeat posts nothing. Null when the fee's own
+ * entry is not in the books.
+ */
+export async function adjustmentEntry(
   manager: EntityManager,
   network: NetworkName,
   txHash: string,
   difference: bigint,
+  kind: FeeCorrectionKind = 'network_fee_adjustment',
 ): Promise<LedgerEntry | null> {
   const lines: Array<{ account: string; currency: string }> = await manager.query(
     `SELECT l.account, l.currency
@@ -146,8 +154,8 @@ async function adjustmentEntry(
   const amount = difference < 0n ? magnitude.negated() : magnitude;
   const line = { currency: coin.symbol, network };
   return {
-    reference: `network_fee_adjustment:${network}:${txHash}`,
-    kind: 'network_fee_adjustment',
+    reference: `${kind}:${network}:${txHash}`,
+    kind,
     lines: [
       { account: expense, amount, ...line },
       { account: payer.account, amount: amount.negated(), ...line },

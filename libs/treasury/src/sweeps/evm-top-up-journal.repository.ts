@@ -128,8 +128,8 @@ export class EvmTopUpJournalRepository {
   /**
    * The native coin (base units) the books hold on this deposit address: what our mined top-ups
    * to it put into `deposits:N:COIN`, less the fees its own transfers paid out of it (with their
-   * corrections once final, `network_fee_adjustment`: the fee the chain burnt). Coin anyone
-   * else sent it is not ours to spend and is not counted.
+   * corrections once final, `network_fee_adjustment` and an operator's `network_fee_operator`:
+   * the fee the chain burnt). Coin anyone else sent it is not ours to spend and is not counted.
    */
   async ownCoin(
     network: string,
@@ -144,7 +144,8 @@ export class EvmTopUpJournalRepository {
          JOIN ledger_entries e
            ON e.reference IN ('sweep_top_up:' || s.network || ':' || a.tx_hash,
                               'network_fee:' || s.network || ':' || a.tx_hash,
-                              'network_fee_adjustment:' || s.network || ':' || a.tx_hash)
+                              'network_fee_adjustment:' || s.network || ':' || a.tx_hash,
+                              'network_fee_operator:' || s.network || ':' || a.tx_hash)
          JOIN ledger_lines l ON l.entry_id = e.id AND l.account = $3
         WHERE s.network = $1 AND s.kind = 'top_up' AND lower(i.address) = lower($2)`,
       [network, address, LedgerAccounts.deposits(network, coin.symbol), coin.decimals],

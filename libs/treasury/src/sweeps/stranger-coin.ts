@@ -20,11 +20,11 @@ const SAME_ITEM = `CASE WHEN $2 LIKE '0x%' THEN lower(i.address) = lower($2) ELS
  * pays our gas: a top-up subtracts only the coin the books say is ours). What is booked is the
  * address's balance, read at a block every one of its sweeps is booked by, less everything the
  * books already hold there: our top-ups less the fees its transfers burnt (as corrected once
- * final: `network_fee_adjustment`, docs/treasury.md "Fees become final"), and strangers' coin
- * booked before. Never read while one of its sweeps is in flight, nor from a block older than
- * its newest sweep (a lagging backend would show coin since burnt as gas): only a positive
- * excess at a settled state is booked, so nothing is ever booked twice, and a read that shows
- * less than the books (a lagging node) books nothing.
+ * final: `network_fee_adjustment`, or by an operator: `network_fee_operator`, docs/treasury.md
+ * "Fees become final"), and strangers' coin booked before. Never read while one of its sweeps
+ * is in flight, nor from a block older than its newest sweep (a lagging backend would show coin
+ * since burnt as gas): only a positive excess at a settled state is booked, so nothing is ever
+ * booked twice, and a read that shows less than the books (a lagging node) books nothing.
  */
 @Injectable()
 export class StrangerCoin implements OnModuleDestroy {
@@ -110,7 +110,8 @@ export class StrangerCoin implements OnModuleDestroy {
                     FROM sweeps s JOIN sweep_items i ON i.sweep_id = s.id
                     JOIN sweep_attempts a ON a.sweep_id = s.id
                    CROSS JOIN (VALUES ('sweep_top_up:'), ('network_fee:'),
-                                      ('network_fee_adjustment:')) AS p(r)
+                                      ('network_fee_adjustment:'),
+                                      ('network_fee_operator:')) AS p(r)
                    WHERE s.network = $1 AND ${SAME_ITEM} AND s.chain_forgotten_at IS NULL)`,
         [network, address, account, coin.decimals],
       );

@@ -87,3 +87,18 @@ export function wholeNumber(
   }
   return value;
 }
+
+/**
+ * A required amount in wei (the native coin's base units), exactly: digits only, no sign, no
+ * decimal point, no exponent, at most 30 digits (10^12 coins: far above any fee, within the
+ * ledger's numeric(38, 18)). A bigint, never a JS number.
+ */
+export function weiOption(options: Options, name: string): bigint {
+  const given = options[name];
+  if (typeof given !== 'string' || !/^(0|[1-9][0-9]{0,29})$/.test(given)) {
+    throw new UsageError(
+      `--${name} must be a whole number of wei (digits only, at most 30), like 21000000000000.`,
+    );
+  }
+  return BigInt(given);
+}

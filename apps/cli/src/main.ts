@@ -36,6 +36,8 @@ async function main(): Promise<void> {
       'until-idle': { type: 'boolean' },
       seconds: { type: 'string' },
       tx: { type: 'string' },
+      // treasury:settle-fee
+      'fee-wei': { type: 'string' },
       // treasury:unfreeze
       currency: { type: 'string' },
       address: { type: 'string' },

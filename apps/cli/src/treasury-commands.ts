@@ -3,10 +3,12 @@ import { ChainError, NETWORK_NAMES, NetworkName } from '@app/chains';
 import {
   differs,
   FundingBooks,
+  OperatorFeeSettlement,
   ReconciliationRow,
   ReconciliationService,
   TreasuryCommandError,
 } from '@app/treasury';
+import { requiredText, weiOption } from './cli-options';
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
@@ -91,6 +93,29 @@ export const TREASURY_BOOKS_COMMANDS: Record<
     }
     return app.get(FundingBooks).book(network, tx.trim());
   },
+
+  /** The fees the gauge payments_treasury_fees_not_final counts, row by row; reads only. */
+  'treasury:fees': async (app, options) =>
+    app.get(OperatorFeeSettlement).notFinal(networkOf(options, false)),
+
+  /**
+   * An operator's final fee for a row left for an operator or overdue: the difference posted
+   * once (`network_fee_operator:<network>:<tx>`), the row made final with who and why. In wei,
+   * not coins: the unit the row, the receipt and the listing use, with no decimals to misplace.
+   */
+  'treasury:settle-fee': async (app, options) => {
+    const network = networkOf(options, true) as NetworkName;
+    const tx = options.tx;
+    if (typeof tx !== 'string' || tx.trim() === '') {
+      throw new TreasuryCommandError('--tx must be the transaction hash of the fee to settle.');
+    }
+    const feeWei = weiOption(options, 'fee-wei');
+    const by = requiredText(options, 'by', 200);
+    const reason = requiredText(options, 'reason', 500);
+    return app
+      .get(OperatorFeeSettlement)
+      .settle({ network, txHash: tx.trim(), feeWei, by, reason });
+  },
 };
 
 export const TREASURY_BOOKS_USAGE = `  treasury:reconcile [--network NETWORK]       books = chain now (a full run): one JSON row per
@@ -99,4 +124,14 @@ export const TREASURY_BOOKS_USAGE = `  treasury:reconcile [--network NETWORK]   
                                                location) is 0
   treasury:book-funding --network NETWORK --tx HASH
                                                books an operator's transfer into the service's
-                                               wallets (or out of the treasury), once`;
+                                               wallets (or out of the treasury), once
+  treasury:fees [--network NETWORK]            EVM fees not final that are left for an operator
+                                               or overdue (the gauge
+                                               payments_treasury_fees_not_final); reads only
+  treasury:settle-fee --network NETWORK --tx HASH --fee-wei WEI --by NAME --reason TEXT
+                                               make such a fee final at WEI (the fee you decided,
+                                               in wei): the difference from the booked fee is
+                                               posted once between the fee entry's accounts
+                                               (network_fee_operator:NETWORK:HASH), who and why
+                                               recorded; refused (exit 2) for a fee unknown,
+                                               final or still checked by the pass`;

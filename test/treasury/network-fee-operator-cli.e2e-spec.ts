@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { Wallet } from 'ethers';
 import { Registry } from 'prom-client';
-import { LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
+import { fromBaseUnits, LedgerAccounts, LedgerService, networkFeeEntry } from '@app/ledger';
+import { NetworkRegistry } from '@app/chains';
 import { OVERDUE_CHECKS } from '@app/treasury';
+import { depositFeeEntry } from '@app/treasury/sweeps/deposit-fee-entry';
+import { EvmTopUpJournalRepository } from '@app/treasury/sweeps/evm-top-up-journal.repository';
+import { StrangerCoin } from '@app/treasury/sweeps/stranger-coin';
 import { FeesNotFinalGauge } from '../../apps/worker/src/treasury/fees-not-final.gauge';
 import { CliProcess, CliResult } from '../support/cli-process';
 import { TestApi } from '../support/test-app';
@@ -274,5 +279,85 @@ describe('Operator CLI: network fees not final', () => {
       [NETWORK, checked],
     );
     expect(row).toEqual({ fee: '1000', open: true });
+  });
+
+  /**
+   * A deposit address topped up with `topUp` wei whose own transfer `txHash` was booked at
+   * `booked` wei (a sweep of kind top_up: attempt 1 the top-up, attempt 2 the transfer).
+   */
+  async function toppedUpAddress(txHash: string, topUp: bigint, booked: bigint): Promise<string> {
+    const address = Wallet.createRandom().address;
+    const topUpHash = newTxHash();
+    const sweepId = `sw_${randomBytes(6).toString('hex')}`;
+    // A nonce of its own: (sweeper, nonce) is unique.
+    await api.dataSource.query(
+      `INSERT INTO sweeps (id, network, currency, token_contract, token_decimals, destination,
+                           destination_address, sweeper_address, nonce, status, kind, block_number)
+       VALUES ($1, $2, 'USDT', '0x0', 6, 'hot_wallet', '0x1', '0x2', $3, 'Completed', 'top_up', 1)`,
+      [sweepId, NETWORK, randomBytes(3).readUIntBE(0, 3)],
+    );
+    await api.dataSource.query(
+      `INSERT INTO sweep_items (sweep_id, network, currency, address, derivation_index,
+                                expected_amount, authorized, status)
+       VALUES ($1, $2, 'USDT', $3, 1, 1, false, 'Swept')`,
+      [sweepId, NETWORK, address],
+    );
+    await api.dataSource.query(
+      `INSERT INTO sweep_attempts (sweep_id, attempt_number, network, step, tx_hash,
+                                   raw_transaction, status)
+       VALUES ($1, 1, $2, 'batch', $3, '0x', 'Mined'), ($1, 2, $2, 'transfer', $4, '0x', 'Mined')`,
+      [sweepId, NETWORK, topUpHash, txHash],
+    );
+    const deposits = LedgerAccounts.deposits(NETWORK, 'POL');
+    const wei = (amount: bigint) => fromBaseUnits(amount, POL.decimals);
+    const line = { currency: 'POL', network: NETWORK };
+    await api.dataSource.transaction((manager) =>
+      ledger.postMany(manager, [
+        {
+          reference: `sweep_top_up:${NETWORK}:${topUpHash}`,
+          kind: 'sweep_top_up',
+          lines: [
+            { account: deposits, amount: wei(topUp), ...line },
+            {
+              account: LedgerAccounts.sweeper(NETWORK, 'POL'),
+              amount: wei(topUp).negated(),
+              ...line,
+            },
+          ],
+        },
+        depositFeeEntry({
+          network: NETWORK,
+          txHash,
+          feeBaseUnits: booked,
+          coin: POL,
+          block: { number: 1, hash: '0xdead' },
+        }),
+      ]),
+    );
+    return address;
+  }
+
+  it('counts an operator correction of a deposit address fee with its own coin: no stranger coin (H1)', async () => {
+    const txHash = newTxHash();
+    const topUp = 1_000_000_000_000_000_007n;
+    const fee = 21_000_000_000_000n;
+    // Booked 300 wei dearer than the operator finds the chain charged; overdue.
+    const address = await toppedUpAddress(txHash, topUp, fee + 300n);
+    await api.dataSource.query(
+      `UPDATE network_fee_receipts SET checks = $3 WHERE network = $1 AND tx_hash = $2`,
+      [NETWORK, txHash, OVERDUE_CHECKS],
+    );
+    json(await settle(txHash, fee.toString()));
+
+    // What the address holds after its transfer burnt the fee: all of it ours, none a stranger's.
+    const onChain = topUp - fee;
+    const journal = new EvmTopUpJournalRepository(api.dataSource);
+    expect(await journal.ownCoin(NETWORK, address, POL)).toBe(onChain);
+    const strangers = new StrangerCoin(
+      api.dataSource,
+      api.app.get(NetworkRegistry, { strict: false }),
+      ledger,
+    );
+    expect(await strangers.book(NETWORK, address, onChain, 100)).toBe(0n);
   });
 });

@@ -29,7 +29,13 @@ export { EthersPayoutTransport } from './payouts/evm-payout-transport';
 export * from './payouts/nonce-proofs';
 export type { EthersPayoutTransportOptions } from './payouts/evm-payout-transport';
 export { TronNodePayoutTransport } from './payouts/tron-payout-transport';
-export { receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';
+export { opStackFeeGap, receiptBlockHash, receiptFeeWei } from './adapters/evm/evm-receipt-fee';
+export {
+  ReceiptFeeUnknown,
+  receiptsWithoutFee,
+  requireWholeFee,
+  wholeReceiptOr,
+} from './adapters/evm/receipts-without-fee';
 export type { ReceiptFeeNetwork } from './adapters/evm/evm-receipt-fee';
 export { parseTransactionFeeSun } from './adapters/tron/tron-transaction-fee';
 export * from './contracts/contract-artifacts';

@@ -3,12 +3,14 @@ import { EvmRpc } from '../adapters/evm/evm-rpc';
 import { checkedTransactionHash } from '../adapters/evm/evm-transaction-status';
 import { NetworkConfig } from '../networks/network.types';
 import { ChainError } from '../rpc/chain-error';
+import { ReceiptFeeUnknown, receiptsWithoutFee } from '../adapters/evm/receipts-without-fee';
 import { nodeErrorOf } from './evm-broadcast-errors';
 import {
   BlockHeader,
   BlockReceipt,
   BlockReceiptsRefused,
   parseBlockHeader,
+  ParsedReceipt,
   parseReceipt,
   receiptInBlock,
   receiptsOfBlock,
@@ -38,6 +40,28 @@ export class EvmBlockReader {
    */
   async lookup(txHash: string): Promise<TransactionLookup> {
     const hash = checkedTransactionHash(txHash, this.network.name);
+    const lookup = await this.noting(hash, () => this.lookupOnce(hash));
+    if (lookup.state === 'mined') receiptsWithoutFee.answered(this.network.name, hash);
+    return lookup;
+  }
+
+  /**
+   * A ReceiptFeeUnknown once every URL was asked is noted (the gauge
+   * payments_chain_receipts_without_fee, an error past 10 minutes) and thrown on: nothing is
+   * decided on a receipt without its fee.
+   */
+  private async noting<T>(txHash: string, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof ReceiptFeeUnknown) {
+        receiptsWithoutFee.noted(this.network.name, txHash, error.message);
+      }
+      throw error;
+    }
+  }
+
+  private async lookupOnce(hash: string): Promise<TransactionLookup> {
     return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
       const receipt = parseReceipt(
         await provider.send('eth_getTransactionReceipt', [hash]),
@@ -108,16 +132,33 @@ export class EvmBlockReader {
       const read = await this.refusedAsUnread(refusals, () =>
         this.blockReceipts(block, txHashes, refusals),
       );
-      if (read !== 'unsupported' && read !== 'refused') return read;
+      if (read !== 'unsupported' && read !== 'refused') {
+        for (const txHash of read?.keys() ?? [])
+          receiptsWithoutFee.answered(this.network.name, txHash);
+        return read;
+      }
     }
     const found = new Map<string, BlockReceipt>();
     for (const txHash of txHashes) {
-      const receipt = await this.rpc.call('eth_getTransactionReceipt', async (provider) =>
-        parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network),
-      );
+      let receipt: ParsedReceipt | null;
+      try {
+        receipt = await this.noting(txHash, () =>
+          this.rpc.call('eth_getTransactionReceipt', async (provider) =>
+            parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network),
+          ),
+        );
+      } catch (error) {
+        if (!(error instanceof ReceiptFeeUnknown)) throw error;
+        // No URL answered its fee: only this receipt is left out, and the block is read on
+        // (review r9b follow-up, M2: the whole run stalled on it for 30 looks, and payouts mined
+        // after it waited). A transaction in no block read proves nothing: its payout is looked
+        // up alone, and decided once a node answers its receipt whole.
+        continue;
+      }
       const inBlock = receiptInBlock(receipt, block, txHash);
       // Not there, or in another block on this node's view: this block is not read.
       if (!inBlock) return null;
+      receiptsWithoutFee.answered(this.network.name, txHash);
       found.set(txHash, inBlock);
     }
     return found;

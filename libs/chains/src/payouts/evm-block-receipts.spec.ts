@@ -1,4 +1,5 @@
 import { ChainError } from '../rpc/chain-error';
+import { ReceiptFeeUnknown } from '../adapters/evm/receipts-without-fee';
 import {
   BlockHeader,
   BlockReceiptsRefused,
@@ -84,6 +85,24 @@ describe('parseReceipt', () => {
     // Absent or null: the L1 data fee is not known, so neither is the fee. Before, it was 0.
     expect(() => parseReceipt(receipt(TX1), BASE)).toThrow(/l1Fee/);
     expect(() => parseReceipt(receipt(TX1, { l1Fee: null }), BASE)).toThrow(ChainError);
+    // Transient: another RPC URL may answer it whole (before, permanent: none was asked).
+    let refused: unknown;
+    try {
+      parseReceipt(receipt(TX1), BASE);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ReceiptFeeUnknown);
+    expect((refused as ChainError).transient).toBe(true);
+    expect((refused as ReceiptFeeUnknown).txHash).toBe(TX1);
+    // The receipt's gas missing is the node's fault on any URL: permanent, as before.
+    let noGas: unknown;
+    try {
+      parseReceipt(receipt(TX1, { gasUsed: undefined, l1Fee: '0x1' }), BASE);
+    } catch (error) {
+      noGas = error;
+    }
+    expect((noGas as ChainError).transient).toBe(false);
     // An OP deposit (type 0x7e, minted from L1) owes none.
     expect(parseReceipt(receipt(TX1, { type: '0x7e' }), BASE)?.feeBaseUnits).toBe(
       21_000n * 1_000_000_000n,

@@ -1,5 +1,6 @@
 import { ChainError } from '../rpc/chain-error';
-import { receiptFeeWei } from '../adapters/evm/evm-receipt-fee';
+import { opStackFeeGap, receiptFeeWei } from '../adapters/evm/evm-receipt-fee';
+import { ReceiptFeeUnknown } from '../adapters/evm/receipts-without-fee';
 import type { NetworkConfig } from '../networks/network.types';
 
 /*
@@ -68,9 +69,10 @@ export function parseBlockHeader(
 
 /**
  * One receipt, checked. Null for an answer that is no receipt of a mined transaction (null, or a
- * pending receipt without a block, as some nodes give). A receipt without a status or a fee is a
- * permanent ChainError: nothing is guessed. On an OP-stack network the fee includes `l1Fee`,
- * which a receipt (but a deposit's) must carry (review r9b, M3).
+ * pending receipt without a block, as some nodes give). A receipt without a status or its gas is
+ * a permanent ChainError: nothing is guessed. On an OP-stack network the fee includes `l1Fee`,
+ * which a receipt (but a deposit's) must carry (review r9b, M3): one without it (or with an
+ * operator fee, opStackFeeGap) is a ReceiptFeeUnknown, transient, so another URL is asked.
  */
 export function parseReceipt(
   raw: unknown,
@@ -92,11 +94,9 @@ export function parseReceipt(
     throw invalid('receipt without a status');
   const feeBaseUnits = receiptFeeWei(raw, network);
   if (feeBaseUnits === null) {
-    throw invalid(
-      network.opStack
-        ? 'no gasUsed, effectiveGasPrice or l1Fee (an OP-stack L1 data fee)'
-        : 'no gasUsed or effectiveGasPrice',
-    );
+    const gap = opStackFeeGap(raw, network);
+    if (gap !== null) throw new ReceiptFeeUnknown(txHash, network.name, `${method}: ${gap}`, null);
+    throw invalid('no gasUsed or effectiveGasPrice');
   }
   return { txHash, blockHash, blockNumber, succeeded: receipt.status === '0x1', feeBaseUnits };
 }

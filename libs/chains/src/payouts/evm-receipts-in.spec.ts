@@ -1,6 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { NetworkConfig } from '../networks/network.types';
+import { ReceiptFeeUnknown, receiptsWithoutFee } from '../adapters/evm/receipts-without-fee';
 import { BlockHeader } from './evm-block-receipts';
 import { EthersPayoutTransport } from './evm-payout-transport';
 
@@ -70,11 +71,14 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
   });
 
-  async function transportOver(...answers: Answer[]) {
+  const transportOver = (...answers: Answer[]) => transportOn({}, ...answers);
+
+  async function transportOn(fields: Partial<NetworkConfig>, ...answers: Answer[]) {
     const nodes = await Promise.all(answers.map(node));
     servers.push(...nodes.map((one) => one.server));
     const network = {
       name: 'ETHEREUM',
+      ...fields,
       chainFamily: 'EVM',
       chainId: 31337,
       rpcUrls: nodes.map((one) => one.url),
@@ -150,5 +154,60 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
           : null,
     );
     await expect(transport.receiptsIn(header, [TX1, TX2])).resolves.toBeNull();
+  });
+
+  describe('on an OP-stack network, a receipt without l1Fee (review r9b follow-up, M1, M2)', () => {
+    const BASE = { name: 'BASE', opStack: true } as Partial<NetworkConfig>;
+    const L1_FEE = 10n ** 16n;
+    const whole: Answer = (method, params) =>
+      method === 'eth_getTransactionReceipt'
+        ? receipt(params[0] as string, { l1Fee: `0x${L1_FEE.toString(16)}` })
+        : method === 'eth_blockNumber'
+          ? '0x20'
+          : null;
+    const stripped: Answer = (method, params) =>
+      method === 'eth_getTransactionReceipt' ? receipt(params[0] as string) : whole(method, params);
+    const execution = 21_000n * 1_000_000_000n;
+
+    afterEach(() => {
+      for (const txHash of [TX1, TX2]) receiptsWithoutFee.answered('BASE', txHash);
+    });
+
+    it('is asked of the next RPC URL, alone or in a block (before: a permanent error, none asked)', async () => {
+      const { transport, nodes } = await transportOn(BASE, stripped, whole);
+      const lookup = await transport.lookup(TX1);
+      expect(lookup).toMatchObject({ state: 'mined', feeBaseUnits: execution + L1_FEE });
+      expect(nodes[0]!.methods).toContain('eth_getTransactionReceipt');
+      // The URL that answered whole is asked first from now on.
+      const found = await transport.receiptsIn(header, [TX2]);
+      expect(found?.get(TX2)?.feeBaseUnits).toBe(execution + L1_FEE);
+      expect(receiptsWithoutFee.counts().get('BASE')).toBeUndefined();
+    });
+
+    it('leaves only that receipt out of the block once no URL answers its fee, and counts it', async () => {
+      const oneStripped: Answer = (method, params) =>
+        method === 'eth_getBlockReceipts'
+          ? [receipt(TX1), whole('eth_getTransactionReceipt', [TX2])]
+          : params[0] === TX1
+            ? stripped(method, params)
+            : whole(method, params);
+      const { transport } = await transportOn(BASE, oneStripped, oneStripped);
+      // Before, the ChainError was thrown and the block was not read (30 looks of a stalled run).
+      const found = await transport.receiptsIn(header, [TX1, TX2]);
+      expect([...found!.keys()]).toEqual([TX2]);
+      expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+      // Looked up alone, it is refused as well: nothing decided on it.
+      await expect(transport.lookup(TX1)).rejects.toBeInstanceOf(ReceiptFeeUnknown);
+      expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+    });
+
+    it('counts an operator fee as no fee known (review r9b, L2)', async () => {
+      const operator: Answer = (method, params) =>
+        method === 'eth_getTransactionReceipt'
+          ? receipt(params[0] as string, { l1Fee: '0x1', operatorFeeScalar: '0x1' })
+          : whole(method, params);
+      const { transport } = await transportOn(BASE, operator);
+      await expect(transport.lookup(TX1)).rejects.toThrow(/operator fee/);
+    });
   });
 });

@@ -100,7 +100,9 @@ export class BlocksRead {
    * holds once mined: stored after the run's first block was read, it can only be mined in a later
    * block, which the run holds or is still to read. One stored before (in flight when the tracker
    * started, or when the run started again) may have been mined before the run's first block and
-   * never be found in it.
+   * never be found in it. Nor is a receipt no node answered with its fee (an OP-stack receipt
+   * without l1Fee): its block is read without it (EvmBlockReader.receiptsIn). Only a wait, bounded
+   * by the replacement's, rests on this, never a decision.
    */
   mayHold(storedAt: number): boolean {
     const first = this.blocks[0];
@@ -171,6 +173,7 @@ export class BlocksRead {
     const wanted = await ours(headers.flatMap((header) => header.transactionHashes));
     for (const header of headers) {
       const mine = header.transactionHashes.filter((txHash) => wanted.has(txHash));
+      // Without a receipt no URL answered with its fee: that one is looked up alone, the run reads on.
       const receipts = await transport.receiptsIn(header, mine);
       // The node lacks the block or a receipt of it now: read again, from this block, next look.
       if (!receipts) return;

@@ -1,4 +1,4 @@
-import { receiptBlockHash, receiptFeeWei } from './evm-receipt-fee';
+import { opStackFeeGap, receiptBlockHash, receiptFeeWei } from './evm-receipt-fee';
 
 const L1 = { opStack: false };
 const OP_STACK = { opStack: true };
@@ -51,6 +51,24 @@ describe('receiptFeeWei', () => {
       expect(receiptFeeWei({ ...receipt, l1Fee: 100 }, network)).toBeNull();
       expect(receiptFeeWei(null, network)).toBeNull();
     }
+  });
+
+  it('knows no fee of an OP-stack receipt charging an operator fee, whose formula changed between forks (review r9b, L2)', () => {
+    const whole = { ...receipt, l1Fee: '0x64' };
+    for (const field of ['operatorFeeScalar', 'operatorFeeConstant']) {
+      // 0 (Base and OP Mainnet today) or absent: nothing charged, nothing added.
+      expect(receiptFeeWei({ ...whole, [field]: '0x0' }, OP_STACK)).toBe(execution + 100n);
+      expect(receiptFeeWei({ ...whole, [field]: null }, OP_STACK)).toBe(execution + 100n);
+      // Nonzero (Isthmus or Jovian, the receipt does not say) or malformed: not guessed.
+      expect(receiptFeeWei({ ...whole, [field]: '0x1' }, OP_STACK)).toBeNull();
+      expect(opStackFeeGap({ ...whole, [field]: '0x1' }, OP_STACK)).toMatch(/operator fee/);
+      expect(receiptFeeWei({ ...whole, [field]: 7 }, OP_STACK)).toBeNull();
+      // Not an OP-stack network: no such fee.
+      expect(receiptFeeWei({ ...whole, [field]: '0x1' }, L1)).toBe(execution + 100n);
+    }
+    expect(opStackFeeGap(receipt, OP_STACK)).toMatch(/l1Fee/);
+    expect(opStackFeeGap(whole, OP_STACK)).toBeNull();
+    expect(opStackFeeGap(receipt, L1)).toBeNull();
   });
 
   it('reads the block hash in lowercase', () => {

@@ -7,6 +7,8 @@ interface RawReceiptFee {
   gasUsed?: unknown;
   effectiveGasPrice?: unknown;
   l1Fee?: unknown;
+  operatorFeeScalar?: unknown;
+  operatorFeeConstant?: unknown;
 }
 
 /** What of a network the fee of its receipts depends on (NetworkConfig.opStack). */
@@ -33,7 +35,33 @@ export function receiptFeeWei(raw: unknown, network: ReceiptFeeNetwork): bigint 
   if (used === null || price === null) return null;
   const dataFee = l1DataFeeWei(l1Fee, network.opStack === true && !isDeposit(type));
   if (dataFee === null) return null;
+  if (opStackFeeGap(raw, network) !== null) return null;
   return used * price + dataFee;
+}
+
+/**
+ * Why an OP-stack receipt tells no fee although it has its gas: `l1Fee` absent, null or
+ * malformed, or an operator fee charged. Null where nothing of the kind is missing (an L1
+ * network, an OP deposit, a whole receipt). Such an answer is a node's (another client or
+ * version, a proxy that strips fields): another RPC URL may answer whole (ReceiptFeeUnknown).
+ *
+ * The Isthmus operator fee (`operatorFeeScalar`, `operatorFeeConstant`; 0 on Base and OP
+ * Mainnet so far) is not computed: its formula changed between forks (Isthmus
+ * gasUsed x scalar / 1e6 + constant, Jovian gasUsed x scalar x 100 + constant), and a receipt
+ * does not say which applies. Nonzero or malformed, the receipt tells no fee; 0 or absent counts
+ * nothing (review r9b, L2).
+ */
+export function opStackFeeGap(raw: unknown, network: ReceiptFeeNetwork): string | null {
+  if (network.opStack !== true || typeof raw !== 'object' || raw === null) return null;
+  const { type, l1Fee, operatorFeeScalar, operatorFeeConstant } = raw as RawReceiptFee;
+  if (isDeposit(type)) return null;
+  if (l1DataFeeWei(l1Fee, true) === null) return 'no valid l1Fee (the OP-stack L1 data fee)';
+  for (const field of [operatorFeeScalar, operatorFeeConstant]) {
+    if (field === undefined || field === null) continue;
+    const value = quantity(field);
+    if (value !== 0n) return 'an operator fee (operatorFeeScalar or operatorFeeConstant not 0)';
+  }
+  return null;
 }
 
 /** The receipt's block hash, lowercase, or null. */

@@ -22,6 +22,7 @@ import { RetentionMetrics } from './maintenance/retention/retention-metrics';
 import { NonceProofWaitGauge } from './payouts/nonce-proof-wait.gauge';
 import { PayoutsProcessor } from './payouts/payouts.processor';
 import { PayoutsScheduler } from './payouts/payouts.scheduler';
+import { ReceiptsWithoutFeeGauge } from './payouts/receipts-without-fee.gauge';
 import { FeesNotFinalGauge } from './treasury/fees-not-final.gauge';
 import { ReconciliationJobsModule } from './treasury/reconciliation-jobs.module';
 import { SweepsProcessor } from './treasury/sweeps.processor';
@@ -61,6 +62,7 @@ import { WorkerDrain } from './worker-drain';
     PayoutsProcessor,
     PayoutsScheduler,
     NonceProofWaitGauge,
+    ReceiptsWithoutFeeGauge,
     FeesNotFinalGauge,
     SweepsProcessor,
     SweepsScheduler,

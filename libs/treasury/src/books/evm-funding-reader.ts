@@ -5,6 +5,8 @@ import {
   NetworkConfig,
   receiptBlockHash,
   receiptFeeWei,
+  requireWholeFee,
+  wholeReceiptOr,
 } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { checkedTransactionHash } from '@app/chains/adapters/evm/evm-transaction-status';
@@ -42,6 +44,12 @@ export class EvmFundingReader implements FundingTransactionReader {
 
   async read(txHash: string): Promise<FundingTransaction> {
     const hash = checkedTransactionHash(txHash, this.network.name);
+    // A receipt without its fee (an OP-stack l1Fee) is asked of the next URL; if none answers it
+    // whole, the transaction reads as pending, as before: nothing booked on it.
+    return wholeReceiptOr(this.network.name, () => this.readOnce(hash));
+  }
+
+  private async readOnce(hash: string): Promise<FundingTransaction> {
     return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
       const transaction = (await provider.send('eth_getTransactionByHash', [
         hash,
@@ -53,6 +61,7 @@ export class EvmFundingReader implements FundingTransactionReader {
       if (!receipt) return { state: 'pending' };
       const head = await provider.getBlockNumber();
       const block = Number(receipt.blockNumber);
+      requireWholeFee(receipt, this.network, hash, { state: 'pending' });
       const fee = receiptFeeWei(receipt, this.network);
       if (fee === null || receiptBlockHash(receipt) === null || head < block) {
         return { state: 'pending' };

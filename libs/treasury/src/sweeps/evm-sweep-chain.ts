@@ -1,6 +1,7 @@
 import { getAddress, id, Interface, JsonRpcProvider, toQuantity } from 'ethers';
 import { ChainError, NetworkConfig } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
+import { requireWholeFee, wholeReceiptOr } from '@app/chains/adapters/evm/receipts-without-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
 import type { DelegateImmutables } from './sweep-safety';
@@ -191,6 +192,12 @@ export class EvmSweepChain {
 
   /** The receipt with its logs and fee, or null; receipt and head from the same node. */
   async receipt(txHash: string): Promise<SweepReceipt | null> {
+    // One without its fee (an OP-stack l1Fee) is asked of the next URL; if none answers it
+    // whole, it comes back with feeWei null, as before (the sweep's fee is read again later).
+    return wholeReceiptOr(this.network.name, () => this.receiptOnce(txHash));
+  }
+
+  private async receiptOnce(txHash: string): Promise<SweepReceipt | null> {
     return this.rpc.call('eth_getTransactionReceipt', async (provider: JsonRpcProvider) => {
       const raw = (await provider.send('eth_getTransactionReceipt', [txHash])) as RawReceipt | null;
       if (!raw) return null;
@@ -204,7 +211,7 @@ export class EvmSweepChain {
         false,
       ])) as { hash: string } | null;
       if (!canonical || canonical.hash.toLowerCase() !== raw.blockHash.toLowerCase()) return null;
-      return {
+      const receipt: SweepReceipt = {
         succeeded: BigInt(raw.status) === 1n,
         blockNumber,
         blockHash: raw.blockHash.toLowerCase(),
@@ -217,6 +224,8 @@ export class EvmSweepChain {
         })),
         feeWei: receiptFeeWei(raw, this.network),
       };
+      requireWholeFee(raw, this.network, txHash, receipt);
+      return receipt;
     });
   }
 

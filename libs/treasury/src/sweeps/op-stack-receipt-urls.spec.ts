@@ -1,0 +1,109 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { NetworkConfig, receiptsWithoutFee } from '@app/chains';
+import { EvmFundingReader } from '../books/evm-funding-reader';
+import { EvmSweepChain } from './evm-sweep-chain';
+
+const hex = (byte: string) => `0x${byte.repeat(32)}`;
+const TX = hex('01');
+const BLOCK = hex('aa');
+const L1_FEE = 10n ** 16n;
+const EXECUTION = 21_000n * 1_000_000_000n;
+
+/** A node of an OP-stack chain holding TX in block 16; `l1Fee` false: its receipts lack it. */
+async function node(l1Fee: boolean): Promise<{ url: string; server: Server; asked: string[] }> {
+  const asked: string[] = [];
+  const answer = (method: string): unknown => {
+    asked.push(method);
+    switch (method) {
+      case 'eth_getTransactionReceipt':
+        return {
+          transactionHash: TX,
+          blockHash: BLOCK,
+          blockNumber: '0x10',
+          status: '0x1',
+          type: '0x2',
+          from: `0x${'11'.repeat(20)}`,
+          gasUsed: '0x5208',
+          effectiveGasPrice: '0x3b9aca00',
+          logs: [],
+          ...(l1Fee ? { l1Fee: `0x${L1_FEE.toString(16)}` } : {}),
+        };
+      case 'eth_getTransactionByHash':
+        return { from: `0x${'11'.repeat(20)}`, to: null, value: '0x0', blockNumber: '0x10' };
+      case 'eth_blockNumber':
+        return '0x20';
+      case 'eth_getBlockByNumber':
+        return { hash: BLOCK };
+      default:
+        return null;
+    }
+  };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const { id, method } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ jsonrpc: '2.0', id, result: answer(method) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, asked };
+}
+
+/*
+ * Review r9b follow-up, M1: a receipt answered without l1Fee told no fee, and the sweeps' and the
+ * funding's readers read it again later from the same URL (the one that answered last): another
+ * RPC URL, whose node answers it whole, was never asked.
+ */
+describe('Receipts of an OP-stack network read by sweeps and funding, one URL stripping l1Fee', () => {
+  const servers: Server[] = [];
+  const closers: Array<() => unknown> = [];
+
+  afterAll(async () => {
+    for (const close of closers) await close();
+    for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function network(...whole: boolean[]): Promise<NetworkConfig> {
+    const nodes = await Promise.all(whole.map(node));
+    servers.push(...nodes.map((one) => one.server));
+    return {
+      name: 'BASE',
+      chainFamily: 'EVM',
+      chainId: 8453,
+      rpcUrls: nodes.map((one) => one.url),
+      confirmations: 1,
+      opStack: true,
+      tokens: {},
+    } as unknown as NetworkConfig;
+  }
+
+  afterEach(() => receiptsWithoutFee.answered('BASE', TX));
+
+  it('a sweep receipt is asked of the next URL, and its fee includes l1Fee', async () => {
+    const chain = new EvmSweepChain(await network(false, true));
+    closers.push(() => chain.close());
+    expect((await chain.receipt(TX))?.feeWei).toBe(EXECUTION + L1_FEE);
+  });
+
+  it('a funding transaction is asked of the next URL, and its fee includes l1Fee', async () => {
+    const reader = new EvmFundingReader(await network(false, true));
+    closers.push(() => reader.close());
+    expect(await reader.read(TX)).toMatchObject({
+      state: 'mined',
+      feeBaseUnits: EXECUTION + L1_FEE,
+    });
+  });
+
+  it('without a fee from any URL: no fee, as before, and the receipt counted', async () => {
+    const chain = new EvmSweepChain(await network(false, false));
+    closers.push(() => chain.close());
+    expect((await chain.receipt(TX))?.feeWei).toBeNull();
+    const reader = new EvmFundingReader(await network(false));
+    closers.push(() => reader.close());
+    expect(await reader.read(TX)).toEqual({ state: 'pending' });
+    expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+  });
+});

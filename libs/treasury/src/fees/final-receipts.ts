@@ -2,6 +2,7 @@ import { NetworkConfig } from '@app/chains';
 import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
 import { DEFAULT_RETRY, RetryOptions } from '@app/chains/rpc/retry';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
+import { requireWholeFee, wholeReceiptOr } from '@app/chains/adapters/evm/receipts-without-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { LinkedHeaders } from './linked-headers';
 
@@ -59,10 +60,16 @@ export class FinalReceipts {
     head: number,
     headers: LinkedHeaders,
   ): Promise<FeeReceiptRead> {
-    const raw = await this.rpc.call(
-      'eth_getTransactionReceipt',
-      (provider) =>
-        provider.send('eth_getTransactionReceipt', [txHash]) as Promise<RawReceipt | null>,
+    // One without its fee (an OP-stack l1Fee) is asked of the next URL; if none answers it
+    // whole, it is read on without a fee (feeWei null: nothing settled on it).
+    const raw = await wholeReceiptOr(this.network.name, () =>
+      this.rpc.call('eth_getTransactionReceipt', async (provider) => {
+        const answer = (await provider.send('eth_getTransactionReceipt', [
+          txHash,
+        ])) as RawReceipt | null;
+        if (answer) requireWholeFee(answer, this.network, txHash, answer);
+        return answer;
+      }),
     );
     if (!raw) return { state: 'missing' };
     const blockNumber = Number(BigInt(raw.blockNumber));

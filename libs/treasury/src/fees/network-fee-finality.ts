@@ -221,6 +221,8 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     receipts: FinalReceipts,
   ): Promise<keyof FeeCounts | 'failed'> {
     let outcome: keyof FeeCounts | 'failed';
+    // Final, but no URL answered the receipt's fee (an OP-stack l1Fee): its own alert text.
+    let noFee = false;
     try {
       const read = await receipts.read(txHash, depth, head, headers);
       // On the node's chain and getting deeper: due again next pass, skipped until deep enough.
@@ -233,6 +235,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
       }
       outcome =
         read.state === 'final' ? await this.settlement.settle(network, txHash, read) : 'waiting';
+      noFee = read.state === 'final' && read.feeWei === null;
     } catch (error) {
       if (error instanceof ChainError) {
         this.logger.warn(
@@ -250,7 +253,9 @@ export class NetworkFeeFinality implements OnModuleDestroy {
         outcome = 'waiting';
       }
     }
-    if (outcome !== 'final' && outcome !== 'adjusted') await this.later(network, txHash, outcome);
+    if (outcome !== 'final' && outcome !== 'adjusted') {
+      await this.later(network, txHash, outcome, noFee);
+    }
     return outcome;
   }
 
@@ -277,6 +282,7 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     network: NetworkName,
     txHash: string,
     outcome: 'waiting' | 'operator' | 'failed',
+    noFee = false,
   ) {
     const [rows]: [Array<{ checks: number; booked_at: Date }>, number] =
       await this.dataSource.query(
@@ -299,10 +305,15 @@ export class NetworkFeeFinality implements OnModuleDestroy {
     const [row] = rows;
     if (outcome !== 'operator' && row && row.checks >= OVERDUE_CHECKS) {
       // Long past finality and still undecided: most likely dropped for good by a reorg (its
-      // nonce taken), so a payout may be Completed with nothing sent. Never decided alone.
+      // nonce taken), so a payout may be Completed with nothing sent. Never decided alone. Read
+      // final but without its fee, it is no drop: a node that leaves out l1Fee (review r9b, L3).
       this.logger.error(
         { network, txHash, checks: row.checks, bookedAt: row.booked_at },
-        'A fee still not final long past its finality depth: its transaction may be dropped for good',
+        noFee
+          ? 'A fee still not final long past its finality depth: its receipt is final, but no ' +
+              'RPC URL answers its fee (an OP-stack l1Fee; docs/operations.md, "Receipts ' +
+              'without a fee")'
+          : 'A fee still not final long past its finality depth: its transaction may be dropped for good',
       );
     }
   }

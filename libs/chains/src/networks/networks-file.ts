@@ -109,8 +109,9 @@ function applyEntry(
         else problems.push(`${fieldAt} must be a whole number from 1 to ${MAX_CONFIRMATIONS}.`);
         break;
       case 'opStack':
-        // Wrong either way: false on an OP-stack chain books its fees without the L1 data fee,
-        // true on another chain refuses every receipt's fee (it has no l1Fee).
+        // Wrong either way: false on an OP-stack chain still adds a receipt's l1Fee, but counts 0
+        // where a node leaves it out (a fee booked too low); true on another chain refuses every
+        // receipt's fee (it has no l1Fee).
         if (config.chainFamily !== 'EVM') {
           problems.push(`${fieldAt}: OP-stack rollups are EVM networks.`);
         } else if (typeof value === 'boolean') config.opStack = value;

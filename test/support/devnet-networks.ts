@@ -119,6 +119,9 @@ export function devnetNetworksFileJson(
       wsUrl: webSocketUrlOf(network.rpcUrl),
       publicRpcUrl: network.rpcUrl,
       confirmations: network.confirmations,
+      // anvil charges no L1 data fee: BASE and OPTIMISM mapped onto it would keep their default
+      // true and wait for an l1Fee no receipt carries.
+      opStack: false,
       tokens: { USDT: { ...network.tokens.USDT }, USDC: { ...network.tokens.USDC } },
     },
   ]);

@@ -142,7 +142,9 @@ export interface EvmPayoutTransport extends PayoutTransportBase {
    * header's hash and number): one `eth_getBlockReceipts` for the block where that is cheaper
    * than a receipt each, a receipt each otherwise or where the node lacks the method (or takes
    * no block hash). Null when the node has not got the block or one of the receipts in it:
-   * nothing is proven then. No call for no hashes.
+   * nothing is proven then. A receipt no URL answers with its fee (ReceiptFeeUnknown: an OP-stack
+   * one without l1Fee) is left out of the map, the others kept: absent proves nothing, its
+   * transaction is looked up alone. No call for no hashes.
    */
   receiptsIn(block: BlockHeader, txHashes: string[]): Promise<Map<string, BlockReceipt> | null>;
   /**

@@ -43,15 +43,23 @@ const OPERATOR_RECHECK_SECONDS = 86_400;
 export const OVERDUE_CHECKS = 8;
 
 /**
+ * A network_fee_receipts row the pass cannot make final (its columns unqualified): one definition
+ * for the gauge, treasury:fees and treasury:settle-fee, so what alerts is what an operator can list
+ * and settle (review r9b follow-up, L4).
+ */
+export const FEE_NOT_FINAL_WHERE = `final_at IS NULL AND (operator_since IS NOT NULL OR checks >= ${OVERDUE_CHECKS})`;
+/** Such a row's `reason`: the gauge's label. */
+export const FEE_NOT_FINAL_REASON = `CASE WHEN operator_since IS NULL THEN 'overdue' ELSE 'operator' END`;
+
+/**
  * Fees not final per network and reason: `operator` (left for an operator) or `overdue` (still
  * undecided after OVERDUE_CHECKS checks: a transaction dropped for good, a receipt no node
  * serves, a forgotten chain). The gauge payments_treasury_fees_not_final (docs/operations.md).
  */
 export const FEES_NOT_FINAL_SQL = `
-  SELECT network, CASE WHEN operator_since IS NULL THEN 'overdue' ELSE 'operator' END AS reason,
-         count(*)::int AS count
+  SELECT network, ${FEE_NOT_FINAL_REASON} AS reason, count(*)::int AS count
     FROM network_fee_receipts
-   WHERE final_at IS NULL AND (operator_since IS NOT NULL OR checks >= ${OVERDUE_CHECKS})
+   WHERE ${FEE_NOT_FINAL_WHERE}
    GROUP BY 1, 2`;
 
 type FeeCounts = Omit<FeeFinalityReport, 'ended'>;

@@ -144,6 +144,11 @@ describe('Operator CLI: network fees not final', () => {
       reason: 'operator',
       source: 'hot_wallet',
       payer_account: HOT_WALLET,
+      // Booked here without a payout or sweep: none to name.
+      payout_id: null,
+      sweep_id: null,
+      sweep_kind: null,
+      sweep_step: null,
       currency: 'POL',
       fee_wei: BOOKED.toString(),
       block_number: null,
@@ -180,6 +185,10 @@ describe('Operator CLI: network fees not final', () => {
     expect(settled).toEqual({
       network: NETWORK,
       tx_hash: txHash,
+      payout_id: null,
+      sweep_id: null,
+      sweep_kind: null,
+      sweep_step: null,
       currency: 'POL',
       booked_fee_wei: BOOKED.toString(),
       final_fee_wei: decided.toString(),

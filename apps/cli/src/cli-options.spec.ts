@@ -1,4 +1,4 @@
-import { weiOption } from './cli-options';
+import { evmTxHashOption, weiOption } from './cli-options';
 import { UsageError } from './usage-error';
 
 describe('weiOption', () => {
@@ -29,6 +29,30 @@ describe('weiOption', () => {
       new UsageError(
         '--fee-wei must be a whole number of wei (digits only, at most 30), like 21000000000000.',
       ),
+    );
+  });
+});
+
+describe('evmTxHashOption', () => {
+  const hash = `0x${'ab'.repeat(32)}`;
+
+  it('lower-cases a hash as an explorer may print it, trimmed', () => {
+    expect(evmTxHashOption({ tx: ` 0x${'AB'.repeat(32)} ` }, 'tx')).toBe(hash);
+    expect(evmTxHashOption({ tx: hash }, 'tx')).toBe(hash);
+  });
+
+  it.each([
+    [undefined],
+    [true],
+    [''],
+    [hash.slice(2)],
+    [hash.slice(0, 65)],
+    [`${hash}00`],
+    [`0x${'g'.repeat(64)}`],
+    [`0X${'ab'.repeat(32)}`.replace('0X', '0x ')],
+  ])('refuses %p as a usage error naming the option', (given) => {
+    expect(() => evmTxHashOption({ tx: given }, 'tx')).toThrow(
+      new UsageError('--tx must be a transaction hash: 0x and 64 hex digits.'),
     );
   });
 });

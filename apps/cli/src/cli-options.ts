@@ -102,3 +102,17 @@ export function weiOption(options: Options, name: string): bigint {
   }
   return BigInt(given);
 }
+
+/**
+ * A required EVM transaction hash, lower-cased: the form rows and references are keyed by
+ * (network_fee_receipts, `network_fee:<network>:<tx>`), so an upper-case or checksummed copy from
+ * an explorer finds its row rather than "no fee recorded".
+ */
+export function evmTxHashOption(options: Options, name: string): string {
+  const given = options[name];
+  const hash = typeof given === 'string' ? given.trim().toLowerCase() : '';
+  if (!/^0x[0-9a-f]{64}$/.test(hash)) {
+    throw new UsageError(`--${name} must be a transaction hash: 0x and 64 hex digits.`);
+  }
+  return hash;
+}

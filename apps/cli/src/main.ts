@@ -38,6 +38,9 @@ async function main(): Promise<void> {
       tx: { type: 'string' },
       // treasury:settle-fee
       'fee-wei': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'sweep-amounts-checked': { type: 'boolean' },
+      'confirm-large': { type: 'boolean' },
       // treasury:unfreeze
       currency: { type: 'string' },
       address: { type: 'string' },

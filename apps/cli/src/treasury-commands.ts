@@ -8,7 +8,7 @@ import {
   ReconciliationService,
   TreasuryCommandError,
 } from '@app/treasury';
-import { requiredText, weiOption } from './cli-options';
+import { evmTxHashOption, requiredText, weiOption, wholeNumber } from './cli-options';
 
 type Options = Record<string, string | string[] | boolean | undefined>;
 
@@ -94,9 +94,17 @@ export const TREASURY_BOOKS_COMMANDS: Record<
     return app.get(FundingBooks).book(network, tx.trim());
   },
 
-  /** The fees the gauge payments_treasury_fees_not_final counts, row by row; reads only. */
-  'treasury:fees': async (app, options) =>
-    app.get(OperatorFeeSettlement).notFinal(networkOf(options, false)),
+  /**
+   * The fees the gauge payments_treasury_fees_not_final counts, row by row, --limit of them (100):
+   * the JSON array on stdout, how many more on stderr; reads only.
+   */
+  'treasury:fees': async (app, options) => {
+    const network = networkOf(options, false);
+    const limit = wholeNumber(options, 'limit', 1, 10_000, 100);
+    const { rows, more } = await app.get(OperatorFeeSettlement).notFinal(network, limit);
+    if (more) console.error(`${more} more not listed: raise --limit, or give --network.`);
+    return rows;
+  },
 
   /**
    * An operator's final fee for a row left for an operator or overdue: the difference posted
@@ -105,16 +113,20 @@ export const TREASURY_BOOKS_COMMANDS: Record<
    */
   'treasury:settle-fee': async (app, options) => {
     const network = networkOf(options, true) as NetworkName;
-    const tx = options.tx;
-    if (typeof tx !== 'string' || tx.trim() === '') {
-      throw new TreasuryCommandError('--tx must be the transaction hash of the fee to settle.');
-    }
+    const txHash = evmTxHashOption(options, 'tx');
     const feeWei = weiOption(options, 'fee-wei');
     const by = requiredText(options, 'by', 200);
     const reason = requiredText(options, 'reason', 500);
-    return app
-      .get(OperatorFeeSettlement)
-      .settle({ network, txHash: tx.trim(), feeWei, by, reason });
+    return app.get(OperatorFeeSettlement).settle({
+      network,
+      txHash,
+      feeWei,
+      by,
+      reason,
+      sweepAmountsChecked: options['sweep-amounts-checked'] === true,
+      confirmLarge: options['confirm-large'] === true,
+      dryRun: options['dry-run'] === true,
+    });
   },
 };
 
@@ -125,13 +137,22 @@ export const TREASURY_BOOKS_USAGE = `  treasury:reconcile [--network NETWORK]   
   treasury:book-funding --network NETWORK --tx HASH
                                                books an operator's transfer into the service's
                                                wallets (or out of the treasury), once
-  treasury:fees [--network NETWORK]            EVM fees not final that are left for an operator
+  treasury:fees [--network NETWORK] [--limit N]
+                                               EVM fees not final that are left for an operator
                                                or overdue (the gauge
-                                               payments_treasury_fees_not_final); reads only
+                                               payments_treasury_fees_not_final), each with its
+                                               payout or sweep; N of them (100), how many more
+                                               on stderr; reads only
   treasury:settle-fee --network NETWORK --tx HASH --fee-wei WEI --by NAME --reason TEXT
+                      [--dry-run] [--sweep-amounts-checked] [--confirm-large]
                                                make such a fee final at WEI (the fee you decided,
                                                in wei): the difference from the booked fee is
                                                posted once between the fee entry's accounts
                                                (network_fee_operator:NETWORK:HASH), who and why
                                                recorded; refused (exit 2) for a fee unknown,
-                                               final or still checked by the pass`;
+                                               final or still checked by the pass, a batch
+                                               sweep's without --sweep-amounts-checked (its
+                                               Swept events checked on an explorer), one above
+                                               10x the booked fee without --confirm-large;
+                                               --dry-run prints the row, the difference and the
+                                               entry, and writes nothing`;

@@ -4,10 +4,19 @@ import { NATIVE_COINS, NetworkName } from '@app/chains';
 import { LedgerAccounts, LedgerService } from '@app/ledger';
 import { TreasuryCommandError } from '../books/treasury-command.error';
 import { adjustmentEntry } from './fee-settlement';
-import { OVERDUE_CHECKS } from './network-fee-finality';
+import { FEE_NOT_FINAL_REASON, FEE_NOT_FINAL_WHERE, OVERDUE_CHECKS } from './network-fee-finality';
+import {
+  FEE_ATTEMPT_SQL,
+  FeeAttempt,
+  feeAttempt,
+  isBatchSweep,
+  isLarge,
+  LARGE_FACTOR,
+  printable,
+} from './operator-fee-checks';
 
 /** A fee the pass cannot make final (treasury:fees): what the gauge counts, row by row. */
-export interface FeeNotFinal {
+export interface FeeNotFinal extends FeeAttempt {
   network: string;
   tx_hash: string;
   /** `operator` (left for an operator) or `overdue`, as the gauge's `reason` label. */
@@ -32,10 +41,35 @@ export interface OperatorFeeInput {
   feeWei: bigint;
   by: string;
   reason: string;
+  /** The operator compared a batch sweep's Swept events with its items (--sweep-amounts-checked). */
+  sweepAmountsChecked?: boolean;
+  /** A fee above LARGE_FACTOR × the one booked is meant (--confirm-large). */
+  confirmLarge?: boolean;
+  /** Print what would be done, write nothing (--dry-run). */
+  dryRun?: boolean;
+}
+
+/** A page of treasury:fees and how many rows it left out. */
+export interface FeesNotFinalPage {
+  rows: FeeNotFinal[];
+  more: number;
+}
+
+/** What treasury:settle-fee --dry-run prints: what a run would post, nothing written. */
+export interface OperatorFeePreview extends FeeAttempt {
+  dry_run: true;
+  row: Record<string, unknown>;
+  currency: string;
+  booked_fee_wei: string;
+  final_fee_wei: string;
+  difference_wei: string;
+  entry: ReturnType<typeof printable>;
+  /** The flags the run needs besides, with why: refused without them. */
+  needs: string[];
 }
 
 /** What treasury:settle-fee did. */
-export interface OperatorFeeSettled {
+export interface OperatorFeeSettled extends FeeAttempt {
   network: string;
   tx_hash: string;
   currency: string;
@@ -66,57 +100,78 @@ export class OperatorFeeSettlement {
     private readonly ledger: LedgerService,
   ) {}
 
-  /** The rows FEES_NOT_FINAL_SQL counts, of one network or all, oldest booked first. */
-  async notFinal(network?: NetworkName): Promise<FeeNotFinal[]> {
-    const rows: Array<Omit<FeeNotFinal, 'currency' | 'source'>> = await this.dataSource.query(
-      `SELECT r.network, r.tx_hash,
-              CASE WHEN r.operator_since IS NULL THEN 'overdue' ELSE 'operator' END AS reason,
-              (SELECT l.account FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
-                WHERE e.reference = 'network_fee:' || r.network || ':' || r.tx_hash
-                  AND l.amount < 0
-                LIMIT 1) AS payer_account,
-              r.fee_base_units::text AS fee_wei, r.block_number::text AS block_number,
-              r.succeeded, r.booked_at, r.checks, r.operator_since
-         FROM network_fee_receipts r
-        WHERE r.final_at IS NULL AND (r.operator_since IS NOT NULL OR r.checks >= $1)
-          AND ($2::text IS NULL OR r.network = $2)
-        ORDER BY r.booked_at, r.network, r.tx_hash`,
-      [OVERDUE_CHECKS, network ?? null],
-    );
-    return rows.map((row) => ({
-      network: row.network,
-      tx_hash: row.tx_hash,
-      reason: row.reason,
-      source: row.payer_account?.split(':')[0] ?? null,
-      payer_account: row.payer_account,
-      currency: NATIVE_COINS[row.network as NetworkName]?.symbol ?? '',
-      fee_wei: row.fee_wei,
-      block_number: row.block_number,
-      succeeded: row.succeeded,
-      booked_at: row.booked_at,
-      checks: row.checks,
-      operator_since: row.operator_since,
-    }));
+  /** The rows FEES_NOT_FINAL_SQL counts, of one network or all, oldest booked first, `limit` of them. */
+  async notFinal(network: NetworkName | undefined, limit: number): Promise<FeesNotFinalPage> {
+    const rows: Array<Omit<FeeNotFinal, 'currency' | 'source'> & { total: number }> =
+      await this.dataSource.query(
+        `SELECT r.network, r.tx_hash, ${FEE_NOT_FINAL_REASON} AS reason,
+                (SELECT l.account FROM ledger_entries e JOIN ledger_lines l ON l.entry_id = e.id
+                  WHERE e.reference = 'network_fee:' || r.network || ':' || r.tx_hash
+                    AND l.amount < 0
+                  LIMIT 1) AS payer_account,
+                x.payout_id, x.sweep_id, x.sweep_kind, x.sweep_step,
+                r.fee_base_units::text AS fee_wei, r.block_number::text AS block_number,
+                r.succeeded, r.booked_at, r.checks, r.operator_since,
+                count(*) OVER ()::int AS total
+           FROM network_fee_receipts r, LATERAL (${FEE_ATTEMPT_SQL}) x
+          WHERE ${FEE_NOT_FINAL_WHERE} AND ($1::text IS NULL OR r.network = $1)
+          ORDER BY r.booked_at, r.network, r.tx_hash
+          LIMIT $2`,
+        [network ?? null, limit],
+      );
+    return {
+      rows: rows.map((row) => ({
+        network: row.network,
+        tx_hash: row.tx_hash,
+        reason: row.reason,
+        source: row.payer_account?.split(':')[0] ?? null,
+        payer_account: row.payer_account,
+        payout_id: row.payout_id,
+        sweep_id: row.sweep_id,
+        sweep_kind: row.sweep_kind,
+        sweep_step: row.sweep_step,
+        currency: NATIVE_COINS[row.network as NetworkName]?.symbol ?? '',
+        fee_wei: row.fee_wei,
+        block_number: row.block_number,
+        succeeded: row.succeeded,
+        booked_at: row.booked_at,
+        checks: row.checks,
+        operator_since: row.operator_since,
+      })),
+      more: rows.length ? rows[0].total - rows.length : 0,
+    };
   }
 
   /**
    * The operator's final fee, in one transaction with the row locked: the difference from the
    * booked fee posted once, the row marked final with who and why. Refused, nothing written: an
-   * unknown or final row, one the pass may still decide, books that disagree with the row.
+   * unknown or final row, one the pass may still decide, books that disagree with the row; a
+   * batch sweep's transaction without sweepAmountsChecked, a fee above LARGE_FACTOR × the booked
+   * one without confirmLarge. With dryRun, the same reads and what would be posted, nothing written.
    */
-  settle(input: OperatorFeeInput): Promise<OperatorFeeSettled> {
+  async settle(input: OperatorFeeInput): Promise<OperatorFeeSettled | OperatorFeePreview> {
+    const outcome = await this.settleLocked(input);
+    // Logged once committed (review of treasury:settle-fee, L5): a warning, so the CLI's stderr
+    // shows it too.
+    if (!('dry_run' in outcome)) this.logger.warn(outcome, 'Fee made final by an operator');
+    return outcome;
+  }
+
+  private settleLocked(input: OperatorFeeInput): Promise<OperatorFeeSettled | OperatorFeePreview> {
     const { network, txHash, feeWei, by, reason } = input;
     if (feeWei < 0n) throw new TreasuryCommandError('A network fee cannot be negative.');
     const coin = NATIVE_COINS[network];
     const named = `the ${network} fee of ${txHash}`;
     return this.dataSource.transaction(async (manager) => {
-      const [row]: Array<{ fee: string; final_at: Date | null; due: boolean; checks: number }> =
+      const [row]: Array<Record<string, unknown> & { fee: string; listed: boolean }> =
         await manager.query(
-          `SELECT fee_base_units::text AS fee, final_at, checks,
-                  operator_since IS NULL AND checks < $3 AS due
+          `SELECT network, tx_hash, ${FEE_NOT_FINAL_REASON} AS reason,
+                  fee_base_units::text AS fee, block_number::text AS block_number, block_hash,
+                  succeeded, booked_at, checks, operator_since, final_at,
+                  ${FEE_NOT_FINAL_WHERE} AS listed
              FROM network_fee_receipts WHERE network = $1 AND tx_hash = $2
               FOR UPDATE`,
-          [network, txHash, OVERDUE_CHECKS],
+          [network, txHash],
         );
       if (!row) {
         throw new TreasuryCommandError(
@@ -124,17 +179,18 @@ export class OperatorFeeSettlement {
             'nothing settled. treasury:fees lists the fees waiting for an operator.',
         );
       }
-      if (row.final_at) {
+      if (row.final_at instanceof Date) {
         throw new TreasuryCommandError(
           `${capital(named)} is final already (since ${row.final_at.toISOString()}): nothing posted.`,
         );
       }
-      if (row.due) {
+      if (!row.listed) {
         // The pass decides it from the chain itself within its checks: an operator's guess must
-        // not pre-empt a positive proof.
+        // not pre-empt a positive proof. An overdue row (listed) may still be proved by the pass
+        // later; the operator's settlement takes it first, and the pass never reads it again.
         throw new TreasuryCommandError(
-          `${capital(named)} is still checked by the pass (${row.checks} of ${OVERDUE_CHECKS} ` +
-            'checks, not left for an operator): nothing posted.',
+          `${capital(named)} is still checked by the pass (${String(row.checks)} of ` +
+            `${OVERDUE_CHECKS} checks, not left for an operator): nothing posted.`,
         );
       }
       const booked = BigInt(row.fee);
@@ -145,29 +201,52 @@ export class OperatorFeeSettlement {
             'nothing posted; find what changed the row or the entries first.',
         );
       }
+      const attempt = await feeAttempt(manager, network, txHash);
+      const needs = flagsNeeded(input, named, booked, attempt);
       const difference = feeWei - booked;
-      let reference: string | null = null;
-      if (difference !== 0n) {
-        const entry = await adjustmentEntry(
-          manager,
-          network,
-          txHash,
-          difference,
-          'network_fee_operator',
+      const entry =
+        difference === 0n
+          ? null
+          : await adjustmentEntry(manager, network, txHash, difference, 'network_fee_operator');
+      if (difference !== 0n && !entry) {
+        throw new TreasuryCommandError(
+          `${capital(named)} has no entry network_fee:${network}:${txHash}: nothing posted.`,
         );
-        if (!entry) {
-          throw new TreasuryCommandError(
-            `${capital(named)} has no entry network_fee:${network}:${txHash}: nothing posted.`,
-          );
-        }
-        if (!(await this.ledger.post(manager, entry))) {
-          // Rolled back: marked final without this difference, the books would be off by it.
-          throw new TreasuryCommandError(
-            `An operator's correction of ${named} was posted already (${entry.reference}): ` +
-              'nothing posted, the row left as it is.',
-          );
-        }
-        reference = entry.reference;
+      }
+      const amounts = {
+        currency: coin.symbol,
+        booked_fee_wei: booked.toString(),
+        final_fee_wei: feeWei.toString(),
+        difference_wei: difference.toString(),
+      };
+      if (input.dryRun) {
+        return {
+          dry_run: true,
+          row: {
+            network: row.network,
+            tx_hash: row.tx_hash,
+            reason: row.reason,
+            fee_wei: row.fee,
+            block_number: row.block_number,
+            block_hash: row.block_hash,
+            succeeded: row.succeeded,
+            booked_at: row.booked_at,
+            checks: row.checks,
+            operator_since: row.operator_since,
+          },
+          ...attempt,
+          ...amounts,
+          entry: printable(entry),
+          needs,
+        };
+      }
+      if (needs.length) throw new TreasuryCommandError(`${needs.join(' ')} Nothing posted.`);
+      if (entry && !(await this.ledger.post(manager, entry))) {
+        // Rolled back: marked final without this difference, the books would be off by it.
+        throw new TreasuryCommandError(
+          `An operator's correction of ${named} was posted already (${entry.reference}): ` +
+            'nothing posted, the row left as it is.',
+        );
       }
       const [[updated]]: [Array<{ final_at: Date }>, number] = await manager.query(
         `UPDATE network_fee_receipts
@@ -176,23 +255,46 @@ export class OperatorFeeSettlement {
           RETURNING final_at`,
         [network, txHash, feeWei.toString(), by, reason],
       );
-      const settled: OperatorFeeSettled = {
+      return {
         network,
         tx_hash: txHash,
-        currency: coin.symbol,
-        booked_fee_wei: booked.toString(),
-        final_fee_wei: feeWei.toString(),
-        difference_wei: difference.toString(),
-        reference,
+        ...attempt,
+        ...amounts,
+        reference: entry?.reference ?? null,
         final_at: updated.final_at,
         by,
         reason,
       };
-      // Committed right after this: a warning, so the CLI's stderr shows it too.
-      this.logger.warn(settled, 'Fee made final by an operator');
-      return settled;
     });
   }
+}
+
+/** Each flag the settlement needs and is not given: why, and what the operator must check first. */
+function flagsNeeded(
+  input: OperatorFeeInput,
+  named: string,
+  booked: bigint,
+  attempt: FeeAttempt,
+): string[] {
+  const needs: string[] = [];
+  if (isBatchSweep(attempt) && !input.sweepAmountsChecked) {
+    needs.push(
+      `${capital(named)} is the transaction of batch sweep ${attempt.sweep_id}: made final here, ` +
+        'its amounts are never compared with the chain again (the pass does it only for fees it ' +
+        `makes final itself, sweep_reorg:). On an explorer, check that the Swept events of ` +
+        `${input.txHash} in its final block move, per address, what sweep ${attempt.sweep_id}'s ` +
+        'Swept items booked (sweep_items), put any difference right by hand, then run again ' +
+        'with --sweep-amounts-checked.',
+    );
+  }
+  if (isLarge(booked, input.feeWei) && !input.confirmLarge) {
+    needs.push(
+      `A fee of ${input.feeWei} wei is more than ${LARGE_FACTOR} times the ${booked} wei booked ` +
+        `for ${named}: check it is in wei (not gwei, not coins), then run again with ` +
+        '--confirm-large (a correction cannot be undone).',
+    );
+  }
+  return needs;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SessionSettlementService } from '@app/checkout';
 import { listPageQuery, newId } from '@app/common';
 import { balanceTransactionListSpec } from '@app/balances/transactions/balance-transactions.repository';
@@ -124,6 +126,21 @@ describe('Balance transactions', () => {
         ));
   }
 
+  /** The app's HTTP handler on a UNIX socket of its own (closed and removed after the suite). */
+  let closeUnixSocket: (() => Promise<void>) | undefined;
+  async function listenOnUnixSocket(): Promise<string> {
+    const folder = mkdtempSync(join(tmpdir(), 'statement-'));
+    const socketPath = join(folder, 'api.sock');
+    const server = http.createServer(api.app.getHttpAdapter().getInstance());
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    closeUnixSocket = async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(folder, { recursive: true, force: true });
+    };
+    return socketPath;
+  }
+
   const settle = (id: string) =>
     api.dataSource.transaction((manager) =>
       api.app.get(SessionSettlementService).settle(manager, id),
@@ -190,6 +207,7 @@ describe('Balance transactions', () => {
   });
 
   afterAll(async () => {
+    await closeUnixSocket?.();
     await restoreTronCursor();
     await cleanUpPayouts(api, [psp, other]);
     await api.close();
@@ -347,9 +365,12 @@ describe('Balance transactions', () => {
 
   it('streams a long CSV from a server-side cursor: bytes arrive while it is open, and a client gone closes it', async () => {
     const big = await api.createMerchant({ name: 'Big Statement' });
-    // Far more than the socket's buffers and the one batch read ahead hold (about 20 MB of CSV):
-    // while the client does not read, the server cannot reach the cursor's end.
-    const count = 150_000;
+    // Far more than the socket's buffers and the one batch read ahead hold (about 2.6 MB of CSV
+    // against some 0.5 MB): while the client does not read, the server cannot reach the cursor's
+    // end. Over a UNIX socket, whose buffers stay at net.core.wmem_default (208 KiB here): TCP on
+    // loopback grows them to megabytes (tcp_rmem), which took 150,000 rows, a seed that ran for
+    // minutes on a loaded machine and held this suite's database past the test's end.
+    const count = 20_000;
     // The seed shares no balance row with the other suites: it is posted while another
     // transaction holds the network's deposits account, as any TRON deposit does for a moment.
     const holder = api.dataSource.createQueryRunner();
@@ -371,9 +392,7 @@ describe('Balance transactions', () => {
       await holder.rollbackTransaction();
       await holder.release();
     }
-    const server = api.app.getHttpServer() as http.Server;
-    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, resolve));
-    const { port } = server.address() as AddressInfo;
+    const socketPath = await listenOnUnixSocket();
     const openCursors = async (): Promise<number> => {
       const [row] = await api.dataSource.query(
         `SELECT count(*)::int AS open FROM pg_stat_activity
@@ -386,7 +405,7 @@ describe('Balance transactions', () => {
         http
           .get(
             {
-              port,
+              socketPath,
               path: '/v1/balance-transactions',
               headers: { Authorization: `Bearer ${big.apiKey}`, Accept: 'text/csv' },
             },

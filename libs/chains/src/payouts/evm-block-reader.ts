@@ -1,5 +1,5 @@
 import { toQuantity } from 'ethers';
-import { EvmRpc } from '../adapters/evm/evm-rpc';
+import { EvmRpc, noReceipt } from '../adapters/evm/evm-rpc';
 import { checkedTransactionHash } from '../adapters/evm/evm-transaction-status';
 import { NetworkConfig } from '../networks/network.types';
 import { ChainError } from '../rpc/chain-error';
@@ -17,6 +17,8 @@ import {
 } from './evm-block-receipts';
 import { isUnsupportedMethod } from './evm-payout-checks';
 import { TransactionLookup } from './payout-transport';
+
+const notMined = (lookup: TransactionLookup): boolean => lookup.state !== 'mined';
 
 // A node that answered "method not found" to eth_getBlockReceipts is asked again after this long.
 const BLOCK_RECEIPTS_RETRY_MS = 10 * 60_000;
@@ -62,7 +64,8 @@ export class EvmBlockReader {
   }
 
   private async lookupOnce(hash: string): Promise<TransactionLookup> {
-    return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
+    // A receipt without its fee from one URL is not replaced by another's pending or unknown.
+    return this.rpc.callReceipt('eth_getTransactionReceipt', notMined, async (provider) => {
       const receipt = parseReceipt(
         await provider.send('eth_getTransactionReceipt', [hash]),
         this.network,
@@ -143,7 +146,7 @@ export class EvmBlockReader {
       let receipt: ParsedReceipt | null;
       try {
         receipt = await this.noting(txHash, () =>
-          this.rpc.call('eth_getTransactionReceipt', async (provider) =>
+          this.rpc.callReceipt('eth_getTransactionReceipt', noReceipt, async (provider) =>
             parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network),
           ),
         );

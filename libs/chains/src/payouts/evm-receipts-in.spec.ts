@@ -201,6 +201,62 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
       expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
     });
 
+    /*
+     * Review r9b follow-up 2, M-1: the last attempt's answer won. A receipt without l1Fee (proof
+     * the transaction is mined) from the first URL, then a 503 or a null from the second: the
+     * lookup read as unknown or threw the 503, the block was not read, and nothing was counted.
+     */
+    const down: Answer = () => UNAVAILABLE;
+    const lagging: Answer = (method) => (method === 'eth_blockNumber' ? '0x20' : null);
+
+    it.each([
+      ['down (503)', down],
+      ['lagging (null)', lagging],
+    ])('stays a receipt without its fee when the other URL is %s', async (_, other) => {
+      const { transport } = await transportOn(BASE, stripped, other);
+      await expect(transport.lookup(TX1)).rejects.toBeInstanceOf(ReceiptFeeUnknown);
+      expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+      const again = await transportOn(BASE, stripped, other);
+      // Only that receipt is left out; the block is read (not null, not an error).
+      await expect(again.transport.receiptsIn(header, [TX1])).resolves.toEqual(new Map());
+      expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+    });
+
+    /*
+     * M-2, L1: each receipt without its fee cost every attempt with backoff, and the attempts
+     * never reached a good URL past them. Now each URL is asked once, in order, no backoff: a
+     * backoff draws Math.random (backoffDelay), so no draw is no sleep.
+     */
+    it('asks each URL once, with no backoff, until one answers it whole', async () => {
+      const draws = jest.spyOn(Math, 'random');
+      try {
+        const { transport, nodes } = await transportOn(
+          BASE,
+          stripped,
+          stripped,
+          stripped,
+          stripped,
+          whole,
+        );
+        const lookup = await transport.lookup(TX1);
+        expect(lookup).toMatchObject({ state: 'mined', feeBaseUnits: execution + L1_FEE });
+        const receipts = (one: { methods: string[] }) =>
+          one.methods.filter((method) => method === 'eth_getTransactionReceipt').length;
+        expect(nodes.map(receipts)).toEqual([1, 1, 1, 1, 1]);
+        const again = await transportOn(BASE, stripped, stripped, stripped, stripped, whole);
+        const found = await again.transport.receiptsIn(header, [TX1]);
+        expect(found?.get(TX1)?.feeBaseUnits).toBe(execution + L1_FEE);
+        expect(again.nodes.map(receipts)).toEqual([1, 1, 1, 1, 1]);
+        expect(draws).not.toHaveBeenCalled();
+        // Another error is retried as before, with its backoff.
+        const other = await transportOn(BASE, down, whole);
+        await expect(other.transport.lookup(TX1)).resolves.toMatchObject({ state: 'mined' });
+        expect(draws).toHaveBeenCalledTimes(1);
+      } finally {
+        draws.mockRestore();
+      }
+    });
+
     it('counts an operator fee as no fee known (review r9b, L2)', async () => {
       const operator: Answer = (method, params) =>
         method === 'eth_getTransactionReceipt'

@@ -34,6 +34,8 @@ interface RawTransaction {
   blockNumber: string | null;
 }
 
+const notMined = (read: FundingTransaction): boolean => read.state !== 'mined';
+
 /** A transaction, its raw receipt and the head after it, all from one node (one EvmRpc call). */
 export class EvmFundingReader implements FundingTransactionReader {
   private readonly rpc: EvmRpc;
@@ -50,7 +52,8 @@ export class EvmFundingReader implements FundingTransactionReader {
   }
 
   private async readOnce(hash: string): Promise<FundingTransaction> {
-    return this.rpc.call('eth_getTransactionReceipt', async (provider) => {
+    // A fee-less receipt from one URL is not replaced by another's pending or unknown.
+    return this.rpc.callReceipt('eth_getTransactionReceipt', notMined, async (provider) => {
       const transaction = (await provider.send('eth_getTransactionByHash', [
         hash,
       ])) as RawTransaction | null;

@@ -1,5 +1,5 @@
 import { NetworkConfig } from '@app/chains';
-import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
+import { EvmRpc, noReceipt } from '@app/chains/adapters/evm/evm-rpc';
 import { DEFAULT_RETRY, RetryOptions } from '@app/chains/rpc/retry';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { requireWholeFee, wholeReceiptOr } from '@app/chains/adapters/evm/receipts-without-fee';
@@ -63,7 +63,7 @@ export class FinalReceipts {
     // One without its fee (an OP-stack l1Fee) is asked of the next URL; if none answers it
     // whole, it is read on without a fee (feeWei null: nothing settled on it).
     const raw = await wholeReceiptOr(this.network.name, () =>
-      this.rpc.call('eth_getTransactionReceipt', async (provider) => {
+      this.rpc.callReceipt('eth_getTransactionReceipt', noReceipt, async (provider) => {
         const answer = (await provider.send('eth_getTransactionReceipt', [
           txHash,
         ])) as RawReceipt | null;

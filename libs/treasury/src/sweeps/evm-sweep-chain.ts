@@ -1,11 +1,11 @@
-import { getAddress, id, Interface, JsonRpcProvider, toQuantity } from 'ethers';
+import { getAddress, id, Interface, toQuantity } from 'ethers';
 import { ChainError, NetworkConfig } from '@app/chains';
 import { receiptFeeWei } from '@app/chains/adapters/evm/evm-receipt-fee';
 import { requireWholeFee, wholeReceiptOr } from '@app/chains/adapters/evm/receipts-without-fee';
 import { SweepReceiptLog } from '@app/chains/sweeps/evm-sweep-receipt';
 import { SWEEP_DELEGATE_INTERFACE } from '@app/chains/contracts/contract-artifacts';
 import type { DelegateImmutables } from './sweep-safety';
-import { EvmRpc } from '@app/chains/adapters/evm/evm-rpc';
+import { EvmRpc, noReceipt } from '@app/chains/adapters/evm/evm-rpc';
 import { EvmMulticallBalances } from '../reconciliation/evm-multicall-balances';
 
 // isBlackListed(address) (USDT) and isBlacklisted(address) (USDC): a token's own blacklist.
@@ -198,7 +198,7 @@ export class EvmSweepChain {
   }
 
   private async receiptOnce(txHash: string): Promise<SweepReceipt | null> {
-    return this.rpc.call('eth_getTransactionReceipt', async (provider: JsonRpcProvider) => {
+    return this.rpc.callReceipt('eth_getTransactionReceipt', noReceipt, async (provider) => {
       const raw = (await provider.send('eth_getTransactionReceipt', [txHash])) as RawReceipt | null;
       if (!raw) return null;
       const head = await provider.getBlockNumber();

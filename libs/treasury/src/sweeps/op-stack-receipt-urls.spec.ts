@@ -2,6 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { NetworkConfig, receiptsWithoutFee } from '@app/chains';
 import { EvmFundingReader } from '../books/evm-funding-reader';
+import { FinalReceipts } from '../fees/final-receipts';
 import { EvmSweepChain } from './evm-sweep-chain';
 
 const hex = (byte: string) => `0x${byte.repeat(32)}`;
@@ -10,11 +11,16 @@ const BLOCK = hex('aa');
 const L1_FEE = 10n ** 16n;
 const EXECUTION = 21_000n * 1_000_000_000n;
 
-/** A node of an OP-stack chain holding TX in block 16; `l1Fee` false: its receipts lack it. */
-async function node(l1Fee: boolean): Promise<{ url: string; server: Server; asked: string[] }> {
+/**
+ * A node of an OP-stack chain holding TX in block 16; `l1Fee` false: its receipts lack it;
+ * 'down' answers HTTP 503, 'lagging' has nothing (null) but its head.
+ */
+type Node = boolean | 'down' | 'lagging';
+async function node(l1Fee: Node): Promise<{ url: string; server: Server; asked: string[] }> {
   const asked: string[] = [];
   const answer = (method: string): unknown => {
     asked.push(method);
+    if (l1Fee === 'lagging') return method === 'eth_blockNumber' ? '0x20' : null;
     switch (method) {
       case 'eth_getTransactionReceipt':
         return {
@@ -34,7 +40,7 @@ async function node(l1Fee: boolean): Promise<{ url: string; server: Server; aske
       case 'eth_blockNumber':
         return '0x20';
       case 'eth_getBlockByNumber':
-        return { hash: BLOCK };
+        return { hash: BLOCK, number: '0x10', parentHash: hex('bb') };
       default:
         return null;
     }
@@ -44,6 +50,12 @@ async function node(l1Fee: boolean): Promise<{ url: string; server: Server; aske
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const { id, method } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (l1Fee === 'down') {
+        asked.push(method);
+        response.writeHead(503);
+        response.end();
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ jsonrpc: '2.0', id, result: answer(method) }));
     });
@@ -66,9 +78,12 @@ describe('Receipts of an OP-stack network read by sweeps and funding, one URL st
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
   });
 
-  async function network(...whole: boolean[]): Promise<NetworkConfig> {
+  let asked: string[][] = [];
+
+  async function network(...whole: Node[]): Promise<NetworkConfig> {
     const nodes = await Promise.all(whole.map(node));
     servers.push(...nodes.map((one) => one.server));
+    asked = nodes.map((one) => one.asked);
     return {
       name: 'BASE',
       chainFamily: 'EVM',
@@ -105,5 +120,45 @@ describe('Receipts of an OP-stack network read by sweeps and funding, one URL st
     closers.push(() => reader.close());
     expect(await reader.read(TX)).toEqual({ state: 'pending' });
     expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+  });
+
+  /*
+   * Review r9b follow-up 2, M-1: the last attempt's answer won: the other URL down made the read
+   * an error, lagging made it an absence (no receipt, a transaction unknown), though the first
+   * URL's receipt proved the transaction mined.
+   */
+  it.each([['down' as const], ['lagging' as const]])(
+    'without a fee from the first URL and the second %s: no fee, never an absence',
+    async (other) => {
+      const chain = new EvmSweepChain(await network(false, other));
+      closers.push(() => chain.close());
+      expect(await chain.receipt(TX)).toMatchObject({ blockNumber: 16, feeWei: null });
+      const reader = new EvmFundingReader(await network(false, other));
+      closers.push(() => reader.close());
+      expect(await reader.read(TX)).toEqual({ state: 'pending' });
+      const fees = new FinalReceipts(await network(false, other));
+      closers.push(() => fees.close());
+      const read = await fees.read(TX, 64, 0x20, fees.batchHeaders());
+      expect(read).toEqual({ state: 'shallow', blockNumber: 16, confirmations: 17 });
+      expect(receiptsWithoutFee.counts().get('BASE')).toBe(1);
+    },
+  );
+
+  /*
+   * M-2, L1: the attempts (4 with backoff; fee finality's 2) never reached a good URL past them.
+   * Each URL is now asked once, in order.
+   */
+  it('asks each URL once, in order, until one answers the receipt whole', async () => {
+    const receipts = () =>
+      asked.map((methods) => methods.filter((m) => m === 'eth_getTransactionReceipt').length);
+    const chain = new EvmSweepChain(await network(false, false, false, false, true));
+    closers.push(() => chain.close());
+    expect((await chain.receipt(TX))?.feeWei).toBe(EXECUTION + L1_FEE);
+    expect(receipts()).toEqual([1, 1, 1, 1, 1]);
+    const fees = new FinalReceipts(await network(false, false, true));
+    closers.push(() => fees.close());
+    const read = await fees.read(TX, 1, 0x20, fees.batchHeaders());
+    expect(read).toMatchObject({ state: 'final', feeWei: EXECUTION + L1_FEE });
+    expect(receipts()).toEqual([1, 1, 1]);
   });
 });

@@ -10,8 +10,9 @@ import {
 import { inSpan, SpanKind } from '@app/common/tracing/trace-context';
 import { NetworkConfig } from '../../networks/network.types';
 import { ChainError } from '../../rpc/chain-error';
-import { DEFAULT_RETRY, RetryOptions, withRetry } from '../../rpc/retry';
+import { DEFAULT_RETRY, RetryOptions, withRetry, withTimeout } from '../../rpc/retry';
 import { normalizeEvmError } from './evm-errors';
+import { ReceiptFeeUnknown } from './receipts-without-fee';
 
 // ethers waits 4 s between polls by default; tx.wait() on these providers should not.
 const POLLING_INTERVAL_MS = 250;
@@ -77,6 +78,59 @@ export class EvmRpc {
     );
   }
 
+  /**
+   * A read of one receipt: as `call`, but for a ReceiptFeeUnknown (a receipt answered without
+   * its fee). That answer proves the transaction mined, so it is never replaced by a later
+   * attempt's absence (`absent`, e.g. noReceipt: a lagging node) or error (a URL down): if no
+   * URL answers the receipt whole, the read throws it (review r9b follow-up 2, M-1: a
+   * [stripping, down] pair of URLs ended on the 503, a [stripping, lagging] pair on null). And it
+   * is not overload: each other URL is asked once, in order, with no backoff, so a good URL
+   * anywhere in the list is reached for one call per URL (M-2, L1: 4 attempts with backoff, or
+   * fee finality's 2, missed a 5th URL). Any other error is retried as `call` does.
+   */
+  async callReceipt<T>(
+    method: string,
+    absent: (answer: T) => boolean,
+    operation: (provider: JsonRpcProvider) => Promise<T>,
+  ): Promise<T> {
+    // Set inside the attempts: the first receipt answered without its fee, and its URL.
+    const seen: { feeUnknown?: { error: ReceiptFeeUnknown; index: number } } = {};
+    let answer: T | undefined;
+    try {
+      answer = await this.call(method, async (provider) => {
+        try {
+          return await operation(provider);
+        } catch (error) {
+          if (!(error instanceof ReceiptFeeUnknown)) throw error;
+          seen.feeUnknown ??= { error, index: this.providers.indexOf(provider) };
+          // Permanent, so call's retries stop here: the other URLs are asked below.
+          throw new FeeUnknownStop(error);
+        }
+      });
+    } catch (error) {
+      if (!seen.feeUnknown) throw error;
+    }
+    const { feeUnknown } = seen;
+    if (!feeUnknown || (answer !== undefined && !absent(answer))) return answer as T;
+    const count = this.providers.length;
+    for (let step = 1; step < count; step++) {
+      const index = (feeUnknown.index + step) % count;
+      try {
+        const other = await withTimeout(
+          operation(this.providers[index]),
+          this.retry.timeoutMs,
+          `${this.network.name} ${method}`,
+        );
+        if (absent(other)) continue;
+        this.preferredIndex = index;
+        return other;
+      } catch {
+        // Down, lagging or also without the fee: the receipt already seen stands.
+      }
+    }
+    throw feeUnknown.error;
+  }
+
   /** The next call starts at the following URL (see ChainAdapter.preferNextProvider). */
   preferNext(): void {
     this.preferredIndex = (this.preferredIndex + 1) % this.providers.length;
@@ -108,6 +162,16 @@ export class EvmRpc {
       // fail calls that have nothing to do with the failure.
       batchMaxCount: 1,
     });
+  }
+}
+
+/** An answer of no receipt (null): a node that does not have it (yet) proves nothing. */
+export const noReceipt = (answer: unknown): boolean => answer === null;
+
+/** Ends `call`'s retries at a ReceiptFeeUnknown (callReceipt asks the other URLs itself). */
+class FeeUnknownStop extends ChainError {
+  constructor(feeUnknown: ReceiptFeeUnknown) {
+    super('permanent', feeUnknown.message, feeUnknown.network, feeUnknown);
   }
 }
 

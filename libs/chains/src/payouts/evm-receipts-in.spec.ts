@@ -257,6 +257,31 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
       }
     });
 
+    /*
+     * Review r9b follow-up 3, M-1: one URL behind a load balancer had one attempt at a receipt
+     * without its fee (the 4 of the retries before): another backend answers it whole.
+     */
+    it('asks a single URL again, with no backoff, until it answers the receipt whole', async () => {
+      const draws = jest.spyOn(Math, 'random');
+      try {
+        let asked = 0;
+        // Backends in turn behind one URL: the first strips l1Fee, the next does not.
+        const balanced: Answer = (method, params) =>
+          method === 'eth_getTransactionReceipt' && asked++ % 2 === 0
+            ? stripped(method, params)
+            : whole(method, params);
+        const { transport } = await transportOn(BASE, balanced);
+        const lookup = await transport.lookup(TX1);
+        expect(lookup).toMatchObject({ state: 'mined', feeBaseUnits: execution + L1_FEE });
+        const found = await transport.receiptsIn(header, [TX2]);
+        expect(found?.get(TX2)?.feeBaseUnits).toBe(execution + L1_FEE);
+        expect(asked).toBe(4);
+        expect(draws).not.toHaveBeenCalled();
+      } finally {
+        draws.mockRestore();
+      }
+    });
+
     it('counts an operator fee as no fee known (review r9b, L2)', async () => {
       const operator: Answer = (method, params) =>
         method === 'eth_getTransactionReceipt'

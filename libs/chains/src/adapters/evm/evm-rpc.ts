@@ -83,37 +83,41 @@ export class EvmRpc {
    * its fee). That answer proves the transaction mined, so it is never replaced by a later
    * attempt's absence (`absent`, e.g. noReceipt: a lagging node) or error (a URL down): if no
    * URL answers the receipt whole, the read throws it (review r9b follow-up 2, M-1: a
-   * [stripping, down] pair of URLs ended on the 503, a [stripping, lagging] pair on null). And it
-   * is not overload: each other URL is asked once, in order, with no backoff, so a good URL
-   * anywhere in the list is reached for one call per URL (M-2, L1: 4 attempts with backoff, or
-   * fee finality's 2, missed a 5th URL). Any other error is retried as `call` does.
+   * [stripping, down] pair of URLs ended on the 503, a [stripping, lagging] pair on null). It is
+   * one node's view: callers still check its block. The URLs are asked round the ring, the
+   * stripping one included, as many times as the retries' attempts and each URL once at least,
+   * with no backoff (a good URL anywhere in the list is reached; 4 attempts with backoff missed
+   * a 5th URL). Any other error is retried as `call` does.
    */
   async callReceipt<T>(
     method: string,
     absent: (answer: T) => boolean,
     operation: (provider: JsonRpcProvider) => Promise<T>,
   ): Promise<T> {
-    // Set inside the attempts: the first receipt answered without its fee, and its URL.
-    const seen: { feeUnknown?: { error: ReceiptFeeUnknown; index: number } } = {};
-    let answer: T | undefined;
+    let feeUnknown: FeeUnknownStop;
     try {
-      answer = await this.call(method, async (provider) => {
+      return await this.call(method, async (provider) => {
         try {
           return await operation(provider);
         } catch (error) {
           if (!(error instanceof ReceiptFeeUnknown)) throw error;
-          seen.feeUnknown ??= { error, index: this.providers.indexOf(provider) };
-          // Permanent, so call's retries stop here: the other URLs are asked below.
-          throw new FeeUnknownStop(error);
+          // Permanent, so call's retries stop here: the URLs are asked again below.
+          throw new FeeUnknownStop(error, this.providers.indexOf(provider));
         }
       });
     } catch (error) {
-      if (!seen.feeUnknown) throw error;
+      // Only the error call ended on counts (review r9b follow-up 3, L-3): an attempt it gave up
+      // on (timed out) that answers late without the fee must not swallow a later permanent
+      // error.
+      if (!(error instanceof FeeUnknownStop)) throw error;
+      feeUnknown = error;
     }
-    const { feeUnknown } = seen;
-    if (!feeUnknown || (answer !== undefined && !absent(answer))) return answer as T;
     const count = this.providers.length;
-    for (let step = 1; step < count; step++) {
+    // As many asks as the retries would make, and each URL at least once (review r9b follow-up
+    // 3, M-1): round the ring, the stripping URL included, since one URL may be a load balancer
+    // whose next backend answers the receipt whole.
+    const asks = Math.max(this.retry.attempts, count);
+    for (let step = 1; step < asks; step++) {
       const index = (feeUnknown.index + step) % count;
       try {
         const other = await withTimeout(
@@ -128,7 +132,7 @@ export class EvmRpc {
         // Down, lagging or also without the fee: the receipt already seen stands.
       }
     }
-    throw feeUnknown.error;
+    throw feeUnknown.feeUnknown;
   }
 
   /** The next call starts at the following URL (see ChainAdapter.preferNextProvider). */
@@ -170,7 +174,11 @@ export const noReceipt = (answer: unknown): boolean => answer === null;
 
 /** Ends `call`'s retries at a ReceiptFeeUnknown (callReceipt asks the other URLs itself). */
 class FeeUnknownStop extends ChainError {
-  constructor(feeUnknown: ReceiptFeeUnknown) {
+  constructor(
+    readonly feeUnknown: ReceiptFeeUnknown,
+    /** The URL that answered it. */
+    readonly index: number,
+  ) {
     super('permanent', feeUnknown.message, feeUnknown.network, feeUnknown);
   }
 }

@@ -6,8 +6,8 @@ import { opStackFeeGap, ReceiptFeeNetwork } from './evm-receipt-fee';
  * A receipt of one of the service's transactions answered without what its fee is made of on an
  * OP-stack network (opStackFeeGap: no `l1Fee`, an operator fee). Transient, so the next RPC URL
  * is asked before giving up (review r9b follow-up, M1: as permanent, no other URL was ever
- * asked): EvmRpc.callReceipt asks each other URL once, without backoff, and throws it if none
- * answers the receipt whole. `answer` is what the read gives once
+ * asked): EvmRpc.callReceipt asks the URLs round again (the retries' attempts, each URL once at
+ * least), without backoff, and throws it if none answers the receipt whole. `answer` is what the read gives once
  * every URL answered so: the reader's result with no fee (nothing booked on it), for a caller
  * that goes on without the fee (wholeReceiptOr).
  */

@@ -1,5 +1,5 @@
 import { toQuantity } from 'ethers';
-import { EvmRpc, noReceipt } from '../adapters/evm/evm-rpc';
+import { EvmRpc } from '../adapters/evm/evm-rpc';
 import { checkedTransactionHash } from '../adapters/evm/evm-transaction-status';
 import { NetworkConfig } from '../networks/network.types';
 import { ChainError } from '../rpc/chain-error';
@@ -19,6 +19,11 @@ import { isUnsupportedMethod } from './evm-payout-checks';
 import { TransactionLookup } from './payout-transport';
 
 const notMined = (lookup: TransactionLookup): boolean => lookup.state !== 'mined';
+/** No receipt, or one of another block than the header's: no answer for that block. */
+const notIn =
+  (block: BlockHeader, txHash: string) =>
+  (receipt: ParsedReceipt | null): boolean =>
+    receiptInBlock(receipt, block, txHash) === null;
 
 // A node that answered "method not found" to eth_getBlockReceipts is asked again after this long.
 const BLOCK_RECEIPTS_RETRY_MS = 10 * 60_000;
@@ -146,8 +151,16 @@ export class EvmBlockReader {
       let receipt: ParsedReceipt | null;
       try {
         receipt = await this.noting(txHash, () =>
-          this.rpc.callReceipt('eth_getTransactionReceipt', noReceipt, async (provider) =>
-            parseReceipt(await provider.send('eth_getTransactionReceipt', [txHash]), this.network),
+          // A receipt not in this block (another branch) is no answer either (review r9b
+          // follow-up 3, L-4): the URLs after it are asked on, for the canonical one.
+          this.rpc.callReceipt(
+            'eth_getTransactionReceipt',
+            notIn(block, txHash),
+            async (provider) =>
+              parseReceipt(
+                await provider.send('eth_getTransactionReceipt', [txHash]),
+                this.network,
+              ),
           ),
         );
       } catch (error) {

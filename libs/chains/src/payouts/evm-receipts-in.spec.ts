@@ -282,6 +282,23 @@ describe('EthersPayoutTransport.receiptsIn when a block’s receipts are refused
       }
     });
 
+    /*
+     * L-4: the first whole receipt won, though of another branch than the header's: the block
+     * was not read, while a later URL had the canonical receipt.
+     */
+    it('takes no whole receipt of another branch: the next URL’s canonical one', async () => {
+      const otherBranch: Answer = (method, params) =>
+        method === 'eth_getTransactionReceipt'
+          ? receipt(params[0] as string, {
+              blockHash: hex('cc'),
+              l1Fee: `0x${L1_FEE.toString(16)}`,
+            })
+          : whole(method, params);
+      const { transport } = await transportOn(BASE, stripped, otherBranch, whole);
+      const found = await transport.receiptsIn(header, [TX1]);
+      expect(found?.get(TX1)?.feeBaseUnits).toBe(execution + L1_FEE);
+    });
+
     it('counts an operator fee as no fee known (review r9b, L2)', async () => {
       const operator: Answer = (method, params) =>
         method === 'eth_getTransactionReceipt'

@@ -61,12 +61,16 @@ export class EvmFundingReader implements FundingTransactionReader {
       const receipt = (await provider.send('eth_getTransactionReceipt', [
         hash,
       ])) as RawReceipt | null;
-      if (!receipt) return { state: 'pending' };
+      // Without a block it is pending, checked before the fee (review r9b follow-up 3, L-1): a
+      // pending receipt without l1Fee is no proof of a block.
+      if (!receipt || receiptBlockHash(receipt) === null || receipt.blockNumber == null) {
+        return { state: 'pending' };
+      }
       const head = await provider.getBlockNumber();
       const block = Number(receipt.blockNumber);
       requireWholeFee(receipt, this.network, hash, { state: 'pending' });
       const fee = receiptFeeWei(receipt, this.network);
-      if (fee === null || receiptBlockHash(receipt) === null || head < block) {
+      if (fee === null || head < block) {
         return { state: 'pending' };
       }
       return {

@@ -67,7 +67,10 @@ export class FinalReceipts {
         const answer = (await provider.send('eth_getTransactionReceipt', [
           txHash,
         ])) as RawReceipt | null;
-        if (answer) requireWholeFee(answer, this.network, txHash, answer);
+        // Pending (no block yet) is no receipt, checked before the fee (review r9b follow-up
+        // 3, L-1): a pending receipt without l1Fee is no proof of a block.
+        if (!answer || answer.blockHash == null || answer.blockNumber == null) return null;
+        requireWholeFee(answer, this.network, txHash, answer);
         return answer;
       }),
     );

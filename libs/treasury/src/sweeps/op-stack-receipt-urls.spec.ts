@@ -13,9 +13,10 @@ const EXECUTION = 21_000n * 1_000_000_000n;
 
 /**
  * A node of an OP-stack chain holding TX in block 16; `l1Fee` false: its receipts lack it;
- * 'down' answers HTTP 503, 'lagging' has nothing (null) but its head.
+ * 'down' answers HTTP 503, 'lagging' has nothing (null) but its head, 'pending' a receipt of no
+ * block yet, without l1Fee.
  */
-type Node = boolean | 'down' | 'lagging';
+type Node = boolean | 'down' | 'lagging' | 'pending';
 async function node(l1Fee: Node): Promise<{ url: string; server: Server; asked: string[] }> {
   const asked: string[] = [];
   const answer = (method: string): unknown => {
@@ -33,7 +34,8 @@ async function node(l1Fee: Node): Promise<{ url: string; server: Server; asked: 
           gasUsed: '0x5208',
           effectiveGasPrice: '0x3b9aca00',
           logs: [],
-          ...(l1Fee ? { l1Fee: `0x${L1_FEE.toString(16)}` } : {}),
+          ...(l1Fee === true ? { l1Fee: `0x${L1_FEE.toString(16)}` } : {}),
+          ...(l1Fee === 'pending' ? { blockHash: null, blockNumber: null } : {}),
         };
       case 'eth_getTransactionByHash':
         return { from: `0x${'11'.repeat(20)}`, to: null, value: '0x0', blockNumber: '0x10' };
@@ -160,5 +162,22 @@ describe('Receipts of an OP-stack network read by sweeps and funding, one URL st
     const read = await fees.read(TX, 1, 0x20, fees.batchHeaders());
     expect(read).toMatchObject({ state: 'final', feeWei: EXECUTION + L1_FEE });
     expect(receipts()).toEqual([1, 1, 1]);
+  });
+
+  /*
+   * Review r9b follow-up 3, L-1: a pending receipt (no block) without l1Fee was remembered as a
+   * receipt without its fee: fee finality read its block as BigInt(null) (a TypeError), and
+   * funding counted it among the receipts without a fee.
+   */
+  it('a pending receipt without l1Fee is no receipt yet, never one without its fee', async () => {
+    const fees = new FinalReceipts(await network('pending'));
+    closers.push(() => fees.close());
+    await expect(fees.read(TX, 1, 0x20, fees.batchHeaders())).resolves.toEqual({
+      state: 'missing',
+    });
+    const reader = new EvmFundingReader(await network('pending'));
+    closers.push(() => reader.close());
+    expect(await reader.read(TX)).toEqual({ state: 'pending' });
+    expect(receiptsWithoutFee.counts().get('BASE')).toBeUndefined();
   });
 });
